@@ -497,6 +497,7 @@ def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary 
         name_tables=tables,
         classes=_classes(tree),
         reaches=_reaches(tree, {local for local, _, _ in imported}, dict(tables)),
+        flag_defaults=_flag_defaults(tree),
     )
 
 
@@ -557,6 +558,26 @@ def _classes(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...], tuple[str, .
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     )
+
+
+def _flag_defaults(tree: ast.Module) -> tuple[tuple[str, str], ...]:
+    """The defaults of the argparse flags the module adds (an options module without torch:
+    ``parser.add_argument("--device", type=int, default=-1)``): (attribute, default as written)."""
+    found = {}
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        ):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        dest = keywords.get("dest")
+        name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        long = next((f for f in flags if f.startswith("--")), None)
+        name = name or (long.lstrip("-").replace("-", "_") if long else None)
+        if name is not None and "default" in keywords:
+            found[name] = ast.unparse(keywords["default"])
+    return tuple(sorted(found.items()))
 
 
 def _dotted(node: ast.expr) -> str | None:

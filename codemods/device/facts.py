@@ -149,6 +149,9 @@ class DeviceValueFacts:
     # torch.cuda.is_available(); return args``): (function, attribute) -> what the flag is on an
     # XLA host after the port (None: not known, its user's choice) and the code of its value.
     flags: dict[tuple[str, str], tuple[bool | None, str]] = field(default_factory=dict)
+    # For other files: the defaults of the file's argparse flags named like a device (``--device``,
+    # default -1): the attribute -> the default as written.
+    flag_defaults: dict[str, str] = field(default_factory=dict)
     # For other files: functions that set a device on an attribute of a parameter
     # (``def parse_gpu(args): args.device = torch.device("cuda")``): (function, index of the
     # parameter without self, attribute) -> where it ends on an XLA host after the port, and why.

@@ -8,7 +8,10 @@ the project's other modules (their summaries), attributes (``self.device``), arg
 defaults, config dicts (``cfg["device"]``) and the known device helpers of libraries
 (``apis.DEVICE_HELPERS``).  Conditions are evaluated as they read after the port on an XLA
 host: an availability check that the port drops is True, one that stays is False, and a
-string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.
+string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.  A CUDA
+index or the CPU chosen by comparing the index with a number (``args.device if args.device >= 0
+else "cpu"``) is off XLA whichever way it goes; the finding names the flag's default (this
+file's parser, or the summary of the module whose ``parse_args()`` hands ``args`` in).
 
 It is evaluated in ``conclude`` (the device concern's strings and checks are final then);
 other analyses ask ``where(...)`` in their own ``conclude``.
@@ -31,7 +34,7 @@ from codemods.device.from_project import decided_in_project
 from codemods.device.project_flags import ProjectFlags
 from codemods.device.shapes import is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, names_the_cpu, string_value
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
@@ -289,6 +292,8 @@ class DeviceValueAnalysis(ProjectFlags):
             return self._device_string(expr)
         if kind is cst.Integer:
             return XLA if expr in device.int_devices else UNKNOWN
+        if isinstance(expr, cst.IfExp) and (index := _index_or_cpu(expr)) is not None:
+            return Where(False, self._index_or_cpu_why(expr, index, scope), expr)
         if kind is cst.IfExp:
             test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             imported = self.flag_in(expr.test, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
@@ -345,6 +350,26 @@ class DeviceValueAnalysis(ProjectFlags):
                 else UNKNOWN
             )
         return UNKNOWN
+
+    def _index_or_cpu_why(self, expr: cst.IfExp, index: str, scope: str) -> str:
+        """Why ``index if index >= 0 else "cpu"`` is off XLA whichever way it goes; the flag's
+        default where this file's argparse gives it."""
+        root, _, attr = index.partition(".")
+        default = self.flag_defaults.get(attr) if attr else None  # a flag of this file's parser
+        given = f" (`--{attr}` defaults to `{self.code(default)}`)" if default is not None else ""
+        # ``args`` parsed in another module of the project: ``args = get_args()``, or a parameter
+        # that every call hands ``get_args()``.
+        passed = [b.value for b in self._live(root, scope)] or [
+            value for value, _ in self.call_sites.arguments(scope, self._positions.get(scope, []), root)
+        ]
+        for value in passed if attr and not given else ():
+            origin = self.project.origin(dotted(value.func) or "") if type(value) is cst.Call else None
+            if origin is not None and origin.summary is not None and (text := origin.summary.flag_default(attr)):
+                given = f" (`--{attr}` defaults to `{text}` in {origin.summary.path})"
+        return (
+            f"`{self.code(expr)}`{given}, either the CPU or a CUDA index (`.to(0)` is cuda:0, which fails "
+            "without CUDA), never the XLA device"
+        )
 
     def _device_string(self, expr: cst.BaseExpression) -> Where:
         if expr in self.facts.device.strings:
@@ -589,6 +614,9 @@ class DeviceValueAnalysis(ProjectFlags):
                 truths.pop() if len(truths) == 1 else None,
                 self.code(candidates[-1]),
             )
+        part.flag_defaults = {
+            dest: self.code(default) for dest, default in self.flag_defaults.items() if is_device_name(dest)
+        }
         for (function, index, attr), set_values in self.parameter_sets.items():
             found = either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
@@ -596,6 +624,23 @@ class DeviceValueAnalysis(ProjectFlags):
             found = either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
+
+
+def _index_or_cpu(expr: cst.IfExp) -> str | None:
+    """``args.device if args.device >= 0 else "cpu"`` (or ``"cpu" if args.device < 0 else
+    args.device``): a CUDA index or the CPU, chosen by comparing the index with a number; the
+    index as written."""
+    test = expr.test
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    number = test.comparisons[0].comparator
+    if type(number) is cst.UnaryOperation and type(number.operator) is cst.Minus:
+        number = number.expression
+    index = dotted(test.left)
+    if type(number) is not cst.Integer or index is None:
+        return None
+    body, other = (expr.body, expr.orelse) if dotted(expr.body) == index else (expr.orelse, expr.body)
+    return index if dotted(body) == index and names_the_cpu(other) else None
 
 
 def _string_key(node: cst.Subscript) -> str | None:

@@ -139,6 +139,8 @@ class ModuleSummary:
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
+    # The defaults of its argparse flags named like a device: (attribute, the default as written).
+    flag_defaults: tuple[tuple[str, str], ...] = ()
     # Callables that set a device on an attribute of a parameter (``parse_gpu(args)`` sets
     # ``args.device``): (callable, index without self, attribute, where it ends on an XLA host
     # after the port, None if not known; what it is there).
@@ -240,6 +242,10 @@ class ModuleSummary:
             None,
         )
 
+    def flag_default(self, attribute: str) -> str | None:
+        """The default of the module's argparse flag ``attribute`` (a device flag), as written."""
+        return dict(self.flag_defaults).get(attribute)
+
     def device_set_on(self, name: str, index: int, attribute: str) -> tuple[bool | None, str] | None:
         """Where the device that ``name`` sets on ``attribute`` of its argument ``index`` ends."""
         return next(
@@ -295,6 +301,8 @@ class ModuleSummary:
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
+    if keyword is None and str(parameter).startswith("*"):  # ``*modules``: every argument from its index on
+        return callable_name in (name, f"{name}.__init__") and index is not None and index >= position  # type: ignore[operator]  # an entry's position is an int
     return callable_name in (name, f"{name}.__init__") and (
         position == index if keyword is None else parameter == keyword
     )

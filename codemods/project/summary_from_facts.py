@@ -61,6 +61,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
                 (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()
             )
         ),
+        flag_defaults=tuple(sorted(facts.device_values.flag_defaults.items())),
         pending_calls=tuple(sorted(facts.project.pending_via.items())),
         condition_attributes=frozenset(facts.device.condition_attributes).union(
             *(

@@ -106,6 +106,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
         star = node.params.star_kwarg
+        varargs = node.params.star_arg
         self.function_records[id(node)] = _Function(
             name=node.name.value,
             qualname=self.walk.qualname,
@@ -113,7 +114,21 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             params=params,
             keyword_params=[p.name.value for p in node.params.kwonly_params],
             kwargs=star.name.value if star is not None else None,
+            varargs=varargs.name.value if isinstance(varargs, cst.Param) else None,
         )
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> None:
+        """``[m.to(device) for m in modules]`` over a parameter: ``m`` stands for what it holds."""
+        function = self.function if self.walk.enclosing_function is not None else None
+        if function is None or type(node.for_in.target) is not cst.Name:
+            return
+        param = function.parameter(node.for_in.iter, dotted(node.for_in.iter))
+        if param is not None:
+            function.bound[node.for_in.target.value] = param
+
+    visit_ListComp = _comprehension
+    visit_SetComp = _comprehension
+    visit_GeneratorExp = _comprehension
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -319,12 +334,12 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 # computes nothing on the device, it is no evaluation loop.
                 if loop is not None and device is not None and not self._is_statement(node):
                     loop.moved[moved] = device
-            if (
-                changes_device
-                and not names_the_cpu(target)  # a callable that moves what it is handed to the CPU leaves it there
-                and function is not None
-                and (param := function.parameter(receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
-            ):
+            param = function.parameter(receiver(node), moved) if function is not None and changes_device else None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
+            if function is None or param is None:
+                pass
+            elif names_the_cpu(target):  # a callable that moves what it is handed to the CPU leaves it there
+                function.cpu_params.add(param)
+            else:
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
                 if param in function.cpu_params:
                     function.round_trip_params.add(param)
@@ -470,6 +485,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 part.closures.add(fn.node)
         self._input_guards()
         self._device_less()
+        self._round_trip_parameters()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)

@@ -153,16 +153,18 @@ class EarlyOptimizers(Analysis):
                 param = (
                     keyword
                     if keyword in local.params or keyword in local.keyword_params
-                    else (local.params[index] if index is not None and index < len(local.params) else None)
+                    else (local.positional(index) if index is not None else None)
                 )
                 if param is None:
                     continue
                 if round_trips and param in local.round_trip_params:
-                    events.append(("cpu", name, call))
+                    events.append(("cpu", name, call, "back"))
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
                         device_from = _handed_device(local, device)
                         if device_from is not None and _hands_the_cpu(call, *device_from):
+                            if round_trips:  # ``move_all(torch.device("cpu"), policy)``: a move to the CPU
+                                events.append(("cpu", name, call))
                             continue
                         xla = self._goes_to_xla(device) or (
                             device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
@@ -176,8 +178,10 @@ class EarlyOptimizers(Analysis):
                 for each in founds:
                     if each.summary is not None:
                         if round_trips and each.summary.round_trips_argument(each.name, index, keyword):
-                            events.append(("cpu", name, call))
-                        events.extend(self._summary_events(callee, call, name, each, index, keyword, feeding))
+                            events.append(("cpu", name, call, "back"))
+                        events.extend(
+                            self._summary_events(callee, call, name, each, index, keyword, feeding, round_trips)
+                        )
         return events
 
     def _summary_events(
@@ -189,6 +193,7 @@ class EarlyOptimizers(Analysis):
         index: int | None,
         keyword: str | None,
         feeding: bool,
+        round_trips: bool = False,
     ) -> list[tuple[object, ...]]:
         """What handing ``argument`` (at ``index``, or as ``keyword``) to the project callable
         ``found`` does (see ``_argument_events``)."""
@@ -197,7 +202,10 @@ class EarlyOptimizers(Analysis):
         events: list[tuple[object, ...]] = []
         summary_move = summary.moves_argument(name, index, keyword)
         xla, device_at, moves = summary_move or (False, None, "")
-        if summary_move is not None and not (device_at is not None and _hands_the_cpu(call, *device_at)):
+        if summary_move is not None and device_at is not None and _hands_the_cpu(call, *device_at):
+            if round_trips:  # a helper handed the CPU for the device it moves its argument to
+                events.append(("cpu", argument, call))
+        elif summary_move is not None:
             if not xla and device_at is not None:  # to a device the caller hands in
                 xla = self._goes_to_xla(_argument_name(call, *device_at))
             # A module this run does not convert keeps its CUDA moves: say so.
@@ -220,19 +228,22 @@ class EarlyOptimizers(Analysis):
         for fn in self.function_records.values():
             # A parameter passed by keyword only (or a key of ``**kwargs``) has no index: -1.
             arguments = [*enumerate(fn.params), *((-1, param) for param in fn.keyword_params)]
+            if fn.varargs is not None:  # ``*modules``: the arguments from its index on, recorded as ``*modules``
+                arguments.append((len(fn.params), fn.varargs))
             for index, param in arguments:
+                written = f"*{param}" if param == fn.varargs else param
                 for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         handed = None if xla else _handed_device(fn, device)
                         at, through = handed if handed is not None else (-1, "")
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, through, code_of(move)))
+                        self.part.argument_moves.add((fn.qualname, index, written, xla, at, through, code_of(move)))
                 if param in fn.round_trip_params:
-                    self.part.argument_round_trips.add((fn.qualname, index, param))
+                    self.part.argument_round_trips.add((fn.qualname, index, written))
                 if param in fn.parameters_of:
-                    self.part.parameter_readers.add((fn.qualname, index, param))
+                    self.part.parameter_readers.add((fn.qualname, index, written))
                     if fn.builds_optimizer:
-                        self.part.optimizer_builders.add((fn.qualname, index, param))
+                        self.part.optimizer_builders.add((fn.qualname, index, written))
 
     def _methods_moving_init_arguments(self) -> None:
         """A method that moves an attribute ``__init__`` bound to its argument

@@ -89,6 +89,9 @@ class RoundTrip:
     module: str  # as the move names it
     optimizer: str  # the optimizer that holds its parameters
     back: str  # the move back, as the finding names it
+    # The call hands the module to a callable of the project that moves it there and back itself
+    # (through helpers, or in a method of the class it builds): ``back`` names that callable.
+    handed: bool = False
 
 
 @dataclass(frozen=True)

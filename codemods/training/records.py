@@ -61,6 +61,7 @@ class _Function(_Scope):
     # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
     keyword_params: list[str] = field(default_factory=list)
     kwargs: str | None = None
+    varargs: str | None = None  # ``*modules``: the positional arguments past ``params``
     # Names bound to a parameter (``self.model = model``, ``self.device = device``).
     bound: dict[str, str] = field(default_factory=dict)
     # (parameter, device, move, the function the move is in: this one, or another method
@@ -71,12 +72,20 @@ class _Function(_Scope):
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
 
+    def positional(self, index: int) -> str | None:
+        """The parameter a positional argument at ``index`` is handed to."""
+        return self.params[index] if index < len(self.params) else self.varargs
+
     def parameter(self, node: cst.BaseExpression, name: str | None) -> str | None:
         """The parameter of the function that ``node`` (named ``name``) is: ``model``, or a
         key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
         ``kwargs.pop("model")``), which it then records as passed by keyword."""
         if name is not None:
-            return name if name in self.params or name in self.keyword_params else self.bound.get(name)
+            return (
+                name
+                if name in self.params or name in self.keyword_params or name == self.varargs
+                else self.bound.get(name)
+            )
         if self.kwargs is None:
             return None
         holder: cst.BaseExpression | None

@@ -10,8 +10,12 @@ between the two moves may need the module on the CPU, and saving ``state_dict()`
 of the module changes what a later load gets; so XLA203 reports the move to the CPU and
 names the move back.  A helper handed the module that moves it to the CPU and back itself
 (SPADE's ``save_network``: ``torch.save(net.cpu().state_dict(), path); net.cuda()``, in the same
-file or another module of the project) is reported at the call.  An optimizer built again after
-the move back holds the new parameters: no finding.
+file or another module of the project) is reported at the call; so is one that moves it through
+helpers handed the device (``move_all(torch.device("cpu"), net)``, ``move_all(device, net)``, with
+``def move_all(device, *modules)``), and a class built with the module whose methods do so to what
+``__init__`` kept (a rollout sampler's ``collect`` over ``self.policy``): reported where it is built
+(``_round_trip_parameters`` records these as round trips of the argument).  An optimizer built
+again after the move back holds the new parameters: no finding.
 """
 
 from __future__ import annotations
@@ -23,11 +27,11 @@ import libcst as cst
 
 from codemods.engine.nodes import arg_value, dotted, names_the_cpu, walk
 from codemods.engine.positions import code_of
-from codemods.training.early_optimizers import EarlyOptimizers, _canonical
+from codemods.training.early_optimizers import EarlyOptimizers, _canonical, _parameter_named
 from codemods.training.facts import RoundTrip
 
 if TYPE_CHECKING:
-    from codemods.training.records import _Scope
+    from codemods.training.records import _Function, _Scope
 
 
 @dataclass
@@ -73,6 +77,40 @@ def _related(name: str, module: str) -> bool:
 class RoundTrips(EarlyOptimizers):
     """The part of TrainingAnalysis that finds modules moved to the CPU and back after an
     optimizer was built over them."""
+
+    def _round_trip_parameters(self) -> None:
+        """A function that moves what it is handed to the CPU and back through the project's
+        helpers (``move_all(torch.device("cpu"), policy)``, then ``move_all(device, policy)``),
+        and a method that does so to what its class's ``__init__`` bound to an argument
+        (``self.policy`` in a sampler's ``collect``): calling the function, or building the
+        class, hands the module to that round trip (recorded as a round trip of the argument)."""
+        inits = {
+            fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"
+        }
+        for fn in self.function_records.values():
+            init = inits.get(fn.qualname.rpartition(".")[0])
+            on_cpu: set[tuple[int, str]] = set()
+            for to_cpu, name in self._moves_in(fn):
+                owner = _owner(fn, init, name)
+                if owner is None:
+                    continue
+                if to_cpu:
+                    on_cpu.add((id(owner[0]), owner[1]))
+                elif (id(owner[0]), owner[1]) in on_cpu:
+                    owner[0].round_trip_params.add(owner[1])
+
+    def _moves_in(self, fn: _Function) -> list[tuple[bool, str]]:
+        """The moves of ``fn``, in order: (to the CPU, the name moved), through the helpers it calls too."""
+        moves: list[tuple[bool, str]] = []
+        for event in fn.events:
+            if event[0] == "cpu":
+                moves.append((True, str(event[1])))
+            elif event[0] == "move":
+                moves.append((names_the_cpu(arg_value(event[3], 0, "device")), str(event[1])))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            elif event[0] == "call":
+                handed = self._argument_events(str(event[1]), event[2], False, round_trips=True)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                moves.extend((e[0] == "cpu", str(e[1])) for e in handed if e[0] in ("cpu", "move"))
+        return moves
 
     def _round_trips(self, scopes: list[_Scope]) -> None:
         part = self.part
@@ -123,17 +161,37 @@ class RoundTrips(EarlyOptimizers):
                 self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             elif kind == "call":
                 # A helper handed the module moves it (back), or moves it to the CPU and back itself.
+                complete = set()
                 for moved in self._argument_events(str(event[1]), event[2], False, round_trips=True):  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                     module = held.canonical(str(moved[1]))
                     if moved[0] == "cpu" and (optimizer := held.optimizer_of(module)) is not None:
                         on_cpu.setdefault(module, (event[2], str(moved[1]), optimizer))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                        if len(moved) > 3:  # the callee moves it back itself
+                            complete.add(module)
                     elif moved[0] == "move" and module in on_cpu:
                         self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found)
+                for module in complete & on_cpu.keys():  # moved back through a helper of its own
+                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, handed=True)
         return held
 
     def _note_round_trip(
-        self, module: str, trip: tuple[cst.Call, str, str], back: str, found: dict[cst.Call, str]
+        self,
+        module: str,
+        trip: tuple[cst.Call, str, str],
+        back: str,
+        found: dict[cst.Call, str],
+        handed: bool = False,
     ) -> None:
         move, written, optimizer = trip
-        self.part.round_trips[move] = RoundTrip(written, optimizer, back)
+        self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
         found[move] = module
+
+
+def _owner(fn: _Function, init: _Function | None, name: str) -> tuple[_Function, str] | None:
+    """The function and parameter that ``name`` (moved in ``fn``) stands for: a parameter of
+    ``fn``, or one its class's ``__init__`` bound to an attribute (``self.policy = policy``)."""
+    if (param := _parameter_named(fn, name)) is not None:
+        return fn, param
+    if init is not None and (param := init.bound.get(name)) is not None:
+        return init, param
+    return None

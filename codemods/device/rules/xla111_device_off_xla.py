@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 DEVICE_OFF_XLA = Rule(
@@ -32,7 +33,10 @@ DEVICE_OFF_XLA = Rule(
     "finding makes the choice visible, and setting the flag to True resolves it. A device flag whose default is "
     '"cpu" while its choices name CUDA (`add_argument("--device", default="cpu", choices=["cpu", "cuda"])`, in an '
     "options module whose `args` other modules read: `self.device = args.device` in a trainer that only receives "
-    'them) is reported at the default too: "cuda" becomes "xla" among the choices (XLA101), the CPU default stays.',
+    'them) is reported at the default too: "cuda" becomes "xla" among the choices (XLA101), the CPU default stays. '
+    'A CUDA index or the CPU chosen by comparing the index with a number (`args.device if args.device >= 0 else "cpu"`, '
+    "an int flag defaulting to -1, in an options module the script imports: GraphMAE) is off the XLA device whichever "
+    "way it goes, the CPU by default, cuda:N with `--device N`: reported at the choice, naming the flag's default.",
     examples=lambda: (
         invalid(
             """
@@ -52,6 +56,7 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
+        *index_or_cpu_valid(),
         valid(
             """
             import argparse
@@ -205,6 +210,7 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        *index_or_cpu_invalid(),
         invalid(
             """
             import argparse

@@ -5,6 +5,15 @@ on XLA each move replaces its Parameter objects, and the optimizer keeps the old
 from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.training.rules.round_trip_samplers import (
+    SAMPLED_ON_THE_CPU,
+    SAMPLED_ON_THE_CPU_ALIASED,
+    SAMPLED_ON_THE_CPU_ALIASED_SAGEMAKER,
+    SAMPLED_ON_THE_CPU_PORTED,
+    SAMPLED_WITH_A_CPU_COPY,
+    SAMPLED_WITH_A_CPU_COPY_PORTED,
+    SAMPLED_WITH_A_CPU_COPY_SAGEMAKER,
+)
 
 # A trainer that saves its encoder, a submodule of the model its optimizer steps, as a CPU
 # module after each epoch, then moves it back.
@@ -378,6 +387,15 @@ def round_trip_valid() -> tuple[Valid, ...]:
             target="sagemaker",
             note="helpers-that-strand-no-optimizer-sagemaker",
         ),
+        valid(
+            SAMPLED_WITH_A_CPU_COPY, SAMPLED_WITH_A_CPU_COPY_PORTED, note="a-sampler-running-a-cpu-copy-of-the-policy"
+        ),
+        valid(
+            SAMPLED_WITH_A_CPU_COPY,
+            SAMPLED_WITH_A_CPU_COPY_SAGEMAKER,
+            target="sagemaker",
+            note="a-sampler-running-a-cpu-copy-of-the-policy-sagemaker",
+        ),
     )
 
 
@@ -428,5 +446,25 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
                 Expected(21, 9, "and `net.cuda()` in `save_net` moves it back"),
                 Expected(22, 9, "so the optimizer steps the old ones and the module stops training"),
             ),
+        ),
+        invalid(
+            SAMPLED_ON_THE_CPU,
+            SAMPLED_ON_THE_CPU_PORTED,
+            note="a-sampler-that-moves-the-policy-to-the-cpu-and-back-through-a-helper",
+            findings=(
+                Expected(
+                    28,
+                    11,
+                    "`Sampler(policy, device)` hands `policy`, whose parameters `optimizer` steps, to `Sampler`, which "
+                    "moves it off the XLA device and back (in its methods, for a class)",
+                ),
+            ),
+        ),
+        invalid(
+            SAMPLED_ON_THE_CPU_ALIASED,
+            SAMPLED_ON_THE_CPU_ALIASED_SAGEMAKER,
+            target="sagemaker",
+            note="a-sampler-that-moves-the-policy-to-the-cpu-and-back-aliased-sagemaker",
+            findings=(Expected(27, 11, "so the optimizer steps the old ones and the module stops training"),),
         ),
     )

@@ -84,8 +84,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
-    "moves what it is handed) is reported at the move to the CPU: on CUDA `.cpu()` and `.cuda()` swap each "
-    "parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
+    "moves what it is handed) is reported at the move to the CPU. So is a callable of the project handed the module that "
+    'does both itself, through helpers too (`move_all(torch.device("cpu"), policy)`, then `move_all(device, policy)`), '
+    "and a class built with it whose methods move what `__init__` kept (a rollout sampler's `collect` taking "
+    "`self.policy` to the CPU and back, in another module): reported where it is called or built. On CUDA `.cpu()` and "
+    "`.cuda()` swap each parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
@@ -530,11 +533,17 @@ def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
     """Reported, not fixed: code between the two moves may need the module on the CPU, and
     saving ``state_dict()`` instead of the module changes what a later load returns."""
     trip = ctx.facts.training.round_trips[original]
+    moves = (
+        f"hands `{trip.module}`, whose parameters `{trip.optimizer}` steps, to {trip.back}, which moves it off the "
+        "XLA device and back (in its methods, for a class)"
+        if trip.handed
+        else f"moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the XLA device, and {trip.back} "
+        "moves it back"
+    )
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the "
-        f"XLA device, and {trip.back} moves it back: on XLA each move replaces the module's Parameter objects "
+        f"`{ctx.code(original)}` {moves}: on XLA each move replaces the module's Parameter objects "
         "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
         f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
         "which xm.save moves to the CPU), or build the optimizer again after the move back",
