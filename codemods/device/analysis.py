@@ -436,6 +436,7 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        part.dot_cuda -= {c for c in part.dot_cuda if self.facts.imports.table.is_module(receiver(c))}  # utils.cuda(x)
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()

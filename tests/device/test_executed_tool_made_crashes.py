@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from tests.support.executed import RUN_TIMEOUT, run_command, run_environment
+from tests.support.executed import RUN_TIMEOUT, convert_folder, free_port, run_command, run_environment
 
 pytestmark = pytest.mark.executed
 
@@ -21,9 +21,9 @@ def _converted(source: str, target: str = "2.9") -> str:
     return output.decode()
 
 
-def _fails(script: Path, error: str) -> None:
+def _fails(script: Path, error: str, *args: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), *args],
         cwd=script.parent,
         env=run_environment(PJRT_DEVICE="CPU"),
         capture_output=True,
@@ -70,3 +70,101 @@ def test_a_map_location_that_moves_each_storage_to_cuda_loads_on_the_cpu(tmp_pat
         output.replace('map_location="cpu")\n', "map_location=lambda storage, loc: storage.to(torch_xla.device()))\n")
     )
     _fails(script, "TypeError")
+
+
+MOVE_HELPER = """\
+import torch
+
+
+def cuda(xs):
+    if torch.cuda.is_available():
+        if not isinstance(xs, (list, tuple)):
+            return xs.cuda()
+        return [x.cuda() for x in xs]
+    return xs
+"""
+
+GAN = """\
+import torch
+import torch.nn as nn
+import utils
+
+G = nn.Linear(4, 4)
+D = nn.Linear(4, 1)
+utils.cuda([G, D])
+opt = torch.optim.Adam(list(G.parameters()) + list(D.parameters()), lr=1e-3)
+for step in range(3):
+    z, real = utils.cuda([torch.randn(8, 4), torch.randn(8, 4)])
+    loss = D(G(z)).mean() - D(real).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+print("ran on", G.weight.device, z.device)
+"""
+
+
+def test_a_project_function_named_cuda_is_called_as_it_is_and_moves_to_xla(tmp_path: Path) -> None:
+    """``utils.cuda([G, D])`` calls a function of the project's ``utils`` module: the call stays
+    (XLA102 is for a tensor's or a module's ``.cuda()``) and the function's body moves to the XLA
+    device.  The call the port used to write, ``utils.to(<xla device>)``, raises AttributeError."""
+    (tmp_path / "utils.py").write_text(MOVE_HELPER)
+    (tmp_path / "train.py").write_text(GAN)
+    convert_folder(tmp_path)
+    output = (tmp_path / "train.py").read_text()
+    assert "utils.cuda([G, D])" in output and "utils.cuda([torch.randn(8, 4), torch.randn(8, 4)])" in output
+    printed = run_command([sys.executable, "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "ran on xla:0 xla:0" in printed
+    (tmp_path / "train.py").write_text(output.replace("utils.cuda([G, D])", "utils.to(torch_xla.device())"))
+    _fails(tmp_path / "train.py", "AttributeError: module 'utils' has no attribute 'to'")
+
+
+DIST_URL = """\
+import argparse
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--dist-url", default="tcp://127.0.0.1:23456", type=str)
+parser.add_argument("--dist-backend", default="nccl", type=str)
+parser.add_argument("--world-size", default=-1, type=int)
+parser.add_argument("--rank", default=-1, type=int)
+
+
+def worker(gpu, ngpus, args):
+    args.rank = args.rank * ngpus + gpu
+    dist.init_process_group(backend=args.dist_backend, init_method=args.dist_url,
+                            world_size=args.world_size, rank=args.rank)
+    torch.cuda.set_device(gpu)
+    model = nn.parallel.DistributedDataParallel(nn.Linear(4, 2).cuda(gpu), device_ids=[gpu])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        x = torch.randn(8, 4).cuda(gpu, non_blocking=True)
+        optimizer.zero_grad()
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+    print("rank", dist.get_rank(), "of", dist.get_world_size(), "trained on", next(model.parameters()).device)
+
+
+if __name__ == "__main__":
+    args = parser.parse_args()
+    ngpus = torch.cuda.device_count()
+    args.world_size = ngpus * args.world_size
+    mp.spawn(worker, nprocs=ngpus, args=(ngpus, args))
+"""
+
+
+def test_a_dist_url_flag_given_tcp_on_the_command_line_still_joins_the_xla_group(tmp_path: Path) -> None:
+    """``init_method=args.dist_url`` stays (its default made xla://), and the README's launch line
+    still passes ``--dist-url tcp://...``: the xla process group gets the rank and world size
+    from the runtime (XLA601), which tcp:// needs and xla:// ignores; both URLs train on XLA.  The
+    group the port used to write (no rank) fails the tcp:// rendezvous."""
+    output = _converted(DIST_URL)
+    assert "rank=xr.global_ordinal(), world_size=xr.world_size())" in output
+    script = tmp_path / "train.py"
+    script.write_text(output)
+    tcp = ("--dist-url", f"tcp://127.0.0.1:{free_port()}", "--world-size", "1", "--rank", "0")
+    for args in (tcp, ()):
+        printed = run_command([sys.executable, str(script), *args], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+        assert "rank 0 of 1 trained on xla:0" in printed
+    script.write_text(output.replace(", rank=xr.global_ordinal(), world_size=xr.world_size())", ")"))
+    _fails(script, "rank parameter missing", *tcp)
