@@ -1,5 +1,6 @@
 """Executed: code the port used to break itself, run converted on XLA (PJRT_DEVICE=CPU), each
-with a negative control that runs what the port wrote before and sees it fail."""
+with a negative control that runs what the port wrote before (or the port without the part
+that makes it run) and sees it fail."""
 
 from __future__ import annotations
 
@@ -168,3 +169,46 @@ def test_a_dist_url_flag_given_tcp_on_the_command_line_still_joins_the_xla_group
         assert "rank 0 of 1 trained on xla:0" in printed
     script.write_text(output.replace(", rank=xr.global_ordinal(), world_size=xr.world_size())", ")"))
     _fails(script, "rank parameter missing", *tcp)
+
+
+ENCODER = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8, batch_first=True)
+
+    def is_cuda(self):
+        return self.lstm.bias_hh_l0.data.is_cuda
+
+    def forward(self, x):
+        idx = torch.from_numpy(np.arange(x.size(0))).cuda() if self.is_cuda() else torch.from_numpy(np.arange(x.size(0)))
+        return self.lstm(x.index_select(0, idx))[0].mean(1)
+
+
+enc = Encoder()
+if torch.cuda.is_available():
+    enc = enc.cuda()
+out = enc(torch.randn(3, 5, 4).cuda() if torch.cuda.is_available() else torch.randn(3, 5, 4))
+print("encoded on", out.device)
+"""
+
+
+def test_a_modules_own_is_cuda_method_asks_its_weights_on_xla(tmp_path: Path) -> None:
+    """``self.is_cuda()`` is the module's own method: the call stays (the port used to make it
+    ``(self.device.type == "xla")()``, an AttributeError), and the weight's ``.is_cuda`` it returns
+    becomes ``.device.type == "xla"`` (XLA117), so the index moves with the batch.  With that check
+    left as it was, the index stays on the CPU and index_select fails."""
+    output = _converted(ENCODER)
+    assert "if self.is_cuda() else" in output and 'bias_hh_l0.data.device.type == "xla"' in output
+    script = tmp_path / "encoder.py"
+    script.write_text(output)
+    assert "encoded on xla:0" in run_command(
+        [sys.executable, str(script)], tmp_path, run_environment(PJRT_DEVICE="CPU")
+    )
+    script.write_text(output.replace('bias_hh_l0.data.device.type == "xla"', "bias_hh_l0.data.is_cuda"))
+    _fails(script, "Expected XLA tensor")
