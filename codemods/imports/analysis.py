@@ -104,7 +104,7 @@ class ImportAnalysis(Analysis):
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
-            self._binds(node.asname.name)  # type: ignore[arg-type]  # a with item's target is an expression
+            self._binds(node.asname.name)
 
 
 def tests_for_xla(test: cst.BaseExpression) -> bool:
