@@ -13,7 +13,7 @@ from codemods import apis
 from codemods.checkpoint.host_data import host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
-from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, receiver, walk
 from codemods.engine.walk import Analysis, Walk, assignments, attributes_named, calls_of
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class CheckpointAnalysis(Analysis):
         position = 2 if self.walk.callee in _URL_LOADS else 1  # load_state_dict_from_url(url, model_dir, map_location)
         if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
-            if self.device.names_a_device(location):
+            if self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
             self.loads_without_location.append(node)
@@ -112,7 +112,7 @@ class CheckpointAnalysis(Analysis):
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
         for location in self.load_locations:
-            if self.device.names_a_device(location):
+            if self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.part.map_locations.add(location)
             elif any(is_cuda_device_string(n) for n in walk(location)) and not _all_to_the_cpu(location):
                 self.part.unported_map_locations.add(location)
@@ -152,4 +152,17 @@ def _all_to_the_cpu(location: cst.BaseExpression) -> bool:
             and element.value.evaluated_value == "cpu"
             for element in location.elements
         )
+    )
+
+
+def _storages_onto_cuda(location: cst.BaseExpression) -> bool:
+    """``lambda storage, loc: storage.cuda()`` (``.cuda(loc)``, ``.cuda(args.gpu)``): a map location
+    that moves every storage onto a CUDA device."""
+    if type(location) is not cst.Lambda or not location.params.params:
+        return False
+    body = location.body
+    return (
+        type(body) is cst.Call
+        and method_name(body) == "cuda"
+        and dotted(receiver(body)) == location.params.params[0].name.value
     )

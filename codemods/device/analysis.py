@@ -90,7 +90,7 @@ class DeviceAnalysis(Analysis):
         self.lone_calls: list[tuple[cst.SimpleStatementLine, cst.Call, cst.BaseStatement]] = []
         self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
         # A tensor's own CUDA checks (``x.is_cuda``, ``x.device.type == 'cuda'``) in a condition's test.
-        self.tensor_check_candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
+        self.tensor_check_candidates = tensor_checks.CandidateChecks()
         # Functions that check for CUDA devices, that count them; `if not f(): exit` guards.
         self.checking_functions: set[str] = set()
         self.counting_functions: set[str] = set()
@@ -169,6 +169,7 @@ class DeviceAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.tensor_indices.saw_def(node)
+        self.tensor_check_candidates.saw_def(node)
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
@@ -301,14 +302,14 @@ class DeviceAnalysis(Analysis):
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := shapes.device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
-        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
+        self.tensor_check_candidates.saw_test(node)
         if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
         self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
-        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
+        self.tensor_check_candidates.saw_test(node)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
@@ -319,7 +320,7 @@ class DeviceAnalysis(Analysis):
         self._local_calls(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "is_cuda":
+        if node.attr.value == "is_cuda" and id(node) not in self.called_funcs:  # not a method's call: self.is_cuda()
             self.part.cuda_checks.add(node)
         qualified = self.walk.qualified
         if qualified is not None:
@@ -436,6 +437,7 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        part.dot_cuda -= {c for c in part.dot_cuda if self.facts.imports.table.is_module(receiver(c))}  # utils.cuda(x)
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()

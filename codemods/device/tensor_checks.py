@@ -18,13 +18,47 @@ if TYPE_CHECKING:
 
 
 def checks_in(test: cst.BaseExpression) -> list[cst.Attribute | cst.Comparison]:
-    """The tensor CUDA checks of a condition's test."""
+    """The tensor CUDA checks of a condition's test (``x.is_cuda``; not a call of a method
+    ``is_cuda()``, which no tensor has: CandidateChecks follows it)."""
+    called = {id(sub.func) for sub in walk(test) if type(sub) is cst.Call}
     return [
         sub
         for sub in walk(test)
-        if (type(sub) is cst.Attribute and sub.attr.value == "is_cuda")
+        if (type(sub) is cst.Attribute and sub.attr.value == "is_cuda" and id(sub) not in called)
         or (type(sub) is cst.Comparison and _tensor_device_checked(sub))
     ]
+
+
+class CandidateChecks:
+    """The tensor checks in conditions' tests, each with its condition; and a method of the
+    file that returns one (``def is_cuda(self): return self.lstm.bias_hh_l0.data.is_cuda``),
+    called in a test (``... if self.is_cuda() else ...``): its returned check counts with that
+    condition (the port asks the tensor there; the call stays)."""
+
+    def __init__(self) -> None:
+        self.in_tests: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
+        self.returned: dict[str, list[cst.Attribute | cst.Comparison]] = {}
+        self.method_calls: list[tuple[str, cst.If | cst.IfExp]] = []
+
+    def saw_test(self, condition: cst.If | cst.IfExp) -> None:
+        self.in_tests.extend((check, condition) for check in checks_in(condition.test))
+        self.method_calls.extend(
+            (sub.func.attr.value, condition)  # type: ignore[attr-defined]  # method_name(sub) is not None: an Attribute
+            for sub in walk(condition.test)
+            if type(sub) is cst.Call and method_name(sub) is not None and dotted(sub.func.value) == "self"  # type: ignore[attr-defined]  # as above
+        )
+
+    def saw_def(self, node: cst.FunctionDef) -> None:
+        returns = [sub.value for sub in walk(node.body) if type(sub) is cst.Return and sub.value is not None]
+        checks = [check for value in returns for check in checks_in(value)]
+        if checks:
+            self.returned.setdefault(node.name.value, []).extend(checks)
+
+    def pairs(self) -> list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]]:
+        through_methods = [
+            (check, condition) for name, condition in self.method_calls for check in self.returned.get(name, ())
+        ]
+        return self.in_tests + through_methods
 
 
 def _tensor_device_checked(node: cst.Comparison) -> bool:
@@ -35,7 +69,7 @@ def _tensor_device_checked(node: cst.Comparison) -> bool:
 
 
 def around_moves(
-    candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]],
+    candidates: CandidateChecks,
     device_code: Collection[cst.CSTNode],
     crash_code: Mapping[cst.CSTNode, cst.CSTNode],
     picked_device_checks: Collection[cst.CSTNode],
@@ -46,7 +80,7 @@ def around_moves(
     device variable of the file (``self.device = ...``)."""
     return {
         check: crash_code.get(condition)
-        for check, condition in candidates
+        for check, condition in candidates.pairs()
         if check not in picked_device_checks
         and (condition in device_code or guards_a_move(condition))
         and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in device_variables)

@@ -37,6 +37,10 @@ class ProcessGroup:
     # The statement line it is in (None: in a compound statement's header or a line with a
     # colon): where the MASTER_ADDR/MASTER_PORT settings of an env:// group go, just before.
     line: cst.SimpleStatementLine | None = None
+    # The init method kept reads a command-line flag (``--dist-url``): the command line may give
+    # another URL than the default the port makes "xla://" (tcp://), which needs the rank and
+    # world size that xla:// takes from the runtime.
+    init_method_from_flag: bool = False
 
 
 @dataclass(frozen=True)

@@ -349,7 +349,13 @@ class LaunchAnalysis(Analysis):
             arguments = dict(named)
             keep_backend = self._sources_become("backend", arguments.get("backend"), "xla")
             keep_init = self._sources_become("init_method", arguments.get("init_method"), "xla://")
-            self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init, line)
+            from_flag = keep_init and self._flag_of(arguments["init_method"]) is not None
+            self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init, line, from_flag)
+
+    def _flag_of(self, arg: cst.Arg) -> cst.BaseExpression | None:
+        """The default of the command-line flag the argument reads (``args.dist_url``), if any."""
+        name = dotted(arg.value) or ""
+        return self.flag_defaults.get(name.rsplit(".", 1)[-1]) if "." in name else None
 
     def _sources_become(self, parameter: str, arg: cst.Arg | None, value: str) -> bool:
         """Whether the argument may stay: it names a variable or a flag whose every value
@@ -360,9 +366,8 @@ class LaunchAnalysis(Analysis):
         if name is None:
             return False
         sources = list(self.ranks.assigned.get(name, []))
-        dest = name.rsplit(".", 1)[-1]
-        if "." in name and dest in self.flag_defaults:
-            sources.append(self.flag_defaults[dest])
+        if (default := self._flag_of(arg)) is not None:
+            sources.append(default)
         if not sources or not all(_string_choice(s) for s in sources):
             return False
         if parameter == "backend" and not any(string_value(n) in BACKENDS for s in sources for n in walk(s)):

@@ -35,10 +35,18 @@ class ImportTable:
     # Module-level imports that run after module-level code (``ImportTable.expect``):
     # rewritten code does not rely on them, but may import the same names anew.
     later: dict[str, str] = field(default_factory=dict)
+    # Names an ``import`` statement binds (``import utils``, ``import numpy as np``): modules,
+    # whatever else ``from`` imports may bind.
+    modules: set[str] = field(default_factory=set)
+    # Names the file also binds otherwise (assigns, takes as parameters, loops over): such
+    # a name may hold anything (``import model`` ... ``model = model.Net()``).
+    rebound: set[str] = field(default_factory=set)
 
     def add(self, statement: cst.Import | cst.ImportFrom, module_level: bool = True) -> None:
         for local, qualified, plain in _bound_names(statement):
             self.bindings[local] = qualified
+            if isinstance(statement, cst.Import):
+                self.modules.add(local)
             if module_level:
                 self.module_level[local] = qualified
                 if plain:
@@ -52,6 +60,8 @@ class ImportTable:
         for local, qualified, _ in _bound_names(statement):
             self.bindings.setdefault(local, qualified)
             self.later.setdefault(local, qualified)
+            if isinstance(statement, cst.Import):
+                self.modules.add(local)
 
     def bind(self, local: str, qualified: str, module_level: bool) -> None:
         """A name another module imported, which ``from <that module> import *`` binds here."""
@@ -64,6 +74,11 @@ class ImportTable:
         reading, the name means what it is assigned, as an import alias would; new code
         is not spelt through it (it is no import)."""
         self.bindings[local] = qualified
+
+    def is_module(self, node: cst.CSTNode | None) -> bool:
+        """A name an ``import`` statement binds, and nothing else in the file: ``utils.cuda(x)``
+        calls a module's function."""
+        return type(node) is cst.Name and node.value in self.modules and node.value not in self.rebound
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.engine.imports import ImportTable
-from codemods.engine.nodes import children, dotted, names_in
+from codemods.engine.nodes import children, dotted, names_in, target_names
 from codemods.engine.walk import Analysis
 from codemods.project.module_summary import outside_project
 
@@ -83,6 +83,28 @@ class ImportAnalysis(Analysis):
 
     visit_If = _branch
     visit_IfExp = _branch
+
+    def _binds(self, target: cst.BaseExpression) -> None:
+        """A name bound otherwise than by an import (the table's ``rebound``)."""
+        self.facts.imports.table.rebound.update(target_names(target))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._binds(node.name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._binds(node.target)
+
+    def _binds_target(self, node: cst.AnnAssign | cst.AugAssign | cst.For | cst.CompFor) -> None:
+        self._binds(node.target)
+
+    visit_AnnAssign = _binds_target
+    visit_AugAssign = _binds_target
+    visit_For = _binds_target
+    visit_CompFor = _binds_target
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._binds(node.asname.name)
 
 
 def tests_for_xla(test: cst.BaseExpression) -> bool:

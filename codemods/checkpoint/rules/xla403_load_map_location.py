@@ -42,7 +42,9 @@ LOAD_MAP_LOCATION = Rule(
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
-    "CUDA, and load_state_dict copies the tensors over.",
+    "CUDA, and load_state_dict copies the tensors over. A lambda that moves each storage to CUDA "
+    '(`lambda storage, loc: storage.cuda()`) becomes "cpu" too: a storage has no XLA move (its `to` takes '
+    "the device by keyword only), and load_state_dict copies the tensors over.",
     examples=lambda: (
         invalid(
             """
@@ -389,14 +391,37 @@ LOAD_MAP_LOCATION = Rule(
             )
             for target in ("2.9", "sagemaker")
         ),
+        *(
+            invalid(
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+
+                checkpoint = {torch}.load(path, map_location=lambda storage, loc: storage.cuda({index}))
+                model.load_state_dict(checkpoint["state_dict"])
+                """,
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+
+                checkpoint = {torch}.load(path, map_location="cpu")
+                model.load_state_dict(checkpoint["state_dict"])
+                """,
+                target=target,
+                alias=torch != "torch",
+                note=f"a-lambda-that-moves-each-storage-to-cuda-{torch}-{target}",
+                findings=(Expected(3, 39 + len(torch), f"map_location lambda storage, loc: storage.cuda({index})"),),
+            )
+            for target in ("2.9", "sagemaker")
+            for torch, index in (("torch", ""), ("th", "args.gpu"))
+        ),
     ),
 )
 
 # The shapes of map location it reads, by node type: strings, names, conditions, string
-# operations and dicts; a call (``torch.device("cuda")``, ``"cuda:{}".format(i)``) is
-# rewritten when it names a device, never reported.
+# operations and dicts; a call (``torch.device("cuda")``, ``"cuda:{}".format(i)``) and a lambda
+# that moves each storage (``lambda storage, loc: storage.cuda()``) are rewritten when they
+# name a device, never reported.
 _REPORTED = "SimpleString FormattedString Name Attribute IfExp Dict BinaryOperation"
-_REWRITTEN = f"{_REPORTED} Call"
+_REWRITTEN = f"{_REPORTED} Call Lambda"
 
 
 @on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.map_locations, _REWRITTEN))

@@ -21,7 +21,9 @@ DOT_CUDA = Rule(
     summary="`.cuda()` becomes `.to(<XLA device>)`",
     fixable=True,
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
-    "device moves it there, keeping the other arguments.",
+    "device moves it there, keeping the other arguments. A function named `cuda` of an imported module "
+    "(`import utils`, `utils.cuda(x)`: a project's helper) is no such move and stays (its own body is ported), "
+    "unless the file binds that name otherwise too (`model = model.Net()`, a parameter).",
     examples=lambda: (
         invalid(
             """
@@ -51,6 +53,17 @@ DOT_CUDA = Rule(
             use_gpu = torch.cuda.is_available()
             x = x.to("cpu")
             """,
+        ),
+        valid(
+            """
+            import torch
+            import utils
+            import helpers as h
+
+            utils.cuda([G, D])
+            z = h.cuda(z)
+            """,
+            note="a-function-named-cuda-of-an-imported-module",
         ),
     ),
     invalid=lambda: (
@@ -89,6 +102,40 @@ DOT_CUDA = Rule(
             note="existing-torch_xla-alias",
             alias=True,
             findings=(Expected(4, 1, "model.cuda() -> model.to(tx.device())"),),
+        ),
+        invalid(
+            """
+            import torch
+            import model
+            import utils
+
+
+            def train(utils):
+                return utils.cuda()
+
+
+            model = model.Net()
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+            import model
+            import utils
+
+
+            def train(utils):
+                return utils.to(torch_xla.device())
+
+
+            model = model.Net()
+            model.to(torch_xla.device())
+            """,
+            note="a-module-name-the-file-binds-again",
+            findings=(
+                Expected(8, 12, "utils.cuda() -> utils.to(torch_xla.device())"),
+                Expected(12, 1, "model.cuda() -> model.to(torch_xla.device())"),
+            ),
         ),
     ),
 )

@@ -38,7 +38,10 @@ TENSOR_CUDA_CHECK = Rule(
     "`model(x)`: a module, or where the file defines a `get_device` method of its own, which returns a device). "
     "A check around other code (`if x.is_cuda: "
     "x = x.half()`) stays, with XLA105; `x.get_device()` compared with a number (`>= 0`, `== -1`) already "
-    "tells a tensor on the XLA device (0) from one on the CPU (-1) and stays.",
+    "tells a tensor on the XLA device (0) from one on the CPU (-1) and stays. A method of the file that returns "
+    "such a check (`def is_cuda(self): return self.lstm.bias_hh_l0.data.is_cuda`), called in a condition around "
+    "device code (`... .cuda() if self.is_cuda() else ...`), has the check in its body ported; the call stays (a "
+    "module has no `is_cuda`, nor a `device`).",
     examples=lambda: (
         invalid(
             """
@@ -124,6 +127,20 @@ TENSOR_CUDA_CHECK = Rule(
                 return torch.zeros(n, device=net.get_device())
             """,
             note="get-device-the-file-defines",
+        ),
+        *(
+            valid(
+                """
+                import torch
+
+                def report(encoder):
+                    if encoder.is_cuda():
+                        print("the encoder runs on the GPU")
+                """,
+                target=target,
+                note=f"a-call-of-a-method-named-is_cuda-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
@@ -225,6 +242,37 @@ TENSOR_CUDA_CHECK = Rule(
             """,
             alias=True,
             findings=(Expected(6, 43, '`(y.is_cuda)` -> (y.device.type == "xla")'),),
+        ),
+        # A module's own method that asks a tensor (its weights) and is called where a batch goes:
+        # the call stays (a module has no is_cuda), the tensor's check in its body is ported.
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+            class Encoder(nn.Module):
+                def is_cuda(self):
+                    return self.lstm.bias_hh_l0.data.is_cuda
+
+                def forward(self, x):
+                    idx = torch.arange(x.size(0)).cuda() if self.is_cuda() else torch.arange(x.size(0))
+                    return x.index_select(0, idx)
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+            class Encoder(nn.Module):
+                def is_cuda(self):
+                    return self.lstm.bias_hh_l0.data.device.type == "xla"
+
+                def forward(self, x):
+                    idx = torch.arange(x.size(0)).to(torch_xla.device()) if self.is_cuda() else torch.arange(x.size(0))
+                    return x.index_select(0, idx)
+            """,
+            note="a-method-that-returns-a-tensor-check-called-around-a-move",
+            findings=(Expected(7, 16, "`self.lstm.bias_hh_l0.data.is_cuda` -> self.lstm.bias_hh_l0.data.device.type"),),
         ),
     ),
 )

@@ -31,7 +31,10 @@ XLA_PROCESS_GROUP = Rule(
     "(pjrt:// came with torch_xla 2.0, xla:// with 2.2: 'No rendezvous handler for xla://'), so on the sagemaker "
     "target the default env:// store meets at MASTER_ADDR/MASTER_PORT (set with `os.environ.setdefault` just "
     "before, so a launcher's values win) and rank and world size are passed from `xm.get_ordinal()` and "
-    "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do.",
+    "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do. An init method read from a command-line flag "
+    "(`init_method=args.dist_url`) stays, its default made xla://, but the command line may still give another "
+    "(`--dist-url tcp://localhost:10001`, as a README's launch line does), which needs a rank and a world size: "
+    "they are passed from `xr.global_ordinal()` and `xr.world_size()` (xla:// ignores them).",
     examples=lambda: (
         invalid(
             """
@@ -247,6 +250,101 @@ XLA_PROCESS_GROUP = Rule(
                 Expected(9, 5, 'dist.init_process_group("xla", init_method="xla://")'),
             ),
         ),
+        # The init method a --dist-url flag gives: the command line may still pass tcp://, which
+        # needs a rank and a world size (xla:// ignores them).
+        *(
+            invalid(
+                """
+                import argparse
+                import torch.distributed as dist
+
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--dist-url", default="tcp://127.0.0.1:23456", type=str)
+                args = parser.parse_args()
+
+
+                def setup(rank, world):
+                    dist.init_process_group("nccl", init_method=args.dist_url, rank=rank, world_size=world)
+                """,
+                after,
+                target=target,
+                note=f"an-init-method-from-the-command-line-{target}",
+                findings=(
+                    Expected(line - 5 if target == "2.9" else line - 7, 43, f'"tcp://127.0.0.1:23456" -> "{url}"'),
+                    Expected(line, 5, group),
+                ),
+            )
+            for target, line, url, group, after in (
+                (
+                    "2.9",
+                    12,
+                    "xla://",
+                    'dist.init_process_group("xla", init_method=args.dist_url, rank=xr.global_ordinal(), '
+                    "world_size=xr.world_size())",
+                    """
+                    import argparse
+                    import torch.distributed as dist
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+                    import torch_xla.runtime as xr
+
+                    parser = argparse.ArgumentParser()
+                    parser.add_argument("--dist-url", default="xla://", type=str)
+                    args = parser.parse_args()
+
+
+                    def setup(rank, world):
+                        dist.init_process_group("xla", init_method=args.dist_url, rank=xr.global_ordinal(), world_size=xr.world_size())
+                    """,
+                ),
+                (
+                    "sagemaker",
+                    15,
+                    "env://",
+                    'dist.init_process_group("xla", init_method=args.dist_url, rank=xm.get_ordinal(), '
+                    "world_size=xm.xrt_world_size())",
+                    """
+                    import argparse
+                    import torch.distributed as dist
+                    import os
+                    import torch_xla.core.xla_model as xm
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+                    parser = argparse.ArgumentParser()
+                    parser.add_argument("--dist-url", default="env://", type=str)
+                    args = parser.parse_args()
+
+
+                    def setup(rank, world):
+                        os.environ.setdefault("MASTER_ADDR", "localhost")
+                        os.environ.setdefault("MASTER_PORT", "12355")
+                        dist.init_process_group("xla", init_method=args.dist_url, rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                    """,
+                ),
+            )
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+            url = "tcp://127.0.0.1:23456"
+
+
+            def setup(rank, world):
+                dist.init_process_group("nccl", init_method=url, rank=rank, world_size=world)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            url = "xla://"
+
+
+            def setup(rank, world):
+                dist.init_process_group("xla", init_method=url)
+            """,
+            note="an-init-method-the-file-holds-becomes-xla-and-takes-no-rank",
+            findings=(Expected(4, 7, '"tcp://127.0.0.1:23456" -> "xla://"'), Expected(8, 5, "init_method=url)")),
+        ),
     ),
 )
 
@@ -294,7 +392,7 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
     named = dict(group.arguments)
     kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
     rendezvous = ctx.target.rendezvous
-    if _ported(ctx, named, kept, rendezvous):
+    if _ported(ctx, named, kept, rendezvous, group.init_method_from_flag):
         return updated
     if rendezvous != "xla://":
         return _env_process_group(ctx, original, updated, group, kept)
@@ -310,6 +408,11 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
         init = named.get("init_method")
         init_value = new_value(original, updated, init.value) if kept["init_method"] and init is not None else None
         args = [first, keyword_arg("init_method", init_value or cst.SimpleString('"xla://"'))]
+        if init_value is not None and group.init_method_from_flag:  # --dist-url tcp://... on the command line
+            rank, world = ctx.call("global_ordinal"), ctx.call("world_size")
+            if rank is None or world is None:
+                return None
+            args += [keyword_arg("rank", rank), keyword_arg("world_size", world)]
         for name, arg in group.arguments:
             if name in kept or name in PROCESS_GROUP_DROPPED:
                 if not (name in kept and kept[name]):
@@ -411,25 +514,30 @@ def _env_settings(
     return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
 
 
-def _ported(ctx: Context[Facts], named: dict[str, cst.Arg], kept: dict[str, bool], rendezvous: str) -> bool:
+def _ported(
+    ctx: Context[Facts], named: dict[str, cst.Arg], kept: dict[str, bool], rendezvous: str, from_flag: bool
+) -> bool:
     """The process group already is the XLA one: backend "xla" and init method "xla://"
-    (as literals, or variables that hold them), nothing that the xla:// method takes; for
-    env:// (torch 1.13), no other init method, and rank and world size from the runtime."""
+    (as literals, or variables that hold them), nothing that the xla:// method takes (but the
+    rank and world size from the runtime, with an init method a flag gives); for env:// (torch
+    1.13), no other init method, and rank and world size from the runtime."""
     from codemods.distributed.facts import PROCESS_GROUP_DROPPED
     from codemods.engine.nodes import string_value
 
     backend, init = named.get("backend"), named.get("init_method")
     if backend is None or not (kept["backend"] or string_value(backend.value) == "xla"):
         return False
+    rank, world = named.get("rank"), named.get("world_size")
+    runtime_ranks = (
+        rank is not None
+        and _runtime_value(ctx, rank, "global_ordinal")
+        and world is not None
+        and _runtime_value(ctx, world, "world_size")
+    )
     if rendezvous != "xla://":
-        rank, world = named.get("rank"), named.get("world_size")
-        return (
-            (init is None or kept["init_method"] or string_value(init.value) == rendezvous)
-            and rank is not None
-            and _runtime_value(ctx, rank, "global_ordinal")
-            and world is not None
-            and _runtime_value(ctx, world, "world_size")
-        )
+        return (init is None or kept["init_method"] or string_value(init.value) == rendezvous) and runtime_ranks
+    if init is not None and kept["init_method"] and from_flag:  # --dist-url may give tcp://: ranks passed
+        return runtime_ranks and not (PROCESS_GROUP_DROPPED - {"rank", "world_size"}) & set(named)
     return (
         init is not None
         and (kept["init_method"] or string_value(init.value) == "xla://")
