@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
-_DROPPED = "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it always runs"
+_DROPPED = (
+    "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it always runs"
+)
 
 
 def helper_guard_cases() -> tuple[Invalid, ...]:
