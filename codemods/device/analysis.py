@@ -200,10 +200,10 @@ class DeviceAnalysis(Analysis):
             self._assignment(dotted(node.target), node.value)
 
     def _alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
-        return type_aliases.module_alias(self, target, value)
+        return type_aliases.module_alias(self.walk, self.part, target, value)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        type_aliases.imported_aliases(self, node)
+        type_aliases.imported_aliases(self.facts, self.part, node)
 
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
