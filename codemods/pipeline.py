@@ -138,9 +138,15 @@ def is_read(raw: bytes, imports: ImportContext | None) -> bool:
 
 def _read_for_the_project(raw: bytes, imports: ImportContext) -> bool:
     """A file that names no torch is read all the same for what it does with the project's other
-    modules: it uses some the run does not convert, chooses the device for them, or imports one
-    that takes a training step (its loop drives the step: a barrier goes there)."""
-    return imports.leaves_out_imports(raw) or chooses_a_device(raw) or imports.imports_a_training_step(raw)
+    modules: it uses some the run does not convert, chooses the device for them, imports one
+    that takes a training step (its loop drives the step: a barrier goes there), or imports a
+    module named at run time (``importlib.import_module(name)``: a single-file run says so, XLA003)."""
+    return (
+        imports.leaves_out_imports(raw)
+        or chooses_a_device(raw)
+        or imports.imports_a_training_step(raw)
+        or b"import_module(" in raw
+    )
 
 
 def _cpython_accepts(source: str | bytes) -> bool:
@@ -337,7 +343,14 @@ def _finished(
     # (a reload of host data the module wrote itself is no checkpoint: checkpoint/host_data.py)
     held_findings = [p for p in pending if p.original not in facts.checkpoint.host_data_loads]
     holds = (
-        holdings(parsed.module, facts.parents, held_findings, input_starts.get, parsed.printed.text_of)
+        holdings(
+            parsed.module,
+            facts.parents,
+            held_findings,
+            input_starts.get,
+            parsed.printed.text_of,
+            facts.project.dynamic_imports,
+        )
         if summarised
         else ()
     )

@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.rules import runtime_apis
-from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks
+from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks, type_aliases
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -95,6 +95,9 @@ class DeviceAnalysis(Analysis):
         self.checking_functions: set[str] = set()
         self.counting_functions: set[str] = set()
         self.requirement_candidates: list[tuple[cst.If, str]] = []
+        # Calls of the file's functions under conditions, and the functions that run CUDA-only code.
+        self.helper_calls: list[tuple[str, list[cst.CSTNode]]] = []
+        self.crashing_functions: dict[str, cst.CSTNode] = {}
         # Functions and methods of the file that return an accelerator check (qualified name ->
         # what they return), and the conditions that call a function of the file.
         self.wrappers: dict[str, cst.BaseExpression] = {}
@@ -115,6 +118,8 @@ class DeviceAnalysis(Analysis):
             self.part.choosers.add(self.walk.qualname)
 
     def mark_crash(self, node: cst.CSTNode) -> None:
+        if self.walk.scopes:
+            self.crashing_functions.setdefault(self.walk.qualname, node)
         for cond in self.walk.conds:
             self.crash_code.setdefault(cond, node)
 
@@ -196,32 +201,10 @@ class DeviceAnalysis(Analysis):
             self._assignment(dotted(node.target), node.value)
 
     def _alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
-        """``Device = torch.device``, ``Device: TypeAlias = device`` at module level: from
-        here on the name resolves as torch.device (in every concern), like an import alias;
-        it names the class, not a device."""
-        if type(target) is not cst.Name or not self.walk.module_level:
-            return False
-        qualified = self.walk.resolve(value) if type(value) in (cst.Name, cst.Attribute) else None
-        if qualified not in apis.ALIASED_NAMES:
-            return False
-        self.part.table.alias(target.value, qualified)
-        self.part.aliases[target.value] = qualified
-        self.walk.resolve.clear()  # what was resolved before may read the name anew
-        return True
+        return type_aliases.module_alias(self.walk, self.part, target, value)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        """``from fairseq2.typing import Device``, where that module of the project makes
-        ``Device`` an alias of torch.device: the name resolves as torch.device here too."""
-        if isinstance(node.names, cst.ImportStar):
-            return
-        project_names = self.facts.imports.project_names
-        for alias in node.names:
-            local = alias.evaluated_alias or alias.evaluated_name
-            if local not in project_names:
-                continue
-            found = self.facts.project.context.lookup(*project_names[local])
-            if found is not None and found.summary is not None and (qualified := found.summary.alias_of(found.name)):
-                self.part.table.alias(local, qualified)  # the walk reads names anew after an import
+        type_aliases.imported_aliases(self.facts, self.part, node)
 
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
@@ -347,6 +330,8 @@ class DeviceAnalysis(Analysis):
         callee = self.walk.callee
         if callee is None and node.args and (func_name := dotted(node.func)) is not None:
             self.calls_with_names.append((func_name, node))
+            if type(node.func) is cst.Name and self.walk.conds:  # `if torch.cuda.is_available(): x = to_gpu(x)`
+                self.helper_calls.append((node.func.value, list(self.walk.conds)))
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
             if self.walk.scopes:
@@ -467,6 +452,10 @@ class DeviceAnalysis(Analysis):
             if resolve(call.func) == "torch.cuda.synchronize"
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
+        for name, conds in self.helper_calls:  # a function of the file that moves to CUDA (or crashes without it)
+            self.device_code.update(conds if name in part.choosers else ())
+            for cond in conds if name in self.crashing_functions else ():
+                self.crash_code.setdefault(cond, self.crashing_functions[name])
         for node in self.availability_ifs:
             if (
                 node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, dotted, is_false, method_name, receiver
+from codemods.engine.nodes import arg_value, dotted, is_false, method_name, receiver, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
@@ -302,6 +302,9 @@ class ProjectAnalysis(Analysis):
             self._table_lookup(node.func)
             return
         self.calls.append((node, callee))
+        if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
+            if string_value(node.args[0].value) is None:
+                self.part.dynamic_imports.append(node)
         imports = self.facts.imports
         if imports.unfollowed_stars and callee.startswith("torch.cuda.") and "torch" not in imports.table.bindings:
             # ``torch`` may come from a star import the tool could not read: the check is not known as torch's.
@@ -402,8 +405,14 @@ class ProjectAnalysis(Analysis):
                 if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
                     uses.append((star, found.summary, [found.name]))
         by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
+        # A module imported by a name known only at run time holds the training loop where this file has none.
+        unfollowed = "" if self.facts.training.optimizer_steps else "dynamic-import"
         for at, summary, used in uses:
-            held = [h for h in self._held_by(summary, ["", *used], 0) if (h[0], h[1]) not in named]
+            held = [
+                h
+                for h in self._held_by(summary, ["", *used], 0)
+                if (h[0], h[1]) not in named and (h[1] != "dynamic-import" or unfollowed)
+            ]
             if held:
                 by_module.setdefault(summary.path, (at, []))[1].extend(held)
         for path, (at, held) in by_module.items():

@@ -1,6 +1,7 @@
 """What a module holds that its conversion ports, or reports, as an error (a CUDA device
 choice, ``.cuda()``, a training loop or optimizer step on CUDA terms, a checkpoint load
-without a CPU map location...), by the top-level function, class or module-level name whose
+without a CPU map location..., and an ``importlib.import_module(name)`` of a name known only at run
+time, which no single-file run can follow), by the top-level function, class or module-level name whose
 code holds it; other module-level code, which runs on import, is held by "".  A single-file run reads it in the summaries of the project modules it
 imports and does not convert (project/analysis.py): what the file uses of one that holds
 such code keeps it on CUDA terms until the project is converted (XLA003)."""
@@ -55,6 +56,7 @@ def holdings(
     findings: Sequence[PendingFinding],
     start: Callable[[cst.CSTNode], tuple[int, int] | None],
     text_of: Callable[[cst.CSTNode], str | None],
+    dynamic_imports: Sequence[cst.CSTNode] = (),
 ) -> tuple[tuple[str, str, str, bool], ...]:
     """(top-level name, cause, the code and its line, whether converting the module ports
     it or only reports it) of each error finding, once per name and cause (ported when every
@@ -65,9 +67,10 @@ def holdings(
     tops: dict[int, tuple[str, ...]] = {}
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
-    for finding in findings:
-        cause = _CAUSE_OF.get(finding.rule)
-        node = finding.original
+    found = [(_CAUSE_OF.get(finding.rule), finding.original, finding.fixed) for finding in findings]
+    # ``importlib.import_module(name)``: converting the project converts what it may import.
+    found += [("dynamic-import", node, True) for node in dynamic_imports]
+    for cause, node, fixed in found:
         if cause is None or node is None:
             continue
         if not tops:
@@ -81,7 +84,7 @@ def holdings(
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
         for name in tops[key]:
-            if not finding.fixed and (name, cause) not in reported:  # (the code shown is what stays reported)
+            if not fixed and (name, cause) not in reported:  # (the code shown is what stays reported)
                 reported.add((name, cause))
                 held[(name, cause)] = what
             else:

@@ -29,10 +29,13 @@ CROSS_FILE = Rule(
     "functions and classes call in their modules, or hand on by name: `block = Block` then `block(a, b)`, "
     "`make_layers(Block, ...)`, or look up in a module-level dict or list of classes: a factory's "
     "`return TRAINERS[args.trainer](...)`; or of modules, any name of them: `FORMATS[name].parse_args(...)`; a few "
-    "modules deep): when that code holds what converting it "
+    "modules deep; a name a package re-exports from its submodule of the same name, `from helpers.Runner import "
+    "Runner` in helpers/__init__.py, is the class there, as Python binds it, not the submodule): when that code holds what converting it "
     "would port or report as an error (a CUDA device choice, `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
-    "location, but not a reload of host data the module saves itself: XLA403), the finding is at the import that "
+    "location, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
+    "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
+    "loop is in a module no single-file run can follow), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
@@ -198,6 +201,11 @@ CAUSES: dict[str, tuple[str, str]] = {
     "cuda-only": (
         "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
         "it crashes or leaves the XLA device",
+    ),
+    "dynamic-import": (
+        "an import of a module named only at run time (by a config or the command line), which a run on this "
+        "file cannot follow (and this file takes no optimizer step itself)",
+        "the training loop is most likely in the module it imports, which stays on CUDA terms",
     ),
     "checkpoint": (
         "a checkpoint load without a CPU map location",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
+from codemods.device.rules.helper_guard_cases import helper_guard_cases, helper_guard_valid_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Rule, invalid
@@ -40,7 +41,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
     '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes; so does '
     '`if torch.cuda.is_available(): device_type = "cuda"` (then `elif ...: "mps"`, `else: "cpu"`) where the name '
     "reaches `torch.device(...)` or `.to(...)` (a later `assert device_type in ['cuda', ...]` lists 'xla' too, "
-    "XLA114). A check "
+    "XLA114). So does a check around a call of a function of the file that moves to CUDA (`if "
+    "torch.cuda.is_available(): x = to_gpu(x)`, where `to_gpu` returns `x.cuda()`: Palette's `set_device`): left, "
+    "`to_gpu` would move to the XLA device but never run there. A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -84,6 +87,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     valid=lambda: (
         *host_move_valid_cases(),
         *not_a_device_choice_cases(),
+        *helper_guard_valid_cases(),
     ),
     invalid=lambda: (
         invalid(
@@ -308,6 +312,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cpu_fallback_cases(),
         *device_string_chain_cases(),
         *host_move_cases(),
+        *helper_guard_cases(),
         invalid(
             """
             import torch
