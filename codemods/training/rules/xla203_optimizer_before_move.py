@@ -188,6 +188,35 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
+        *(
+            valid(
+                """
+                import torch
+
+                device = torch.device("cuda")
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                model = torch.nn.Linear(3, 1)
+                model.to(device)
+                """,
+                f"""
+                import torch
+                import {module}
+
+                device = {device}
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                model = torch.nn.Linear(3, 1)
+                model.to(device)
+                """,
+                target=target,
+                note=f"the-name-is-built-anew-before-the-move-{target}",
+            )
+            for target, module, device in (
+                ("2.9", "torch_xla", "torch_xla.device()"),
+                ("sagemaker", "torch_xla.core.xla_model as xm", "xm.xla_device()"),
+            )
+        ),
         *wrapped_model_valid(),
         *own_optimizer_valid(),
         *method_optimizer_valid(),
@@ -336,6 +365,69 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             findings=(
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+
+                if torch.cuda.is_available():
+                    device = torch.device("cuda")
+                elif torch.backends.mps.is_available():
+                    device = torch.device("mps")
+                else:
+                    device = torch.device("cpu")
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                model.to(device)
+                """,
+                f"""
+                import torch
+                import {module}
+
+                device = {device}
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.to({device}).parameters(), lr=0.1)
+                model.to(device)
+                """,
+                target=target,
+                note=f"a-device-picked-by-an-availability-chain-the-port-folds-{target}",
+                findings=(
+                    Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)`"),
+                ),
+            )
+            for target, module, device in (
+                ("2.9", "torch_xla", "torch_xla.device()"),
+                ("sagemaker", "torch_xla.core.xla_model as xm", "xm.xla_device()"),
+            )
+        ),
+        invalid(
+            """
+            from torch import cuda, nn, optim
+            import torch
+
+            if cuda.is_available():
+                dev = torch.device("cuda")
+            else:
+                dev = torch.device("cpu")
+            net = nn.Linear(3, 1)
+            opt = optim.Adam(net.parameters())
+            net = net.to(dev)
+            """,
+            """
+            from torch import nn, optim
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            dev = xm.xla_device()
+            net = nn.Linear(3, 1)
+            opt = optim.Adam(net.to(xm.xla_device()).parameters())
+            net = net.to(dev)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-device-picked-by-an-availability-check-the-port-folds-aliased",
+            findings=(Expected(7, 18, "the optimizer is built while `net` is on the CPU and `net.to(dev)` moves"),),
         ),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),
