@@ -89,7 +89,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
-    "again after the move back (then there is no finding).",
+    "again after the move back (then there is no finding). A name bound to a new model before the move "
+    "(`model = Net()` again) moves another module: the first one's optimizer gets no finding.",
     examples=lambda: (
         invalid(
             """
