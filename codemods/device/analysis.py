@@ -149,8 +149,9 @@ class DeviceAnalysis(Analysis):
         return name is not None and (is_device_name(name) or name in self.cuda_string_names)
 
     def always_xla(self, device: str) -> bool:
-        """The device variable is assigned once, to something that becomes the XLA device."""
-        values = self.device_assignments.get(device, [])
+        """The device variable is assigned once (not counting the branches of an availability
+        check that the port folds away), to something that becomes the XLA device."""
+        values = [v for v in self.device_assignments.get(device, []) if not self._folded_away(v)]
         if len(values) != 1:
             return False
         value = fold_true(values[0], self.part.is_available_call)

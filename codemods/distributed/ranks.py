@@ -424,7 +424,9 @@ class RankAnalysis(Analysis):
             concept = "world_size" if "world" in last else "local_process_count"
             if name is not None and name in launch.dp_guard_names:
                 part.per_process_counts.add(call)
-            elif owner not in parent:
+            elif owner not in parent and id(call) not in self.logged:
+                # Only printed, it changes nothing (XLA511 says so), in a worker as in the
+                # launching process: the port's own ``_mp_fn`` keeps the print as it is.
                 part.runtime_reads[call] = concept
             elif name is not None and name in counts.feeding:
                 part.launcher_counts[call] = concept

@@ -70,7 +70,9 @@ class StepDrivers(Analysis):
     def local_targets(self, callee: str, by_name: dict[str, list[_Function]]) -> list[_Function]:
         """The functions of this file that calling ``callee`` may run: ``helper``,
         ``self.update``, ``agent.update`` where ``agent = Agent(...)``, ``Agent.update``;
-        a method called on something of unknown type (a parameter) by its name."""
+        a method called on something of unknown type (a parameter) by its name (a method
+        of a class, not a function nested in another: ``metrics.update({...})`` does not
+        run the ``def update(engine, batch)`` of an ignite script)."""
         head, _, name = callee.rpartition(".")
         candidates = by_name.get(name, [])
         if not candidates:
@@ -85,7 +87,7 @@ class StepDrivers(Analysis):
             return []
         if head in self.instances or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
             return []
-        return [fn for fn in candidates if "." in fn.qualname]
+        return [fn for fn in candidates if fn.qualname.rpartition(".")[0].rpartition(".")[2] in self.classes]
 
     def _external_step(self, callee: str) -> tuple[bool, bool, str]:
         """Calling ``callee`` runs a training step of another project module: (whether it

@@ -412,13 +412,15 @@ class EarlyOptimizers(Analysis):
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all, not before here in this
-                        # function; otherwise it stays on the CPU.
+                        # function nor after it builds the name anew; otherwise it stays on the CPU.
                         last = name.rsplit(".", 1)[-1]
-                        before = {id(e) for e in events[:index]}
+                        after = events[index + 1 :]
+                        rebuilt = next((at for at, e in enumerate(after) if _rebuilt(name, e)), len(after))
+                        skipped = {id(e) for e in (*events[:index], *after[rebuilt:])}
                         later = [
                             (move[2], move[3])
                             for move in everywhere
-                            if id(move) not in before
+                            if id(move) not in skipped
                             and (
                                 (moved := str(move[1])).rsplit(".", 1)[-1] in (last, "model", "net")
                                 or moved in self.part.models
@@ -538,6 +540,8 @@ def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, st
     bound = dict(aliases)
     moves: list[tuple[object, object]] = []
     for event in after:
+        if _rebuilt(model, event):
+            break  # what is moved from here on is another module
         if event[0] == "alias":
             bound[str(event[1])] = _canonical(str(event[2]), bound)
         elif event[0] == "model":
@@ -549,6 +553,20 @@ def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, st
             if event[3] is not None:
                 moves.append(event[3])  # type: ignore[arg-type]  # a wraps event's move is (goes to XLA, where)
     return moves
+
+
+def _rebuilt(model: str, event: tuple[object, ...]) -> bool:
+    """``event`` binds the name ``model`` anew to a call it is not handed (``model = Net()``,
+    not ``model = DDP(model)``): the module built before is no longer the one the name moves."""
+    return (
+        event[0] == "model"
+        and event[1] == model
+        and not any(
+            (held := dotted(sub)) == model or (held or "").startswith(f"{model}.")
+            for sub in walk(event[4])  # type: ignore[arg-type]  # a model event's last item is the call that built it
+            if type(sub) in (cst.Name, cst.Attribute)
+        )
+    )
 
 
 def _root_in(name: str, models: set[str]) -> str | None:

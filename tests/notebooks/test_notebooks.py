@@ -92,6 +92,31 @@ def test_device_and_loop_in_different_cells_are_one_program(target: str) -> None
     assert (by_rule["XLA101"].cell, by_rule["XLA201"].cell, by_rule["XLA301"].cell) == (3, 5, 5)
 
 
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_device_chain_in_one_cell_is_the_xla_device_of_the_later_cells_in_the_first_run(target: str) -> None:
+    """``if cuda: ... elif mps: ... else: cpu`` in one cell, which the port folds to the XLA
+    device: an optimizer built in a later cell before another cell moves the model is fixed
+    in the first run (a second run finds nothing more), and a model built anew before the
+    move leaves the first model's optimizer alone."""
+    chain = (
+        "import torch\n"
+        "if torch.cuda.is_available():\n"
+        "    device = torch.device('cuda')\n"
+        "elif torch.backends.mps.is_available():\n"
+        "    device = torch.device('mps')\n"
+        "else:\n"
+        "    device = torch.device('cpu')\n"
+        "model = torch.nn.Linear(4, 2)"
+    )
+    optimizer = "opt = torch.optim.AdamW(model.parameters())"
+    for move, fixed in (("model.to(device)", True), ("model = torch.nn.Linear(4, 2)\nmodel.to(device)", False)):
+        output, findings = convert(notebook(chain, optimizer, move), target)
+        assert (f"model.to({DEVICE[target]}).parameters()" in sources(output)[2]) is fixed
+        assert [f.rule for f in findings if f.rule == "XLA203"] == (["XLA203"] if fixed else [])
+        again, _ = convert(output, target)
+        assert again == output
+
+
 def test_findings_point_into_the_cell_of_the_input_or_of_the_output() -> None:
     text = notebook("!pip install -q numpy", DEVICE_CELL, MODEL_CELL, LOOP_CELL)
     _, written = convert(text)

@@ -5,9 +5,68 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, invalid
 
+_PRINTED_COUNT = """
+    import torch
+    import torch.multiprocessing as mp
+
+    def train(rank, world_size):
+        pass
+
+    if __name__ == "__main__":
+        print("GPUs:", torch.cuda.device_count())
+        world_size = torch.cuda.device_count()
+        mp.spawn(train, args=(world_size,), nprocs=world_size)
+    """
+
 
 def launcher_count_cases() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            _PRINTED_COUNT,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                print("GPUs:", torch.cuda.device_count())
+                world_size = torch.cuda.device_count()
+                torch_xla.launch(train, args=(world_size,))
+            """,
+            note="a-printed-count-stays-in-the-launching-process",
+            findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
+        ),
+        invalid(
+            _PRINTED_COUNT,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def train(rank, world_size):
+                world_size = xm.xrt_world_size()
+                pass
+
+            def _mp_fn(index):
+                print("GPUs:", torch.cuda.device_count())
+                world_size = xm.xrt_world_size()
+                train(index, world_size)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="a-printed-count-stays-printed-in-the-ports-mp-fn-sagemaker",
+            findings=(
+                Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),
+                Expected(11, 18, "torch.cuda.device_count() -> xm.xrt_world_size(): the world size"),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _RAISES = (
-    "fp16 mixed precision raises on an XLA device (accelerate 1.15's Accelerator, the Trainer's too: \"fp16 "
-    "mixed precision requires a device in (...)\" on a TPU); bf16 is XLA's mixed precision"
+    "fp16 mixed precision raises on a TPU (accelerate 1.15's Accelerator, also the one the Trainer builds: "
+    '"fp16 mixed precision requires a device in (...)"; on an XLA CPU or GPU device it runs fp16 autocast with '
+    "a gradient scaler, as on CUDA); bf16 is the TPU's mixed precision"
 )
 
 BF16_MIXED_PRECISION = Rule(
@@ -27,9 +28,15 @@ BF16_MIXED_PRECISION = Rule(
     summary='fp16 mixed precision of the Trainer or Accelerate -> bf16 (TrainingArguments(fp16=...), mixed_precision="fp16")',
     fixable=True,
     why="With transformers 5.24 and accelerate 1.15 (checked in their sources), `TrainingArguments(fp16=True)` "
-    'sets the Trainer\'s mixed precision to "fp16", and the Accelerator the Trainer builds raises on a TPU '
-    '("fp16 mixed precision requires a device in (...)"); so does `Accelerator(mixed_precision="fp16")`. '
-    "transformers 4.2x raised in TrainingArguments on any XLA device but a GPU. XLA's mixed precision is "
+    'itself does not raise: it sets the Trainer\'s mixed precision to "fp16", and the Accelerator the Trainer '
+    'builds raises when the XLA runtime\'s device is a TPU ("fp16 mixed precision requires a device in (...)", '
+    '`torch_xla.runtime.device_type() == "TPU"`); so does `Accelerator(mixed_precision="fp16")`. On an XLA '
+    "device that is not a TPU (PJRT_DEVICE=CPU or CUDA) nothing raises: the forward runs under fp16 autocast on "
+    "the XLA device and a GradScaler skips the steps whose gradients overflow, as on CUDA (run with "
+    "PJRT_DEVICE=CPU). transformers 4.2x (torch_xla 1.13's era) raised in TrainingArguments on any XLA device "
+    'but a GPU (`get_xla_device_type(self.device) != "GPU"`: a TPU or the CPU), 4.2.1 and before on any device '
+    "but CUDA. On a TPU, the device most XLA runs of the 2.9 target use, fp16 stops the run: an error (on an "
+    "XLA GPU, bf16 replaces a working fp16 with the other half precision). XLA's mixed precision on a TPU is "
     "bfloat16 (the 2.9 target's autocast), which needs no gradient scaler: `fp16=<value>` becomes "
     "`bf16=<value>` (the same choice, in the other precision; a `bf16=False` beside it goes), and "
     '`mixed_precision="fp16"` becomes "bf16" (a variable is mapped where it holds "fp16"). Where the '
@@ -52,7 +59,7 @@ BF16_MIXED_PRECISION = Rule(
 
             args = TrainingArguments(output_dir="out", bf16=True, optim="adamw_torch_xla", dataloader_num_workers=2)
             """,
-            findings=(Expected(3, 8, "fp16=True -> bf16=True: fp16 mixed precision raises on an XLA device"),),
+            findings=(Expected(3, 8, "fp16=True -> bf16=True: fp16 mixed precision raises on a TPU"),),
         ),
     ),
     valid=lambda: (
@@ -146,9 +153,10 @@ BF16_MIXED_PRECISION = Rule(
                 Expected(
                     6,
                     53,
-                    "fp16=fp16 beside bf16=bf16: fp16 mixed precision raises on an XLA device (accelerate 1.15's "
-                    'Accelerator, the Trainer\'s too: "fp16 mixed precision requires a device in (...)" on a TPU); '
-                    "bf16 is XLA's mixed precision: pass bf16=True where fp16 would be True, and fp16=False",
+                    "fp16=fp16 beside bf16=bf16: fp16 mixed precision raises on a TPU (accelerate 1.15's "
+                    'Accelerator, also the one the Trainer builds: "fp16 mixed precision requires a device in (...)"; '
+                    "on an XLA CPU or GPU device it runs fp16 autocast with a gradient scaler, as on CUDA); bf16 is "
+                    "the TPU's mixed precision: pass bf16=True where fp16 would be True, and fp16=False",
                 ),
             ),
         ),

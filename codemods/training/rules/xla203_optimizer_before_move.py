@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
+from codemods.training.rules.folded_device_cases import folded_device_invalid, folded_device_valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
@@ -92,7 +93,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
-    "again after the move back (then there is no finding).",
+    "again after the move back (then there is no finding). A name bound to a new model before the move "
+    "(`model = Net()` again) moves another module: the first one's optimizer gets no finding.",
     examples=lambda: (
         invalid(
             """
@@ -191,6 +193,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
+        *folded_device_valid(),
         *wrapped_model_valid(),
         *own_optimizer_valid(),
         *method_optimizer_valid(),
@@ -340,6 +343,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
         ),
+        *folded_device_invalid(),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),
         invalid(
