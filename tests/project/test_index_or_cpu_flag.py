@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.rule import RuleSelection
-from codemods.runner import Job, run
 from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.projects import unfixed_findings, write_project
 
 TARGETS = ["2.9", "sagemaker"]
 
@@ -55,30 +54,13 @@ if __name__ == "__main__":
 CHOICE = 'device = args.device if args.device >= 0 else "cpu"'
 
 
-def _project(folder: Path) -> Path:
-    folder.mkdir(exist_ok=True)
-    (folder / "pyproject.toml").write_text("[project]\nname = 'index'\n")
-    (folder / "opts.py").write_text(OPTS)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
-
-
-def _findings(folder: Path, names: list[str], target: str) -> dict[str, list[tuple[str, int, str]]]:
-    job = Job("check", target, RuleSelection())
-    reports = run([(str(folder / name), job) for name in names], workers=1)
-    return {
-        Path(report.path).name: [(f.rule, f.line, f.message) for f in report.findings if not f.fixed]
-        for report in reports
-    }
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("names", [["opts.py", "train.py"], ["train.py"]], ids=["project", "single-file"])
 def test_an_int_flag_or_the_cpu_is_reported_at_the_choice_with_its_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, names: list[str]
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path))
-    found = _findings(tmp_path, names, target)
+    monkeypatch.chdir(write_project(tmp_path, "index", {"opts.py": OPTS, "train.py": TRAIN}))
+    found = unfixed_findings(tmp_path, names, target)
     assert found.get("opts.py", []) == []
     (message,) = [message for rule, line, message in found["train.py"] if rule == "XLA111"]
     assert [line for rule, line, _ in found["train.py"] if rule == "XLA111"] == [8]
@@ -87,7 +69,7 @@ def test_an_int_flag_or_the_cpu_is_reported_at_the_choice_with_its_default(
 
 
 def _device_trained_on(folder: Path, choice: str) -> str:
-    _project(folder)
+    write_project(folder, "index", {"opts.py": OPTS, "train.py": TRAIN})
     eager = run_command([sys.executable, "train.py"], folder, run_environment())
     assert "weight on cpu" in eager
     convert_folder(folder)

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.rule import RuleSelection
-from codemods.runner import Job, run
 from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.projects import unfixed_findings, write_project
 
 TARGETS = ["2.9", "sagemaker"]
 
@@ -83,30 +82,13 @@ print(f"policy {policy.weight.device.type} trains: {not torch.equal(w0, policy.w
 """
 
 
-def _project(folder: Path, helpers: str) -> Path:
-    folder.mkdir(exist_ok=True)
-    (folder / "pyproject.toml").write_text("[project]\nname = 'rollouts'\n")
-    (folder / "helpers.py").write_text(helpers)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
-
-
-def _findings(folder: Path, names: list[str], target: str) -> dict[str, list[tuple[str, int, str]]]:
-    job = Job("check", target, RuleSelection())
-    reports = run([(str(folder / name), job) for name in names], workers=1)
-    return {
-        Path(report.path).name: [(f.rule, f.line, f.message) for f in report.findings if not f.fixed]
-        for report in reports
-    }
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("names", [["helpers.py", "train.py"], ["train.py"]], ids=["project", "single-file"])
 def test_a_sampler_that_moves_the_policy_to_the_cpu_and_back_is_reported_where_it_is_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, names: list[str]
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path, HELPERS))
-    found = _findings(tmp_path, names, target)
+    monkeypatch.chdir(write_project(tmp_path, "rollouts", {"helpers.py": HELPERS, "train.py": TRAIN}))
+    found = unfixed_findings(tmp_path, names, target)
     assert found.get("helpers.py", []) == []
     (message,) = [message for rule, line, message in found["train.py"] if (rule, line) == ("XLA203", 10)]
     assert message.startswith("`Sampler(policy, device)` hands `policy`, whose parameters `optimizer` steps, to")
@@ -117,13 +99,13 @@ def test_a_sampler_that_moves_the_policy_to_the_cpu_and_back_is_reported_where_i
 def test_a_sampler_that_runs_a_cpu_copy_gets_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path, HELPERS_CPU_COPY))
-    found = _findings(tmp_path, ["helpers.py", "train.py"], target)
+    monkeypatch.chdir(write_project(tmp_path, "rollouts", {"helpers.py": HELPERS_CPU_COPY, "train.py": TRAIN}))
+    found = unfixed_findings(tmp_path, ["helpers.py", "train.py"], target)
     assert [rule for rule, _, _ in found["train.py"] + found["helpers.py"] if rule == "XLA203"] == []
 
 
 def _trains(folder: Path, helpers: str) -> str:
-    _project(folder, helpers)
+    write_project(folder, "rollouts", {"helpers.py": helpers, "train.py": TRAIN})
     eager = run_command([sys.executable, "train.py"], folder, run_environment())
     assert "policy cpu trains: True" in eager
     convert_folder(folder)

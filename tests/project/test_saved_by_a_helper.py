@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.rule import RuleSelection
-from codemods.runner import Job, run
 from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.projects import unfixed_findings, write_project
 
 TARGETS = ["2.9", "sagemaker"]
 
@@ -69,29 +68,12 @@ if __name__ == "__main__":
 """
 
 
-def _project(folder: Path, util: str) -> Path:
-    folder.mkdir(exist_ok=True)
-    (folder / "pyproject.toml").write_text("[project]\nname = 'saves'\n")
-    (folder / "util.py").write_text(util)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
-
-
-def _findings(folder: Path, names: list[str], target: str) -> dict[str, list[tuple[str, int, str]]]:
-    job = Job("check", target, RuleSelection())
-    reports = run([(str(folder / name), job) for name in names], workers=1)
-    return {
-        Path(report.path).name: [(f.rule, f.line, f.message) for f in report.findings if not f.fixed]
-        for report in reports
-    }
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_helper_of_another_module_that_saves_on_the_cpu_and_moves_back_is_reported_at_the_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path, UTIL))
-    found = _findings(tmp_path, ["util.py", "train.py"], target)
+    monkeypatch.chdir(write_project(tmp_path, "saves", {"util.py": UTIL, "train.py": TRAIN}))
+    found = unfixed_findings(tmp_path, ["util.py", "train.py"], target)
     assert found["util.py"] == []
     ((rule, line, message),) = found["train.py"]
     assert (rule, line) == ("XLA203", 22)
@@ -103,8 +85,8 @@ def test_a_helper_of_another_module_that_saves_on_the_cpu_and_moves_back_is_repo
 def test_a_single_file_run_of_the_script_reports_the_helper_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path, UTIL))
-    found = _findings(tmp_path, ["train.py"], target)["train.py"]
+    monkeypatch.chdir(write_project(tmp_path, "saves", {"util.py": UTIL, "train.py": TRAIN}))
+    found = unfixed_findings(tmp_path, ["train.py"], target)["train.py"]
     (message,) = [message for rule, line, message in found if (rule, line) == ("XLA203", 22)]
     assert "`save_net` (util.py), which this run does not convert, moves it back" in message
 
@@ -113,12 +95,12 @@ def test_a_single_file_run_of_the_script_reports_the_helper_too(
 def test_a_helper_that_saves_the_state_dict_without_moving_gets_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
-    monkeypatch.chdir(_project(tmp_path, UTIL_STATE_DICT))
-    assert _findings(tmp_path, ["util.py", "train.py"], target) == {"util.py": [], "train.py": []}
+    monkeypatch.chdir(write_project(tmp_path, "saves", {"util.py": UTIL_STATE_DICT, "train.py": TRAIN}))
+    assert unfixed_findings(tmp_path, ["util.py", "train.py"], target) == {"util.py": [], "train.py": []}
 
 
 def _trains_after_the_save(folder: Path, util: str) -> str:
-    _project(folder, util)
+    write_project(folder, "saves", {"util.py": util, "train.py": TRAIN})
     eager = run_command([sys.executable, "train.py"], folder, run_environment())
     assert "net cpu trains after the save: True" in eager
     convert_folder(folder)

@@ -1,0 +1,29 @@
+"""Small projects written into a folder, and the unfixed findings a check run gives them, for the
+tests that compare a whole-project run with a single-file one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemods.engine.rule import RuleSelection
+from codemods.runner import Job, run
+
+
+def write_project(folder: Path, name: str, files: dict[str, str]) -> Path:
+    """``folder`` holding a project marker named ``name`` and ``files`` (file name -> text)."""
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_text(f"[project]\nname = '{name}'\n")
+    for file_name, text in files.items():
+        (folder / file_name).write_text(text)
+    return folder
+
+
+def unfixed_findings(folder: Path, names: list[str], target: str) -> dict[str, list[tuple[str, int, str]]]:
+    """What `xla-codemod check` run on ``names`` (one run) leaves to a person, by file name: the
+    rule, line and message of each finding the tool does not fix."""
+    job = Job("check", target, RuleSelection())
+    reports = run([(str(folder / name), job) for name in names], workers=1)
+    return {
+        Path(report.path).name: [(f.rule, f.line, f.message) for f in report.findings if not f.fixed]
+        for report in reports
+    }
