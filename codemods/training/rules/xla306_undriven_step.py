@@ -87,25 +87,6 @@ UNDRIVEN_STEP = Rule(
                     closure()
                     self.second_step()
             """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class TwoStep(torch.optim.Optimizer):
-                def __init__(self, params, base_cls, **kwargs):
-                    super().__init__(params, dict(**kwargs))
-                    self.base_optimizer = base_cls(self.param_groups, **kwargs)
-
-                def second_step(self):
-                    xm.optimizer_step(self.base_optimizer)
-                    self.zero_grad()
-
-                def step(self, closure=None):
-                    closure = torch.enable_grad()(closure)
-                    closure()
-                    self.second_step()
-            """,
             note="an optimizer class's own step: the loop that calls optimizer.step() drives it",
         ),
         valid(
