@@ -498,6 +498,7 @@ class DeviceAnalysis(Analysis):
             self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments
         )
         part.cuda_checks.difference_update(part.tensor_checks)
+        part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,

@@ -96,6 +96,9 @@ class DeviceFacts:
     # value: None), or, where the guarded code also fails without CUDA, it is reported (the value:
     # that code).
     tensor_checks: dict[cst.Attribute | cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # ``'cuda' if x.is_cuda else 'cpu'``: the CUDA string such a ported check chooses for a tensor on
+    # the accelerator; it becomes the target's device string ("xla").
+    tensor_chosen_strings: set[cst.SimpleString] = field(default_factory=set)
     # ``x.get_device()`` where a device goes (``t.to(x.get_device())``, ``device=x.get_device()``): a
     # CUDA index, 0 for an XLA tensor (so cuda:0, which fails without CUDA): becomes ``x.device``.
     index_of_tensor: set[cst.Call] = field(default_factory=set)

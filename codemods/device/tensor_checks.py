@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device import shapes
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, walk
 
 if TYPE_CHECKING:
     pass
@@ -85,6 +85,24 @@ def around_moves(
         and (condition in device_code or guards_a_move(condition))
         and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in device_variables)
     }
+
+
+def chosen_cuda_strings(
+    candidates: CandidateChecks, ported: Mapping[cst.Attribute | cst.Comparison, cst.CSTNode | None]
+) -> set[cst.SimpleString]:
+    """``'cuda' if x.is_cuda else 'cpu'`` (``... if x.device.type == 'cuda' else ...``): the CUDA
+    string a ported check chooses when ``x`` is on the accelerator, which there names the XLA
+    device (only the check as the whole test; its branch a string literal naming CUDA)."""
+    chosen: set[cst.SimpleString] = set()
+    for check, condition in candidates.in_tests:
+        if type(condition) is not cst.IfExp or condition.test is not check or ported.get(check, False) is not None:
+            continue
+        if type(check) is cst.Comparison and type(check.comparisons[0].operator) is not cst.Equal:
+            continue
+        body = condition.body
+        if type(body) is cst.SimpleString and is_cuda_device_string(body):
+            chosen.add(body)
+    return chosen
 
 
 def guards_a_move(condition: cst.If | cst.IfExp) -> bool:

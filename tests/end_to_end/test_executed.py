@@ -270,3 +270,24 @@ def test_a_helper_that_follows_is_cuda_leaves_its_tensor_on_the_cpu_without_xla1
     )
     assert run.returncode != 0 and "step 0 loss" not in run.stdout, run.stdout[-2000:]
     assert re.search(r"XLA tensor|device", run.stderr), run.stderr[-2000:]
+
+
+def test_a_chosen_cuda_string_left_beside_the_ported_check_fails_on_xla(tmp_path: Path) -> None:
+    """The negative control of the string XLA117 ports with its check: the converted helper with
+    `'cuda' if labels.device.type == "xla"` (the check ported, its string not) asks for CUDA."""
+    case = _case("train.py", "tensor_guard_split")
+    folder = copy_fixture(case, tmp_path / "kept", RuleSelection(), convert=True)
+    helper = folder / "label_utils.py"
+    ported = helper.read_text()
+    assert 'dv = "xla" if labels.device.type == "xla"' in ported
+    helper.write_text(ported.replace('dv = "xla" if', "dv = 'cuda' if"))
+    run = subprocess.run(
+        [sys.executable, case.script],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert run.returncode != 0 and "step 0 loss" not in run.stdout, run.stdout[-2000:]
+    assert re.search(r"CUDA|cuda", run.stderr), run.stderr[-2000:]

@@ -41,7 +41,9 @@ TENSOR_CUDA_CHECK = Rule(
     "tells a tensor on the XLA device (0) from one on the CPU (-1) and stays. A method of the file that returns "
     "such a check (`def is_cuda(self): return self.lstm.bias_hh_l0.data.is_cuda`), called in a condition around "
     "device code (`... .cuda() if self.is_cuda() else ...`), has the check in its body ported; the call stays (a "
-    "module has no `is_cuda`, nor a `device`).",
+    "module has no `is_cuda`, nor a `device`). Where the check chooses a CUDA string for the accelerator "
+    "(`dv = 'cuda' if x.is_cuda else 'cpu'`), that string becomes \"xla\" with it: once the check asks for the "
+    "XLA device, 'cuda' would name a device that is not there.",
     examples=lambda: (
         invalid(
             """
@@ -176,6 +178,31 @@ TENSOR_CUDA_CHECK = Rule(
                 Expected(6, 26, '`x.is_cuda` -> x.device.type == "xla": it is False for a tensor'),
                 Expected(7, 8, '`x.device.type == "cuda"` -> x.device.type == "xla": it is False'),
                 Expected(9, 13, '`x.is_cuda` -> (x.device.type == "xla"): it is False for a tensor'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def ones_like_rows(x):
+                dv = 'cuda' if x.is_cuda else 'cpu'
+                first = 'cuda:0' if x.device.type == 'cuda' else 'cpu'
+                return torch.ones(x.size(0), device=dv), first
+            """,
+            """
+            import torch
+
+            def ones_like_rows(x):
+                dv = "xla" if x.device.type == "xla" else 'cpu'
+                first = "xla" if x.device.type == 'xla' else 'cpu'
+                return torch.ones(x.size(0), device=dv), first
+            """,
+            note="ifexp-chosen-cuda-string",
+            findings=(
+                Expected(4, 10, "`'cuda'` -> \"xla\": the device chosen when the tensor is on the accelerator"),
+                Expected(4, 19, '`x.is_cuda` -> x.device.type == "xla": it is False for a tensor'),
+                Expected(5, 13, "`'cuda:0'` -> \"xla\": the device chosen when the tensor is on the accelerator"),
+                Expected(5, 22, "`x.device.type == 'cuda'` -> x.device.type == 'xla': it is False"),
             ),
         ),
         invalid(
@@ -343,4 +370,21 @@ def _tensor_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
         f"`{ctx.code(original)}` -> {{new}}: a CUDA index where a device goes (0 for a tensor on the XLA device: "
         "cuda:0, which fails without CUDA); the tensor's device is what it meant",
         lambda: cst.Attribute(value=tensor, attr=cst.Name("device")),
+    )
+
+
+@on_facts(TENSOR_CUDA_CHECK, nodes=lambda facts: facts.device.tensor_chosen_strings.difference(facts.device.strings))
+def _chosen_string(ctx: Context[Facts], original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
+    """``'cuda' if x.is_cuda else 'cpu'`` -> ``"xla" if x.device.type == "xla" else 'cpu'``: the
+    device chosen for a tensor on the accelerator."""
+    import libcst as cst
+
+    device_string = f'"{ctx.target.device_string}"'
+    return ctx.fix_or_keep(
+        updated,
+        TENSOR_CUDA_CHECK,
+        original,
+        f"`{ctx.code(original)}` -> {{new}}: the device chosen when the tensor is on the accelerator, which is the "
+        "XLA device once the check asks for it (CUDA would fail there)",
+        lambda: cst.SimpleString(device_string),
     )
