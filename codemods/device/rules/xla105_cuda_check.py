@@ -213,12 +213,13 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
 
 
 def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
-    """The checks that stay: those XLA110 and XLA117 port or report are theirs."""
+    """The checks that stay: those XLA110 and XLA117 port or report are theirs, and those that
+    guard a move are XLA119's errors."""
     device = facts.device
-    ported = (device.type_checks, device.tensor_checks)
+    ported = (device.type_checks, device.tensor_checks, device.guarded_moves)
     return dict.fromkeys(
         [
-            *device.kept_availability_checks,
+            *(check for check in device.kept_availability_checks if check not in device.guarded_moves),
             *(check for check in device.cuda_checks if not any(check in checks for checks in ported)),
         ]
     )
