@@ -123,6 +123,11 @@ class DeviceFacts:
     # theirs is true (``def prepare_sample(samples, cuda_enabled=True): if cuda_enabled: ...``):
     # (function, its index without self or -1 for a keyword-only one, the parameter).
     flag_moves: set[tuple[str, int, str]] = field(default_factory=set)
+    # A CUDA check that stays, handed as a keyword to a method the file cannot follow
+    # (``self.task.train_epoch(..., cuda_enabled=self.cuda_enabled)``): (the method's name, the
+    # keyword, XLA119's message, what it ends with); held until the run's files say whether a
+    # function of that name moves only if that parameter is true (device/held_conditions.py).
+    unfollowed_flags: dict[cst.CSTNode, tuple[str, str, str, str]] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS

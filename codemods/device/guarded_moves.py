@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _CODE = cst.Module([])
+_NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -147,7 +148,7 @@ class GuardedMoveAnalysis(Analysis):
             *device.kept_availability_checks,
             *(c for c in device.cuda_checks if not any(c in checks for checks in ported) and not negated_check(c)),
         }
-        if not self.kept and not self.moves:
+        if not self.kept and not self.moves and not self.calls:
             return
         project = self.walk.analysis(ProjectAnalysis)
         moves = [
@@ -211,10 +212,33 @@ class GuardedMoveAnalysis(Analysis):
                 if handed is not None and (check := self._check_in(handed, scope)) is not None:
                     self.part.guarded_moves.setdefault(
                         check,
-                        f"{self._claim(check)}, and it is handed to `{func}` as `{param}` (`{_code(call)}`), which "
-                        f"moves to the device only if `{param}` is true: on XLA that move never runs, and what it "
-                        f"moves stays on the CPU; {self._advice(check)}",
+                        f"{self._claim(check)}, and it is handed to `{func}` as `{param}` (`{_short(call, func)}`), which "
+                        f"moves to the device only if `{param}` is true: {_NEVER_RUNS}; {self._advice(check)}",
                     )
+        for call, func, scope in self.calls:
+            if "." not in func or self._followed(func, scope, project):
+                continue
+            for keyword, arg in call_args(call)[1].items():
+                check = self._check_in(arg.value, scope)
+                if check is not None and check not in self.part.guarded_moves:
+                    self.part.unfollowed_flags.setdefault(
+                        check,
+                        (
+                            func.rsplit(".", 1)[-1],
+                            keyword,
+                            f"{self._claim(check)}, and it is handed as `{keyword}` to `{func}` "
+                            f"(`{func}(..., {keyword}={_code(arg.value)})`), which this file does not show",
+                            f"{_NEVER_RUNS}; {self._advice(check)}",
+                        ),
+                    )
+
+    def _followed(self, func: str, scope: str, project: ProjectAnalysis) -> bool:
+        """The tool knows what calling ``func`` runs: a function or class of the file, or of a
+        module of the project."""
+        local = self._local(func, scope)
+        if local in self.params or f"{local}.__init__" in self.params:
+            return True
+        return func.split(".")[0] in self.facts.imports.project_names and project.origin(func) is not None
 
     def _param(self, test: cst.BaseExpression, scope: str) -> tuple[str, int, str] | None:
         """``test`` is a parameter of the function ``scope``: (function, index, parameter)."""
@@ -258,9 +282,14 @@ class GuardedMoveAnalysis(Analysis):
     def _message(self, check: cst.CSTNode, move: _Move, cond: cst.If | cst.IfExp) -> str:
         where = "" if cond.test is check else f" (`{_code(cond.test)}`)"
         return (
-            f"{self._claim(check)}, and `{_code(move.node)}` moves to the device only under it{where}: on XLA "
-            f"that move never runs, and what it moves stays on the CPU; {self._advice(check)}"
+            f"{self._claim(check)}, and `{_code(move.node)}` moves to the device only under it{where}: "
+            f"{_NEVER_RUNS}; {self._advice(check)}"
         )
+
+
+def _short(call: cst.Call, func: str) -> str:
+    code = _code(call)
+    return code if len(code) <= 80 else f"{func}(...)"
 
 
 def _argument(call: cst.Call, index: int, param: str) -> cst.BaseExpression | None:

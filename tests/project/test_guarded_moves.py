@@ -124,3 +124,73 @@ def test_a_helper_that_moves_only_if_its_flag_is_true_is_in_its_module_summary(t
     conversion = convert_source(DATA, filename="data.py")
     assert conversion.summary is not None
     assert conversion.summary.flag_moves_of("prepare_sample") == [(1, "cuda_enabled")]
+
+
+TASK = """\
+from data import prepare_sample
+
+
+class BaseTask:
+    def train_epoch(self, model, loader, optimizer, cuda_enabled=False):
+        return self._inner_loop(model, loader, optimizer, cuda_enabled=cuda_enabled)
+
+    def _inner_loop(self, model, loader, optimizer, cuda_enabled=False):
+        for samples in loader:
+            samples = prepare_sample(samples, cuda_enabled=cuda_enabled)
+            optimizer.zero_grad()
+            model(samples["x"]).sum().backward()
+            optimizer.step()
+"""
+
+TASK_ALWAYS_MOVES = """\
+class BaseTask:
+    def train_epoch(self, model, loader, optimizer, cuda_enabled=False):
+        for samples in loader:
+            samples = {key: value.cuda() for key, value in samples.items()}
+            optimizer.zero_grad()
+            model(samples["x"]).sum().backward()
+            optimizer.step()
+"""
+
+REGISTRY_RUNNER = """\
+import torch
+
+
+class Runner:
+    def __init__(self, model, task, device):
+        self.task = task
+        self.device = torch.device(device)
+        self.model = model.to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    @property
+    def cuda_enabled(self):
+        return self.device.type == "cuda"
+
+    def train(self, loader):
+        return self.task.train_epoch(self.model, loader, self.optimizer, cuda_enabled=self.cuda_enabled)
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_check_handed_to_a_method_the_file_cannot_follow_is_an_error_where_the_run_moves_under_it(
+    tmp_path: Path, target: str
+) -> None:
+    """MiniGPT-4's runner hands ``cuda_enabled=self.cuda_enabled`` to ``self.task.train_epoch``, its
+    task built by a registry: the run's ``BaseTask.train_epoch`` moves the batches only if it is
+    true, so the check is XLA119's error (held until the run's files are seen), not a warning."""
+    folder = write_project(tmp_path / "p", "registry", {"data.py": DATA, "task.py": TASK, "runner.py": REGISTRY_RUNNER})
+    found = unfixed_findings(folder, ["data.py", "task.py", "runner.py"], target)
+    checks = [(rule, line, message) for rule, line, message in found["runner.py"] if rule in ("XLA105", "XLA119")]
+    assert [(rule, line) for rule, line, _ in checks] == [("XLA119", 13)], found
+    message = checks[0][2]
+    assert "it is handed as `cuda_enabled` to `self.task.train_epoch`" in message
+    assert "; `BaseTask.train_epoch` in " in message  # the path as findings show it
+    assert "task.py moves to the device only if `cuda_enabled` is true: where that is what runs" in message
+
+
+def test_where_no_function_of_the_run_moves_under_the_flag_the_check_stays_a_warning(tmp_path: Path) -> None:
+    folder = write_project(tmp_path / "p", "registry", {"task.py": TASK_ALWAYS_MOVES, "runner.py": REGISTRY_RUNNER})
+    found = unfixed_findings(folder, ["task.py", "runner.py"], "2.9")
+    checks = [(rule, line) for rule, line, _ in found["runner.py"] if rule in ("XLA105", "XLA119")]
+    assert checks == [("XLA105", 13)], found

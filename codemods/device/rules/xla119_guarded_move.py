@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import reports_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -32,7 +32,11 @@ GUARDED_MOVE = Rule(
     'where the property returns `self.device.type == "cuda"`), or handed as a flag to a function that moves only '
     "if that parameter is true (`prepare_sample(samples, cuda_enabled=self.cuda_enabled)`, where `prepare_sample` "
     "moves `if cuda_enabled:`; that function may be in another module of the project, which a run on the project "
-    "folder reads). A move is `.cuda()`, `.to(device)`, or a call of a function that moves (in the file, or in "
+    "folder reads). Where the check is handed as a keyword to a method the file cannot follow (MiniGPT-4's "
+    "`self.task.train_epoch(..., cuda_enabled=self.cuda_enabled)`, its task built by a registry), a run on the "
+    "project folder reports it if a function of that name in the run's files moves only if that parameter is true "
+    "(`BaseTask.train_epoch`, handing it on to `prepare_sample`), naming it; else it stays XLA105's warning. "
+    "A move is `.cuda()`, `.to(device)`, or a call of a function that moves (in the file, or in "
     "another module of the project). The finding is at the check and names the move. A `torch.cuda.is_available()` "
     "check written around the move, or around a call of a function that moves (also one of another module of the "
     "project), picks the device and is dropped instead (XLA104); a device type check whose device the file shows "
@@ -313,3 +317,14 @@ GUARDED_MOVE = Rule(
 @reports_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.guarded_moves)
 def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
     return ctx.facts.device.guarded_moves[original]
+
+
+@on_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.unfollowed_flags)
+def _held(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """A check handed as a keyword to a method the file cannot follow: the error stands if a
+    function of that name in the run's files moves only if that parameter is true."""
+    from codemods.device.held_conditions import StandsIfHandedToAFlagMove
+
+    method, keyword, message, tail = ctx.facts.device.unfollowed_flags[original]
+    ctx.report(GUARDED_MOVE, original, message, held=StandsIfHandedToAFlagMove(method, keyword, tail, error=True))
+    return updated
