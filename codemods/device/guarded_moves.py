@@ -90,8 +90,8 @@ class GuardedMoveAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         method = method_name(node)
-        conds, elses = self._conds(node)
         if (method == "cuda" and receiver(node) is not None) or (method == "to" and self._to_a_device(node)):
+            conds, elses = self._conds(node)
             if conds or elses:
                 self.moves.append(_Move(node, self._scope(), conds, elses))
             return
@@ -102,7 +102,8 @@ class GuardedMoveAnalysis(Analysis):
         if self.walk.callee is not None and not project:
             return
         self.calls.append((node, func, self._scope()))
-        if conds or elses:
+        conds, elses = self._conds(node)
+        if conds or elses:  # a call of a function that may move (decided at the end)
             self.moves.append(_Move(node, self._scope(), conds, elses, func, project))
 
     def _to_a_device(self, node: cst.Call) -> bool:
@@ -162,7 +163,7 @@ class GuardedMoveAnalysis(Analysis):
             for cond in reversed(move.conds):
                 if id(cond) in both_ways:
                     break
-                if (check := self._check_in(cond.test, move.scope)) is not None:
+                if self.kept and (check := self._check_in(cond.test, move.scope)) is not None:
                     self.part.guarded_moves.setdefault(check, self._message(check, move, cond))
                     break
                 if type(cond) is cst.If and (param := self._param(cond.test, move.scope)) is not None:
@@ -206,6 +207,8 @@ class GuardedMoveAnalysis(Analysis):
                     if (mine := self._param(handed, scope)) is not None and mine not in self.part.flag_moves:
                         self.part.flag_moves.add(mine)
                         grew = True
+        if not self.kept:
+            return
         for call, func, scope in self.calls:
             for index, param in self._flag_of(func, scope, project):
                 handed = _argument(call, index, param)
