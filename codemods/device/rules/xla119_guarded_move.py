@@ -159,6 +159,37 @@ GUARDED_MOVE = Rule(
             import torch
 
 
+            def step(model, batch, device):
+                x = batch.cuda(non_blocking=True) if device.type == "cuda" else batch
+                if device.type != "cuda":
+                    x = x.float()
+                return model(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def step(model, batch, device):
+                x = batch.to(torch_xla.device(), non_blocking=True) if device.type == "cuda" else batch
+                if device.type != "cuda":
+                    x = x.float()
+                return model(x)
+            """,
+            note="a-conditional-expression-moves-under-the-check",
+            findings=(
+                Expected(
+                    6,
+                    60,
+                    f"and `batch.cuda(non_blocking=True)` moves to the device only under it: {_NEVER_RUNS}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
             class Runner:
                 def __init__(self, model, device):
                     self.device = device
