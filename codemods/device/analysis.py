@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.rules import runtime_apis
-from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks, type_aliases
+from codemods.device import device_flags, fallbacks, helper_moves, host_moves, shapes, tensor_checks, type_aliases
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -32,6 +32,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class DeviceAnalysis(Analysis):
         self.counting_functions: set[str] = set()
         self.requirement_candidates: list[tuple[cst.If, str]] = []
         # Calls of the file's functions under conditions, and the functions that run CUDA-only code.
-        self.helper_calls: list[tuple[str, list[cst.CSTNode]]] = []
+        self.helper_calls: list[helper_moves.HelperCall] = []
         self.crashing_functions: dict[str, cst.CSTNode] = {}
         # Functions and methods of the file that return an accelerator check (qualified name ->
         # what they return), and the conditions that call a function of the file.
@@ -331,8 +332,7 @@ class DeviceAnalysis(Analysis):
         callee = self.walk.callee
         if callee is None and node.args and (func_name := dotted(node.func)) is not None:
             self.calls_with_names.append((func_name, node))
-            if type(node.func) is cst.Name and self.walk.conds:  # `if torch.cuda.is_available(): x = to_gpu(x)`
-                self.helper_calls.append((node.func.value, list(self.walk.conds)))
+        helper_moves.saw_call(self.walk, node, callee, self.facts.imports.project_names, self.helper_calls)
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
             if self.walk.scopes:
@@ -453,10 +453,12 @@ class DeviceAnalysis(Analysis):
             if resolve(call.func) == "torch.cuda.synchronize"
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
-        for name, conds in self.helper_calls:  # a function of the file that moves to CUDA (or crashes without it)
-            self.device_code.update(conds if name in part.choosers else ())
-            for cond in conds if name in self.crashing_functions else ():
-                self.crash_code.setdefault(cond, self.crashing_functions[name])
+        origin = self.walk.analysis(ProjectAnalysis).origin
+        for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
+            self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
+        for helper in self.helper_calls:  # a function of the file that crashes without CUDA
+            for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
+                self.crash_code.setdefault(cond, self.crashing_functions[helper.name])
         for node in self.availability_ifs:
             if (
                 node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)

@@ -117,6 +117,20 @@ class DeviceFacts:
     # For other files: the attributes that conditions around device code read (``use_gpu`` of
     # ``if self.args.use_gpu:``): a flag of that name handed here picks the device.
     condition_attributes: set[str] = field(default_factory=set)
+    # A CUDA check that stays, False on an XLA host after the port, and the only way a move to the
+    # device runs (in the ``if`` it tests, through a name, a property or function of the file that
+    # holds or returns it, or a flag handed to a function that moves only if it is true): reported
+    # as an error (XLA119) in place of XLA105's warning (the value: the message).
+    guarded_moves: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # For other files: the functions that move an argument to the device only if a parameter of
+    # theirs is true (``def prepare_sample(samples, cuda_enabled=True): if cuda_enabled: ...``):
+    # (function, its index without self or -1 for a keyword-only one, the parameter).
+    flag_moves: set[tuple[str, int, str]] = field(default_factory=set)
+    # A CUDA check that stays, handed as a keyword to a method the file cannot follow
+    # (``self.task.train_epoch(..., cuda_enabled=self.cuda_enabled)``): (the method's name, the
+    # keyword, XLA119's message, what it ends with); held until the run's files say whether a
+    # function of that name moves only if that parameter is true (device/held_conditions.py).
+    unfollowed_flags: dict[cst.CSTNode, tuple[str, str, str, str]] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS

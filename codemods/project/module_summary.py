@@ -50,6 +50,9 @@ class ModuleSummary:
     # or a key of ``**kwargs``); callables that build an
     # optimizer over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
+    # Callables that move an argument to the device only if a parameter of theirs is true:
+    # (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
+    flag_moves: frozenset[tuple[str, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
@@ -287,6 +290,12 @@ class ModuleSummary:
         devices = {(moved[4], moved[5]) for moved in elsewhere}
         device_at = devices.pop() if len(devices) == 1 and next(iter(devices))[1] else None
         return False, device_at, "`, `".join(dict.fromkeys(moved[6] for moved in elsewhere))
+
+    def flag_moves_of(self, name: str) -> list[tuple[int, str]]:
+        """The parameters of ``name`` (a class: its ``__init__``) that it moves to the device only if true."""
+        return sorted(
+            (index, param) for function, index, param in self.flag_moves if function in (name, f"{name}.__init__")
+        )
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)

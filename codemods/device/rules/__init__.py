@@ -23,6 +23,7 @@ from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
+from codemods.device.rules.xla119_guarded_move import GUARDED_MOVE
 
 RULES = (
     NO_DEVICE,
@@ -44,4 +45,5 @@ RULES = (
     BATCH_OFF_XLA,
     TENSOR_CUDA_CHECK,
     SCATTERING_DATA_PARALLEL,
+    GUARDED_MOVE,
 )

@@ -108,6 +108,63 @@ def helper_guard_cases() -> tuple[Invalid, ...]:
     )
 
 
+def helper_guard_chain_cases() -> tuple[Invalid, ...]:
+    """The check around several calls of a function that moves through another (Palette's
+    ``set_device`` -> ``set_gpu`` -> ``.cuda()``)."""
+    return (
+        invalid(
+            """
+        import torch
+
+
+        def to_gpu(x):
+            return x.cuda()
+
+
+        def place(x, distributed=False):
+            if distributed:
+                return torch.nn.parallel.DistributedDataParallel(to_gpu(x))
+            return to_gpu(x)
+
+
+        def set_device(args, distributed=False):
+            if torch.cuda.is_available():
+                if isinstance(args, list):
+                    return [place(item, distributed) for item in args]
+                elif isinstance(args, dict):
+                    return {key: place(args[key], distributed) for key in args}
+                args = place(args, distributed)
+            return args
+        """,
+            """
+        import torch
+        import torch_xla
+
+
+        def to_gpu(x):
+            return x.to(torch_xla.device())
+
+
+        def place(x, distributed=False):
+            if distributed:
+                return torch.nn.parallel.DistributedDataParallel(to_gpu(x))
+            return to_gpu(x)
+
+
+        def set_device(args, distributed=False):
+            if isinstance(args, list):
+                return [place(item, distributed) for item in args]
+            elif isinstance(args, dict):
+                return {key: place(args[key], distributed) for key in args}
+            args = place(args, distributed)
+            return args
+        """,
+            note="a-helper-of-the-file-moves-through-another-under-the-check",
+            findings=(Expected(16, 8, _DROPPED),),
+        ),
+    )
+
+
 def helper_guard_valid_cases() -> tuple[Valid, ...]:
     return (
         valid(

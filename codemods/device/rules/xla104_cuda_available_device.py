@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
-from codemods.device.rules.helper_guard_cases import helper_guard_cases, helper_guard_valid_cases
+from codemods.device.rules.helper_guard_cases import (
+    helper_guard_cases,
+    helper_guard_chain_cases,
+    helper_guard_valid_cases,
+)
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Rule, invalid
@@ -43,7 +47,11 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "reaches `torch.device(...)` or `.to(...)` (a later `assert device_type in ['cuda', ...]` lists 'xla' too, "
     "XLA114). So does a check around a call of a function of the file that moves to CUDA (`if "
     "torch.cuda.is_available(): x = to_gpu(x)`, where `to_gpu` returns `x.cuda()`: Palette's `set_device`): left, "
-    "`to_gpu` would move to the XLA device but never run there. A check "
+    "`to_gpu` would move to the XLA device but never run there; the function may move through another of the "
+    "file (`set_device` -> `set_gpu` -> `args.cuda()`) or be one of another module of the project (`from "
+    "core.util import set_device`, in a run that reads that module: its summary says it moves). A check whose "
+    "moves the port cannot make run on XLA in this way (a device type compared with 'cuda', a check handed on "
+    "as a flag) is an error, XLA119. A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -313,6 +321,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *device_string_chain_cases(),
         *host_move_cases(),
         *helper_guard_cases(),
+        *helper_guard_chain_cases(),
         invalid(
             """
             import torch

@@ -14,6 +14,7 @@ from codemods.engine.rule import Expected, Rule, invalid, valid
 if TYPE_CHECKING:
     import libcst as cst
 
+    from codemods.device.held_conditions import StandsIfHandedToAFlagMove
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
@@ -213,12 +214,13 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
 
 
 def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
-    """The checks that stay: those XLA110 and XLA117 port or report are theirs."""
+    """The checks that stay: those XLA110 and XLA117 port or report are theirs, and those that
+    guard a move are XLA119's errors."""
     device = facts.device
-    ported = (device.type_checks, device.tensor_checks)
+    ported = (device.type_checks, device.tensor_checks, device.guarded_moves)
     return dict.fromkeys(
         [
-            *device.kept_availability_checks,
+            *(check for check in device.kept_availability_checks if check not in device.guarded_moves),
             *(check for check in device.cuda_checks if not any(check in checks for checks in ported)),
         ]
     )
@@ -237,10 +239,20 @@ def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
         else f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
         f"check what `{unproven}` holds, and that"
     )
+    unfollowed = ctx.facts.device.unfollowed_flags.get(original)
     ctx.report(
         CUDA_CHECK,
         original,
         f"`{ctx.code(original)}` {claim} the code it guards "
         + ("is meant to run there" if negated else "is not needed there"),
+        # handed to a method the file cannot follow: XLA119's error where the run shows that a move hangs on it
+        held=None if unfollowed is None else _unless_a_move_hangs_on_it(unfollowed),
     )
     return updated
+
+
+def _unless_a_move_hangs_on_it(unfollowed: tuple[str, str, str, str]) -> StandsIfHandedToAFlagMove:
+    from codemods.device.held_conditions import StandsIfHandedToAFlagMove
+
+    method, keyword, _, tail = unfollowed
+    return StandsIfHandedToAFlagMove(method, keyword, tail, error=False)

@@ -1,0 +1,303 @@
+"""Moves that run only under a CUDA check that stays (XLA119): after the port the move goes to the
+XLA device, but the check around it is False on an XLA host, so it never runs there and what it
+moves (the model, a batch) stays on the CPU.  The check may be in the ``if`` around the move
+(``if self.device.type == "cuda": x = x.cuda()``), held by a name or returned by a property or a
+function of the file (``if self.cuda_enabled:``, where ``cuda_enabled`` returns
+``self.device.type == "cuda"``), or handed as a flag to a function that moves only if its
+parameter is true (``prepare_sample(samples, cuda_enabled=self.cuda_enabled)``, where
+``prepare_sample`` moves ``if cuda_enabled:``; of the file, or of another module of the project by
+its summary's ``flag_moves``).  A move is ``.cuda()``, ``.to(device)`` or a call of a function that
+moves (the device facts' ``choosers``, or a project module's ``devices``).  The checks whose
+guarded code moves nothing (cuDNN flags, CUDA seeding, pinned memory) stay XLA105's warnings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.device.analysis import DeviceAnalysis
+from codemods.device.facts import negated_check
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+_CODE = cst.Module([])
+_NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
+
+
+def _code(node: cst.CSTNode) -> str:
+    return " ".join(_CODE.code_for_node(node).split())
+
+
+@dataclass(frozen=True, repr=False)
+class _Move:
+    node: cst.Call
+    scope: str
+    # The conditions around it that it runs under when they are true (``if``'s body, a
+    # conditional expression's value), innermost last.
+    conds: tuple[cst.If | cst.IfExp, ...]
+    elses: tuple[cst.If | cst.IfExp, ...]  # those it runs under when they are false
+    helper: str | None = None  # the function it calls, which may move (decided at the end)
+    project: bool = False
+
+
+class GuardedMoveAnalysis(Analysis):
+    facts: Facts
+
+    name = "guarded_moves"
+    reads = ("imports", "device", "project")
+    conclude_reads = ("device", "project")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.device
+        self.moves: list[_Move] = []
+        self.returns: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # function -> what it returns
+        self.assigned: dict[tuple[str, str], list[cst.BaseExpression]] = defaultdict(list)  # (scope, name) -> values
+        self.params: dict[str, list[str]] = {}  # function -> positional parameters, without self
+        self.keyword_only: dict[str, list[str]] = {}
+        self.calls: list[tuple[cst.Call, str, str]] = []  # (call, callee as written, scope)
+        self.kept: set[cst.CSTNode] = set()
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def _scope(self) -> str:
+        return self.walk.qualname if self.walk.enclosing_function is not None else ""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.params[self.walk.qualname] = params
+        self.keyword_only[self.walk.qualname] = [p.name.value for p in node.params.kwonly_params]
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and self.walk.enclosing_function is not None:
+            self.returns[self.walk.qualname].append(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if (name := dotted(target.target)) is not None:
+                scope = "" if "." in name else self._scope()
+                self.assigned[(scope, name)].append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if (method == "cuda" and receiver(node) is not None) or (method == "to" and self._to_a_device(node)):
+            conds, elses = self._conds(node)
+            if conds or elses:
+                self.moves.append(_Move(node, self._scope(), conds, elses))
+            return
+        func = dotted(node.func)
+        if func is None:
+            return
+        project = func.split(".")[0] in self.facts.imports.project_names
+        if self.walk.callee is not None and not project:
+            return
+        self.calls.append((node, func, self._scope()))
+        conds, elses = self._conds(node)
+        if conds or elses:  # a call of a function that may move (decided at the end)
+            self.moves.append(_Move(node, self._scope(), conds, elses, func, project))
+
+    def _to_a_device(self, node: cst.Call) -> bool:
+        device = arg_value(node, 0, "device")
+        if device is None or string_value(device) == "cpu":
+            return False
+        if string_value(device) is not None:
+            return True
+        if type(device) is cst.Call and self.walk.resolve(device.func) == "torch.device":
+            return True
+        return self.walk.analysis(DeviceAnalysis).names_a_device(device)
+
+    def _conds(self, node: cst.CSTNode) -> tuple[tuple[cst.If | cst.IfExp, ...], tuple[cst.If | cst.IfExp, ...]]:
+        """The conditions around ``node`` it runs under when they are true, and when they are false."""
+        conds = self.walk.conds
+        if not conds:
+            return (), ()
+        parents = self.walk.parents
+        chain: list[int] = []
+        key: int | None = id(node)
+        while key is not None:
+            chain.append(key)
+            key = parents.get(key)
+        found: list[cst.If | cst.IfExp] = []
+        elses: list[cst.If | cst.IfExp] = []
+        for cond in conds:
+            if type(cond) is not cst.If and type(cond) is not cst.IfExp:
+                continue
+            index = chain.index(id(cond)) if id(cond) in chain else -1
+            child = chain[index - 1] if index > 0 else None
+            if child is not None and child == id(cond.body):
+                found.append(cond)
+            elif child is not None and child == id(cond.orelse):
+                elses.append(cond)
+        return tuple(found), tuple(elses)
+
+    # -- results ----------------------------------------------------------------------------
+
+    def conclude(self) -> None:
+        device = self.part
+        ported = (device.type_checks, device.tensor_checks)
+        self.kept = {
+            *device.kept_availability_checks,
+            *(c for c in device.cuda_checks if not any(c in checks for checks in ported) and not negated_check(c)),
+        }
+        if not self.kept and not self.moves and not self.calls:
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        moves = [
+            move
+            for move in self.moves
+            if move.helper is None or self._moves(move.helper, move.scope, move.project, project)
+        ]
+        # ``if device_type == "cuda": x = x.pin_memory().to(device) else: x = x.to(device)``: moved either way
+        both_ways = {id(cond) for move in moves for cond in move.elses}
+        for move in moves:
+            for cond in reversed(move.conds):
+                if id(cond) in both_ways:
+                    break
+                if self.kept and (check := self._check_in(cond.test, move.scope)) is not None:
+                    self.part.guarded_moves.setdefault(check, self._message(check, move, cond))
+                    break
+                if type(cond) is cst.If and (param := self._param(cond.test, move.scope)) is not None:
+                    device.flag_moves.add(param)
+        self._handed_flags(project)
+
+    def _moves(self, helper: str, scope: str, in_project: bool, project: ProjectAnalysis) -> bool:
+        if in_project:
+            found = project.origin(helper)
+            return found is not None and found.summary is not None and found.summary.chooses_device(found.name)
+        return self._local(helper, scope) in self.part.choosers
+
+    def _local(self, func: str, scope: str) -> str:
+        """The qualified name of the function of the file ``func`` calls from ``scope``:
+        ``helper``, ``self.helper`` (a method of the class ``scope`` is in)."""
+        if func.startswith("self.") and "." in scope:
+            return f"{scope.split('.')[0]}.{func.removeprefix('self.')}"
+        return func
+
+    def _flag_of(self, func: str, scope: str, project: ProjectAnalysis) -> Iterator[tuple[int, str]]:
+        """The parameters of the function ``func`` (called from ``scope``) that it moves only if true."""
+        local = self._local(func, scope)
+        for function, index, param in sorted(self.part.flag_moves):
+            if function in (local, f"{local}.__init__"):
+                yield index, param
+        found = project.origin(func) if func.split(".")[0] in self.facts.imports.project_names else None
+        if found is not None and found.summary is not None:
+            yield from found.summary.flag_moves_of(found.name)
+
+    def _handed_flags(self, project: ProjectAnalysis) -> None:
+        """A flag handed to a function that moves only if it is true: a parameter of the caller
+        handed on makes the caller one such function too; a CUDA check handed is XLA119's."""
+        grew = True
+        while grew:
+            grew = False
+            for call, func, scope in self.calls:
+                for index, param in list(self._flag_of(func, scope, project)):
+                    handed = _argument(call, index, param)
+                    if handed is None:
+                        continue
+                    if (mine := self._param(handed, scope)) is not None and mine not in self.part.flag_moves:
+                        self.part.flag_moves.add(mine)
+                        grew = True
+        if not self.kept:
+            return
+        for call, func, scope in self.calls:
+            for index, param in self._flag_of(func, scope, project):
+                handed = _argument(call, index, param)
+                if handed is not None and (check := self._check_in(handed, scope)) is not None:
+                    self.part.guarded_moves.setdefault(
+                        check,
+                        f"{self._claim(check)}, and it is handed to `{func}` as `{param}` (`{_short(call, func)}`), which "
+                        f"moves to the device only if `{param}` is true: {_NEVER_RUNS}; {self._advice(check)}",
+                    )
+        for call, func, scope in self.calls:
+            if "." not in func or self._followed(func, scope, project):
+                continue
+            for keyword, arg in call_args(call)[1].items():
+                check = self._check_in(arg.value, scope)
+                if check is not None and check not in self.part.guarded_moves:
+                    self.part.unfollowed_flags.setdefault(
+                        check,
+                        (
+                            func.rsplit(".", 1)[-1],
+                            keyword,
+                            f"{self._claim(check)}, and it is handed as `{keyword}` to `{func}` "
+                            f"(`{func}(..., {keyword}={_code(arg.value)})`), which this file does not show",
+                            f"{_NEVER_RUNS}; {self._advice(check)}",
+                        ),
+                    )
+
+    def _followed(self, func: str, scope: str, project: ProjectAnalysis) -> bool:
+        """The tool knows what calling ``func`` runs: a function or class of the file, or of a
+        module of the project."""
+        local = self._local(func, scope)
+        if local in self.params or f"{local}.__init__" in self.params:
+            return True
+        return func.split(".")[0] in self.facts.imports.project_names and project.origin(func) is not None
+
+    def _param(self, test: cst.BaseExpression, scope: str) -> tuple[str, int, str] | None:
+        """``test`` is a parameter of the function ``scope``: (function, index, parameter)."""
+        if type(test) is not cst.Name or not scope:
+            return None
+        if test.value in self.params.get(scope, []):
+            return scope, self.params[scope].index(test.value), test.value
+        if test.value in self.keyword_only.get(scope, []):
+            return scope, -1, test.value
+        return None
+
+    def _check_in(self, test: cst.BaseExpression, scope: str, seen: frozenset[str] = frozenset()) -> cst.CSTNode | None:
+        """The CUDA check that stays which makes ``test`` (in ``scope``) False on XLA: the test,
+        a side of an ``and``, a name assigned only such checks, or a property or function of the
+        file that returns only such checks."""
+        if test in self.kept:
+            return test
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            return self._check_in(test.left, scope, seen) or self._check_in(test.right, scope, seen)
+        name = dotted(test.func) if type(test) is cst.Call and not test.args else dotted(test)
+        if name is None or name in seen:
+            return None
+        seen = seen | {name}
+        values = self.assigned.get(("" if "." in name else scope, name)) or self.assigned.get(("", name), [])
+        if not values:
+            values = self.returns.get(self._local(name, scope), [])
+        checks = [self._check_in(value, scope, seen) for value in values]
+        return checks[0] if checks and all(c is not None for c in checks) else None
+
+    def _claim(self, check: cst.CSTNode) -> str:
+        unproven = self.part.unproven_checks.get(check)  # type: ignore[call-overload]  # keyed by Comparison: another node is just absent
+        if unproven is None:
+            return f"`{_code(check)}` is False on an XLA host after the port"
+        return f"`{_code(check)}` is False on an XLA host where `{unproven}` is the XLA device"
+
+    def _advice(self, check: cst.CSTNode) -> str:
+        if type(check) is cst.Comparison:
+            return "make the check hold for the XLA device (compare with 'xla' too), or move on every path"
+        return "drop the check (or make it hold on XLA) so that the move runs there, or move on every path"
+
+    def _message(self, check: cst.CSTNode, move: _Move, cond: cst.If | cst.IfExp) -> str:
+        where = "" if cond.test is check else f" (`{_code(cond.test)}`)"
+        return (
+            f"{self._claim(check)}, and `{_code(move.node)}` moves to the device only under it{where}: "
+            f"{_NEVER_RUNS}; {self._advice(check)}"
+        )
+
+
+def _short(call: cst.Call, func: str) -> str:
+    code = _code(call)
+    return code if len(code) <= 80 else f"{func}(...)"
+
+
+def _argument(call: cst.Call, index: int, param: str) -> cst.BaseExpression | None:
+    positional, keywords = call_args(call)
+    if param in keywords:
+        return keywords[param].value
+    plain = [a for a in positional if not a.star]
+    return plain[index].value if 0 <= index < len(plain) and len(plain) == len(positional) else None

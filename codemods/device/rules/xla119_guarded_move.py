@@ -1,0 +1,361 @@
+"""XLA119 guarded-move: a move to the device that runs only under a CUDA check that stays (the device
+facts' ``guarded_moves``, found by device/guarded_moves.py): reported at the check, as an error, in
+place of XLA105's warning."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts, reports_facts
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+_NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
+
+GUARDED_MOVE = Rule(
+    code="XLA119",
+    name="guarded-move",
+    severity="error",
+    summary="A move to the device runs only under a CUDA check that stays, False on an XLA host after the port",
+    fixable=False,
+    why="Obligations (1) and (3), the path that runs: the port makes `.cuda()` and `.to(device)` move to the XLA "
+    "device, but a move that runs only where a CUDA check holds proves nothing if the check stays and is False on an "
+    "XLA host: the model or the batch it moves stays on the CPU (the forward then fails, or trains on the CPU), "
+    "and a warning on the check (XLA105) would not say that a move hangs on it. The check may be in the `if` "
+    'around the move (`if device.type == "cuda": x = x.cuda()`, where the file does not show that `device` is '
+    "the XLA device), held by a name, or returned by a property or a function of the file (`if self.cuda_enabled:`, "
+    'where the property returns `self.device.type == "cuda"`), or handed as a flag to a function that moves only '
+    "if that parameter is true (`prepare_sample(samples, cuda_enabled=self.cuda_enabled)`, where `prepare_sample` "
+    "moves `if cuda_enabled:`; that function may be in another module of the project, which a run on the project "
+    "folder reads). Where the check is handed as a keyword to a method the file cannot follow (MiniGPT-4's "
+    "`self.task.train_epoch(..., cuda_enabled=self.cuda_enabled)`, its task built by a registry), a run on the "
+    "project folder reports it if a function of that name in the run's files moves only if that parameter is true "
+    "(`BaseTask.train_epoch`, handing it on to `prepare_sample`), naming it; else it stays XLA105's warning. "
+    "A move is `.cuda()`, `.to(device)`, or a call of a function that moves (in the file, or in "
+    "another module of the project). The finding is at the check and names the move. A `torch.cuda.is_available()` "
+    "check written around the move, or around a call of a function that moves (also one of another module of the "
+    "project), picks the device and is dropped instead (XLA104); a device type check whose device the file shows "
+    "to be the XLA device is ported (XLA110), a tensor's own check (`x.is_cuda`) too (XLA117). A check whose code "
+    "moves nothing (cuDNN flags, CUDA seeding, pinned memory), or whose other branch moves as well "
+    "(`x.pin_memory().to(device)` under it, `x.to(device)` in its `else`), stays XLA105's warning. To resolve it, "
+    "make the check hold on an XLA host (compare the device type with 'xla' as well, drop an availability check) "
+    "or move on every path; once `device` is the XLA device, a comparison with 'xla' holds there.",
+    instead='Make the check hold on an XLA host: `device.type in ("cuda", "xla")` for a device type compared '
+    "with 'cuda', no check for `torch.cuda.is_available()`; or move on every path.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            def step(model, x, device):
+                if device.type == "cuda":
+                    x = x.cuda()
+                return model(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def step(model, x, device):
+                if device.type == "cuda":
+                    x = x.to(torch_xla.device())
+                return model(x)
+            """,
+            findings=(Expected(5, 8, f"and `x.cuda()` moves to the device only under it: {_NEVER_RUNS}"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = samples.cuda()
+                return samples
+
+
+            def setup(device, dataset):
+                if device.type == "cuda":
+                    torch.cuda.manual_seed_all(0)
+                loader = torch.utils.data.DataLoader(dataset, pin_memory=torch.cuda.is_available())
+                if device.type != "cuda":
+                    print("slow")
+                return [prepare_sample(x) for x in loader]
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = samples.to(torch_xla.device())
+                return samples
+
+
+            def setup(device, dataset):
+                if device.type == "cuda":
+                    torch.cuda.manual_seed_all(0)
+                loader = torch.utils.data.DataLoader(dataset, pin_memory=torch.cuda.is_available())
+                if device.type != "cuda":
+                    print("slow")
+                return [prepare_sample(x) for x in loader]
+            """,
+            note="checks-that-guard-no-move-and-a-flag-left-at-its-default",
+        ),
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+
+
+            def get_batch(x, device_type):
+                if device_type == "cuda":
+                    x = x.pin_memory().to(device, non_blocking=True)
+                else:
+                    x = x.to(device)
+                return x
+
+
+            def step(model, x):
+                if device.type == "cuda":
+                    x = x.cuda()
+                return model(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+
+
+            def get_batch(x, device_type):
+                if device_type == "cuda":
+                    x = x.to(device, non_blocking=True)
+                else:
+                    x = x.to(device)
+                return x
+
+
+            def step(model, x):
+                if device.type == "xla":
+                    x = x.to(torch_xla.device())
+                return model(x)
+            """,
+            note="moved-either-way-or-a-check-ported",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def step(model, batch, device):
+                x = batch.cuda(non_blocking=True) if device.type == "cuda" else batch
+                if device.type != "cuda":
+                    x = x.float()
+                return model(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def step(model, batch, device):
+                x = batch.to(torch_xla.device(), non_blocking=True) if device.type == "cuda" else batch
+                if device.type != "cuda":
+                    x = x.float()
+                return model(x)
+            """,
+            note="a-conditional-expression-moves-under-the-check",
+            findings=(
+                Expected(
+                    6,
+                    60,
+                    f"and `batch.cuda(non_blocking=True)` moves to the device only under it: {_NEVER_RUNS}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Runner:
+                def __init__(self, model, device):
+                    self.device = device
+                    self.model = model.to(device)
+
+                @property
+                def cuda_enabled(self):
+                    return self.device.type == "cuda"
+
+                def step(self, x):
+                    if self.cuda_enabled:
+                        x = x.cuda()
+                    return self.model(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Runner:
+                def __init__(self, model, device):
+                    self.device = device
+                    self.model = model.to(device)
+
+                @property
+                def cuda_enabled(self):
+                    return self.device.type == "cuda"
+
+                def step(self, x):
+                    if self.cuda_enabled:
+                        x = x.to(torch_xla.device())
+                    return self.model(x)
+            """,
+            note="a-property-returns-the-check",
+            findings=(
+                Expected(
+                    12,
+                    16,
+                    '`self.device.type == "cuda"` is False on an XLA host where `self.device` is the XLA device, and '
+                    f"`x.cuda()` moves to the device only under it (`self.cuda_enabled`): {_NEVER_RUNS}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def move_to_cuda(sample):
+                def _move(tensor):
+                    return tensor.cuda()
+
+                return {k: _move(v) for k, v in sample.items()}
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = move_to_cuda(samples)
+                return samples
+
+
+            def train(model, loader, use_cuda):
+                for samples in loader:
+                    samples = prepare_sample(samples, cuda_enabled=use_cuda)
+                    model(samples)
+
+
+            def main(model, loader):
+                train(model, loader, torch.cuda.is_available())
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def move_to_cuda(sample):
+                def _move(tensor):
+                    return tensor.to(torch_xla.device())
+
+                return {k: _move(v) for k, v in sample.items()}
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = move_to_cuda(samples)
+                return samples
+
+
+            def train(model, loader, use_cuda):
+                for samples in loader:
+                    samples = prepare_sample(samples, cuda_enabled=use_cuda)
+                    model(samples)
+
+
+            def main(model, loader):
+                train(model, loader, torch.cuda.is_available())
+            """,
+            note="a-flag-handed-on-to-a-helper-that-moves-under-it",
+            findings=(
+                Expected(
+                    25,
+                    26,
+                    "`torch.cuda.is_available()` is False on an XLA host after the port, and it is handed to `train` "
+                    "as `use_cuda` (`train(model, loader, torch.cuda.is_available())`), which moves to the device "
+                    f"only if `use_cuda` is true: {_NEVER_RUNS}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch import cuda
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = samples.cuda()
+                return samples
+
+
+            def train(model, loader):
+                use_cuda = cuda.is_available()
+                for samples in loader:
+                    model(prepare_sample(samples, use_cuda))
+            """,
+            """
+            from torch import cuda
+            import torch_xla
+
+
+            def prepare_sample(samples, cuda_enabled=True):
+                if cuda_enabled:
+                    samples = samples.to(torch_xla.device())
+                return samples
+
+
+            def train(model, loader):
+                use_cuda = cuda.is_available()
+                for samples in loader:
+                    model(prepare_sample(samples, use_cuda))
+            """,
+            note="a-name-holds-the-check-from-import",
+            alias=True,
+            findings=(
+                Expected(
+                    12,
+                    16,
+                    "`cuda.is_available()` is False on an XLA host after the port, and it is handed to "
+                    "`prepare_sample` as `cuda_enabled`",
+                ),
+            ),
+        ),
+    ),
+)
+
+
+@reports_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.guarded_moves)
+def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return ctx.facts.device.guarded_moves[original]
+
+
+@on_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.unfollowed_flags)
+def _held(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """A check handed as a keyword to a method the file cannot follow: the error stands if a
+    function of that name in the run's files moves only if that parameter is true."""
+    from codemods.device.held_conditions import StandsIfHandedToAFlagMove
+
+    method, keyword, message, tail = ctx.facts.device.unfollowed_flags[original]
+    ctx.report(GUARDED_MOVE, original, message, held=StandsIfHandedToAFlagMove(method, keyword, tail, error=True))
+    return updated
