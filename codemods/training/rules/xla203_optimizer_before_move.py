@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.class_optimizers import class_optimizer_invalid, class_optimizer_valid
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
 from codemods.training.rules.folded_device_cases import folded_device_invalid, folded_device_valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
@@ -199,6 +200,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_valid(),
         *round_trip_valid(),
         *init_move_valid(),
+        *class_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -486,6 +488,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_invalid(),
         *round_trip_invalid(),
         *init_move_invalid(),
+        *class_optimizer_invalid(),
     ),
 )
 
@@ -499,15 +502,22 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
     cls = stranded.constructor.rsplit(".", 1)[-1]
     where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
     through = f" through {stranded.through}" if stranded.through else ""
+    # ``self.world.opt``, the optimizer of a submodule that built its own: over that submodule's parameters
+    holder = ".".join([stranded.model, *stranded.attribute.split(".")[:-1]])
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{cls}.__init__`"
-        f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
+        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after "
+        f"{stranded.built_by or f'`{cls}.__init__`{stranded.origin}'} built `self.{stranded.attribute}` over the "
+        "instance's own parameters: moving a module "
         f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
         f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."
-        f"{stranded.attribute} = ...` over `{stranded.model}.parameters()`), or move the module in `{cls}.__init__` "
-        "before it builds the optimizer",
+        f"{stranded.attribute} = ...` over `{holder}.parameters()`), or "
+        + (
+            f"move the module before {stranded.built_by.split(' in ')[0]}"
+            if stranded.built_by
+            else f"move the module in `{cls}.__init__` before it builds the optimizer"
+        ),
     )
     return updated
 
@@ -522,8 +532,9 @@ def _moved_after_init_optimizers(ctx: Context[Facts], original: cst.Call, update
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves the `{moved.cls}` instance {where} after `{moved.cls}.__init__` built "
-        f"{optimizers} over its parameters (or its submodules'): moving a module to XLA replaces its Parameter "
+        f"`{ctx.code(original)}` moves the `{moved.cls}` instance{moved.moved_by} {where} after "
+        f"`{moved.cls}.__init__` built {optimizers}{moved.built_by} over its parameters (or its submodules'): "
+        "moving a module to XLA replaces its Parameter "
         f"objects, so {optimizers} {'hold' if len(moved.attributes) > 1 else 'holds'} the stale CPU copies and "
         "training changes nothing; move the module first "
         f"(`{ctx.code(original)}` before the optimizers are built, once its submodules are set) or build the "
