@@ -97,7 +97,9 @@ def _write(folder: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
-def test_a_base_method_builds_and_another_moves_in_a_subclass_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+def test_a_base_method_builds_and_another_moves_in_a_subclass_init(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
     _write(tmp_path, _PACKAGE, monkeypatch)
     found = unfixed_findings(tmp_path, list(_PACKAGE), target)
     stranded = [(line, message) for rule, line, message in found["dcn.py"] if rule == "XLA203"]
@@ -105,13 +107,15 @@ def test_a_base_method_builds_and_another_moves_in_a_subclass_init(tmp_path: Pat
     assert stranded[0][1].startswith(
         "`self.model_to_device()` moves the `DCN` instance (`self.to(device=self.device)` in "
         "`BaseModel.model_to_device` (lib/base.py)) to a device that may be the XLA device after `DCN.__init__` "
-        "built `self.optimizer` (by `self.compile(\"Adam\", lr)` in `BaseModel.compile` (lib/base.py))"
+        'built `self.optimizer` (by `self.compile("Adam", lr)` in `BaseModel.compile` (lib/base.py))'
     )
     assert not [f for name in ("base.py", "utils.py", "run.py") for f in found[name] if f[0] == "XLA203"]
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
-def test_converted_alone_the_subclass_keeps_the_base_modules_cuda_move(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+def test_converted_alone_the_subclass_keeps_the_base_modules_cuda_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
     """Converted alone, dcn.py leaves lib/'s CUDA device choice as it is: the instance stays on
     the CPU, where the optimizer keeps its parameters, so no XLA203."""
     _write(tmp_path, _PACKAGE, monkeypatch)
