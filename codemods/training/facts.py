@@ -182,13 +182,14 @@ class TrainingFacts:
     optimizer_methods: set[str] = field(default_factory=set)
     method_optimizers: set[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=set)
     # What the methods of module classes (not ``__init__``) do to the instance, in order:
-    # (``Cls.method``, its effects): ("built", attribute, False) for an optimizer bound to
-    # ``self.<attribute>`` over the instance's parameters or its submodules' (``self.optimizer
-    # = get_optimizer(name, self.parameters(), lr)`` in ``compile``), ("move", the move as
-    # written, whether it goes to the XLA device on every path) for a move of ``self`` to a
-    # device (``self.to(self.device)`` in ``model_to_device``).  An ``__init__`` (of a subclass
-    # too, in another module) that calls the first and then the second strands the optimizer.
-    method_effects: dict[str, tuple[tuple[str, str, bool], ...]] = field(default_factory=dict)
+    # (``Cls.method``, its effects): ("built", attribute, False, module) for an optimizer bound to
+    # ``self.<attribute>`` over the parameters of ``module`` (``self``, a submodule ``self.net``:
+    # ``self.optimizer = get_optimizer(name, self.parameters(), lr)`` in ``compile``), ("move",
+    # the move as written, whether it goes to the XLA device on every path, "") for a move of
+    # ``self`` to a device (``self.to(self.device)`` in ``model_to_device``).  An ``__init__`` (of
+    # a subclass too, in another module) that calls the first and then the second strands the
+    # optimizer.
+    method_effects: dict[str, tuple[tuple[str, str, bool, str], ...]] = field(default_factory=dict)
     # Classes whose methods build an optimizer or a scheduler onto an attribute of the instance
     # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
     held_steppers: set[tuple[str, str, str]] = field(default_factory=set)

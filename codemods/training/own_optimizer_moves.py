@@ -124,9 +124,9 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     continue
                 call, (done, where) = rest[1], effects
                 assert isinstance(call, cst.Call)
-                for effect, what, xla in done:
-                    if effect == "built":
-                        note(what, call, None, f"`{code_of(call)}` in {where}")
+                for effect, what, xla, over in done:
+                    if effect == "built":  # over the parameters of ``over`` (``self``, ``self.net``)
+                        note(what, call, handed_in(fn.node, over), f"`{code_of(call)}` in {where}")
                     elif not after:  # a move of the instance
                         after = True
                         stranding = (call, xla, f" (`{what}` in {where})") if built else None
@@ -204,12 +204,12 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 or (owner.rsplit(".", 1)[-1] not in self.module_classes and not self._has_project_bases(owner))
             ):
                 continue
-            effects: list[tuple[str, str, bool]] = []
+            effects: list[tuple[str, str, bool, str]] = []
             for kind, name, *rest in fn.events:
                 if kind == "move" and name == "self":
                     move = rest[1]
                     if isinstance(move, cst.Call) and not names_the_cpu(arg_value(move, 0, "device")):
-                        effects.append(("move", code_of(move), self._goes_to_xla(rest[0])))  # type: ignore[arg-type]  # a move event's device: a name or None
+                        effects.append(("move", code_of(move), self._goes_to_xla(rest[0]), ""))  # type: ignore[arg-type]  # a move event's device: a name or None
                 elif kind == "optimizer" and _root_in(str(name), {"self"}) is not None:
                     call = rest[0]
                     if (
@@ -223,17 +223,17 @@ class OwnOptimizerMoves(EarlyOptimizers):
                         None,
                     )
                     if attribute is not None:
-                        effects.append(("built", attribute, False))
+                        effects.append(("built", attribute, False, str(name)))
                 elif kind == "model" and isinstance(rest[2], cst.Call):
                     over = self._built_over_self(str(name), str(rest[0]), rest[2])
                     if over is not None:
-                        effects.append(("built", over[0], False))
+                        effects.append(("built", over[0], False, over[1]))
             if effects:
                 self.part.method_effects[qualname] = tuple(dict.fromkeys(effects))
 
     def _self_method(
         self, owner: str, method: str, records: dict[str, _Function]
-    ) -> tuple[tuple[tuple[str, str, bool], ...], str] | None:
+    ) -> tuple[tuple[tuple[str, str, bool, str], ...], str] | None:
         """What ``self.<method>()`` in a method of ``owner`` does to the instance (see
         ``_note_method_effects``), and the method that runs (``BaseModel.compile``, with its
         module for one of another file): the class's own, or a base class's, of this file or
@@ -418,7 +418,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
             return
         effects, where = found
         assert constructor is not None
-        for effect, what, xla in effects:
+        for effect, what, xla, _ in effects:
             if effect == "built":
                 if holder in moved:  # built over the moved parameters
                     _rebuilt_after_move(f"{holder}.{what}", reported, self.part.moved_own_optimizers)

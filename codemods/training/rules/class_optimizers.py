@@ -797,9 +797,118 @@ def main(loader):
         xm.mark_step()
 """
 
+# ``__init__`` calls a method that builds the optimizer over a module it was handed: moved by the
+# caller before the instance is built, or only with the instance.
+HANDED_MODULE_MOVED_FIRST = """
+import torch
+from torch import nn
+
+
+class Agent(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.compile(0.1)
+
+    def compile(self, lr):
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=lr)
+
+
+def main(loader):
+    net = nn.Linear(4, 1).cuda()
+    agent = Agent(net).cuda()
+    for x, y in loader:
+        agent.optimizer.zero_grad()
+        (agent.net(x.cuda()) - y.cuda()).pow(2).mean().backward()
+        agent.optimizer.step()
+"""
+
+HANDED_MODULE_MOVED_FIRST_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Agent(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.compile(0.1)
+
+    def compile(self, lr):
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=lr)
+
+
+def main(loader):
+    net = nn.Linear(4, 1).to(torch_xla.device())
+    agent = Agent(net).to(torch_xla.device())
+    for x, y in loader:
+        agent.optimizer.zero_grad()
+        (agent.net(x.to(torch_xla.device())) - y.to(torch_xla.device())).pow(2).mean().backward()
+        xm.optimizer_step(agent.optimizer)
+        torch_xla.sync()
+"""
+
+HANDED_MODULE_MOVED_WITH_THE_INSTANCE = """
+import torch
+from torch import nn
+
+
+class Agent(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.compile(0.1)
+
+    def compile(self, lr):
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=lr)
+
+
+def main(loader):
+    net = nn.Linear(4, 1)
+    agent = Agent(net).cuda()
+    for x, y in loader:
+        agent.optimizer.zero_grad()
+        (agent.net(x.cuda()) - y.cuda()).pow(2).mean().backward()
+        agent.optimizer.step()
+"""
+
+HANDED_MODULE_MOVED_WITH_THE_INSTANCE_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Agent(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.compile(0.1)
+
+    def compile(self, lr):
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=lr)
+
+
+def main(loader):
+    net = nn.Linear(4, 1)
+    agent = Agent(net).to(torch_xla.device())
+    for x, y in loader:
+        agent.optimizer.zero_grad()
+        (agent.net(x.to(torch_xla.device())) - y.to(torch_xla.device())).pow(2).mean().backward()
+        xm.optimizer_step(agent.optimizer)
+        torch_xla.sync()
+"""
+
 
 def class_optimizer_valid() -> tuple[Valid, ...]:
     return (
+        valid(
+            HANDED_MODULE_MOVED_FIRST,
+            HANDED_MODULE_MOVED_FIRST_PORTED,
+            note="a-method-of-init-builds-over-a-handed-module-the-caller-moved-first",
+        ),
         valid(
             INIT_METHODS_THAT_STRAND_NOTHING,
             INIT_METHODS_THAT_STRAND_NOTHING_PORTED,
@@ -827,6 +936,18 @@ def class_optimizer_valid() -> tuple[Valid, ...]:
 
 def class_optimizer_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            HANDED_MODULE_MOVED_WITH_THE_INSTANCE,
+            HANDED_MODULE_MOVED_WITH_THE_INSTANCE_PORTED,
+            note="a-method-of-init-builds-over-a-handed-module-moved-with-the-instance",
+            findings=(
+                Expected(
+                    19,
+                    13,
+                    "`Agent(net).cuda()` moves `agent` to the XLA device after `Agent.__init__` built `self.optimizer`",
+                ),
+            ),
+        ),
         invalid(
             INIT_METHODS,
             INIT_METHODS_PORTED,
