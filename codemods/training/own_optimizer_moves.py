@@ -124,9 +124,9 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     continue
                 call, (done, where) = rest[1], effects
                 assert isinstance(call, cst.Call)
-                for effect, what, xla, over in done:
-                    if effect == "built":  # over the parameters of ``over`` (``self``, ``self.net``)
-                        note(what, call, handed_in(fn.node, over), f"`{code_of(call)}` in {where}")
+                for effect, what, xla, holding in done:
+                    if effect == "built":  # over the parameters of ``holding`` (``self``, ``self.net``)
+                        note(what, call, handed_in(fn.node, holding), f"`{code_of(call)}` in {where}")
                     elif not after:  # a move of the instance
                         after = True
                         stranding = (call, xla, f" (`{what}` in {where})") if built else None
