@@ -68,6 +68,10 @@ class ModuleSummary:
     # instance and imports a class with that method strands it.
     optimizer_methods: frozenset[str] = frozenset()
     method_optimizers: frozenset[tuple[str, str, str, tuple[str, ...]]] = frozenset()
+    # What methods of module classes do to the instance, in order (TrainingFacts.method_effects):
+    # (``Cls.method``, its effects: ("built", attribute, False, the module whose parameters it
+    # holds) | ("move", the move, goes to XLA, "")).
+    method_effects: tuple[tuple[str, tuple[tuple[str, str, bool, str], ...]], ...] = ()
     # Classes whose methods build an optimizer or a scheduler onto an attribute of the
     # instance: (class, attribute, "optimizer" or "scheduler"); ``gan.opt_g.step()`` on an
     # instance of one steps that optimizer.

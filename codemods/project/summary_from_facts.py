@@ -38,6 +38,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         own_optimizer_children=frozenset(facts.training.own_optimizer_children),
         optimizer_methods=frozenset(facts.training.optimizer_methods),
         method_optimizers=frozenset(facts.training.method_optimizers),
+        method_effects=tuple(sorted(facts.training.method_effects.items())),
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),

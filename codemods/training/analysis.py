@@ -271,6 +271,9 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         callee = self.walk.callee
         method = method_name(node)
         loop, function = self.loop, self.function
+        if type(node.func) is cst.Attribute and (holder := dotted(node.func.value)) is not None and callee is None:
+            scope = self.scope
+            scope.method_calls.append((len(scope.events), holder, node.func.attr.value, node))
         if method == "backward" or callee == "torch.autograd.backward":
             if loop is not None:
                 loop.backward = True

@@ -66,6 +66,9 @@ class MovedOwnOptimizer:
     # For a callable handed the instance that moves it (``to_gpu(model)``): the move it makes,
     # as the finding names it (``x.cuda()` in `to_gpu``, or the callable and its module).
     through: str = ""
+    # For an optimizer built by a method the caller called (``model.compile(lr)``), not by
+    # ``__init__``: that call and the method (`` `model.compile(0.1)` in `Base.compile` ``).
+    built_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ class MovedAfterInitOptimizers:
     cls: str  # the class
     attributes: tuple[str, ...]  # the attributes that keep the optimizers (``optims``)
     xla: bool  # the move goes to the XLA device on every path (else: it may)
+    # Where the optimizers were built or the move is made when a method of the class (or of a
+    # base, in another module) does it: `` (`self.compile(...)` in `BaseModel.compile`)``.
+    built_by: str = ""
+    moved_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,15 @@ class TrainingFacts:
     # or of its imports has such a method: (class, attribute, method, skips as above).
     optimizer_methods: set[str] = field(default_factory=set)
     method_optimizers: set[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=set)
+    # What the methods of module classes (not ``__init__``) do to the instance, in order:
+    # (``Cls.method``, its effects): ("built", attribute, False, module) for an optimizer bound to
+    # ``self.<attribute>`` over the parameters of ``module`` (``self``, a submodule ``self.net``:
+    # ``self.optimizer = get_optimizer(name, self.parameters(), lr)`` in ``compile``), ("move",
+    # the move as written, whether it goes to the XLA device on every path, "") for a move of
+    # ``self`` to a device (``self.to(self.device)`` in ``model_to_device``).  An ``__init__`` (of
+    # a subclass too, in another module) that calls the first and then the second strands the
+    # optimizer.
+    method_effects: dict[str, tuple[tuple[str, str, bool, str], ...]] = field(default_factory=dict)
     # Classes whose methods build an optimizer or a scheduler onto an attribute of the instance
     # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
     held_steppers: set[tuple[str, str, str]] = field(default_factory=set)

@@ -20,18 +20,21 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.engine.nodes import arg_value, dotted, method_name, names_the_cpu, string_value, walk
+from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
-from codemods.training.early_optimizers import EarlyOptimizers, _root_in
+from codemods.training.early_optimizers import _PARAMETERS, EarlyOptimizers, _module_calls, _root_in
 from codemods.training.facts import MovedAfterInitOptimizers, MovedOwnOptimizer
 from codemods.training.held_children import HeldChildren
+from codemods.training.optimizer_lists import is_optimizer_class
 from codemods.training.own_optimizer_skips import handed_in, own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
-    from codemods.training.records import _Scope
+    from codemods.training.records import _Function, _Scope
 
 # An instance of a class with its own optimizer: (the class as called, the optimizer's
-# attribute, where the class is for a class of another module: `` (BigGAN.py)``).
-_Built = tuple[str, str, str]
+# attribute, where the class is for a class of another module: `` (BigGAN.py)``, and for
+# one built by a method the caller called, that call and the method).
+_Built = tuple[str, str, str, str]
 
 
 class OwnOptimizerMoves(EarlyOptimizers):
@@ -58,60 +61,249 @@ class OwnOptimizerMoves(EarlyOptimizers):
         builders = self._own_optimizer_methods()
         # class -> the ``__init__`` parameters whose modules its optimizers hold (None: not only those)
         children: dict[str, dict[tuple[str, int], None] | None] = {}
-        for fn in self.function_records.values():
-            owner = fn.qualname.removesuffix(".__init__")
-            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes or fn.node is None:
-                continue
-            held: HeldChildren | None = None
-            built: dict[str, None] = {}  # the optimizers' attributes, in order
-            moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
-            for kind, name, *rest in fn.events:
-                if kind == "move" and name != "self":
-                    moved.add(str(name))
-                if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
-                    # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
-                    bound_to, method = by_method
-                    skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
-                    holder = handed_in(fn.node, str(rest[0]).rpartition(".")[0])
-                    _note_child(children, owner, holder)
-                    if method in builders or self._imported_optimizer_method(method):
-                        built[bound_to] = None
-                        found.setdefault(owner, (bound_to, skips))
-                    else:  # a class of another module may define it: the file that moves the instance asks
-                        self.part.method_optimizers.add((owner, bound_to, method, skips))
-                    continue
-                if kind == "move" and name == "self":
-                    if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
-                        init_moves[rest[1]] = MovedAfterInitOptimizers(
-                            owner.rsplit(".", 1)[-1],
-                            tuple(built),
-                            self._goes_to_xla(rest[0]),  # type: ignore[arg-type]  # a move event's device: a name or None
-                        )
-                        found.pop(owner, None)
-                    break  # moved first (``self.to(device)``): the optimizer holds the moved ones
-                if kind != "optimizer" or rest[0] in self.part.optimizer_before_move:
-                    continue  # (a submodule moved first: ported)
-                call = rest[0]
-                assert isinstance(call, cst.Call)
-                module = call.func.value if type(call.func) is cst.Attribute else None
-                # ``self.gen.parameters()``; through a name or a key, a module ``__init__`` registers
-                if _root_in(str(name), {"self"}) is None or dotted(module) is None:
-                    held = held or HeldChildren(fn.node, self.walk.resolve)
-                    if module is None or not held.holds(module):
-                        continue
-                attribute = next(
-                    (attr for optimizer, attr in optimizers.items() if any(sub is call for sub in walk(optimizer))),
-                    None,
-                ) or (held or HeldChildren(fn.node, self.walk.resolve)).attribute_of(call)
-                if attribute is not None:
-                    built[attribute] = None
-                    found.setdefault(owner, (attribute, skipped_by(fn.node, call)))
-                    _note_child(children, owner, handed_in(fn.node, dotted(module) or ""))
+        records = {fn.qualname: fn for fn in self.function_records.values()}
+        self._note_method_effects(records, optimizers)
+        for _ in range(3):  # a class whose ``__init__`` builds one of a later class of the file: found once that one is
+            before = dict(found)
+            for fn in self.function_records.values():
+                if fn.name == "__init__" and fn.node is not None:
+                    self._own_optimizers_of(fn, records, optimizers, builders, children, found, init_moves)
+            if found == before:
+                break
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         self.part.own_optimizer_children.update(
             (owner, tuple(held_in)) for owner, held_in in children.items() if held_in
         )
         return found, init_moves
+
+    def _own_optimizers_of(
+        self,
+        fn: _Function,
+        records: dict[str, _Function],
+        optimizers: dict[cst.Call, str],
+        builders: set[str],
+        children: dict[str, dict[tuple[str, int], None] | None],
+        found: dict[str, tuple[str, tuple[str, ...]]],
+        init_moves: dict[cst.Call, MovedAfterInitOptimizers],
+    ) -> None:
+        """What the ``__init__`` ``fn`` builds over the instance's own parameters before it
+        moves (see ``_own_optimizers``), also through the methods it calls on ``self``
+        (``self.compile(lr)``, then ``self.model_to_device()``: of its class, or of a base
+        class, in another module too), optimizer builders it hands ``self.parameters()``
+        (``tools.Optimizer("model", self.parameters(), lr)``) and submodules it builds that
+        build their own (``self.world = WorldModel(config)``)."""
+        assert fn.node is not None
+        owner = fn.qualname.removesuffix(".__init__")
+        cls = owner.rsplit(".", 1)[-1]
+        # A class over a module class of another project file: only what its methods and moves say.
+        of_the_project = cls not in self.module_classes
+        if of_the_project and not self._has_project_bases(cls):
+            return
+        held: HeldChildren | None = None
+        built: dict[str, None] = {}  # the optimizers' attributes, in order
+        built_by: list[str] = []  # the methods of the class that built some of them
+        moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
+        # The first move of the instance, and what it strands: (the move, xla, how it is made).
+        stranding: tuple[cst.Call, bool, str] | None = None
+        after = False  # past the first move of the instance: only rebuilt optimizers count
+
+        def note(attribute: str, call: cst.Call, child: tuple[str, int] | None, by: str = "") -> None:
+            if after:  # built again after the move: it holds the moved parameters
+                built.pop(attribute, None)
+                return
+            built[attribute] = None
+            found.setdefault(owner, (attribute, skipped_by(fn.node, call)))  # type: ignore[arg-type]  # asserted above
+            _note_child(children, owner, child)
+            if by:
+                built_by.append(by)
+
+        for kind, name, *rest in _with_method_calls(fn):
+            if kind == "method_call":
+                effects = self._self_method(owner, str(name), records) if rest[0] == "self" else None
+                if effects is None:
+                    continue
+                call, (done, where) = rest[1], effects
+                assert isinstance(call, cst.Call)
+                for effect, what, xla, holding in done:
+                    if effect == "built":  # over the parameters of ``holding`` (``self``, ``self.net``)
+                        note(what, call, handed_in(fn.node, holding), f"`{code_of(call)}` in {where}")
+                    elif not after:  # a move of the instance
+                        after = True
+                        stranding = (call, xla, f" (`{what}` in {where})") if built else None
+                continue
+            if kind == "move" and name != "self":
+                moved.add(str(name))
+            if kind == "move" and name == "self":
+                if not after and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
+                    after = True  # moved first (``self.to(device)``): what is built from here on holds the moved ones
+                    stranding = (rest[1], self._goes_to_xla(rest[0]), "") if built else None  # type: ignore[arg-type]  # a move event's device: a name or None
+                continue
+            if of_the_project:
+                continue
+            if kind == "model":
+                call = rest[2]
+                assert isinstance(call, cst.Call)
+                over = self._built_over_self(str(name), str(rest[0]), call)
+                if over is not None:  # ``self.opt = tools.Optimizer("model", self.parameters(), lr)``
+                    note(over[0], call, handed_in(fn.node, over[1]))
+                    continue
+                child = self._child_own_optimizer(str(name), str(rest[0]), call, found)
+                if child is not None:  # ``self.world = WorldModel(config)``, which builds its own
+                    note(child, call, None)
+                    continue
+            if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
+                # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
+                bound_to, method = by_method
+                call = rest[2]
+                assert isinstance(call, cst.Call)
+                holder = handed_in(fn.node, str(rest[0]).rpartition(".")[0])
+                if method in builders or self._imported_optimizer_method(method):
+                    note(bound_to, call, holder)
+                elif not after:  # a class of another module may define it: the file that moves the instance asks
+                    _note_child(children, owner, holder)
+                    self.part.method_optimizers.add((owner, bound_to, method, skipped_by(fn.node, call)))
+                continue
+            if kind != "optimizer" or rest[0] in self.part.optimizer_before_move:
+                continue  # (a submodule moved first: ported)
+            call = rest[0]
+            assert isinstance(call, cst.Call)
+            module = call.func.value if type(call.func) is cst.Attribute else None
+            # ``self.gen.parameters()``; through a name or a key, a module ``__init__`` registers
+            if _root_in(str(name), {"self"}) is None or dotted(module) is None:
+                held = held or HeldChildren(fn.node, self.walk.resolve)
+                if module is None or not held.holds(module):
+                    continue
+            attribute = next(
+                (attr for optimizer, attr in optimizers.items() if any(sub is call for sub in walk(optimizer))),
+                None,
+            ) or (held or HeldChildren(fn.node, self.walk.resolve)).attribute_of(call)
+            if attribute is not None:
+                note(attribute, call, handed_in(fn.node, dotted(module) or ""))
+        if stranding is not None:
+            found.pop(owner, None)  # the caller's move keeps the parameters the instance moved to
+            if built:  # not all built again after the move
+                move, xla, moved_by = stranding
+                init_moves[move] = MovedAfterInitOptimizers(cls, tuple(built), xla, _joined(built_by), moved_by)
+
+    def _has_project_bases(self, cls: str) -> bool:
+        """The top-level class ``cls`` of this file derives from a class of another project module."""
+        bases = self.facts.project.classes.get(cls, ((), ()))[0]
+        project = self.walk.analysis(ProjectAnalysis)
+        return any(base not in self.facts.project.classes and project.origin(base) is not None for base in bases)
+
+    def _note_method_effects(self, records: dict[str, _Function], optimizers: dict[cst.Call, str]) -> None:
+        """What each method (not ``__init__``) of this file's module classes does to the
+        instance, in order (TrainingFacts.method_effects): the optimizers it binds over the
+        instance's parameters, and its moves of the instance to a device."""
+        for qualname, fn in records.items():
+            owner, _, method = qualname.rpartition(".")
+            if (
+                method == "__init__"
+                or not owner
+                or fn.node is None
+                or (owner.rsplit(".", 1)[-1] not in self.module_classes and not self._has_project_bases(owner))
+            ):
+                continue
+            effects: list[tuple[str, str, bool, str]] = []
+            for kind, name, *rest in fn.events:
+                if kind == "move" and name == "self":
+                    move = rest[1]
+                    if isinstance(move, cst.Call) and not names_the_cpu(arg_value(move, 0, "device")):
+                        effects.append(("move", code_of(move), self._goes_to_xla(rest[0]), ""))  # type: ignore[arg-type]  # a move event's device: a name or None
+                elif kind == "optimizer" and _root_in(str(name), {"self"}) is not None:
+                    call = rest[0]
+                    if (
+                        type(call) is not cst.Call
+                        or type(call.func) is not cst.Attribute
+                        or dotted(call.func.value) != name
+                    ):
+                        continue  # a module kept in a plain dict (``self.nets["gen"]``) is no submodule
+                    attribute = next(
+                        (attr for optimizer, attr in optimizers.items() if any(sub is call for sub in walk(optimizer))),
+                        None,
+                    )
+                    if attribute is not None:
+                        effects.append(("built", attribute, False, str(name)))
+                elif kind == "model" and isinstance(rest[2], cst.Call):
+                    over = self._built_over_self(str(name), str(rest[0]), rest[2])
+                    if over is not None:
+                        effects.append(("built", over[0], False, over[1]))
+            if effects:
+                self.part.method_effects[qualname] = tuple(dict.fromkeys(effects))
+
+    def _self_method(
+        self, owner: str, method: str, records: dict[str, _Function]
+    ) -> tuple[tuple[tuple[str, str, bool, str], ...], str] | None:
+        """What ``self.<method>()`` in a method of ``owner`` does to the instance (see
+        ``_note_method_effects``), and the method that runs (``BaseModel.compile``, with its
+        module for one of another file): the class's own, or a base class's, of this file or
+        of another project module; None where it does nothing to the instance."""
+        if method in _NOT_FOLLOWED:
+            return None
+        classes, seen = [owner], {owner}
+        project = self.walk.analysis(ProjectAnalysis)
+        local = self.facts.project.classes
+        while classes:
+            cls = classes.pop(0)
+            if (fn := records.get(f"{cls}.{method}")) is not None:
+                effects = self.part.method_effects.get(fn.qualname)
+                return None if effects is None else (effects, f"`{fn.qualname}`")
+            if cls not in local and not any(qualname.startswith(f"{cls}.") for qualname in records):
+                # a class of another project module (``models.Net``), or a base of this file's class
+                hit = project.origin(f"{cls}.{method}")
+                if hit is not None and hit.summary is not None:
+                    effects = dict(hit.summary.method_effects).get(hit.name)
+                    if effects is not None and hit.summary.pending:  # its CUDA moves stay (XLA003 names it)
+                        effects = tuple(effect for effect in effects if effect[0] == "built")
+                    if effects:
+                        return effects, f"`{hit.name}` ({hit.summary.path})"
+                continue
+            for base in local.get(cls, ((), ()))[0]:
+                if base not in seen:
+                    seen.add(base)
+                    classes.append(base)
+        return None
+
+    def _built_over_self(self, target: str, constructor: str, call: cst.Call) -> tuple[str, str] | None:
+        """``self.<attribute> = builder(..., self.parameters(), ...)``: a callable named as an
+        optimizer builder (``get_optimizer``, a project class ``tools.Optimizer``; torch.optim's
+        classes are followed as optimizers) handed the parameters of the instance or of a
+        submodule: that attribute, and the module whose parameters it gets (``self.actor``)."""
+        attribute = target.removeprefix("self.")
+        if attribute == target or "." in attribute:
+            return None
+        last = constructor.rsplit(".", 1)[-1].lower()
+        if is_optimizer_class(self.walk.resolve_dotted(constructor) or "") or not (
+            self.part.is_optimizer(target) or ("optim" in last and "sched" not in last)
+        ):
+            return None
+        return next(
+            (
+                (attribute, owner)
+                for arg in call.args
+                for sub, owner in _module_calls(arg.value)
+                if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]  # _module_calls keeps only calls whose func is an Attribute
+                and owner == dotted(sub.func.value)  # type: ignore[attr-defined]  # as above; not a plain dict's module (``self.nets["gen"]``)
+                and _root_in(owner, {"self"}) is not None
+            ),
+            None,
+        )
+
+    def _child_own_optimizer(
+        self, target: str, constructor: str, call: cst.Call, found: dict[str, tuple[str, tuple[str, ...]]]
+    ) -> str | None:
+        """``self.<child> = Cls(...)`` where ``Cls`` (of this file or another project module)
+        builds an optimizer over its own parameters in ``__init__``: ``<child>.<attribute>``."""
+        child = target.removeprefix("self.")
+        if child == target or "." in child:
+            return None
+        attribute, skips = found.get(constructor, (None, ()))
+        if attribute is None and (hit := self.walk.analysis(ProjectAnalysis).origin(constructor)) is not None:
+            if hit.summary is not None:
+                attribute, skips = own_of(hit.summary.own_optimizers, hit.name)
+        if attribute is None or skips_it(call, skips):
+            return None
+        return f"{child}.{attribute}"
 
     def _own_optimizer_methods(self) -> set[str]:
         """The names of the methods of this file's module classes that build an optimizer
@@ -157,15 +349,25 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 part.moved_after_init_optimizers.update(init_moves)
             return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
         part.moved_after_init_optimizers.update(init_moves)
+        records = {fn.qualname: fn for fn in self.function_records.values()}
         for scope in scopes:
             built: dict[str, _Built] = {}
             dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates
             followed: set[cst.Call] = set()  # calls whose moves were followed where their result is bound
             moved: set[str] = set()  # names moved to the device so far (``net = Net().cuda()``, ``net.cuda()``)
-            for kind, name, *rest in scope.events:
+            classes: dict[str, str] = {}  # name -> the class it was built from, as called
+            reported: dict[str, list[cst.Call]] = {}  # name -> its moves reported here
+            for kind, name, *rest in _with_method_calls(scope):
+                if kind == "method_call":
+                    holder, call = str(rest[0]), rest[1]
+                    assert isinstance(call, cst.Call)
+                    self._instance_method(holder, str(name), call, records, classes, built, moved, reported)
+                    continue
                 if kind == "model":
                     constructor, move, call = rest
                     assert isinstance(constructor, str) and isinstance(call, cst.Call)
+                    _rebuilt_after_move(str(name), reported, self.part.moved_own_optimizers)
+                    classes[str(name)] = constructor
                     followed.add(call)
                     self._moves_by_callable(constructor, call, str(name), built, dynamic, own)
                     built.pop(str(name), None)
@@ -182,14 +384,55 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     built[str(name)] = entry
                     if isinstance(move, cst.Call):
                         self._note_own_optimizer_move(str(name), entry, move)
+                        reported.setdefault(str(name), []).append(move)
                 elif kind == "move" and (entry := built.get(str(name))) is not None:
                     assert isinstance(rest[1], cst.Call)
                     self._note_own_optimizer_move(str(name), entry, rest[1])
+                    reported.setdefault(str(name), []).append(rest[1])
+                    if self._to_the_device(rest[1]):
+                        moved.add(str(name))
                 elif kind == "move" and isinstance(rest[1], cst.Call) and self._to_the_device(rest[1]):
                     moved.add(str(name))
                 elif kind == "call" and rest[0] not in followed:
                     assert isinstance(rest[0], cst.Call)
                     self._moves_by_callable(str(name), rest[0], None, built, dynamic, own)
+
+    def _instance_method(
+        self,
+        holder: str,
+        method: str,
+        call: cst.Call,
+        records: dict[str, _Function],
+        classes: dict[str, str],
+        built: dict[str, _Built],
+        moved: set[str],
+        reported: dict[str, list[cst.Call]],
+    ) -> None:
+        """``holder.<method>(...)`` on an instance of a module class whose method binds an
+        optimizer over the instance's parameters (``model.compile(lr)``: then a later move
+        strands it; after a move, it is built again over the moved ones) or moves the
+        instance (``model.model_to_device()``: a move, as ``model.to(device)``)."""
+        constructor = classes.get(holder)
+        found = None if constructor is None else self._self_method(constructor, method, records)
+        if found is None:
+            return
+        effects, where = found
+        assert constructor is not None
+        for effect, what, xla, _ in effects:
+            if effect == "built":
+                if holder in moved:  # built over the moved parameters
+                    _rebuilt_after_move(f"{holder}.{what}", reported, self.part.moved_own_optimizers)
+                else:
+                    built[holder] = (constructor, what, "", f"`{code_of(call)}` in {where}")
+            elif (entry := built.get(holder)) is not None:
+                constructor, attribute, origin, built_by = entry
+                self.part.moved_own_optimizers[call] = MovedOwnOptimizer(
+                    holder, constructor, attribute, origin, xla, f"`{what}` in {where}", built_by
+                )
+                reported.setdefault(holder, []).append(call)
+                moved.add(holder)
+            else:
+                moved.add(holder)
 
     def _own_optimizer_class(
         self,
@@ -220,7 +463,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
             attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
         if attribute is None or skips_it(call, skips):
             return None
-        return constructor, attribute, origin
+        return constructor, attribute, origin, ""
 
     def _to_the_device(self, move: cst.Call) -> bool:
         """``.cuda()``, ``.to(device)``: a move that is neither to the CPU nor a cast (``.to(torch.float16)``)."""
@@ -274,10 +517,12 @@ class OwnOptimizerMoves(EarlyOptimizers):
             return  # a module this run does not convert keeps its CUDA moves (XLA003 names it)
         for event in self._argument_events(callee, call, False, named):
             if event[0] == "move" and (entry := handed.get(str(event[1]))) is not None:
-                constructor, attribute, origin = entry
+                constructor, attribute, origin, built_by = entry
                 self.part.moved_own_optimizers.setdefault(
                     call,
-                    MovedOwnOptimizer(str(event[1]), constructor, attribute, origin, bool(event[2]), str(event[3])),
+                    MovedOwnOptimizer(
+                        str(event[1]), constructor, attribute, origin, bool(event[2]), str(event[3]), built_by
+                    ),
                 )
 
     def _imported_at_run_time(self, call: cst.Call, constructor: str) -> tuple[str, ...] | None:
@@ -314,8 +559,10 @@ class OwnOptimizerMoves(EarlyOptimizers):
         if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
-        constructor, attribute, origin = built
-        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+        constructor, attribute, origin, built_by = built
+        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(
+            name, constructor, attribute, origin, xla, built_by=built_by
+        )
 
 
 def _note_child(
@@ -350,3 +597,39 @@ def _reads_own_parameters(function: cst.FunctionDef) -> bool:
         and dotted(sub.func.value) == "self"
         for sub in walk(function)
     )
+
+
+def _with_method_calls(scope: _Scope) -> list[tuple[object, ...]]:
+    """The events of ``scope`` with its method calls on names (``model.compile(lr)``) among
+    them, in the order of the code: ("method_call", method, the name, call)."""
+    calls = list(scope.method_calls)
+    merged: list[tuple[object, ...]] = []
+    for index, event in enumerate(scope.events):
+        while calls and calls[0][0] <= index:
+            merged.append(("method_call", calls[0][2], calls[0][1], calls[0][3]))
+            calls.pop(0)
+        merged.append(event)
+    merged.extend(("method_call", method, holder, call) for _, holder, method, call in calls)
+    return merged
+
+
+def _rebuilt_after_move(
+    target: str, reported: dict[str, list[cst.Call]], moves: dict[cst.Call, MovedOwnOptimizer]
+) -> None:
+    """``agent.opt = Adam(agent.parameters())`` (``target``) after the move of ``agent`` that
+    was reported: the optimizer is built again over the moved parameters, no finding."""
+    holder, _, attribute = target.partition(".")
+    for cut in range(target.count("."), 0, -1):
+        holder, attribute = ".".join(target.split(".")[:cut]), ".".join(target.split(".")[cut:])
+        for move in reported.get(holder, ()):
+            if (stranded := moves.get(move)) is not None and stranded.attribute == attribute:
+                del moves[move]
+
+
+def _joined(built_by: list[str]) -> str:
+    """`` (by `self.compile(lr)` in `BaseModel.compile`)``, or nothing."""
+    return f" (by {', '.join(dict.fromkeys(built_by))})" if built_by else ""
+
+
+# Methods of ``self`` that are torch.nn.Module's (their moves are events of their own).
+_NOT_FOLLOWED = frozenset({"to", "cuda", "cpu", "parameters", "named_parameters", "apply", "register_buffer"})

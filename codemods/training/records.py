@@ -41,6 +41,9 @@ class _Scope:
     # built over others (``ModelWithLoss(model, loss)``) and moved at creation or not.
     events: list[tuple[object, ...]] = field(default_factory=list)
     qualname: str = ""  # "" at module level
+    # Method calls on a named receiver (``self.compile(lr)``, ``model.build_optimizer()``):
+    # (how many events came before it, the receiver, the method, the call).
+    method_calls: list[tuple[int, str, str, cst.Call]] = field(default_factory=list)
 
 
 @dataclass(repr=False)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.class_optimizers import class_optimizer_invalid, class_optimizer_valid
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
 from codemods.training.rules.folded_device_cases import folded_device_invalid, folded_device_valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
@@ -77,7 +78,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "move or move the module in `__init__` before building it. An instance whose optimizers hold only the "
     "parameters of modules handed to its constructor (`self.net = net`, then `SGD(self.net.parameters())` or "
     "`self.net.get_optimizer()`), built after the caller moved each of them to the device (`net = Net().cuda()`), "
-    "gets no finding: its optimizers hold the moved parameters, which moving the instance keeps. The same holds for optimizers `__init__` builds over the modules the instance registers (`self.gen`, `setattr(self, name, module)` in a loop over a dict, `nn.ModuleDict(nets)`: `{name: Adam(m.parameters()) for name, m in nets.items()}`); where `__init__` itself moves the instance afterwards (`self.to(self.device)`), that move is reported, naming the optimizers' attributes (move the module first, once its submodules are set, or build the optimizers after the move); optimizers over modules the instance does not register (handed in, kept in a plain dict) get no finding. The class is followed through a module that "
+    "gets no finding: its optimizers hold the moved parameters, which moving the instance keeps. The same holds for optimizers `__init__` builds over the modules the instance registers (`self.gen`, `setattr(self, name, module)` in a loop over a dict, `nn.ModuleDict(nets)`: `{name: Adam(m.parameters()) for name, m in nets.items()}`); where `__init__` itself moves the instance afterwards (`self.to(self.device)`), that move is reported, naming the optimizers' attributes (move the module first, once its submodules are set, or build the optimizers after the move); optimizers over modules the instance does not register (handed in, kept in a plain dict) get no finding. The optimizers a class builds through its methods and helpers are followed too: `__init__` calling a method of the class or of a base class (of another module too) that binds one over the instance's parameters (`compile()`: `self.optimizer = get_optimizer(name, self.parameters(), lr)`) and then one that moves the instance (`model_to_device()`: `self.to(self.device)`) is reported at that call, naming both; an optimizer built by a helper handed `self.parameters()` (a project class: `tools.Optimizer(\"model\", self.parameters(), lr)`) or by a submodule `__init__` builds (an agent's world model) strands the instance the caller moves, and so does one the caller builds through a method (`model.compile(lr)`, then `model.cuda()` or `model.model_to_device()`). An instance moved before the method builds the optimizer, or whose optimizer is built again after the move (`self.compile(lr)` again, `agent.opt = Adam(agent.parameters())`), gets no finding. The class is followed through a module that "
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
     "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
@@ -199,6 +200,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_valid(),
         *round_trip_valid(),
         *init_move_valid(),
+        *class_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -486,6 +488,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_invalid(),
         *round_trip_invalid(),
         *init_move_invalid(),
+        *class_optimizer_invalid(),
     ),
 )
 
@@ -499,15 +502,22 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
     cls = stranded.constructor.rsplit(".", 1)[-1]
     where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
     through = f" through {stranded.through}" if stranded.through else ""
+    # ``self.world.opt``, the optimizer of a submodule that built its own: over that submodule's parameters
+    holder = ".".join([stranded.model, *stranded.attribute.split(".")[:-1]])
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{cls}.__init__`"
-        f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
+        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after "
+        f"{stranded.built_by or f'`{cls}.__init__`{stranded.origin}'} built `self.{stranded.attribute}` over the "
+        "instance's own parameters: moving a module "
         f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
         f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."
-        f"{stranded.attribute} = ...` over `{stranded.model}.parameters()`), or move the module in `{cls}.__init__` "
-        "before it builds the optimizer",
+        f"{stranded.attribute} = ...` over `{holder}.parameters()`), or "
+        + (
+            f"move the module before {stranded.built_by.split(' in ')[0]}"
+            if stranded.built_by
+            else f"move the module in `{cls}.__init__` before it builds the optimizer"
+        ),
     )
     return updated
 
@@ -522,8 +532,9 @@ def _moved_after_init_optimizers(ctx: Context[Facts], original: cst.Call, update
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves the `{moved.cls}` instance {where} after `{moved.cls}.__init__` built "
-        f"{optimizers} over its parameters (or its submodules'): moving a module to XLA replaces its Parameter "
+        f"`{ctx.code(original)}` moves the `{moved.cls}` instance{moved.moved_by} {where} after "
+        f"`{moved.cls}.__init__` built {optimizers}{moved.built_by} over its parameters (or its submodules'): "
+        "moving a module to XLA replaces its Parameter "
         f"objects, so {optimizers} {'hold' if len(moved.attributes) > 1 else 'holds'} the stale CPU copies and "
         "training changes nothing; move the module first "
         f"(`{ctx.code(original)}` before the optimizers are built, once its submodules are set) or build the "
