@@ -30,7 +30,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
-from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
@@ -153,7 +153,11 @@ class HuggingFaceAnalysis(Analysis):
         self.argument_classes: set[str] = set()
         self.tokenizers: set[str] = set()
         self.parsers: dict[str, int] = {}  # parser name -> index of the TrainingArguments dataclass
-        self.parses: list[tuple[str, cst.CSTNode]] = []  # (training args name, anchor)
+        self.parser_classes: dict[str, str] = {}  # parser name -> the TrainingArguments dataclass as written
+        # This file's TrainingArguments dataclasses whose ``optim`` field defaults to an optimizer that
+        # runs on XLA as it is (``"adamw_torch"``): parsed or built, they need no optim of the port's.
+        self.running_optim_classes: set[str] = set()
+        self.parses: list[tuple[str, cst.CSTNode, str]] = []  # (training args name, anchor, its class as written)
         self.optim_assigned: set[str] = set()  # ``training_args.optim = ...`` in the file
         self.workers_assigned: set[str] = set()
         self.backward_candidates: list[tuple[str, cst.Call]] = []
@@ -234,6 +238,8 @@ class HuggingFaceAnalysis(Analysis):
         name = string_value(default)
         if name in CUDA_ONLY_OPTIMIZERS:
             self.part.cuda_optimizers[default] = name
+        elif name in RUNNING_ADAMW:
+            self.running_optim_classes.add(owner.name.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -254,8 +260,8 @@ class HuggingFaceAnalysis(Analysis):
                 self._parser(name, value)
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)
-            elif method_name(value) in PARSE_METHODS and dotted(receiver(value)) in self.parsers:
-                self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]  # dotted(receiver(value)) is in self.parsers (checked in the elif), so not None
+            elif method_name(value) in PARSE_METHODS and (parser := dotted(receiver(value))) in self.parsers:
+                self._parse(target.target, self.parsers[parser], self.parser_classes[parser])  # type: ignore[index]  # parser is in self.parsers (checked in the elif), so not None
 
     def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
         """``Accelerator(...)``, or a conditional expression each of whose branches builds one
@@ -277,8 +283,9 @@ class HuggingFaceAnalysis(Analysis):
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
+                self.parser_classes[name] = dotted(element.value) or ""
 
-    def _parse(self, target: cst.BaseExpression, index: int) -> None:
+    def _parse(self, target: cst.BaseExpression, index: int, written: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > index:
             name = dotted(target.elements[index].value)
         else:
@@ -291,7 +298,7 @@ class HuggingFaceAnalysis(Analysis):
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
         if isinstance(parent, cst.If) and parent.orelse is not None or id(parent) in self.elif_heads:
             anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]  # the condition makes parent an If or a key of elif_heads: get() gives a node, never None
-        self.parses.append((name, anchor))
+        self.parses.append((name, anchor, written))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -363,8 +370,12 @@ class HuggingFaceAnalysis(Analysis):
                 part.model_placements[call] = placements
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
         part.builds_arguments = part.builds_arguments or bool(self.parses)
-        for name, anchor in self.parses:
-            if name not in self.optim_assigned and not any(p.name == name for p in part.parsed_arguments):
+        for name, anchor, written in self.parses:
+            if (
+                name not in self.optim_assigned
+                and written not in self.running_optim_classes
+                and not any(p.name == name for p in part.parsed_arguments)
+            ):
                 part.parsed_arguments.append(ParsedArguments(name, anchor))
             if name not in self.workers_assigned and anchor not in part.default_workers:
                 part.default_workers.append(anchor)
@@ -409,6 +420,8 @@ class HuggingFaceAnalysis(Analysis):
             if self._off_by_default(keywords["fp16"].value):
                 self.part.fp16_off_by_default.add(call)
         optim = keywords.get("optim")
+        if optim is None and dotted(call.func) in self.running_optim_classes:
+            return  # the dataclass's own default runs on XLA
         if optim is None:
             self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")
             return
