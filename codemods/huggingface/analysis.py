@@ -36,6 +36,12 @@ from codemods.project.analysis import ProjectAnalysis
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
+# Accelerator methods that take over the training step: called on an ``accelerator`` the file got
+# from elsewhere (a parameter, an attribute: ``train(model, loader, accelerator, optimizer)``), they
+# say Accelerate prepared the loop's model, optimizer and loaders (as Fabric's methods do for Fabric).
+ACCELERATOR_METHODS = frozenset(
+    {"backward", "prepare", "accumulate", "clip_grad_norm_", "clip_grad_value_", "unscale_gradients"}
+)
 # Names whose optimizer runs only on CUDA (bitsandbytes' kernels) and whose result no
 # optimizer of the Trainer's computes on XLA: 8-bit states (quantized), Lion, AdEMAMix,
 # bitsandbytes' RMSprop (its own defaults).
@@ -161,6 +167,8 @@ class HuggingFaceAnalysis(Analysis):
         self.optim_assigned: set[str] = set()  # ``training_args.optim = ...`` in the file
         self.workers_assigned: set[str] = set()
         self.backward_candidates: list[tuple[str, cst.Call]] = []
+        # An Accelerator the file got from elsewhere (a parameter, an attribute) and steps with.
+        self.handed_accelerators: set[str] = set()
         # Calls that may build a Trainer, its arguments, a collator: with the function and scope.
         self.candidate_calls: list[tuple[cst.Call, cst.FunctionDef | None, str]] = []
         self.statement_parent: list[cst.CSTNode | None] = [None]  # compound statements around
@@ -344,6 +352,12 @@ class HuggingFaceAnalysis(Analysis):
             self._flag(node)
         if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
             self.backward_candidates.append((owner, node))
+        if (
+            method_name(node) in ACCELERATOR_METHODS
+            and (owner := dotted(receiver(node))) is not None
+            and "accelerator" in owner.rsplit(".", 1)[-1].lower()
+        ):
+            self.handed_accelerators.add(owner)
         self.candidate_calls.append((node, self.walk.enclosing_function, self.walk.qualname))
         if method_name(node) == "from_pretrained" and any(
             a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS for a in node.args
@@ -368,6 +382,7 @@ class HuggingFaceAnalysis(Analysis):
             placements = self._placements(call, scope)
             if placements:
                 part.model_placements[call] = placements
+        part.accelerators |= self.handed_accelerators
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor, written in self.parses:

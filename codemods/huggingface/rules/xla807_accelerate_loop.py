@@ -47,6 +47,26 @@ ACCELERATE_LOOP = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch
+
+
+                class Runner:
+                    def train_epoch(self, loader):
+                        for batch in loader:
+                            loss = self.model(**batch).loss
+                            self.accelerator.backward(loss)
+                            self.optimizer.step()
+                            self.optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"an-accelerator-the-file-is-handed-{target}",
+                findings=(Expected(8, 13, "Accelerate loop: on XLA, Accelerate already places the model"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch

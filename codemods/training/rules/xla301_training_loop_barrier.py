@@ -128,6 +128,20 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             note="fabric-from-caller",
         ),
+        valid(
+            """
+            import torch
+
+
+            def train(model, loader, accelerator, optimizer):
+                for batch_id, batch in enumerate(loader, start=1):
+                    accelerator.backward(model(**batch).loss)
+                    if batch_id % 2 == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            note="accelerator-from-caller",
+        ),
     ),
     invalid=lambda: (
         # The barrier under the availability check goes with the branch the device
