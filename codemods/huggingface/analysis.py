@@ -269,7 +269,7 @@ class HuggingFaceAnalysis(Analysis):
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)
             elif method_name(value) in PARSE_METHODS and (parser := dotted(receiver(value))) in self.parsers:
-                self._parse(target.target, self.parsers[parser], self.parser_classes[parser])  # type: ignore[index]  # parser is in self.parsers (checked in the elif), so not None
+                self._parse(target.target, self.parsers[parser], self.parser_classes[parser])
 
     def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
         """``Accelerator(...)``, or a conditional expression each of whose branches builds one

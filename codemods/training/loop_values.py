@@ -98,8 +98,26 @@ def _static_index(index: cst.BaseSlice) -> bool:
 # container reads and writes around them, and the builtins that walk a container.
 _MOVES = frozenset({"to", "cuda"})
 _MOVE_HELPERS = frozenset(
-    {"items", "keys", "values", "get", "append", "extend", "insert", "update", "setdefault", "float", "half",
-     "bfloat16", "long", "int", "bool", "double", "contiguous", "pin_memory"}
+    {
+        "items",
+        "keys",
+        "values",
+        "get",
+        "append",
+        "extend",
+        "insert",
+        "update",
+        "setdefault",
+        "float",
+        "half",
+        "bfloat16",
+        "long",
+        "int",
+        "bool",
+        "double",
+        "contiguous",
+        "pin_memory",
+    }
 )
 _CONTAINER_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "list", "tuple", "dict", "isinstance"})
 

@@ -49,7 +49,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "that do not run on XLA but compute the same become it too (adamw_torch_npu_fused, adamw_apex_fused, and "
     "bitsandbytes' paged_adamw_32bit: 32-bit states, CUDA kernels): as a literal, after HfArgumentParser parses "
     "them, or where a variable or flag is handed to `optim=` (`optim=optim` maps those spellings and keeps any "
-    "other choice). An explicit \"adamw_torch\" (an `optim=` literal, or the default of a TrainingArguments "
+    'other choice). An explicit "adamw_torch" (an `optim=` literal, or the default of a TrainingArguments '
     "dataclass's field, which then needs no mapping after parsing) is torch's AdamW without fused=True: it runs "
     "on XLA and stays. bitsandbytes' other optimizers (8-bit states, Lion, AdEMAMix, its RMSprop) need CUDA and "
     "no optimizer of the Trainer computes the same on XLA: written in code (an `optim=` literal, the default "
