@@ -156,6 +156,8 @@ AUTOCAST_PARAMETERS = {
 CUDA_GRAD_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
 TORCH_GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"})
 XLA_GRAD_SCALERS = frozenset({"torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler"})
+# The base class of custom autograd functions: their forward and backward run inside a step.
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 # Decorators for custom autograd functions under autocast.
 CUDA_CUSTOM_AUTOGRAD = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 # torch_xla 1.13's (torch.cuda.amp's own, re-exported; gone from torch_xla 2.9), and torch's

@@ -30,12 +30,18 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
-from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
+# Accelerator methods that take over the training step: called on an ``accelerator`` the file got
+# from elsewhere (a parameter, an attribute: ``train(model, loader, accelerator, optimizer)``), they
+# say Accelerate prepared the loop's model, optimizer and loaders (as Fabric's methods do for Fabric).
+ACCELERATOR_METHODS = frozenset(
+    {"backward", "prepare", "accumulate", "clip_grad_norm_", "clip_grad_value_", "unscale_gradients"}
+)
 # Names whose optimizer runs only on CUDA (bitsandbytes' kernels) and whose result no
 # optimizer of the Trainer's computes on XLA: 8-bit states (quantized), Lion, AdEMAMix,
 # bitsandbytes' RMSprop (its own defaults).
@@ -153,10 +159,16 @@ class HuggingFaceAnalysis(Analysis):
         self.argument_classes: set[str] = set()
         self.tokenizers: set[str] = set()
         self.parsers: dict[str, int] = {}  # parser name -> index of the TrainingArguments dataclass
-        self.parses: list[tuple[str, cst.CSTNode]] = []  # (training args name, anchor)
+        self.parser_classes: dict[str, str] = {}  # parser name -> the TrainingArguments dataclass as written
+        # This file's TrainingArguments dataclasses whose ``optim`` field defaults to an optimizer that
+        # runs on XLA as it is (``"adamw_torch"``): parsed or built, they need no optim of the port's.
+        self.running_optim_classes: set[str] = set()
+        self.parses: list[tuple[str, cst.CSTNode, str]] = []  # (training args name, anchor, its class as written)
         self.optim_assigned: set[str] = set()  # ``training_args.optim = ...`` in the file
         self.workers_assigned: set[str] = set()
         self.backward_candidates: list[tuple[str, cst.Call]] = []
+        # An Accelerator the file got from elsewhere (a parameter, an attribute) and steps with.
+        self.handed_accelerators: set[str] = set()
         # Calls that may build a Trainer, its arguments, a collator: with the function and scope.
         self.candidate_calls: list[tuple[cst.Call, cst.FunctionDef | None, str]] = []
         self.statement_parent: list[cst.CSTNode | None] = [None]  # compound statements around
@@ -234,6 +246,8 @@ class HuggingFaceAnalysis(Analysis):
         name = string_value(default)
         if name in CUDA_ONLY_OPTIMIZERS:
             self.part.cuda_optimizers[default] = name
+        elif name in RUNNING_ADAMW:
+            self.running_optim_classes.add(owner.name.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -254,8 +268,8 @@ class HuggingFaceAnalysis(Analysis):
                 self._parser(name, value)
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)
-            elif method_name(value) in PARSE_METHODS and dotted(receiver(value)) in self.parsers:
-                self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]  # dotted(receiver(value)) is in self.parsers (checked in the elif), so not None
+            elif method_name(value) in PARSE_METHODS and (parser := dotted(receiver(value))) in self.parsers:
+                self._parse(target.target, self.parsers[parser], self.parser_classes[parser])
 
     def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
         """``Accelerator(...)``, or a conditional expression each of whose branches builds one
@@ -277,8 +291,9 @@ class HuggingFaceAnalysis(Analysis):
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
+                self.parser_classes[name] = dotted(element.value) or ""
 
-    def _parse(self, target: cst.BaseExpression, index: int) -> None:
+    def _parse(self, target: cst.BaseExpression, index: int, written: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > index:
             name = dotted(target.elements[index].value)
         else:
@@ -291,7 +306,7 @@ class HuggingFaceAnalysis(Analysis):
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
         if isinstance(parent, cst.If) and parent.orelse is not None or id(parent) in self.elif_heads:
             anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]  # the condition makes parent an If or a key of elif_heads: get() gives a node, never None
-        self.parses.append((name, anchor))
+        self.parses.append((name, anchor, written))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -337,6 +352,12 @@ class HuggingFaceAnalysis(Analysis):
             self._flag(node)
         if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
             self.backward_candidates.append((owner, node))
+        if (
+            method_name(node) in ACCELERATOR_METHODS
+            and (owner := dotted(receiver(node))) is not None
+            and "accelerator" in owner.rsplit(".", 1)[-1].lower()
+        ):
+            self.handed_accelerators.add(owner)
         self.candidate_calls.append((node, self.walk.enclosing_function, self.walk.qualname))
         if method_name(node) == "from_pretrained" and any(
             a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS for a in node.args
@@ -361,10 +382,15 @@ class HuggingFaceAnalysis(Analysis):
             placements = self._placements(call, scope)
             if placements:
                 part.model_placements[call] = placements
+        part.accelerators |= self.handed_accelerators
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
         part.builds_arguments = part.builds_arguments or bool(self.parses)
-        for name, anchor in self.parses:
-            if name not in self.optim_assigned and not any(p.name == name for p in part.parsed_arguments):
+        for name, anchor, written in self.parses:
+            if (
+                name not in self.optim_assigned
+                and written not in self.running_optim_classes
+                and not any(p.name == name for p in part.parsed_arguments)
+            ):
                 part.parsed_arguments.append(ParsedArguments(name, anchor))
             if name not in self.workers_assigned and anchor not in part.default_workers:
                 part.default_workers.append(anchor)
@@ -409,6 +435,8 @@ class HuggingFaceAnalysis(Analysis):
             if self._off_by_default(keywords["fp16"].value):
                 self.part.fp16_off_by_default.add(call)
         optim = keywords.get("optim")
+        if optim is None and dotted(call.func) in self.running_optim_classes:
+            return  # the dataclass's own default runs on XLA
         if optim is None:
             self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")
             return

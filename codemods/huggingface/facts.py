@@ -76,7 +76,8 @@ class HuggingFaceFacts:
     # ``preprocessing_num_workers`` fields that default to None (one process).
     default_preprocessing_workers: list[cst.CSTNode] = field(default_factory=list)
     padding: dict[cst.Call, Padding] = field(default_factory=dict)
-    # Names bound to accelerate.Accelerator(...), and their .backward(...) calls.
+    # Names bound to accelerate.Accelerator(...) (or one the file is handed and steps with:
+    # ``accelerator.backward(loss)`` on a parameter), and their .backward(...) calls.
     accelerators: set[str] = field(default_factory=set)
     accelerate_backwards: list[cst.Call] = field(default_factory=list)
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.

@@ -65,6 +65,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         # Optimizer classes of this file (over a class of torch.optim, ``Optimizer`` or ``AdamW``, or over
         # another such class of the file): name -> qualified name.
         self.optimizer_classes: dict[str, str] = {}
+        # Custom autograd functions of this file (over torch.autograd.Function): qualified names.
+        self.autograd_functions: set[str] = set()
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
@@ -155,6 +157,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 self.forward_class_paths.add(self.walk.qualname)
             if is_optimizer_class(resolved or "") or written in self.optimizer_classes:
                 self.optimizer_classes[node.name.value] = self.walk.qualname
+            if resolved in apis.AUTOGRAD_FUNCTIONS:
+                self.autograd_functions.add(self.walk.qualname)
 
     def _loop(self, node: cst.For | cst.While) -> None:
         outer = next((loop for loop in reversed(self.walk.loops) if loop is not None and loop is not node), None)
@@ -474,13 +478,13 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         part.step_callables |= steps
         part.synced_callables |= synced
         optimizers = set(self.optimizer_classes.values())
-        within = self._forward_computation() | self.generators | optimizers
+        within = self._forward_computation() | self.generators | optimizers | self.autograd_functions
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if owned_by(loop.owner, within)}
         part.optimizers |= {r.iterates[0] for r in self.loop_records.values() if r.iterates[1] in self.optimizer_lists}
         for loop in self.loop_records.values():
-            if not owned_by(
-                loop.owner, optimizers
-            ):  # an optimizer's own update (over its param groups) is no loop to plan
+            # An optimizer's own update (over its param groups) is no loop to plan, nor one of a custom
+            # autograd function's forward or backward (over its layers: it runs inside a backward pass).
+            if not owned_by(loop.owner, optimizers | self.autograd_functions):
                 self._plan_loop(loop, steps, synced, by_name)
         self.sort_steps()
         for fn in self.function_records.values():

@@ -15,7 +15,7 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
 from codemods.training.drivers import StepDrivers
 from codemods.training.facts import LoopPlan
-from codemods.training.loop_values import accumulated_into, filters_batches
+from codemods.training.loop_values import accumulated_into, filters_batches, only_moves
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -60,9 +60,13 @@ class LoopPlans(StepDrivers):
             part.loops[loop.node] = plan
         # A loop of a model's (or a loss module's) forward computation runs inside the step, a
         # generator's inside its consumer's iteration: that loop's barrier ends it, and a barrier of
-        # its own would cut the graph per iteration.
-        elif loop.node not in part.loops_within_a_step and any(
-            d == CUDA or is_device_name(d) for d in loop.moved.values()
+        # its own would cut the graph per iteration.  So does a loop that only moves a batch's
+        # tensors to the device (``for k, v in batch.items(): batch[k] = v.to(device)``): it is
+        # part of the step or the evaluation it feeds.
+        elif (
+            loop.node not in part.loops_within_a_step
+            and any(d == CUDA or is_device_name(d) for d in loop.moved.values())
+            and not only_moves(loop.node)
         ):
             if not loop.host_read and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation")

@@ -92,3 +92,88 @@ def _static_index(index: cst.BaseSlice) -> bool:
     return isinstance(index, cst.Slice) or (
         isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
     )
+
+
+# Calls a loop that only moves a batch to the device may make: the moves and casts, the
+# container reads and writes around them, and the builtins that walk a container.
+_MOVES = frozenset({"to", "cuda"})
+_MOVE_HELPERS = frozenset(
+    {
+        "items",
+        "keys",
+        "values",
+        "get",
+        "append",
+        "extend",
+        "insert",
+        "update",
+        "setdefault",
+        "float",
+        "half",
+        "bfloat16",
+        "long",
+        "int",
+        "bool",
+        "double",
+        "contiguous",
+        "pin_memory",
+    }
+)
+_CONTAINER_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "list", "tuple", "dict", "isinstance"})
+
+
+def only_moves(node: cst.CSTNode) -> bool:
+    """The loop's body only moves tensors or containers to the device and stores them
+    (``for k, v in batch.items(): batch[k] = v.to(device)``, ``xs.append(x.cuda())``, with
+    ``if ...: continue`` and nested loops of the same): no forward of a model, nothing that
+    grows a graph from one iteration to the next (it is part of the step it feeds)."""
+    if not isinstance(node, (cst.For, cst.While)) or node.orelse is not None:
+        return False
+    return _moves_only(node.body)
+
+
+def _moves_only(suite: cst.BaseSuite) -> bool:
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else (suite,)
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if not all(_small_moves_only(small) for small in statement.body):
+                return False
+        elif isinstance(statement, cst.If):
+            if not _moves_only(statement.body):
+                return False
+            orelse = statement.orelse
+            if isinstance(orelse, cst.If):
+                if not _moves_only(cst.IndentedBlock(body=(orelse,))):
+                    return False
+            elif orelse is not None and not _moves_only(orelse.body):
+                return False
+        elif isinstance(statement, cst.For):
+            if statement.orelse is not None or not _moves_only(statement.body):
+                return False
+        else:
+            return False
+    return True
+
+
+def _small_moves_only(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, (cst.Pass, cst.Continue, cst.Break)):
+        return True
+    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        return small.value is not None and _calls_only_moves(small.value)
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return method_name(small.value) in _MOVE_HELPERS | _MOVES and _calls_only_moves(small.value)
+    return False
+
+
+def _calls_only_moves(value: cst.CSTNode) -> bool:
+    """Every call in the expression is a move, a cast, a container's or a container builtin."""
+    for sub in walk(value):
+        if type(sub) is not cst.Call:
+            continue
+        method = method_name(sub)
+        if method in _MOVES or method in _MOVE_HELPERS:
+            continue
+        if type(sub.func) is cst.Name and sub.func.value in _CONTAINER_BUILTINS:
+            continue
+        return False
+    return True

@@ -47,8 +47,8 @@ if __name__ == "__main__":
 
 MAPPED = (
     "    training_args, model_args = parser.parse_args_and_config()\n"
-    '    if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", '
-    '"adamw_apex_fused", "paged_adamw_32bit"):\n'
+    '    if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", '
+    '"paged_adamw_32bit"):\n'
     '        training_args.optim = "adamw_torch_xla"\n'
     "    main(training_args, model_args)\n"
 )

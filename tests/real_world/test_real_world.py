@@ -790,7 +790,7 @@ def test_a_launcher_check_in_a_helper_is_reported_where_the_xla_launcher_starts_
     starts the process group only when RANK and WORLD_SIZE are set.  In its own module no
     entry point starts it, so the check stays (right for torchrun); but the training
     script's main guard becomes the XLA launcher, which sets neither: every process would
-    train alone.  The script's call of the helper is an error that says so."""
+    skip the distributed setup and go through all the data.  The script's call of the helper is an error that says so."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "helpers.py").write_text(INIT_IN_A_HELPER)
     (tmp_path / "train.py").write_text(SCRIPT_OF_THE_HELPER)

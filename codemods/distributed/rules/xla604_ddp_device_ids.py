@@ -22,7 +22,10 @@ DDP_DEVICE_IDS = Rule(
     summary="DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device",
     fixable=True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
-    "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
+    "all-reduces the gradients itself, so a plain optimizer step is enough: the tool leaves the steps of a file "
+    "that wraps a model in DDP plain. A step in another module of the project, which cannot see the wrap, is "
+    "ported to xm.optimizer_step (XLA201): it all-reduces the gradients DDP already averaged once more, to the "
+    "same values (one more all-reduce per step; make that step plain by hand to save it).",
     examples=lambda: (
         invalid(
             """
@@ -116,7 +119,8 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
         DDP_DEVICE_IDS,
         original,
         f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
-        "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
+        "device and all-reduces gradients over the xla backend (a plain optimizer step is enough; an "
+        "xm.optimizer_step reduces them once more, to the same values)",
         build,
     )
 

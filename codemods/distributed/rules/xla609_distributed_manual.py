@@ -162,8 +162,10 @@ def _external_launch_check(ctx: Context[Facts], original: cst.Call) -> str:
         f"{ctx.facts.distributed.external_launch_checks[original]} starts the process group only when a launcher's "
         "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
         + ctx.target.advice(
-            "torch_xla.launch sets none of them, so every process would train alone on all the "
-            "data (no process group, no DDP, no sampler). Replace the check there with True (every "
+            "torch_xla.launch sets none of them, so every process would skip the script's distributed "
+            "setup (no process group, no DDP, no sampler) and go through all the data: with a plain "
+            "optimizer step each trains its own copy, with xm.optimizer_step they average their "
+            "gradients and step one model, each process over all the data (no speedup). Replace the check there with True (every "
             "process is started by the XLA launcher), or start this script with torchrun"
         )
     )

@@ -1,7 +1,8 @@
 """XLA801 trainer-xla-optimizer: ``TrainingArguments(...)`` gets ``optim="adamw_torch_xla"``;
 arguments parsed with HfArgumentParser get it right after parsing, where they still hold an
-AdamW that does not run on XLA (an explicit ``--optim`` of another optimizer is kept); the
-optimizers only CUDA runs are reported."""
+AdamW that does not run on XLA (an explicit ``--optim`` of another optimizer is kept, and so is
+torch's plain AdamW, ``"adamw_torch"``, which runs on XLA); the optimizers only CUDA runs are
+reported."""
 
 from __future__ import annotations
 
@@ -20,18 +21,22 @@ if TYPE_CHECKING:
 XLA_OPTIMIZER = "adamw_torch_xla"
 # Trainer optimizer names (transformers' OptimizerNames) whose AdamW does not run on XLA
 # parameters but computes what adamw_torch_xla computes (AdamW with 32-bit states), so they
-# become it: torch's (the defaults; with torch >= 2.8 the default is fused, which raises on
-# XLA), and the kernels of other devices (checked in transformers' trainer_optimizer.py:
-# bitsandbytes' AdamW with optim_bits=32, paged or not, needs CUDA).
+# become it: torch's fused AdamW (the default with torch >= 2.8: its step raises on XLA), and
+# the kernels of other devices (checked in transformers' trainer_optimizer.py: bitsandbytes'
+# AdamW with optim_bits=32, paged or not, needs CUDA).  "adamw_torch" is not one: transformers
+# builds torch.optim.AdamW without fused=True for it, which runs on XLA, and the script's choice
+# stays ("adamw_hf" is no OptimizerNames of transformers 5: TrainingArguments refuses it on any
+# device; in 4.x it was transformers' own AdamW, plain torch code, which runs on XLA too).
 XLA_ADAMW_FORMS = {
-    "adamw_torch": "torch's AdamW",
     "adamw_torch_fused": "torch's fused AdamW (it raises on XLA parameters)",
-    "adamw_hf": "Hugging Face's AdamW",
     "adamw_torch_npu_fused": "the Ascend NPU's fused AdamW (torch_npu)",
     "adamw_apex_fused": "apex's fused CUDA AdamW",
     "paged_adamw_32bit": "bitsandbytes' paged AdamW with 32-bit states (CUDA kernels and CUDA unified memory)",
 }
 TORCH_ADAMW = tuple(XLA_ADAMW_FORMS)
+# Spellings of an AdamW that runs on XLA as it is: a TrainingArguments dataclass whose optim
+# field defaults to one (or another optimizer that runs) needs no mapping after parsing.
+RUNNING_ADAMW = ("adamw_torch", "adamw_hf", XLA_OPTIMIZER)
 
 TRAINER_XLA_OPTIMIZER = Rule(
     code="XLA801",
@@ -44,7 +49,9 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "that do not run on XLA but compute the same become it too (adamw_torch_npu_fused, adamw_apex_fused, and "
     "bitsandbytes' paged_adamw_32bit: 32-bit states, CUDA kernels): as a literal, after HfArgumentParser parses "
     "them, or where a variable or flag is handed to `optim=` (`optim=optim` maps those spellings and keeps any "
-    "other choice). bitsandbytes' other optimizers (8-bit states, Lion, AdEMAMix, its RMSprop) need CUDA and "
+    'other choice). An explicit "adamw_torch" (an `optim=` literal, or the default of a TrainingArguments '
+    "dataclass's field, which then needs no mapping after parsing) is torch's AdamW without fused=True: it runs "
+    "on XLA and stays. bitsandbytes' other optimizers (8-bit states, Lion, AdEMAMix, its RMSprop) need CUDA and "
     "no optimizer of the Trainer computes the same on XLA: written in code (an `optim=` literal, the default "
     "of the parameter handed to it, a TrainingArguments dataclass's field default) they are an error to "
     "decide by hand. TRL's trainers (SFTTrainer, DPOTrainer, GRPOTrainer, ...) are Trainers, and its configs "
@@ -76,6 +83,39 @@ TRAINER_XLA_OPTIMIZER = Rule(
             DDPOTrainer(config, reward_fn, prompt_fn, pipeline).train()
             """,
             note="trl-diffusion-trainer-is-no-trainer",
+        ),
+        valid(
+            """
+            import transformers as tf
+
+            args = tf.TrainingArguments("out", optim="adamw_torch", dataloader_num_workers=2)
+            trainer = tf.Trainer(model=model, args=args)
+            """,
+            note="plain-torch-adamw-runs",
+        ),
+        *(
+            valid(
+                """
+                from dataclasses import dataclass, field
+
+                import transformers
+
+
+                @dataclass
+                class TrainingArguments(transformers.TrainingArguments):
+                    optim: str = field(default="adamw_torch")
+
+
+                def _mp_fn(index):
+                    parser = transformers.HfArgumentParser((TrainingArguments,))
+                    (training_args,) = parser.parse_args_into_dataclasses()
+                    extra = TrainingArguments(output_dir="out", dataloader_num_workers=2)
+                    transformers.Trainer(model=model, args=training_args, train_dataset=data).train()
+                """,
+                target=target,
+                note=f"dataclass-default-plain-adamw-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
@@ -124,7 +164,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
 
             parser = t.TrlParser((RunConfig, t.ModelConfig))
             training_args, model_args = parser.parse_args_and_config()
-            if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+            if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
                 training_args.optim = "adamw_torch_xla"
             t.GRPOTrainer(model=model_args.model_name_or_path, reward_funcs=reward, args=training_args).train()
             """,
@@ -147,7 +187,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
 
 
             def train(model, dataset, optim="adamw_torch_fused"):
-                args = TrainingArguments(output_dir="out", optim="adamw_torch_xla" if optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit") else optim, dataloader_num_workers=2)
+                args = TrainingArguments(output_dir="out", optim="adamw_torch_xla" if optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit") else optim, dataloader_num_workers=2)
                 Trainer(model=model, args=args, train_dataset=dataset).train()
             """,
             note="optim-from-a-parameter",
@@ -155,7 +195,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 Expected(
                     5,
                     54,
-                    'where `optim` holds an AdamW that does not run on XLA ("adamw_torch", "adamw_torch_fused"',
+                    'where `optim` holds an AdamW that does not run on XLA ("adamw_torch_fused", "adamw_torch_npu_fused"',
                 ),
             ),
         ),
@@ -216,7 +256,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
             """
             import transformers as tf
 
-            args = tf.TrainingArguments("out", optim='adamw_torch', dataloader_num_workers=2)
+            args = tf.TrainingArguments("out", optim='adamw_torch_fused', dataloader_num_workers=2)
             trainer = tf.Trainer(model=model, args=args)
             """,
             """
@@ -226,7 +266,14 @@ TRAINER_XLA_OPTIMIZER = Rule(
             trainer = tf.Trainer(model=model, args=args)
             """,
             alias=True,
-            findings=(Expected(3, 8, "optim='adamw_torch' -> \"adamw_torch_xla\""),),
+            findings=(
+                Expected(
+                    3,
+                    8,
+                    "optim='adamw_torch_fused' -> \"adamw_torch_xla\": torch's fused AdamW (it raises on XLA "
+                    "parameters) does not run on XLA",
+                ),
+            ),
         ),
         invalid(
             """
@@ -304,7 +351,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                     model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
                 else:
                     model_args, data_args, training_args = parser.parse_args_into_dataclasses()
-                if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+                if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
                     training_args.optim = "adamw_torch_xla"
                 trainer = Seq2SeqTrainer(model=model, args=training_args)
                 trainer.train()
@@ -355,7 +402,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 def _mp_fn(index):
                     parser = HfArgumentParser((ScriptArguments, TrainingArguments))
                     script_args, training_args = parser.parse_args_into_dataclasses()
-                    if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+                    if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
                         training_args.optim = "adamw_torch_xla"
                     Trainer(model=model, args=training_args).train()
                 """,

@@ -21,7 +21,8 @@ ACCELERATE_LOOP = Rule(
     summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port",
     fixable=False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
-    "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
+    "ends each step) and, in a prepared optimizer's step, all-reduces the gradients across processes before "
+    "the optimizer's own step (what xm.optimizer_step does); launch it with an XLA accelerate config.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
@@ -46,6 +47,26 @@ ACCELERATE_LOOP = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch
+
+
+                class Runner:
+                    def train_epoch(self, loader):
+                        for batch in loader:
+                            loss = self.model(**batch).loss
+                            self.accelerator.backward(loss)
+                            self.optimizer.step()
+                            self.optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"an-accelerator-the-file-is-handed-{target}",
+                findings=(Expected(8, 13, "Accelerate loop: on XLA, Accelerate already places the model"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch
@@ -132,7 +153,8 @@ def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.C
         ACCELERATE_LOOP,
         original,
         "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
-        "step through its prepared loaders (MpDeviceLoader) and steps optimizers with xm.optimizer_step; "
+        "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
+        "optimizer's step; "
         "nothing to port (launch it with an XLA accelerate config)",
     )
     return updated

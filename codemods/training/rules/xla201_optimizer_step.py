@@ -27,7 +27,9 @@ OPTIMIZER_STEP = Rule(
     fixable=True,
     why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
-    "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.) An optimizer "
+    "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces; so does "
+    "an optimizer stepped in a loop with Accelerate's `accelerator.backward(loss)`, also on an Accelerator the "
+    "file is handed: the optimizer Accelerate prepared reduces the gradients in its own step on XLA.) An optimizer "
     "kept in a container the file builds (`optims = SimpleNamespace(gen=Adam(...))`, a dict literal or `dict(...)`, "
     '`Munch`, `EasyDict`) is known as one where it is stepped (`optims.gen.step()`, `optims["gen"].step()`) and '
     "ported like any other; a `.step()` on another member of a dict is left alone. So is one that a class keeps on "
@@ -69,6 +71,24 @@ OPTIMIZER_STEP = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                """
+                import torch
+
+
+                def train(model, loader, accelerator, optimizer, scheduler):
+                    for batch in loader:
+                        accelerator.backward(model(**batch).loss)
+                        optimizer.step()
+                        scheduler.step()
+                        optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"an-optimizer-stepped-with-a-handed-accelerator-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import torch

@@ -28,7 +28,10 @@ TRAINING_LOOP_BARRIER = Rule(
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`. The loops of an optimizer class's own methods (a subclass of a torch.optim "
     "class: its `step()` over the param groups, an unrolled inner loop, a preconditioner update) are no "
-    "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier.",
+    "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier. "
+    "Nor are those of a custom autograd function's `forward` and `backward` (a subclass of "
+    "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
+    "backward pass of a step.",
     examples=lambda: (
         invalid(
             """
@@ -55,6 +58,32 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                """
+                import torch
+                from torch.autograd import Function
+
+
+                class ReversibleStack(Function):
+                    @staticmethod
+                    def backward(ctx, dx):
+                        for layer in ctx.layers[::-1]:
+                            dx = layer.backward_pass(dx)
+                        return dx, None
+
+
+                class Block(torch.nn.Module):
+                    def backward_pass(self, dy):
+                        with torch.enable_grad():
+                            torch.autograd.backward(self.f(self.x), dy)
+                        return self.x.grad
+                """,
+                target=target,
+                note=f"a-custom-autograd-functions-backward-runs-inside-the-step-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import torch
@@ -98,6 +127,20 @@ TRAINING_LOOP_BARRIER = Rule(
                     optimizer.zero_grad()
             """,
             note="fabric-from-caller",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def train(model, loader, accelerator, optimizer):
+                for batch_id, batch in enumerate(loader, start=1):
+                    accelerator.backward(model(**batch).loss)
+                    if batch_id % 2 == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            note="accelerator-from-caller",
         ),
     ),
     invalid=lambda: (

@@ -52,8 +52,9 @@ EVAL_LOOP_BARRIER = Rule(
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
     "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too. "
-    "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`) computes nothing "
-    "and gets none. A loop that runs within another loop's iteration gets none: one "
+    "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
+    "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts and "
+    "container reads and writes, no model's forward), computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
     "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
@@ -110,6 +111,41 @@ EVAL_LOOP_BARRIER = Rule(
                 net.to(torch_xla.device())
             """,
             note="loops-that-move-modules-in-place-compute-nothing",
+        ),
+        *(
+            valid(
+                """
+                import torch
+
+
+                class Ranker(torch.nn.Module):
+                    def get_inputs(self, batch):
+                        inputs = {}
+                        for name, value in batch.items():
+                            if name == "label":
+                                continue
+                            inputs[name] = value.to(self.device)
+                        return inputs
+
+
+                def process_batch(model, batch, device):
+                    for key, ipt in batch.items():
+                        batch[key] = ipt.to(device)
+                    for key, value in batch.items():
+                        if isinstance(value, list):
+                            for i in range(len(value)):
+                                value[i] = value[i].to(device, non_blocking=True)
+                        else:
+                            batch[key] = value.to(device, non_blocking=True)
+                    views = []
+                    for view in batch["views"]:
+                        views.append(view.to(device).float())
+                    return model(batch, views)
+                """,
+                target=target,
+                note=f"loops-that-only-move-a-batch-to-the-device-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
         valid(
             """
