@@ -14,7 +14,6 @@ from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.device import rules as device_rules
 from codemods.device.obligation_rewrite import ObligationRewrite
-from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
@@ -83,7 +82,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         return [RuleHooks(ctx, (BATCH_OFF_XLA, SCATTERING_DATA_PARALLEL)), RuleHooks(ctx, distributed_rules.RULES)]
     return [
         *launchers,
-        DeviceRewrite(ctx),
         RuleHooks(ctx, device_rules.RULES),
         ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),

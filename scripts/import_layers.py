@@ -79,7 +79,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.device.obligation_rewrite",
-        "codemods.device.rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
