@@ -13,7 +13,6 @@ from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.device import rules as device_rules
-from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
@@ -83,7 +82,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
     return [
         *launchers,
         RuleHooks(ctx, device_rules.RULES),
-        ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
         RuleHooks(ctx, training_rules.RULES),
         RuleHooks(ctx, checkpoint_rules.RULES),
