@@ -22,7 +22,7 @@ from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface import rules as huggingface_rules
-from codemods.imports.rewrite import ImportsRewrite
+from codemods.imports import rules as imports_rules
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
 from codemods.project import rules as project_rules
@@ -94,5 +94,5 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
         RuleHooks(ctx, project_rules.RULES),
-        ImportsRewrite(ctx),
+        RuleHooks(ctx, imports_rules.RULES),
     ]

@@ -79,7 +79,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
-        "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
     }
 )
