@@ -262,7 +262,9 @@ def on_nodes(rule: Rule, *, types: str) -> Callable[[FactHook], FactHook]:
     """A decorator: the function is ``rule``'s hook on every node of ``types`` (class names,
     space-separated: ``"If"``, ``"Module"``) that the traversal leaves, before the fact hooks of
     the node: for a rule that must look at each of them (the facts name none), or at the module
-    once every node of it is left (a report of what the analyses concluded of the whole file)."""
+    once every node of it is left (a report of what the analyses concluded of the whole file).
+    The traversal enters only the nodes that hold a node the facts name or a name a hook looks
+    at (and always the module): a hook on a type sees those of its nodes."""
 
     def enter(run: FactHook) -> FactHook:
         _enter(OnNodes(rule=rule, types=frozenset(types.split()), run=run))
@@ -276,7 +278,8 @@ def removes_statements(rule: Rule) -> Callable[[StatementRemoval], StatementRemo
     from its line (``torch.cuda.set_device(rank)``), or None.  The statements of every such
     hook of the concern's rules are removed from their line at once, before any other hook of
     the line runs (engine.rule_hooks): a line that holds nothing else goes (a block left empty
-    gets a ``pass``), and one whose fix cannot be made keeps the line as it was."""
+    gets a ``pass``), and one whose fix cannot be made keeps the line as it was.  It sees the
+    lines the traversal enters (``on_nodes``)."""
 
     def enter(says: StatementRemoval) -> StatementRemoval:
         _enter(RemovesStatements(rule=rule, says=says))
