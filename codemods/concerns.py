@@ -13,8 +13,6 @@ from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.device import rules as device_rules
-from codemods.device.obligation_rewrite import ObligationRewrite
-from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
@@ -24,7 +22,7 @@ from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface import rules as huggingface_rules
-from codemods.imports.rewrite import ImportsRewrite
+from codemods.imports import rules as imports_rules
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
 from codemods.project import rules as project_rules
@@ -83,9 +81,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         return [RuleHooks(ctx, (BATCH_OFF_XLA, SCATTERING_DATA_PARALLEL)), RuleHooks(ctx, distributed_rules.RULES)]
     return [
         *launchers,
-        DeviceRewrite(ctx),
         RuleHooks(ctx, device_rules.RULES),
-        ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
         RuleHooks(ctx, training_rules.RULES),
         RuleHooks(ctx, checkpoint_rules.RULES),
@@ -98,5 +94,5 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
         RuleHooks(ctx, project_rules.RULES),
-        ImportsRewrite(ctx),
+        RuleHooks(ctx, imports_rules.RULES),
     ]

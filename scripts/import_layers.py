@@ -78,10 +78,7 @@ CONCERN_MODULES = {
 # test checks that this list names them all).
 REWRITES = frozenset(
     {
-        "codemods.device.obligation_rewrite",
-        "codemods.device.rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
-        "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
     }
 )

@@ -5,7 +5,8 @@ A hook says what it looks at: by qualified name through the file's imports, refe
 (a Name or Attribute chain that resolves to ``torch.cuda.manual_seed``, whatever the alias,
 or to anything in a module: ``apex.``) or calls (their callee's name, or a module the callee
 is in); or the nodes a concern's facts name (``torch.save`` calls xm.save can take: the
-checkpoint facts' ``saves``).  It is handed the rewrite's context (the target and its names,
+checkpoint facts' ``saves``); or every node of some types (an ``if``, the module); or the
+small statements that go whole from their line.  It is handed the rewrite's context (the target and its names,
 the fact sheet ``ctx.facts``, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it was
 (``original``: findings point at it, and the facts name it) and as the traversal has made it
 so far (``updated``: what it returns, or its replacement), and on a name or a call the name it
@@ -23,6 +24,12 @@ resolved to::
 
     @reports_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.fully_shards)
     def _fully_shard(ctx, original): return "..."  # a hook that only reports: what it says
+
+    @on_nodes(SET_DEVICE, types="If")
+    def _guard(ctx, original, updated): ...  # every node of a type the traversal leaves
+
+    @removes_statements(SET_DEVICE)
+    def _set_device(ctx, statement): ...  # what it says when a statement goes whole from its line, or None
 
 A hook enters itself under its rule's code when its module is imported (as a rule enters
 itself by its code: ``rule.rule_of``), so the rule is picked up by its registration in the
@@ -79,6 +86,13 @@ class FactHook(Protocol):
     ) -> cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel: ...
 
 
+class StatementRemoval(Protocol):
+    """Says what ``rule`` says as a small statement of a line goes whole (``removes_statements``),
+    or None: it stays."""
+
+    def __call__(self, ctx: Context[Any], statement: cst.BaseSmallStatement) -> str | None: ...
+
+
 class FactMessage(Protocol):
     """Says what a hook that only reports (``reports_facts``) reports at a node the fact sheet
     names, handed the node as it was."""
@@ -117,7 +131,22 @@ class OnFacts:
     run: FactHook
 
 
-Hook = OnReferences | OnCalls | OnFacts
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OnNodes:
+    rule: Rule
+    # The node types it runs on, by class name (a rule module loads no LibCST): every node of
+    # them the traversal leaves, as a Fixit rule's ``leave_If``.
+    types: frozenset[str]
+    run: FactHook
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RemovesStatements:
+    rule: Rule
+    says: StatementRemoval
+
+
+Hook = OnReferences | OnCalls | OnFacts | OnNodes | RemovesStatements
 
 # Every hook by its rule's code, entered when the rule's module makes it.
 _BY_CODE: dict[str, list[Hook]] = defaultdict(list)
@@ -140,7 +169,7 @@ def looked_at(qualified: str) -> bool:
 def _enter(hook: Hook) -> None:
     global _modules
     _BY_CODE[hook.rule.code].append(hook)
-    if isinstance(hook, OnFacts):
+    if not isinstance(hook, (OnReferences, OnCalls)):
         return
     _NAMES.update(hook.names)
     if hook.modules:
@@ -224,6 +253,36 @@ def reports_facts(
             return updated
 
         _enter(OnFacts(rule=rule, nodes=nodes, run=report))
+        return says
+
+    return enter
+
+
+def on_nodes(rule: Rule, *, types: str) -> Callable[[FactHook], FactHook]:
+    """A decorator: the function is ``rule``'s hook on every node of ``types`` (class names,
+    space-separated: ``"If"``, ``"Module"``) that the traversal leaves, before the fact hooks of
+    the node: for a rule that must look at each of them (the facts name none), or at the module
+    once every node of it is left (a report of what the analyses concluded of the whole file).
+    The traversal enters only the nodes that hold a node the facts name or a name a hook looks
+    at (and always the module): a hook on a type sees those of its nodes."""
+
+    def enter(run: FactHook) -> FactHook:
+        _enter(OnNodes(rule=rule, types=frozenset(types.split()), run=run))
+        return run
+
+    return enter
+
+
+def removes_statements(rule: Rule) -> Callable[[StatementRemoval], StatementRemoval]:
+    """A decorator: the function says what ``rule`` says of a small statement that goes whole
+    from its line (``torch.cuda.set_device(rank)``), or None.  The statements of every such
+    hook of the concern's rules are removed from their line at once, before any other hook of
+    the line runs (engine.rule_hooks): a line that holds nothing else goes (a block left empty
+    gets a ``pass``), and one whose fix cannot be made keeps the line as it was.  It sees the
+    lines the traversal enters (``on_nodes``)."""
+
+    def enter(says: StatementRemoval) -> StatementRemoval:
+        _enter(RemovesStatements(rule=rule, says=says))
         return says
 
     return enter

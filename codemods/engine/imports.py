@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, names_in, parse_dotted
+from codemods.engine.nodes import children, dotted, names_in, parse_dotted
 from codemods.targets import Api
 
 
@@ -198,6 +198,9 @@ class ImportManager:
     # registers the "xla" device), and those of them that this manager imports itself.
     needed_packages: set[str] = field(default_factory=set)
     required_packages: set[str] = field(default_factory=set)
+    # The names whose imports go as the module is left, unused once rewrites discarded their
+    # code (worked out by the hook that removes them, XLA002's): no import of them is added.
+    unused: set[str] = field(default_factory=set)
 
     def expression(self, api: Api) -> cst.BaseExpression | None:
         """The expression that names ``api`` here, adding its import if needed.
@@ -279,3 +282,38 @@ class ImportManager:
         code a rewrite discarded, and never the torch package: the script is still
         PyTorch code."""
         return local in self.discarded_names and self.table.bindings.get(local) != "torch"
+
+
+def import_lines(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The lines of ``body`` that hold nothing but imports."""
+    return [
+        s
+        for s in body
+        if type(s) is cst.SimpleStatementLine and all(type(i) in (cst.Import, cst.ImportFrom) for i in s.body)
+    ]
+
+
+def local_name(alias: cst.ImportAlias, plain_import: bool) -> str:
+    """The name an import binds (``import a.b`` binds ``a``; ``from a import b``, ``b``)."""
+    if alias.asname is not None:
+        return dotted(alias.asname.name) or ""
+    name = dotted(alias.name) or ""
+    return name.split(".")[0] if plain_import else name
+
+
+def used_names(module: cst.Module, wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` the code uses, import statements aside (walked over the node
+    fields: a LibCST visitor would rebuild the whole module)."""
+    used: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in wanted:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+                used.add(node.value)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(node.value)  # type: ignore[attr-defined]  # `x.save`, `f(save=...)` use no name `save`
+        elif kind is not cst.Import and kind is not cst.ImportFrom:
+            stack.extend(children(node))
+    return used

@@ -200,6 +200,12 @@ class Context(Generic[SheetT]):
     def result_of(self, original: cst.CSTNode) -> cst.CSTNode | None:
         return self._tracked.get(original)
 
+    def now_at(self, original: cst.CSTNode, node: cst.CSTNode | None) -> None:
+        """Where a tracked node (``track``) stands now, said by a hook that rebuilds its block
+        once the node was left (for a removed statement: the one that what followed it now
+        follows, or None)."""
+        self._tracked[original] = node
+
     # -- reading ------------------------------------------------------------------
 
     def parent(self) -> cst.CSTNode | None:

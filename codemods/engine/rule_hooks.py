@@ -6,7 +6,8 @@ What each name reaches is looked up in dicts built once per list of rules: a ref
 call costs one lookup, whatever the number of rules.  The nodes the fact hooks run on are
 read from each file's fact sheet as its traversal starts, and looked up by identity: only the
 node types among them are handed to this concern at all, so a file whose facts name none
-costs nothing more."""
+costs nothing more.  A node's hooks on its type, and before them the removal of the
+statements that go whole from a line, run before its fact hooks."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from typing import Any
 
 import libcst as cst
 
-from codemods.engine.hooks import OnCalls, OnFacts, OnReferences, hooks_of
-from codemods.engine.rewriter import Concern, Context
+from codemods.engine.hooks import OnCalls, OnFacts, OnNodes, OnReferences, RemovesStatements, hooks_of
+from codemods.engine.rewriter import Concern, Context, StatementLineT
 from codemods.engine.rule import Rule
 
 
@@ -38,6 +39,10 @@ class _Dispatch:
     call_modules: tuple[str, ...]
     # Hooks on the nodes a file's facts name, in the rules' order.
     on_facts: tuple[OnFacts, ...]
+    # Hooks on every node of a type, by the type's name, in the rules' order.
+    on_types: dict[str, tuple[OnNodes, ...]]
+    # What says that a small statement goes whole from its line, in the rules' order.
+    removals: tuple[RemovesStatements, ...]
 
 
 @functools.cache
@@ -48,10 +53,17 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     unhooked_references: list[OnReferences] = []
     module_calls: list[OnCalls] = []
     on_facts: list[OnFacts] = []
+    on_types: defaultdict[str, list[OnNodes]] = defaultdict(list)
+    removals: list[RemovesStatements] = []
     for rule in rules:
         for hook in hooks_of(rule):
             if isinstance(hook, OnFacts):
                 on_facts.append(hook)
+            elif isinstance(hook, OnNodes):
+                for kind in sorted(hook.types):
+                    on_types[kind].append(hook)
+            elif isinstance(hook, RemovesStatements):
+                removals.append(hook)
             elif isinstance(hook, OnReferences) and hook.unhooked:
                 unhooked_references.append(hook)
             elif isinstance(hook, OnReferences):
@@ -74,6 +86,8 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
         tuple(module_calls),
         tuple(module for hook in module_calls for module in hook.modules),
         tuple(on_facts),
+        {kind: tuple(hooks) for kind, hooks in on_types.items()},
+        tuple(removals),
     )
 
 
@@ -91,6 +105,8 @@ class RuleHooks(Concern):
         self.calls = dispatch.calls
         self.module_calls = dispatch.module_calls
         self.call_modules = dispatch.call_modules
+        self.on_types = dispatch.on_types
+        self.removals = dispatch.removals
         # This file's nodes that fact hooks run on, by id (the sheet holds the nodes while
         # the traversal runs), each with its hooks in the rules' order.
         self.on_nodes: dict[int, list[OnFacts]] = {}
@@ -104,6 +120,11 @@ class RuleHooks(Concern):
         return self.reference if self.references or self.module_references or self.unhooked_references else None
 
     def leave_handlers(self) -> Iterator[tuple[str, Callable[..., object]]]:
+        if self.removals:
+            yield "SimpleStatementLine", self.without_removed
+            yield "SimpleStatementSuite", self.without_removed
+        for kind in self.on_types:
+            yield kind, self.typed_node
         if self.calls or self.call_modules:
             yield "Call", self.call
         for kind in self.node_kinds:
@@ -148,3 +169,41 @@ class RuleHooks(Concern):
                 break
             result = hook.run(self.ctx, original, result)
         return result
+
+    def typed_node(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
+        result: object = updated
+        for hook in self.on_types[type(original).__name__]:
+            if type(result) is not type(original):  # replaced by another kind of node: not the next hook's
+                break
+            result = hook.run(self.ctx, original, result)
+        return result
+
+    def without_removed(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
+        """The line without the small statements that go whole (``removes_statements``), rebuilt
+        once whichever rules' they are; a line left with none goes (a ``pass`` after a colon).
+        A fix that cannot be made keeps the line as it was."""
+        said = [self._removal(statement) for statement in original.body]
+        if not any(said):
+            return updated
+        kept: list[cst.BaseSmallStatement] = [small for small, removal in zip(updated.body, said) if removal is None]
+        for statement, removal in zip(original.body, said):
+            if removal is None:
+                continue
+            rule, message = removal
+            done = self.ctx.fix(rule, statement, message, lambda: statement)  # noqa: B023 - fix() calls it at once
+            if done is None:
+                return updated
+            self.ctx.imports.discard(statement)
+        if kept:
+            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if isinstance(updated, cst.SimpleStatementSuite):
+            return updated.with_changes(body=[cst.Pass()])
+        self.ctx.drop_statement(updated)
+        return updated
+
+    def _removal(self, statement: cst.BaseSmallStatement) -> tuple[Rule, str] | None:
+        for hook in self.removals:
+            message = hook.says(self.ctx, statement)
+            if message is not None:
+                return hook.rule, message
+        return None

@@ -1,8 +1,20 @@
-"""XLA001, XLA002: imports that rewritten code needs, and imports that rewrites left unused."""
+"""XLA001, XLA002: imports that rewritten code needs, and imports that rewrites left unused.
+Both are made as the rewrite leaves the module, once everything else has asked for what it
+needs (the imports concern is the last of concerns.py's list): XLA002's hook removes the stale
+imports, then XLA001's adds the new ones after the file's torch imports."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_nodes
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 ADD_IMPORT = Rule(
     code="XLA001",
@@ -414,4 +426,137 @@ REMOVE_STALE_IMPORT = Rule(
     ),
 )
 
-RULES = (ADD_IMPORT, REMOVE_STALE_IMPORT)
+
+@on_nodes(REMOVE_STALE_IMPORT, types="Module")
+def _remove_stale_imports(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    """The imports whose every use a rewrite discarded go (``ctx.imports.unused``, which
+    XLA001's hook reads: none of them is added); the added imports follow the file's torch
+    imports (``facts.imports.anchor``) where it stands now (``ctx.now_at``)."""
+    from codemods.engine.imports import import_lines, used_names
+    from codemods.engine.rewriter import without_statements
+
+    imports = ctx.imports
+    candidates = {name for name in imports.discarded_names if imports.removable(name)}
+    unused = candidates - used_names(updated, candidates) if candidates else set()
+    unused = imports.unused = imports.keep_packages_loaded(unused)
+    body = list(updated.body)
+    anchor = ctx.facts.imports.anchor
+    after = ctx.result_of(anchor) if anchor is not None else None
+    insert_at = next((i + 1 for i, s in enumerate(body) if s is after), 0)
+
+    originals = import_lines(list(original.body))
+    updates = import_lines(body)
+    paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
+    to_remove: set[cst.CSTNode] = set()
+    for statement, source in paired:
+        pruned = _pruned(ctx, statement, source, unused)
+        if pruned is statement:
+            continue
+        index = body.index(statement)
+        if pruned is None:
+            to_remove.add(statement)
+        else:
+            body[index] = pruned
+    if to_remove:
+        insert_at -= sum(1 for s in body[:insert_at] if s in to_remove)
+        body = list(without_statements(updated.with_changes(body=body), to_remove).body)
+    if anchor is not None:
+        ctx.now_at(anchor, body[insert_at - 1] if insert_at else None)
+    return updated.with_changes(body=body)
+
+
+def _pruned(
+    ctx: Context[Facts], statement: cst.SimpleStatementLine, source: cst.SimpleStatementLine | None, unused: set[str]
+) -> cst.SimpleStatementLine | None:
+    """The import line without the names that rewrites left unused (None: nothing left)."""
+    import libcst as cst
+
+    from codemods.engine.imports import local_name
+
+    small: list[cst.BaseSmallStatement] = []
+    changed = False
+    for item in statement.body:
+        if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
+            small.append(item)
+            continue
+        names = list(item.names)  # type: ignore[attr-defined]  # an import line's items are Import or ImportFrom (typed BaseSmallStatement); the star import continued above
+        kept = [a for a in names if local_name(a, type(item) is cst.Import) not in unused]
+        if len(kept) == len(names):
+            small.append(item)
+            continue
+        for alias in names:
+            if alias not in kept:
+                done = ctx.fix(
+                    REMOVE_STALE_IMPORT,
+                    source,
+                    f"removed unused import `{ctx.code(alias.name)}`"
+                    + (f" as {ctx.code(alias.asname.name)}" if alias.asname else ""),
+                    lambda: alias,  # noqa: B023 - fix() calls it at once
+                )
+                if done is None:
+                    kept.append(alias)
+        if len(kept) == len(names):
+            small.append(item)
+            continue
+        changed = True
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            small.append(item.with_changes(names=kept))
+    if not changed:
+        return statement
+    if not small:
+        return None
+    small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return statement.with_changes(body=small)
+
+
+# Packages imported only for what importing them registers: say so, for linters too.
+_REGISTERS = {
+    "torch_xla": 'the "xla" device',
+    "torch_xla.distributed.xla_backend": 'the "xla" process group backend',
+}
+
+
+@on_nodes(ADD_IMPORT, types="Module")
+def _add_imports(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    """The imports the rewritten code uses (``ctx.imports.added``), once each, after the file's
+    torch imports; a package imported for what it registers says so."""
+    import libcst as cst
+
+    from codemods.engine.imports import local_name, used_names
+
+    imports = ctx.imports
+    body = list(updated.body)
+    anchor = ctx.facts.imports.anchor
+    after = ctx.result_of(anchor) if anchor is not None else None
+    insert_at = next((i + 1 for i, s in enumerate(body) if s is after), 0)
+    added = {k: v for k, v in imports.added.items() if local_name(v.names[0], True) not in imports.unused}
+    for key, added_import in sorted(added.items()):
+        line = cst.SimpleStatementLine(body=[added_import])
+        if key in imports.required_packages:
+            # Importing a submodule loads the package too; a plain one also binds its name.
+            loaders = [other for other in added if other.startswith(key + ".")]
+            used = bool(used_names(updated, {key}))
+            if loaders and (not used or any(" as " not in other for other in loaders)):
+                continue
+            if not used:
+                line = line.with_changes(
+                    trailing_whitespace=cst.TrailingWhitespace(
+                        whitespace=cst.SimpleWhitespace("  "),
+                        comment=cst.Comment(f"# noqa: F401  (registers {_REGISTERS.get(key, 'what the code uses')})"),
+                    )
+                )
+        ctx.fix(
+            ADD_IMPORT,
+            anchor,
+            f"added `import {key}` for the rewritten code",
+            lambda: line,  # noqa: B023 - fix() calls it at once
+            result=lambda n: n,
+        )
+        body.insert(insert_at, line)
+        insert_at += 1
+    return updated.with_changes(body=body)
+
+
+# The stale imports go first: the added ones follow the file's torch imports where they are then.
+RULES = (REMOVE_STALE_IMPORT, ADD_IMPORT)

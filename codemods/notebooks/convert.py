@@ -326,7 +326,7 @@ def _finding_in_cell(finding: Finding, cells: list[_Cell]) -> Finding:
 
 # -- imports the port adds ------------------------------------------------------------------
 
-_ADDED = re.compile(r"^added `(import [\w.]+(?: as \w+)?)` ")  # XLA001's message (imports/rewrite.py)
+_ADDED = re.compile(r"^added `(import [\w.]+(?: as \w+)?)` ")  # XLA001's message (imports/rules.py)
 _TORCH_IMPORT = re.compile(r"(?:import|from)\s+torch(?:[.\s]|$)")
 
 

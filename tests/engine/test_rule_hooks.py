@@ -1,7 +1,7 @@
 """A rule is one unit (docs/dev/architecture.md#adding-a-rule): a new rule module, with its
 hooks, registered in its concern's ``RULES``, fires in the pipeline with no other module of
-the package edited: hooks on names through the imports, and hooks on the nodes a concern's
-facts name."""
+the package edited: hooks on names through the imports, hooks on the nodes a concern's facts
+name, on every node of a type, and on the statements that go whole from their line."""
 
 from __future__ import annotations
 
@@ -212,6 +212,83 @@ def test_a_rule_registered_in_its_concern_runs_its_hooks_on_the_nodes_its_facts_
     # Line 12 of the output (the file gains the import of xm): the last save, which stays.
     assert [(f.line, f.message) for f in after.findings if f.rule == "TEST503"] == [
         (12, "`torch.save` stays: xm.save takes no pickle_protocol")
+    ]
+
+
+# A rule whose statements go whole from their line (as XLA106's set-device calls do), and that
+# reports on the module once the traversal has left it (as XLA111 reports the broken proofs).
+STATEMENTS_RULE_MODULE = '''
+"""TEST504 rng-state-read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from codemods.engine.hooks import on_nodes, removes_statements
+from codemods.engine.rule import Rule
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+
+RNG_STATE_READ = Rule(
+    code="TEST504",
+    name="rng-state-read",
+    severity="info",
+    summary="A read of the CUDA generator's state whose value no one keeps",
+    fixable=True,
+)
+
+
+@removes_statements(RNG_STATE_READ)
+def _unkept(ctx: Context[Any], statement: cst.BaseSmallStatement) -> str | None:
+    import libcst as cst
+
+    if type(statement) is cst.Expr and type(statement.value) is cst.Call:
+        if ctx.resolve(statement.value.func) == "torch.cuda.get_rng_state":
+            return f"removed `{ctx.code(statement.value)}`: its value is not kept"
+    return None
+
+
+@on_nodes(RNG_STATE_READ, types="Module")
+def _left(ctx: Context[Any], original: cst.Module, updated: cst.Module) -> cst.Module:
+    removed = sum(1 for finding in ctx.findings if finding.rule is RNG_STATE_READ)
+    ctx.report(RNG_STATE_READ, original.body[0], f"{removed} removed")
+    return updated
+'''
+
+READS = """\
+import torch
+
+torch.cuda.get_rng_state()
+torch.cuda.get_rng_state(); seed = 1
+if seed:
+    torch.cuda.get_rng_state()
+if seed: torch.cuda.get_rng_state()
+state = torch.cuda.get_rng_state()
+"""
+
+
+def test_a_rule_registered_in_its_concern_removes_statements_and_runs_its_hooks_on_a_node_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registries: None
+) -> None:
+    """Each read that keeps no value goes from its line (the line with it, a ``pass`` where a
+    block is left empty, the other statement of its line kept), the one whose value is kept
+    stays (the negative case); the module hook runs once, after them."""
+    module = _new_rule_module(tmp_path, monkeypatch, "test504_rng_state_read", STATEMENTS_RULE_MODULE)
+    monkeypatch.setattr(cuda_only_rules, "RULES", (*cuda_only_rules.RULES, module.RNG_STATE_READ))
+
+    after = convert_source(READS)
+    assert output_text(after) == (
+        "import torch\n\nseed = 1\nif seed:\n    pass\nif seed: pass\nstate = torch.cuda.get_rng_state()\n"
+    )
+    assert [(f.line, f.message) for f in after.findings if f.rule == "TEST504"] == [
+        (1, "4 removed"),
+        (3, "removed `torch.cuda.get_rng_state()`: its value is not kept"),
+        (3, "removed `torch.cuda.get_rng_state()`: its value is not kept"),
+        (5, "removed `torch.cuda.get_rng_state()`: its value is not kept"),
+        (6, "removed `torch.cuda.get_rng_state()`: its value is not kept"),
     ]
 
 

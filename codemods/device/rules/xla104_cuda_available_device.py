@@ -3,8 +3,8 @@
 dropped: the device facts' ``ifs``, ``selections`` and ``flag_values``), an exit under a
 function of the file that counts CUDA devices is removed (``gpu_requirements``), and the checks
 that cannot go are reported (``blocked_ifs``, ``blocked_flags``, ``unset_fallbacks``,
-``wrapped_checks``).  ``assert torch.cuda.is_available()`` goes with XLA106's set-device
-statements, in the device rewrite (the line is rebuilt once)."""
+``wrapped_checks``).  ``assert torch.cuda.is_available()`` goes whole from its line, with
+XLA106's set-device statements (the line is rebuilt once)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from codemods.device.rules.helper_guard_cases import (
     helper_guard_valid_cases,
 )
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
-from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.hooks import of_types, on_facts, removes_statements
 from codemods.engine.rule import Expected, Rule, invalid
 
 if TYPE_CHECKING:
@@ -659,3 +659,12 @@ def _still_cuda(node: cst.CSTNode) -> bool:
     from codemods.engine.nodes import is_cuda_device_string, walk
 
     return any(is_cuda_device_string(n) for n in walk(node))
+
+
+@removes_statements(CUDA_AVAILABLE_DEVICE)
+def _cuda_assert(ctx: Context[Facts], statement: cst.BaseSmallStatement) -> str | None:
+    from codemods.device.rules.off_xla import kept_off_xla
+
+    if statement not in ctx.facts.device.cuda_asserts or kept_off_xla(ctx):
+        return None
+    return f"removed `{ctx.code(statement)}`: the accelerator check is False on XLA, where the XLA device is always present"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -350,3 +351,6 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
 )
+
+# Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
+reports_broken_proofs(DEVICE_OFF_XLA)

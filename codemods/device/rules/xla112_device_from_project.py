@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.config_cases import config_invalid_cases, config_valid_cases
 from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
@@ -462,3 +463,6 @@ DEVICE_FROM_PROJECT = Rule(
         ),
     ),
 )
+
+# Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
+reports_broken_proofs(DEVICE_FROM_PROJECT)

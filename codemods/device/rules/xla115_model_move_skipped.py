@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 MODEL_MOVE_SKIPPED = Rule(
@@ -87,3 +88,6 @@ MODEL_MOVE_SKIPPED = Rule(
         ),
     ),
 )
+
+# Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
+reports_broken_proofs(MODEL_MOVE_SKIPPED)

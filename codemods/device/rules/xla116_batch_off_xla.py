@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.hooks import on_facts
@@ -508,6 +509,9 @@ BATCH_OFF_XLA = Rule(
         *prefetched_loader_invalid(),
     ),
 )
+
+# Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
+reports_broken_proofs(BATCH_OFF_XLA)
 
 
 @on_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
