@@ -504,6 +504,46 @@ BATCH_OFF_XLA = Rule(
                 ),
             ),
         ),
+        # A CUDA device count decides the batch move and an else does something else: reported.
+        invalid(
+            """
+            import torch
+
+            n_gpu = torch.cuda.device_count()
+            device = torch.device("cuda")
+            model = model.to(device)
+            for batch in loader:
+                if n_gpu == 1:
+                    batch = tuple(t.to(device) for t in batch)
+                else:
+                    print("DDP moves the inputs")
+                model(*batch).sum().backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            n_gpu = torch.cuda.device_count()
+            device = torch_xla.device()
+            model = model.to(device)
+            for batch in loader:
+                if n_gpu == 1:
+                    batch = tuple(t.to(device) for t in batch)
+                else:
+                    print("DDP moves the inputs")
+                model(*batch).sum().backward()
+                torch_xla.sync()
+            """,
+            note="a-device-count-decides-the-batch-move-with-an-else",
+            findings=(
+                Expected(
+                    8,
+                    8,
+                    "the batches move to the device only `if n_gpu == 1`: `n_gpu` is 0 on an XLA host (no CUDA "
+                    "device there), so `n_gpu == 1` is False on XLA",
+                ),
+            ),
+        ),
         *scattered_input_invalid(),
         *prefetched_loader_invalid(),
     ),
