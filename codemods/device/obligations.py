@@ -156,6 +156,9 @@ class ObligationAnalysis(Analysis):
                         loop.guarded_moves.append(conds)
                 else:
                     loop.targets.update(names)
+                    roots = [dotted(s) for s in batch_shapes.roots(value)]
+                    if roots and all(root in loop.moved for root in roots):
+                        loop.moved.update(names)  # ``x, y = batch`` after ``batch = tuple(t.to(device) ...)``
             elif (
                 loop is not None
                 and type(value) is cst.Call

@@ -83,6 +83,26 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
+        # The names unpacked from a batch moved whole carry it on the device.
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for batch in loader:
+                batch = tuple(t.to(device) for t in batch)
+                x, y = batch
+                model(x).sum().backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+            """,
+            note="names-unpacked-from-a-moved-batch",
+            target_only=True,
+        ),
         valid(
             """
             import torch.nn as nn
