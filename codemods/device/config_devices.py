@@ -12,11 +12,18 @@ is read and names one).  A config the run cannot read (a single file whose folde
 known, a path not written as a string, a file not there) is said to be one; a device key
 that neither the file nor the files its defaults list picks hold is said too.  A config whose device is "xla", "cpu" (the author's choice: an evaluation tool on the
 CPU) or anything else that names no CUDA or MPS device gives nothing, and so does a key the
-script sets itself (``cfg.device = ...``: the device values follow that)."""
+script sets itself (``cfg.device = ...``: the device values follow that).
+
+ruamel.yaml loads one too (``YAML(typ="safe").load(stream)``, its older ``safe_load``), the stream
+a file beside the script (``(Path(sys.argv[0]).parent / "configs.yaml").read_text()``); and a
+script may make its flags from a loaded config's keys (``for key, value in cfg.items():
+parser.add_argument(f"--{key}", default=value)``): the namespace its parser returns holds that
+config, a key read in it looked up at the file's top or under its ``defaults`` section (where
+such scripts keep the defaults that named sections override)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -30,7 +37,23 @@ if TYPE_CHECKING:
 
 _LOADERS = frozenset({"omegaconf.OmegaConf.load"})
 # PyYAML's loaders, handed an open file (``yaml.safe_load(open(path))``, ``yaml.load(f, Loader=...)``).
-_YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load"})
+_YAML_LOADERS = frozenset(
+    {
+        "yaml.safe_load",
+        "yaml.load",
+        "yaml.full_load",
+        "yaml.unsafe_load",
+        "ruamel.yaml.safe_load",
+        "ruamel.yaml.load",
+        "ruamel.yaml.round_trip_load",
+    }
+)
+# ruamel.yaml's loader object: ``YAML(typ="safe").load(stream)``.
+_YAML_OBJECT = "ruamel.yaml.YAML"
+# The section a config's defaults sit under when the script makes its flags from them and
+# the device is no top-level key (``defaults: {device: 'cuda:0', ...}`` and named overrides).
+_DEFAULTS_SECTION = "defaults"
+_PARSE_CALLS = ("parse_args", "parse_known_args")
 _OFF_XLA = ("cuda", "mps")
 _OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
 _MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
@@ -45,6 +68,9 @@ class _Source:
     path: str | None
     hydra: bool
     text: str | None = None
+    # Read through argparse flags made from its keys (``parser.add_argument(f"--{key}",
+    # default=value)`` for each key): a key may sit in its defaults section.
+    flags: bool = False
 
 
 class ConfigDeviceAnalysis(Analysis):
@@ -69,6 +95,10 @@ class ConfigDeviceAnalysis(Analysis):
         self.flag_defaults: dict[str, str] = {}  # an argparse flag's string default (``args.config``)
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
+        self.yaml_objects: set[str] = set()  # names bound to ruamel's ``YAML(...)``
+        # Parsers whose flags are a loaded config's keys (``for key, value in cfg.items():
+        # parser.add_argument(f"--{key}", default=value)``): (scope, parser) -> the config.
+        self.key_parsers: dict[tuple[str, str], _Source] = {}
         # What concluding found: the read that a finding points at -> its message.
         self.broken: dict[cst.CSTNode, str] = {}
 
@@ -77,7 +107,7 @@ class ConfigDeviceAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         names = [dotted(a.name) for a in node.names] if isinstance(node.names, (list, tuple)) else []
         module = dotted(node.module) if isinstance(node, cst.ImportFrom) and node.module is not None else None
-        if any((name or "").split(".")[0] in ("hydra", "omegaconf", "yaml") for name in (module, *names)):
+        if any((name or "").split(".")[0] in ("hydra", "omegaconf", "yaml", "ruamel") for name in (module, *names)):
             self.in_use = True
 
     visit_Import = _import
@@ -115,6 +145,10 @@ class ConfigDeviceAnalysis(Analysis):
             loaded = self._loaded(value) if type(value) is cst.Call else None
             if type(value) is cst.SimpleString and (text := string_value(value)) is not None:
                 self.strings[name] = text
+            if type(value) is cst.Call and self.walk.resolve(value.func) == _YAML_OBJECT:
+                self.yaml_objects.add(name)
+            if loaded is None and type(value) is cst.Call:
+                loaded = self._parsed(value)
             if loaded is not None:
                 self.holders[("" if "." in name else scope, name)] = loaded
             elif name.startswith("self.") and (cls := self._class()) is not None and type(value) is cst.Name:
@@ -125,16 +159,33 @@ class ConfigDeviceAnalysis(Analysis):
         ``yaml.load(f)`` after ``with open(path) as f``, ``yaml.safe_load(TEXT)`` of YAML text the
         script writes); None if the call loads none."""
         loader = self.walk.resolve(call.func)
+        if method_name(call) == "load" and type(call.func) is cst.Attribute:
+            owner = call.func.value
+            if (type(owner) is cst.Call and self.walk.resolve(owner.func) == _YAML_OBJECT) or (
+                dotted(owner) in self.yaml_objects
+            ):
+                loader = "ruamel.yaml.load"
         if loader in _LOADERS:
             return _Source(self._path(arg_value(call, 0, "file_")), False)
         if loader not in _YAML_LOADERS or (stream := arg_value(call, 0, "stream")) is None:
             return None
         if type(stream) is cst.Call and dotted(stream.func) == "open":
-            return _Source(self._path(arg_value(stream, 0, "file")), False)
+            return _Source(self._path(arg_value(stream, 0, "file")) or _beside_the_script(stream), False)
         if type(stream) is cst.Name and stream.value in self.opened:
             return _Source(self._path(self.opened[stream.value]), False)
+        if (beside := _beside_the_script(stream)) is not None:
+            return _Source(beside, False)
         text = string_value(stream) if type(stream) is cst.SimpleString else self.strings.get(dotted(stream) or "")
         return _Source(None, False, text)
+
+    def _parsed(self, call: cst.Call) -> _Source | None:
+        """The config whose keys the flags of the parser that ``call`` parses are."""
+        if method_name(call) not in _PARSE_CALLS or type(call.func) is not cst.Attribute:
+            return None
+        parser = dotted(call.func.value)
+        if parser is None:
+            return None
+        return self.key_parsers.get((self._scope(), parser)) or self.key_parsers.get(("", parser))
 
     def _path(self, path: cst.BaseExpression | None) -> str | None:
         """A config path written as a string, a name set to one, or a flag's default."""
@@ -172,11 +223,43 @@ class ConfigDeviceAnalysis(Analysis):
             default = string_value(keywords["default"].value)
             if default is not None and (dest := flag_dest(node)) is not None:
                 self.flag_defaults[dest] = default
+            self._key_flags(node)
         if (callee := dotted(node.func)) is None:
             return
         for index, arg in enumerate(node.args):
             if arg.keyword is None and not arg.star and (handed := dotted(arg.value)) is not None:
                 self.handed.append((self._scope(), callee, index, handed))
+            elif arg.keyword is None and type(arg.value) is cst.Call and (parsed := self._parsed(arg.value)):
+                # ``main(parser.parse_args(remaining))``: the namespace handed on as it is made
+                made = f"<{self.walk.resolve(arg.value.func) or dotted(arg.value.func)}>"
+                self.holders[(self._scope(), made)] = parsed
+                self.handed.append((self._scope(), callee, index, made))
+
+    def _key_flags(self, node: cst.Call) -> None:
+        """``parser.add_argument(f"--{key}", default=...)`` in ``for key, value in X:`` (a
+        loop over a config's items) with one config loaded in this scope or at module level:
+        the parser's flags are that config's keys."""
+        flag = arg_value(node, 0, "name")
+        loop = next((n for n in reversed(self.walk.loops) if type(n) is cst.For), None)
+        if (
+            type(flag) is not cst.FormattedString
+            or loop is None
+            or type(node.func) is not cst.Attribute
+            or (parser := dotted(node.func.value)) is None
+        ):
+            return
+        keys = [e.value for e in loop.target.elements] if type(loop.target) is cst.Tuple else [loop.target]
+        if not keys or type(keys[0]) is not cst.Name:
+            return
+        parts = [p for p in flag.parts if not (type(p) is cst.FormattedStringText and p.value.strip("-") == "")]
+        if len(parts) != 1 or type(parts[0]) is not cst.FormattedStringExpression:
+            return
+        if dotted(parts[0].expression) != keys[0].value:
+            return
+        scope = self._scope()
+        loaded = {source for (s, _), source in self.holders.items() if s in (scope, "") and not source.hydra}
+        if len(loaded) == 1:
+            self.key_parsers[(scope, parser)] = replace(loaded.pop(), flags=True)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.in_use and _read_key(node.attr.value):
@@ -272,6 +355,8 @@ class ConfigDeviceAnalysis(Analysis):
             )
         path, text = read
         found = yaml_value(text, keys)
+        if found is None and source.flags and (found := yaml_value(text, [_DEFAULTS_SECTION, *keys])) is not None:
+            key = ".".join([_DEFAULTS_SECTION, *keys])
         written, picked = key, ","  # the key as the file that sets it writes it; the defaults entry that picks it
         if found is None and source.hydra:
             composed = self._from_defaults(source.path or "", text, keys, 0)
@@ -344,6 +429,22 @@ def _hydra_path(call: cst.Call) -> str | None:
         return folder_text if folder_text.endswith((".yaml", ".yml")) else None
     name_text = name_text if name_text.endswith((".yaml", ".yml")) else f"{name_text}.yaml"
     return "/".join(p.strip("/") for p in (folder_text, name_text) if p.strip("/") not in ("", "."))
+
+
+def _beside_the_script(stream: cst.BaseExpression) -> str | None:
+    """``(Path(sys.argv[0]).parent / "configs.yaml").read_text()``, ``open(Path(__file__).parent /
+    "c.yaml")``: a file beside the script, by its name; None for any other stream."""
+    if type(stream) is cst.Call and method_name(stream) == "read_text" and type(stream.func) is cst.Attribute:
+        stream = stream.func.value
+    elif type(stream) is cst.Call and dotted(stream.func) == "open" and (first := arg_value(stream, 0, "file")):
+        stream = first
+    if type(stream) is not cst.BinaryOperation or type(stream.operator) is not cst.Divide:
+        return None
+    name = string_value(stream.right)
+    base = cst.Module([]).code_for_node(stream.left)
+    if name is None or not ("__file__" in base or "sys.argv[0]" in base) or ".parent" not in base:
+        return None
+    return name
 
 
 def _device_key(key: str) -> bool:

@@ -205,3 +205,8 @@ class ObligationFacts:
     # Loaders handed to such a callable with a module on the XLA device, to wrap where they are
     # handed.
     loader_wraps: dict[cst.BaseExpression, LoaderWrap] = field(default_factory=dict)
+    # ``if n_gpu == 1:`` around nothing but a loop's batch moves, where the CUDA device count
+    # becomes the XLA runtime's count of this host's processes (more than 1 on a host with
+    # several devices) and nothing else moves the batches on XLA: the guard goes (XLA108),
+    # with why.
+    count_guards: dict[cst.If, str] = field(default_factory=dict)

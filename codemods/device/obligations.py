@@ -72,6 +72,9 @@ class _Loop:
     through: dict[str, tuple[cst.Call, str]] = field(default_factory=dict)
     # Forward calls: (call, the module called, the loop's batch names it is given).
     forwards: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+    # Its batch moves under an ``if`` (``if n_gpu == 1: batch = tuple(t.to(device) for t in
+    # batch)``): the conditions around each.
+    guarded_moves: list[tuple[tuple[cst.If, bool], ...]] = field(default_factory=list)
 
 
 class ObligationAnalysis(Analysis):
@@ -149,8 +152,13 @@ class ObligationAnalysis(Analysis):
                 # ``x = x.to(device)``, ``images, labels = batch`` (the names carry the batch on)
                 if batch_shapes.moves(value):
                     loop.moved.update(names)
+                    if conds := self.values._placed(node):
+                        loop.guarded_moves.append(conds)
                 else:
                     loop.targets.update(names)
+                    roots = [dotted(s) for s in batch_shapes.roots(value)]
+                    if roots and all(root in loop.moved for root in roots):
+                        loop.moved.update(names)  # ``x, y = batch`` after ``batch = tuple(t.to(device) ...)``
             elif (
                 loop is not None
                 and type(value) is cst.Call
@@ -225,6 +233,7 @@ class ObligationAnalysis(Analysis):
     def conclude(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
         self._othermoves()
+        self._count_guards()
         self._batches(on_xla)
         self._handed(on_xla)
         self._unmoved_feeding()
@@ -624,6 +633,49 @@ class ObligationAnalysis(Analysis):
                         ),
                     )
 
+    def _count_guards(self) -> None:
+        """Batch moves that a CUDA device count decides (``if n_gpu == 1:``).  On CUDA the other
+        path had ``DDP(device_ids=[rank])`` or DataParallel move the inputs; the port drops both,
+        and reads the count from the XLA runtime: the processes on this host (more than one
+        where it has several devices), or one where the count says how many devices a process
+        drives.  A test that may be False there leaves the batches on the CPU: the guard goes
+        where it holds nothing but the moves, and is reported otherwise."""
+        values = self.values
+        for loop in self.loops:
+            inside: set[int] | None = None
+            for conds in loop.guarded_moves:
+                for cond, in_body in conds:
+                    found = values.count_test(cond.test, loop.scope)
+                    if found is None or found[2] is in_body or cond in self.part.count_guards:
+                        continue
+                    if inside is None:
+                        inside = {id(n) for n in walk(loop.node.body)}
+                    if id(cond) not in inside:
+                        continue
+                    count, ported, truth = found
+                    becomes = {
+                        "0": "is 0 on an XLA host (no CUDA device there)",
+                        "1": "becomes 1 (one device per process)",
+                    }.get(
+                        ported,
+                        f"becomes the XLA runtime's {ported.replace('_', ' ')} (more than 1 on a host with several "
+                        "devices)",
+                    )
+                    why = (
+                        f"`{count}` {becomes}, so `{_code(cond.test)}` {'is' if truth is not None else 'may be'} "
+                        f"{not in_body} on XLA, and nothing else moves the batches there (DDP on XLA does not move "
+                        "its inputs)"
+                    )
+                    if in_body and cond.orelse is None and _only_moves(cond):
+                        self.part.count_guards[cond] = why
+                    else:
+                        self._break(
+                            cond.test,
+                            BATCH_OFF_XLA,
+                            f"the batches move to the device only `if {_code(cond.test)}`: {why}; move them "
+                            "whenever the model is on the XLA device",
+                        )
+
     def _xla_move(self, name: str) -> _Move | None:
         """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""
         values = self.values
@@ -687,6 +739,18 @@ class ObligationAnalysis(Analysis):
                     "`pl.MpDeviceLoader(loader, device)`",
                 )
                 break
+
+
+def _only_moves(cond: cst.If) -> bool:
+    """The ``if`` holds nothing but assignments of moved batches (``x = x.to(device)``)."""
+    body = cond.body
+    return type(body) is cst.IndentedBlock and all(
+        type(statement) is cst.SimpleStatementLine
+        and len(statement.body) == 1
+        and type(small := statement.body[0]) is cst.Assign
+        and batch_shapes.moves(small.value)
+        for statement in body.body
+    )
 
 
 def _positional(scope: str, params: list[str]) -> list[str]:

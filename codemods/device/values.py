@@ -125,6 +125,8 @@ class DeviceValueAnalysis(ProjectFlags):
         # ``assert x in [...]``: the assertion, its test, the choices, the function it is in.
         self.assertions: list[tuple[cst.Assert, cst.Comparison, cst.List | cst.Tuple | cst.Set, str]] = []
         self.call_sites = CallSites()  # the calls of the file's functions: what their parameters hold
+        # ``device, n_gpu = init_device(args)``: (scope, name) -> (the call, the name's position).
+        self.unpacked: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
         self._cache: dict[tuple[int, str], Where] = {}
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
@@ -153,6 +155,10 @@ class DeviceValueAnalysis(ProjectFlags):
                     self._bind(dotted(name.value), value.value, node)
             elif type(names) in (cst.Tuple, cst.List):
                 self._unfollowed(names, node)  # device, rank = setup()
+                if type(values) is cst.Call:
+                    for index, element in enumerate(names.elements):  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+                        if (unpacked := dotted(element.value)) is not None:
+                            self.unpacked[(self._scope_of(unpacked), unpacked)].append((values, index))
             else:
                 self._bind(dotted(names), values, node)
 
@@ -551,6 +557,67 @@ class DeviceValueAnalysis(ProjectFlags):
         return (left == right) is (operator is cst.Equal)
 
     @_bounded(lambda: None)
+    def ported_count(self, expr: cst.BaseExpression, scope: str) -> str | None:
+        """What a CUDA device count that ``expr`` holds reads after the port: "1" where it says
+        how many devices one process drives (one on XLA), the runtime count XLA602 reads
+        instead (``local_process_count``, ``world_size``: as many as the host's devices), or
+        "0" where it stays (no CUDA device on an XLA host); None where ``expr`` holds no such
+        count (or not one alone)."""
+        distributed = self.facts.distributed
+        if type(expr) is cst.Call:
+            if expr in distributed.per_process_counts:
+                return "1"
+            concept = distributed.runtime_reads.get(expr)
+            if concept in ("local_process_count", "world_size"):
+                return concept
+            return "0" if self.walk.resolve(expr.func) == "torch.cuda.device_count" else None
+        name = dotted(expr)
+        if name is None:
+            return None
+        bindings = self._live(name, scope)
+        if not bindings:  # a parameter: what every call of the file passes
+            passed = self.call_sites.arguments(scope, self._positions.get(scope, []), name)
+            counts = {self.ported_count(value, caller) for value, caller in passed} or {None}
+            return counts.pop() if len(counts) == 1 else None
+        counts = set()
+        for binding in bindings:
+            if binding.value is not None:
+                counts.add(self.ported_count(binding.value, binding.scope))
+                continue
+            unpacked = self.unpacked.get((binding.scope, name), [])
+            function = self._function(dotted(unpacked[0][0].func) or "", binding.scope) if len(unpacked) == 1 else None
+            returns = self._live_returns(function) if function is not None else []
+            index = unpacked[0][1] if unpacked else 0
+            for returned in returns or [Binding(None, binding.scope, ())]:
+                value = returned.value
+                if type(value) is cst.Tuple and index < len(value.elements):
+                    counts.add(self.ported_count(value.elements[index].value, returned.scope))
+                else:
+                    counts.add(None)
+        return counts.pop() if len(counts) == 1 else None
+
+    def count_test(self, test: cst.BaseExpression, scope: str) -> tuple[str, str, bool | None] | None:
+        """A comparison of a CUDA device count with a number (``n_gpu == 1``, ``n_gpu > 1``):
+        (the count as written, what it reads after the port, the test's truth on an XLA host:
+        known where the count is one device per process); None for any other test."""
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return None
+        left, comparator = test.left, test.comparisons[0].comparator
+        number = comparator if type(comparator) is cst.Integer else left if type(left) is cst.Integer else None
+        counted = left if number is comparator else comparator
+        if number is None or type(counted) is cst.Integer:
+            return None
+        count = self.ported_count(counted, scope)
+        if count is None:
+            return None
+        truth = None
+        if count in ("0", "1"):
+            value, known = int(cst.ensure_type(number, cst.Integer).value, 0), int(count)
+            left_value, right_value = (known, value) if number is comparator else (value, known)
+            truth = _compared(left_value, test.comparisons[0].operator, right_value)
+        return self.code(counted), count, truth
+
+    @_bounded(lambda: None)
     def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:
         """The string ``expr`` holds after the port (None: not one known string)."""
         if expr is None:
@@ -624,6 +691,19 @@ class DeviceValueAnalysis(ProjectFlags):
             found = either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
+
+
+def _compared(left: int, operator: cst.BaseCompOp, right: int) -> bool | None:
+    comparisons: dict[type, Callable[[int, int], bool]] = {
+        cst.Equal: lambda a, b: a == b,
+        cst.NotEqual: lambda a, b: a != b,
+        cst.LessThan: lambda a, b: a < b,
+        cst.LessThanEqual: lambda a, b: a <= b,
+        cst.GreaterThan: lambda a, b: a > b,
+        cst.GreaterThanEqual: lambda a, b: a >= b,
+    }
+    compare = comparisons.get(type(operator))
+    return compare(left, right) if compare is not None else None
 
 
 def _index_or_cpu(expr: cst.IfExp) -> str | None:

@@ -206,6 +206,14 @@ class DistributedFacts:
     # becomes ``_mp_fn`` and that spawn a direct call of the worker with the index.
     spawn_guard: cst.If | None = None
     guard_spawns: set[cst.Call] = field(default_factory=set)
+    # Process groups started as the module is imported, in a script whose launcher the port
+    # adds: in the launching process they start the XLA runtime (the xla:// rendezvous reads
+    # the world size), and ``torch_xla.launch`` then raises "Runtime is already initialized".
+    # A statement line that is nothing but such a call, at the top of the module before the
+    # main guard that becomes ``_mp_fn(index)``, moves into ``_mp_fn`` (line -> call); any
+    # other is reported.
+    import_time_groups: dict[cst.SimpleStatementLine, cst.Call] = field(default_factory=dict)
+    unmoved_import_time_groups: set[cst.Call] = field(default_factory=set)
 
 
 @dataclass(repr=False, eq=False)

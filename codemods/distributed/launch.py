@@ -275,6 +275,8 @@ class LaunchAnalysis(Analysis):
             part.guard_globals = _shared_names(guard, self.module_defs)
         self.parent = self._processes()
         self._process_groups()
+        if part.style in ("main", "spawn") and facts.entry.mp_fn is None:
+            self._import_time_groups()
         self.ranks.place(self)
         if part.style in ("main", "spawn", "launched"):
             self._external_launch_checks()
@@ -351,6 +353,26 @@ class LaunchAnalysis(Analysis):
             keep_init = self._sources_become("init_method", arguments.get("init_method"), "xla://")
             from_flag = keep_init and self._flag_of(arguments["init_method"]) is not None
             self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init, line, from_flag)
+
+    def _import_time_groups(self) -> None:
+        """The process groups that module-level code starts, in the launching process: those
+        on a line of their own before a main guard that becomes ``_mp_fn`` move into it."""
+        part = self.part
+        guard = part.entry_guard
+        top = list(self.module.body) if self.module is not None else []
+        before_guard: set[cst.BaseStatement] = set()
+        if guard is not None and guard in top and type(guard.body) is cst.IndentedBlock:
+            before_guard = set(top[: top.index(guard)])
+        main_guard = self.facts.entry.main_guard
+        in_guard = set(walk(main_guard)) if main_guard is not None else set()
+        for _, node in self.module_code:
+            if type(node) is not cst.Call or node not in part.process_groups or node in in_guard:
+                continue
+            line = part.process_groups[node].line
+            if line is not None and line in before_guard and lone_call(line) is node:
+                part.import_time_groups[line] = node
+            else:
+                part.unmoved_import_time_groups.add(node)
 
     def _flag_of(self, arg: cst.Arg) -> cst.BaseExpression | None:
         """The default of the command-line flag the argument reads (``args.dist_url``), if any."""

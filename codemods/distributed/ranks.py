@@ -91,6 +91,7 @@ class RankAnalysis(Analysis):
     name = "ranks"
     fills = "distributed"
     reads = ("entry",)
+    conclude_reads = ("project",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -374,6 +375,14 @@ class RankAnalysis(Analysis):
             for call, owner, name, function in self.count_calls
             if not self._read_only_with_cuda(call, name, function)
         ]
+
+    def conclude(self) -> None:
+        """A save in a callable that another file of the run calls only under a rank check
+        (``if rank == 0: utils.save_checkpoint(...)``): only the master reaches it too."""
+        if not self.saves:
+            return
+        guarded = self.facts.project.context.rank_guarded_in_run()
+        self.part.guarded_saves |= {call for call, function, _ in self.saves if function and function in guarded}
 
     def _read_only_with_cuda(self, call: cst.Call, name: str | None, function: cst.FunctionDef | None) -> bool:
         """The count only feeds what its function returns after a CUDA availability check

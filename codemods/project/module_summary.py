@@ -380,6 +380,11 @@ class ImportContext(Protocol):
         first such, as findings name it (a wrapper this file keeps on an attribute may be read there)."""
         ...
 
+    def rank_guarded_in_run(self) -> frozenset[str]:
+        """Names that other files of the run call under a rank check (``if rank == 0:
+        utils.save_checkpoint(...)``), for this file's callables of those names."""
+        ...
+
     def neighbours(self) -> tuple[str, ...]:
         """The modules of the file's own folder (what ``__import__(name)`` with a name known
         only at run time may load, the script's folder being first on sys.path)."""
@@ -474,6 +479,9 @@ class GuessedImports:
 
     def module_read_in_run(self) -> str | None:
         return None
+
+    def rank_guarded_in_run(self) -> frozenset[str]:
+        return frozenset()
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

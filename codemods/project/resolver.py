@@ -42,6 +42,10 @@ Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
 # ``x.module``, a wrapper's model read (not ``.modules()``).
 _READS_MODULE = re.compile(rb"\.\s*module\b")
+# A line that may test the rank (what calls_under_rank_checks parses a file for).
+_RANK_CHECK = re.compile(
+    rb"^\s*(?:el)?if\b[^\n]*(?:rank|master|main_process|is_main|ordinal|gpu_id)", re.IGNORECASE | re.MULTILINE
+)
 # A summary made on demand converts the module, whose own analysis may ask for the
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
@@ -139,6 +143,7 @@ class Project:
         self.wider_roots: set[Path] = set()
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
+        self._rank_guarded: dict[Path, set[str]] | None = None  # project file -> rank_guarded_calls
         self._takes_a_step: dict[Path, bool] = {}
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self.learn(known or {})
@@ -218,6 +223,23 @@ class Project:
                 except FileProblem:
                     continue
         return next((self.display(file) for file in self._module_readers if file != path), None)
+
+    def rank_guarded_calls(self, path: Path) -> frozenset[str]:
+        """The names that the run's files importing ``path`` call under a rank check (read once
+        for the run: only files with such a check are parsed)."""
+        if self._rank_guarded is None:
+            self._rank_guarded = {}
+            for file in sorted(self.in_run):
+                try:
+                    data = read_bytes(str(file))
+                except FileProblem:
+                    continue
+                if not _RANK_CHECK.search(data):
+                    continue
+                names = calls_under_rank_checks(data)
+                for imported in imported_files(self, file, data) if names else ():
+                    self._rank_guarded.setdefault(imported, set()).update(names)
+        return frozenset(self._rank_guarded.get(resolved(path), ()))
 
     def learn_imported(self, imported: Collection[Path], fsdp_imported: Collection[Path] = ()) -> None:
         """The run's files that another file of the run imports, and those that a file
@@ -406,6 +428,9 @@ class FileImports:
 
     def module_read_in_run(self) -> str | None:
         return self.project.module_reader(self.path)
+
+    def rank_guarded_in_run(self) -> frozenset[str]:
+        return self.project.rank_guarded_calls(self.path)
 
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))
@@ -596,6 +621,29 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
     found.discard(resolved(path))
     if depth == 0:
         project.file_imports[resolved(path)] = found
+    return found
+
+
+def calls_under_rank_checks(data: bytes) -> set[str]:
+    """The names a file calls in the body of an ``if`` on the rank (``if rank == 0:
+    save_checkpoint(...)``, ``misc.save_on_master(...)``: the callee's last name), as the
+    distributed analysis tells a rank check (a name of its test says rank, master, ...)."""
+    import libcst as cst
+
+    from codemods.distributed.ranks import RANK_WORDS
+    from codemods.engine.nodes import dotted, names_in, walk
+
+    try:
+        module = cst.parse_module(data)
+    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
+        return set()
+    found: set[str] = set()
+    for node in walk(module):
+        if type(node) is not cst.If or not any(word in n.lower() for n in names_in(node.test) for word in RANK_WORDS):
+            continue
+        for call in walk(node.body):
+            if type(call) is cst.Call and (name := dotted(call.func)) is not None:
+                found.add(name.rsplit(".", 1)[-1])
     return found
 
 

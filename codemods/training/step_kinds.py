@@ -55,6 +55,8 @@ class StepKinds(Analysis):
             (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
         defined = {f.name for f in self.function_records.values()}
         for call, step, loop, function in self.step_candidates:
+            if step.optimizer not in part.optimizers and self._wrapper_step(step.optimizer, project):
+                continue  # its own step() steps the optimizer it holds: that step is the one to port
             if part.is_optimizer(step.optimizer):
                 if not _closure_positional(call, step, step.optimizer in part.optimizers, defined):
                     step = replace(step, closure_index=None, other_arguments=True)
@@ -82,6 +84,30 @@ class StepKinds(Analysis):
                 else:
                     part.optimizer_steps[call] = step
                     part.caller_optimizers[call] = handed
+
+    def _wrapper_step(self, stepped: str, project: ProjectAnalysis) -> bool:
+        """``stepped`` is an instance of a class of the project that is no torch optimizer but
+        defines its own ``step()`` (``self._optim.step()`` inside, with a schedule around it):
+        ``xm.optimizer_step`` on it would fail (it reduces the gradients of the instance's
+        ``param_groups``, which it has not), and the step its ``step()`` makes is ported where
+        the class is.  Known by the class this file builds it with, or the project callable
+        behind ``stepped.step``."""
+        if "[" in stepped:
+            return False
+        cls = self.instances.get(stepped)
+        if cls is not None:
+            bases, methods = self.facts.project.classes.get(cls, ((), ()))
+            return _plain_stepper(bases, methods)
+        found = project.origin(f"{stepped}.step")
+        if found is None or found.summary is None or found.name.count(".") != 1:
+            return False
+        owner = found.name.split(".")[0]
+        return any(_plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+
+
+def _plain_stepper(bases: tuple[str, ...], methods: tuple[str, ...]) -> bool:
+    """A class that defines ``step`` itself and derives from nothing that may be an optimizer."""
+    return "step" in methods and all(base.rsplit(".", 1)[-1] == "object" for base in bases)
 
 
 def caller_optimizer(

@@ -49,6 +49,7 @@ from tests.support.data_parallel_projects import (
 )
 from tests.support.executed import (
     RUN_TIMEOUT,
+    TORCHRUN_ENV,
     XLA_RUNNER,
     Executed,
     Run,
@@ -447,4 +448,85 @@ def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp
     result = _run_on_xla(folder, "resume.py")
     assert result.returncode != 0
     assert 'Unexpected key(s) in state_dict: "module.weight"' in result.stderr
+    assert "step 0 loss" not in result.stdout
+
+
+IMPORT_GROUP_STEPS = 10
+
+IMPORT_TIME_GROUP = f"""\
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+dist.init_process_group(backend="gloo")
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range({IMPORT_GROUP_STEPS}):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {{step}} loss {{loss.item()}}")
+    print("world size", dist.get_world_size())
+
+
+if __name__ == "__main__":
+    main()
+"""
+# What the port writes at module level and in _mp_fn for the group (XLA601, XLA603).
+IMPORT_TIME_GROUP_PORTED = 'dist.init_process_group("xla", init_method="xla://")\n'
+IMPORT_TIME_GROUP_MOVED = f"def _mp_fn(index):\n    {IMPORT_TIME_GROUP_PORTED}    main()\n"
+
+
+def _import_time_group_script(folder: Path, convert: bool = True) -> Path:
+    folder.mkdir()
+    (folder / "train.py").write_text(IMPORT_TIME_GROUP)
+    if convert:
+        convert_folder(folder)
+    return folder
+
+
+def test_a_process_group_started_at_import_moves_into_mp_fn_and_the_launched_script_trains(tmp_path: Path) -> None:
+    """A process group the module starts as it is imported moves into `_mp_fn` (XLA603): the
+    converted script, started as `python train.py` (torch_xla.launch, one process on the CPU),
+    trains like the original under torchrun (same losses, world size 1); under the executed
+    tests' runner it runs one graph per step and no new graph after the warm-up."""
+    folder = tmp_path / "eager"
+    folder.mkdir()
+    (folder / "train.py").write_text(IMPORT_TIME_GROUP)
+    eager = parse_run(run_command([sys.executable, "train.py"], folder, run_environment(**dict(TORCHRUN_ENV))), folder)
+    ported = _import_time_group_script(tmp_path / "ported")
+    text = (ported / "train.py").read_text()
+    assert IMPORT_TIME_GROUP_MOVED in text and text.count("init_process_group") == 1
+    launched = _run_on_xla(ported, "train.py")
+    assert launched.returncode == 0, launched.stderr[-3000:]
+    run = parse_run(launched.stdout, ported)
+    assert len(eager.losses) == IMPORT_GROUP_STEPS
+    assert not loss_problems(run, eager)
+    assert "world size 1" in run.output
+    counted = parse_run(
+        run_command([sys.executable, str(XLA_RUNNER), "train.py"], ported, run_environment(PJRT_DEVICE="CPU")), ported
+    )
+    problems = barrier_per_step_problems(counted, eager, Executed("train.py"), IMPORT_GROUP_STEPS)
+    assert not problems, problems
+
+
+def test_with_the_process_group_left_at_import_the_launch_fails(tmp_path: Path) -> None:
+    """The negative control: the converted script with its group started at module level again,
+    as the port used to write it, fails in torch_xla.launch before any step."""
+    folder = _import_time_group_script(tmp_path / "at-import")
+    script = folder / "train.py"
+    text = script.read_text()
+    assert IMPORT_TIME_GROUP_MOVED in text
+    text = text.replace(IMPORT_TIME_GROUP_MOVED, "def _mp_fn(index):\n    main()\n")
+    script.write_text(text.replace("\n\ndef main():", f"{IMPORT_TIME_GROUP_PORTED}\n\ndef main():", 1))
+    result = _run_on_xla(folder, "train.py")
+    assert result.returncode != 0
+    assert "Runtime is already initialized" in result.stderr
     assert "step 0 loss" not in result.stdout

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from codemods.device.rules.config_cases import KEY_FLAGS_TRAIN
 from codemods.engine.report import FileReport, Finding
 from codemods.engine.rule import RuleSelection
 from codemods.files import discover
@@ -229,3 +230,33 @@ def test_an_accelerator_that_names_no_cuda_device_gives_nothing(
         },
     )
     assert [f for r in _lint(tmp_path, "2.9") for f in _config_errors(r.findings)] == []
+
+
+_KEY_FLAGS_OLD_API = (
+    KEY_FLAGS_TRAIN.replace("from ruamel.yaml import YAML\n", "import sys\n\nimport ruamel.yaml as yaml\n")
+    .replace('YAML(typ="safe").load(', "yaml.safe_load(")
+    .replace("pathlib.Path(__file__)", "pathlib.Path(sys.argv[0])")
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("train", [KEY_FLAGS_TRAIN, _KEY_FLAGS_OLD_API], ids=["yaml-object", "safe-load"])
+def test_a_device_flag_made_from_a_yaml_configs_keys_is_an_error_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, train: str
+) -> None:
+    """Flags made from the keys of a YAML config that ruamel.yaml loads (``for key, value in
+    configs["defaults"].items(): parser.add_argument(f"--{key}", default=value)``), the
+    namespace handed to ``main``: its device, under the config's defaults section, is read."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {"train.py": train, "configs.yaml": "defaults:\n  lr: 0.1\n  device: 'cuda:0'\n"})
+    fired = [(f.line, f.message) for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    assert len(fired) == 1, fired
+    line, message = fired[0]
+    written = (tmp_path / "train.py").read_text().splitlines()
+    assert line == written.index("    model = torch.nn.Linear(4, 2).to(config.device)") + 1
+    assert message.startswith(
+        "`config.device` is `cuda:0` in the config configs.yaml (`defaults.device`, line 3), which the tool does not "
+        "rewrite"
+    )
+    _write(tmp_path, {"configs.yaml": "defaults:\n  lr: 0.1\n  device: xla\n"})
+    assert [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)] == []

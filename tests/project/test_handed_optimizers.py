@@ -202,3 +202,52 @@ def test_an_optimizer_handed_to_a_method_of_an_instance_is_ported(
     found = _convert(tmp_path, {**_FILES, "optim/base.py": lib, "main.py": main}, list(_FILES), target)
     assert "* sgd.step() -> xm.optimizer_step(sgd)" in found["optim/base.py"]
     assert not [message for message in found["optim/base.py"] if "`sgd.step()`" in message]
+
+
+_WRAPPER = """import torch
+
+
+class ScheduledAdam:
+    def __init__(self, params):
+        self._optim = torch.optim.Adam(params)
+
+    def step(self):
+        self._optim.step()
+"""
+
+_WRAPPER_MAIN = """import torch
+import torch.distributed as dist
+
+import commons
+
+
+def train(model, optimizer_g):
+    for x in [torch.randn(2, 4)]:
+        model(x.cuda()).sum().backward()
+        optimizer_g.step()
+
+
+def main():
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(4, 2).cuda()
+    optimizer_g = commons.ScheduledAdam(model.parameters())
+    train(model, optimizer_g)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_wrapper_of_another_module_is_stepped_as_it_is_and_its_inner_step_is_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``optimizer_g`` (an optimizer by its name) is an instance of another module's class that
+    is no torch optimizer but steps the one it holds: its call stays, and its class's inner step
+    is ported (xm.optimizer_step on the wrapper fails on several devices: no param_groups)."""
+    monkeypatch.chdir(tmp_path)
+    files = {"commons.py": _WRAPPER, "main.py": _WRAPPER_MAIN}
+    found = _convert(tmp_path, files, list(files), target)
+    assert found == {"commons.py": ["* self._optim.step() -> xm.optimizer_step(self._optim)"], "main.py": []}
+    assert "        optimizer_g.step()\n" in (tmp_path / "main.py").read_text()

@@ -110,6 +110,7 @@ def config_invalid_cases() -> tuple[Invalid, ...]:
             findings=(Expected(6, 34, "`cfg.train.device` comes from the config conf/run.yaml"),),
         ),
         *_yaml_text_cases(),
+        *_key_flag_cases(),
     )
 
 
@@ -131,6 +132,49 @@ def _yaml_text_cases() -> tuple[Invalid, ...]:
             target=target,
             note=f"a-device-read-from-yaml-text-the-script-writes-{target}",
             findings=(Expected(9, 34, "`cfg.device` is `cuda` in the YAML text that the script loads"),),
+        )
+        for target in ("2.9", "sagemaker")
+    )
+
+
+# A script that makes its command-line flags from a YAML config's keys (ruamel.yaml's loader,
+# the file beside the script), the device under the config's defaults section.
+KEY_FLAGS_TRAIN = """
+import argparse
+import pathlib
+
+from ruamel.yaml import YAML
+import torch
+
+
+def main(config):
+    model = torch.nn.Linear(4, 2).to(config.device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=config.lr)
+
+
+if __name__ == "__main__":
+    configs = YAML(typ="safe").load((pathlib.Path(__file__).parent / "configs.yaml").read_text())
+    parser = argparse.ArgumentParser()
+    for key, value in configs["defaults"].items():
+        parser.add_argument(f"--{key}", type=type(value), default=value)
+    main(parser.parse_args())
+"""
+
+
+def _key_flag_cases() -> tuple[Invalid, ...]:
+    return tuple(
+        invalid(
+            KEY_FLAGS_TRAIN,
+            target=target,
+            alias=True,
+            note=f"a-device-flag-made-from-a-yaml-configs-keys-{target}",
+            findings=(
+                Expected(
+                    9,
+                    38,
+                    "`config.device` comes from the config configs.yaml, which this run did not read",
+                ),
+            ),
         )
         for target in ("2.9", "sagemaker")
     )
@@ -198,6 +242,7 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
             ("conf/trainer/tpu.yaml", "device: xla\n"),
             ("conf/trainer/gpu.yaml", "device: cuda\n"),
         ),
+        run(("train.py", KEY_FLAGS_TRAIN), ("configs.yaml", "defaults:\n  device: cpu\n  lr: 0.1\n")),
         run(
             ("train.py", _YAML_TRAIN.replace('cfg["device"]', '"xla"')),
             ("configs/run.yaml", "device: cuda\nlr: 0.1\n"),

@@ -27,7 +27,12 @@ GUARDED_INPUT_MOVE = Rule(
     "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
     "guarded, the first batch fails with 'Input type (torch.FloatTensor) and weight type (XLAFloatType) "
     "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
-    "not under such a guard; otherwise it is reported.",
+    "not under such a guard; otherwise it is reported. Likewise a guard that a CUDA device count decides "
+    "(`if n_gpu == 1:` with `n_gpu = torch.cuda.device_count()`, in the function or handed in): on CUDA the other "
+    "path had `DDP(device_ids=[rank])` move the inputs; the port drops device_ids (DDP on XLA moves no inputs) and "
+    "reads the count from the XLA runtime (the processes on this host, more than 1 on a host with several "
+    "devices), so the test is evaluated with that value: a guard around nothing but the batch moves goes; one "
+    "with more in it, or an else, is reported (XLA116).",
     examples=lambda: (
         invalid(
             """
@@ -71,6 +76,22 @@ GUARDED_INPUT_MOVE = Rule(
             output = model(images)
             """,
             note="the-guard-does-more-than-move",
+        ),
+        # A count that is no CUDA device count (a flag's number) decides nothing the port changes.
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            device = torch.device("xla")
+            for batch in loader:
+                if args.n_gpu == 1:
+                    batch = tuple(t.to(device) for t in batch)
+                model(*batch).sum().backward()
+                torch_xla.sync()
+            """,
+            note="a-flag-count-decides-the-batch-move",
+            target_only=True,
         ),
     ),
     invalid=lambda: (
@@ -141,6 +162,77 @@ GUARDED_INPUT_MOVE = Rule(
             alias=True,
             findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
         ),
+        # A CUDA device count that decides the batch move: the port reads this host's process
+        # count instead (more than 1 with several devices), and DDP on XLA moves no inputs.
+        *(
+            invalid(
+                """
+                import torch
+                from torch.cuda import device_count
+
+
+                def setup(rank):
+                    return torch.device("cuda", rank), device_count()
+
+
+                def train(model, loader, opt, rank):
+                    device, n_gpu = setup(rank)
+                    model = torch.nn.parallel.DistributedDataParallel(model.to(device), device_ids=[rank])
+                    for batch in loader:
+                        if n_gpu == 1:
+                            batch = tuple(t.to(device) for t in batch)
+                        x, y = batch
+                        model(x).sum().backward()
+                        opt.step()
+                """,
+                f"""
+                import torch
+                {imports}
+
+
+                def setup(rank):
+                    return {device}, {count}
+
+
+                def train(model, loader, opt, rank):
+                    device, n_gpu = setup(rank)
+                    model = torch.nn.parallel.DistributedDataParallel(model.to(device))
+                    for batch in loader:
+                        batch = tuple(t.to(device) for t in batch)
+                        x, y = batch
+                        model(x).sum().backward()
+                        opt.step()
+                        {barrier}
+                """,
+                target=target,
+                alias=True,
+                note=f"a-device-count-decides-the-batch-move-{target}",
+                findings=(
+                    Expected(
+                        14 if target == "2.9" else 13,
+                        12,
+                        "`if n_gpu == 1:` dropped: `n_gpu` becomes the XLA runtime's local process count (more than 1 "
+                        "on a host with several devices), so `n_gpu == 1` may be False on XLA",
+                    ),
+                ),
+            )
+            for target, imports, device, count, barrier in (
+                (
+                    "2.9",
+                    "import torch_xla\n                import torch_xla.runtime as xr",
+                    "torch_xla.device()",
+                    "xr.local_process_count()",
+                    "torch_xla.sync()",
+                ),
+                (
+                    "sagemaker",
+                    "import torch_xla.core.xla_model as xm",
+                    "xm.xla_device()",
+                    "xm.xrt_world_size()",
+                    "xm.mark_step()",
+                ),
+            )
+        ),
     ),
 )
 
@@ -169,6 +261,30 @@ def _input_guard(
         original.test,
         f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
         "inputs otherwise, is gone), so its inputs always move",
+        lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after),
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original.test)
+    return new
+
+
+@on_facts(GUARDED_INPUT_MOVE, nodes=lambda facts: facts.obligations.count_guards)
+def _count_guard(
+    ctx: Context[Facts], original: cst.If, updated: cst.If
+) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    """``if n_gpu == 1:`` around a loop's batch moves, the count now the XLA runtime's."""
+    import libcst as cst
+
+    from codemods.device.rules.folded_ifs import fold_if
+
+    parent = ctx.parent()
+    is_elif = isinstance(parent, cst.If) and parent.orelse is original
+    new = ctx.fix(
+        GUARDED_INPUT_MOVE,
+        original.test,
+        f"`if {ctx.code(original.test)}:` dropped: {ctx.facts.obligations.count_guards[original]}, so the batches "
+        "always move",
         lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after),
     )
     if new is None:

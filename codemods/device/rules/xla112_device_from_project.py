@@ -44,7 +44,12 @@ DEVICE_FROM_PROJECT = Rule(
     'The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg["device"]`, '
     '`cfg.get("device")`); the config may also come from PyYAML (`yaml.safe_load(open(path))`, `yaml.load(f, '
     "Loader=...)` after `with open(path) as f`), its path written as a string, held by a name, or the default of "
-    "an argparse flag (`--config`), or YAML text that the script writes and loads (`yaml.safe_load(TEXT)`). "
+    "an argparse flag (`--config`), or YAML text that the script writes and loads (`yaml.safe_load(TEXT)`), or "
+    'from ruamel.yaml (`YAML(typ="safe").load(...)`, `ruamel.yaml.safe_load`), the file beside the script '
+    '(`(Path(__file__).parent / "configs.yaml").read_text()`). A script that makes its command-line flags from '
+    'the config\'s keys (`for key, value in configs["defaults"].items(): parser.add_argument(f"--{key}", '
+    "default=value)`) and hands the parsed namespace on reads the config through it: `config.device` is the "
+    "key's value, at the top of the file or under its `defaults` section. "
     "Hydra's defaults list is followed (`defaults: [trainer: gpu]` in the config, "
     "`device: cuda` in trainer/gpu.yaml, read as `cfg.trainer.device`): the finding names the group's file. An "
     "accelerator key read from a config (`accelerator: gpu`, `cuda` or `mps`) is an error too, where the config "

@@ -84,6 +84,26 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
+        # The names unpacked from a batch moved whole carry it on the device.
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for batch in loader:
+                batch = tuple(t.to(device) for t in batch)
+                x, y = batch
+                model(x).sum().backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+            """,
+            note="names-unpacked-from-a-moved-batch",
+            target_only=True,
+        ),
         valid(
             """
             import torch.nn as nn
@@ -502,6 +522,46 @@ BATCH_OFF_XLA = Rule(
                     "`th.utils.data.DataLoader(val_set, batch_size=4)` goes to `evaluate` (in this file), which feeds "
                     "the batches of its `batches` (`inputs`) to `net` (on the XLA device) without moving them; the "
                     "loader is built in the call",
+                ),
+            ),
+        ),
+        # A CUDA device count decides the batch move and an else does something else: reported.
+        invalid(
+            """
+            import torch
+
+            n_gpu = torch.cuda.device_count()
+            device = torch.device("cuda")
+            model = model.to(device)
+            for batch in loader:
+                if n_gpu == 1:
+                    batch = tuple(t.to(device) for t in batch)
+                else:
+                    print("DDP moves the inputs")
+                model(*batch).sum().backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            n_gpu = torch.cuda.device_count()
+            device = torch_xla.device()
+            model = model.to(device)
+            for batch in loader:
+                if n_gpu == 1:
+                    batch = tuple(t.to(device) for t in batch)
+                else:
+                    print("DDP moves the inputs")
+                model(*batch).sum().backward()
+                torch_xla.sync()
+            """,
+            note="a-device-count-decides-the-batch-move-with-an-else",
+            findings=(
+                Expected(
+                    8,
+                    8,
+                    "the batches move to the device only `if n_gpu == 1`: `n_gpu` is 0 on an XLA host (no CUDA "
+                    "device there), so `n_gpu == 1` is False on XLA",
                 ),
             ),
         ),

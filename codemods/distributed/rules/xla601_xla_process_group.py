@@ -487,13 +487,30 @@ def _env_process_group(
 
 @on_facts(
     XLA_PROCESS_GROUP,
-    nodes=lambda facts: {g.line for g in facts.distributed.process_groups.values() if g.line is not None},
+    nodes=lambda facts: {
+        g.line
+        for g in facts.distributed.process_groups.values()
+        if g.line is not None and g.line not in facts.distributed.import_time_groups
+    },
 )
 def _env_settings(
     ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
 ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
     """Before the line of a process group ported to env:// (``_env_process_group``): the
-    MASTER_ADDR/MASTER_PORT settings, which a launcher's values win over."""
+    MASTER_ADDR/MASTER_PORT settings, which a launcher's values win over.  (A line that
+    XLA603 moves into ``_mp_fn`` gets them from its hook, with ``env_settings``.)"""
+    import libcst as cst
+
+    setup = env_settings(ctx, original)
+    if not setup:
+        return updated
+    first = setup[0].with_changes(leading_lines=updated.leading_lines)
+    return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
+
+
+def env_settings(ctx: Context[Facts], line: cst.SimpleStatementLine) -> list[cst.SimpleStatementLine]:
+    """The MASTER_ADDR/MASTER_PORT settings that go before ``line``, where it holds a process
+    group this rewrite ported to env:// (none for xla://)."""
     import libcst as cst
 
     from codemods.engine.positions import code_of
@@ -501,17 +518,18 @@ def _env_settings(
 
     groups = ctx.facts.distributed.process_groups
     if ctx.target.rendezvous == "xla://" or not any(
-        group.line is original and ctx.fixed(XLA_PROCESS_GROUP, call) for call, group in groups.items()
+        group.line is line and ctx.fixed(XLA_PROCESS_GROUP, call) for call, group in groups.items()
     ):
-        return updated
+        return []
     environ = ctx.imports.expression(Api("os", "environ"))
     if environ is None:  # never: the port of the group made it
-        return updated
-    setup = [
-        cst.parse_statement(f'{code_of(environ)}.setdefault("{key}", "{value}")\n') for key, value in _ENV_SETTINGS
+        return []
+    return [
+        cst.ensure_type(
+            cst.parse_statement(f'{code_of(environ)}.setdefault("{key}", "{value}")\n'), cst.SimpleStatementLine
+        )
+        for key, value in _ENV_SETTINGS
     ]
-    first = setup[0].with_changes(leading_lines=updated.leading_lines)
-    return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
 
 
 def _ported(

@@ -2,8 +2,9 @@
 ``mp.spawn`` calls the distributed facts name (``spawns``; in ``_mp_fn(index)``, where the
 platform calls it, the spawn of the guard becomes a call of the worker), turn the main guard
 whose code runs in every process (``entry_guard``, or the spawning ``spawn_guard``) into
-``_mp_fn(index)`` started by the launcher, and port a launcher of the other release
-(``xmp.spawn`` on 2.9, ``torch_xla.launch`` on sagemaker)."""
+``_mp_fn(index)`` started by the launcher (with the process groups the module started as it
+was imported, ``import_time_groups``, moved in first), and port a launcher of the other
+release (``xmp.spawn`` on 2.9, ``torch_xla.launch`` on sagemaker)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ XLA_LAUNCH = Rule(
     fixable=True,
     changes_start="launcher",
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
-    "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
+    "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly). The launching process "
+    'must not touch the XLA runtime before the launcher starts the others (it refuses: "Runtime is already '
+    'initialized"), so a process group the module starts as it is imported (`dist.init_process_group(...)` on a '
+    "line of its own before the main guard) moves into `_mp_fn`, first: each launched process starts its own, "
+    "as each process torchrun started did; one that cannot move (under a check at module level) is reported.",
     examples=lambda: (
         invalid(
             """
@@ -73,6 +78,18 @@ XLA_LAUNCH = Rule(
                 main()
             """,
             note="one-device",
+        ),
+        # A module-level script: no launcher is added, its group stays where it is.
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            dist.init_process_group("xla", init_method="xla://")
+            model = torch.nn.Linear(2, 2)
+            """,
+            note="process-group-in-a-module-level-script",
+            target_only=True,
         ),
     ),
     invalid=lambda: (
@@ -179,6 +196,139 @@ XLA_LAUNCH = Rule(
             """,
             note="torchrun-main-guard",
             findings=(Expected(11, 1, "the main guard's code -> def _mp_fn(index)"),),
+        ),
+        # A process group the module starts as it is imported would start the XLA runtime in the
+        # launching process: it moves into _mp_fn, first.
+        invalid(
+            """
+            import torch.distributed as dist
+
+            dist.init_process_group(backend="nccl")
+
+
+            def main():
+                pass
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                pass
+
+
+            def _mp_fn(index):
+                dist.init_process_group("xla", init_method="xla://")
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="process-group-at-import",
+            findings=(
+                Expected(9, 1, "the main guard's code -> def _mp_fn(index)"),
+                Expected(10, 5, "moved dist.init_process_group(...) into def _mp_fn(index): at module level"),
+            ),
+        ),
+        # On torch_xla 1.13 the env:// settings stay before it, at module level.
+        invalid(
+            """
+            from torch.distributed import init_process_group as init_pg
+
+            init_pg("nccl")
+
+
+            def main():
+                pass
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            from torch.distributed import init_process_group as init_pg
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            os.environ.setdefault("MASTER_ADDR", "localhost")
+            os.environ.setdefault("MASTER_PORT", "12355")
+
+
+            def main():
+                pass
+
+
+            def _mp_fn(index):
+                init_pg("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            alias=True,
+            note="process-group-at-import-on-1.13",
+            findings=(
+                Expected(15, 1, "the main guard's code -> def _mp_fn(index)"),
+                Expected(16, 5, "moved init_pg(...) into def _mp_fn(index): at module level"),
+            ),
+        ),
+        # Under a check at module level it cannot move: reported.
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            if "RANK" in os.environ:
+                dist.init_process_group("nccl")
+
+
+            def main():
+                pass
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            if True:
+                dist.init_process_group("xla", init_method="xla://")
+
+
+            def main():
+                pass
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="process-group-at-import-under-a-check",
+            findings=(
+                Expected(
+                    5,
+                    5,
+                    "dist.init_process_group(...): at module level it runs as the script is imported, in the "
+                    "launching process too, and starts the XLA runtime there, which torch_xla.launch(...) then "
+                    'refuses ("Runtime is already initialized"); call it in the function each process runs',
+                ),
+                Expected(12, 1, "the main guard's code -> def _mp_fn(index)"),
+            ),
         ),
         invalid(
             """
@@ -416,7 +566,7 @@ def _main_guard(
         launch = ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), keyword_arg("args", cst.Tuple([]))])
         if launch is None:
             return None
-        body = list(body_block.body)
+        body = [*_moved_groups(ctx), *body_block.body]
         if shared:
             declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in shared])])
             body = [declaration, *body]
@@ -442,3 +592,75 @@ def _main_guard(
         build,
         result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
     )
+
+
+def _import_time_crash(ctx: Context[Facts]) -> str:
+    """Why a process group must not start as the module is imported."""
+    return (
+        "at module level it runs as the script is imported, in the launching process too, and starts the XLA "
+        f"runtime there, which {ctx.target.api('launch').qualified_name}(...) then refuses "
+        '("Runtime is already initialized")'
+    )
+
+
+@on_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.import_time_groups.values())
+def _import_time_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Follow the ported call of a module-level process group: the main guard's hook puts it
+    first in ``_mp_fn``."""
+    ctx.track([original])
+    return updated
+
+
+@on_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.import_time_groups)
+def _import_time_group(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+    """A module-level ``init_process_group(...)`` line moves into ``_mp_fn(index)``: each
+    launched process starts its group there (the MASTER_ADDR/MASTER_PORT settings of an
+    env:// group stay at module level, before it runs)."""
+    import libcst as cst
+
+    from codemods.distributed.rules.xla601_xla_process_group import env_settings
+
+    setup = env_settings(ctx, original)
+    call = ctx.facts.distributed.import_time_groups[original]
+    moved = ctx.fix(
+        XLA_LAUNCH,
+        original,
+        f"moved {ctx.code(call.func)}(...) into def {ENTRY_FUNCTION}(index): {_import_time_crash(ctx)}",
+        lambda: updated,
+        result=lambda line: cst.ensure_type(line.body[0], cst.Expr).value,
+    )
+    if moved is None:
+        if not setup:
+            return updated
+        first = setup[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
+    if not setup:
+        # Its comments lead the next statement; its blank lines go (the next has its own).
+        dropped = updated.with_changes(leading_lines=[line for line in updated.leading_lines if line.comment])
+        ctx.drop_statement(dropped)
+        return dropped
+    return cst.FlattenSentinel([setup[0].with_changes(leading_lines=updated.leading_lines), *setup[1:]])
+
+
+def _moved_groups(ctx: Context[Facts]) -> list[cst.SimpleStatementLine]:
+    """The module-level process groups ``_import_time_group`` moved, as ported."""
+    import libcst as cst
+
+    lines = []
+    for line, call in ctx.facts.distributed.import_time_groups.items():
+        ported = ctx.result_of(call)
+        if ctx.fixed(XLA_LAUNCH, line) and isinstance(ported, cst.BaseExpression):
+            lines.append(cst.SimpleStatementLine([cst.Expr(ported)]))
+    return lines
+
+
+@on_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.unmoved_import_time_groups)
+def _unmoved_import_time_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        XLA_LAUNCH,
+        original,
+        f"{ctx.code(original.func)}(...): {_import_time_crash(ctx)}; call it in the function each process runs",
+    )
+    return updated

@@ -45,7 +45,11 @@ OPTIMIZER_STEP = Rule(
     "module keeps the step and the error. A positional argument is passed on as the closure "
     '(`optimizer_args={"closure": ...}`) only where the optimizer is built by a torch.optim class or the argument is '
     'a lambda or a function: a project\'s optimizer wrapper stepped with a key (`optimizer.step("enc")` on '
-    "`MultiOptimizer.step(self, key=None)`) keeps its step as written, reported.",
+    "`MultiOptimizer.step(self, key=None)`) keeps its step as written, reported. An instance of a project class "
+    "that is no torch optimizer but has its own `step()` (`self._optim = torch.optim.Adam(...)` in `__init__`, "
+    "`self._optim.step()` and a schedule in `step`) keeps its call as written, whatever its name: its inner step is "
+    "the one ported, where the class is (`xm.optimizer_step` on the wrapper itself would fail on several devices: "
+    "it reduces the gradients of the wrapper's `param_groups`, which it has not).",
     examples=lambda: (
         invalid(
             """
@@ -565,6 +569,53 @@ OPTIMIZER_STEP = Rule(
             """,
             alias=True,
             findings=(Expected(5, 1, "opt.step() -> xm.optimizer_step(opt)"),),
+        ),
+        # A wrapper that is no torch optimizer (its own step() steps the one it holds): its inner
+        # step is ported; the wrapper's own step() stays (xm.optimizer_step would read its
+        # param_groups, which it has not, once several devices run).
+        invalid(
+            """
+            from torch import optim
+
+
+            class ScheduledAdam:
+                def __init__(self, params):
+                    self._optim = optim.Adam(params)
+
+                def step(self):
+                    self._optim.step()
+
+
+            def train(model, loader):
+                optimizer = ScheduledAdam(model.parameters())
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            from torch import optim
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class ScheduledAdam:
+                def __init__(self, params):
+                    self._optim = optim.Adam(params)
+
+                def step(self):
+                    xm.optimizer_step(self._optim)
+
+
+            def train(model, loader):
+                optimizer = ScheduledAdam(model.parameters())
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+            alias=True,
+            note="optimizer-wrapper-steps-inside",
+            findings=(Expected(11, 9, "self._optim.step() -> xm.optimizer_step(self._optim)"),),
         ),
         *held_optimizer_invalid(),
         *step_argument_invalid(),

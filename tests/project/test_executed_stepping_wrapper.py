@@ -1,0 +1,135 @@
+"""Executed: a project's optimizer wrapper that is no torch optimizer (``ScheduledSGD`` holds
+``self._optim = torch.optim.SGD(...)`` and its own ``step()`` steps it, then sets the next
+rate), stepped in a multi-process script without DDP, on torch_xla 2.9 (CPU), with the checks
+of tests/support/executed.py.  The port makes the wrapper's inner step ``xm.optimizer_step``
+(in its module) and leaves the call of the wrapper's own ``step()`` as it is: the converted
+project trains on XLA like the original in eager mode (same losses, the optimizer steps XLA
+parameters, one graph run per step, no new graph after the warm-up).
+
+Negative control: the wrapper's call as the port used to write it,
+``xm.optimizer_step(optimizer)``, fails with KeyError 'param_groups' as soon as the script
+runs on two devices (``reduce_gradients`` reads the wrapper's ``param_groups``, which it has
+not)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.executed import (
+    RUN_TIMEOUT,
+    TORCHRUN_ENV,
+    XLA_RUNNER,
+    Executed,
+    Run,
+    barrier_per_step_problems,
+    convert_folder,
+    parse_run,
+    run_command,
+    run_environment,
+)
+
+pytestmark = pytest.mark.executed
+
+SCHEDULE = """\
+import torch
+
+
+class ScheduledSGD:
+    def __init__(self, params, lr):
+        self.lr = lr
+        self._optim = torch.optim.SGD(params, lr=lr)
+
+    def step(self):
+        self._optim.step()
+        self.lr *= 0.9
+        for group in self._optim.param_groups:
+            group["lr"] = self.lr
+
+    def zero_grad(self):
+        self._optim.zero_grad()
+"""
+
+STEPS = 10
+
+TRAIN = f"""\
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+import schedule
+
+
+def main():
+    dist.init_process_group("gloo")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2).to(device)
+    optimizer = schedule.ScheduledSGD(model.parameters(), lr=0.1)
+    for step in range({STEPS}):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {{step}} loss {{loss.item()}}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _project(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'wrapped'\n")
+    (folder / "schedule.py").write_text(SCHEDULE)
+    (folder / "train.py").write_text(TRAIN)
+    return folder
+
+
+def _converted(folder: Path) -> Path:
+    convert_folder(_project(folder))
+    return folder
+
+
+def test_the_wrappers_inner_step_is_ported_and_the_project_trains_on_xla(tmp_path: Path) -> None:
+    eager_folder = _project(tmp_path / "eager")
+    eager = parse_run(
+        run_command([sys.executable, "train.py"], eager_folder, run_environment(**dict(TORCHRUN_ENV))), eager_folder
+    )
+    folder = _converted(tmp_path / "ported")
+    assert "xm.optimizer_step(self._optim)" in (folder / "schedule.py").read_text()
+    ported = (folder / "train.py").read_text()
+    assert "        optimizer.step()\n" in ported and "xm.optimizer_step" not in ported
+    run: Run = parse_run(
+        run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU")), folder
+    )
+    assert len(eager.losses) == STEPS
+    problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
+    assert not problems, problems
+
+
+def test_with_the_wrapper_handed_to_optimizer_step_two_devices_fail(tmp_path: Path) -> None:
+    folder = _converted(tmp_path / "wrapper-stepped")
+    train = folder / "train.py"
+    text = train.read_text()
+    assert "        optimizer.step()\n" in text
+    train.write_text(
+        "import torch_xla.core.xla_model as xm\n"
+        + text.replace("        optimizer.step()\n", "        xm.optimizer_step(optimizer)\n")
+    )
+    result = subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU", CPU_NUM_DEVICES="2"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert result.returncode != 0
+    assert "KeyError: 'param_groups'" in result.stderr
+    assert "step 0 loss" not in result.stdout

@@ -1,0 +1,68 @@
+"""A save helper of another module that the training script calls only under a rank check
+(``if rank == 0: utils.save_checkpoint(model, path)``): on torch_xla 1.13 (the sagemaker target)
+``xm.save`` ends in a rendezvous of every process, so the master alone would wait forever; the
+helper's ``torch.save`` stays, its state brought to the CPU first (XLA401), as for a save under a
+rank check in its own file.  A helper some file calls without the check becomes xm.save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.engine.rule import RuleSelection
+from codemods.runner import Job, run
+from tests.support.projects import write_project
+
+UTILS = """\
+import torch
+
+
+def save_checkpoint(model, path):
+    torch.save({"model": model.state_dict()}, path)
+
+
+def save_everywhere(model, path):
+    torch.save(model.state_dict(), path)
+"""
+
+TRAIN = """\
+import torch
+import torch.distributed as dist
+
+import utils
+
+
+def main():
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    model = torch.nn.Linear(4, 2).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x in [torch.randn(3, 4)]:
+            model(x.cuda()).sum().backward()
+            opt.step()
+        if rank == 0:
+            utils.save_checkpoint(model, "a.pt")
+        utils.save_everywhere(model, "b.pt")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_helper_called_under_a_rank_check_in_another_file_keeps_torch_save_on_1_13(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = write_project(tmp_path, "guarded", {"utils.py": UTILS, "train.py": TRAIN})
+    job = Job("write", target, RuleSelection())
+    run([(str(folder / name), job) for name in ("utils.py", "train.py")], workers=1)
+    converted = (folder / "utils.py").read_text()
+    if target == "sagemaker":
+        assert 'torch.save(xm._maybe_convert_to_cpu({"model": model.state_dict()}), path)' in converted
+    else:
+        assert 'xm.save({"model": model.state_dict()}, path)' in converted
+    assert "xm.save(model.state_dict(), path)" in converted  # called in every process
