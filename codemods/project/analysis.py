@@ -63,6 +63,12 @@ class ProjectAnalysis(Analysis):
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
         self._held: dict[tuple[str, str], list[_Held]] = {}
         self.module: cst.Module | None = None
+        # How each name the file binds is bound: True where the tool can tell the class of its value
+        # (a literal, a call of an import from outside the project, of a builtin, of a class of the
+        # file), False where it cannot (a call of a name bound at run time, ``getattr(...)``, an
+        # attribute, a subscript), None for a call of a project callable (a class, or not: see
+        # ``untyped``); one entry for each binding.
+        self.bindings: dict[str, list[bool | None]] = defaultdict(list)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -145,6 +151,7 @@ class ProjectAnalysis(Analysis):
             self.function_names.append((self.walk.qualname, used))
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        self.bindings[name].append(self._typed(value))
         project_names = self.facts.imports.project_names
         if type(value) in (cst.Dict, cst.List, cst.Tuple) and self.walk.module_level and "." not in name:
             values = [
@@ -181,6 +188,55 @@ class ProjectAnalysis(Analysis):
             self.built_calls[name] = value
         if is_device_name(name):
             self.device_calls.append(value)
+
+    def _typed(self, value: cst.BaseExpression) -> bool | None:
+        """Whether the tool can tell the class of ``value`` (see ``bindings``)."""
+        if type(value) in (cst.Name, cst.Attribute, cst.Subscript, cst.IfExp, cst.BooleanOperation, cst.Await):
+            return False
+        if type(value) is not cst.Call:
+            return True  # a literal, a comprehension, an operation
+        callee = dotted(value.func)
+        if callee is None:
+            return False  # ``getattr(zoo, name)(...)``, ``REGISTRY[name](...)``
+        head = callee.split(".")[0]
+        if head in self.facts.imports.project_names or head in self.aliases:
+            return None
+        if self.walk.resolve(value.func) is not None or callee in self.part.classes:
+            return True  # an import from outside the project, or a class of this file
+        return callee in _BUILTIN_TYPES
+
+    def untyped(self, head: str) -> bool:
+        """The tool cannot tell the class of what ``head`` (a name chain) holds: a parameter, a loop
+        variable, or a name bound to what a project function returns (``build_model(opt)``, not a
+        class), to a class looked up at run time (``getattr(model_zoo, name)(...)``), to an attribute."""
+        root = head.split(".")[0]
+        if root in ("self", "cls") and head == root:
+            return False
+        if root in self.facts.imports.project_names and head not in self.bindings:
+            return False  # a project name, or an attribute of one: ``origin`` follows it
+        if head not in self.bindings:
+            if root in self.top_level or self.walk.resolve_dotted(root) is not None:
+                return False  # a function or class of the file, an import, or an attribute of one
+            return True
+        for typed in self.bindings[head]:
+            if typed is False:
+                return True
+            if typed is None and (built := self.builders.get(head)):
+                for module, callable_name in built:
+                    found = self.part.context.lookup(module, callable_name)
+                    if found is not None and found.summary is not None and not _is_class(found):
+                        return True  # (one the tool cannot read is left to the findings on its import)
+        return False
+
+    def named_origins(self, callee: str) -> list[Found]:
+        """The project methods that ``callee`` (``model.optimize_parameters``) may run by its name,
+        where the tool cannot tell the class of its receiver: those that take a training step or run
+        a training loop (ImportContext.named_methods); none for a name that torch's modules,
+        optimizers and tensors or Python's containers define (``update``, ``train``, ``step``)."""
+        head, _, method = callee.rpartition(".")
+        if not head or method in _GENERIC_METHODS or method.startswith("__") or not self.untyped(head):
+            return []
+        return list(self.part.context.named_methods(method))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
@@ -357,6 +413,8 @@ class ProjectAnalysis(Analysis):
             founds = self.origins(callee)
             for index, keyword in _optimizer_arguments(call, is_optimizer):
                 self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
+            if not any(f.summary is None or f.summary.trains(f.name) for f in founds):
+                self._named_training(call, callee)
             found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)
             summary = found.summary if found is not None else None
             if found is None or (summary is not None and not summary.pending):
@@ -374,6 +432,28 @@ class ProjectAnalysis(Analysis):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name):
                 self.part.external_amp[call] = summary.path
+
+    def _named_training(self, call: cst.Call, callee: str) -> None:
+        """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the
+        project's classes that train, in modules this run does not convert (named_training); not
+        where the receiver is an optimizer, a scheduler or a gradient scaler, or a class of this
+        file defines a method of that name."""
+        head, _, method = callee.rpartition(".")
+        training = self.facts.training
+        if (
+            training.is_optimizer(head)
+            or head in training.schedulers
+            or head in self.facts.amp.scaler_names
+            or any(method in methods for _, methods in self.part.classes.values())
+        ):
+            return
+        pending = [f for f in self.named_origins(callee) if f.summary is not None and f.summary.pending]
+        if pending:
+            self.part.named_training[call] = (
+                tuple(f.name for f in pending),
+                tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
+                any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
+            )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
 
@@ -406,7 +486,8 @@ class ProjectAnalysis(Analysis):
                     uses.append((star, found.summary, [found.name]))
         by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
         # A module imported by a name known only at run time holds the training loop where this file has none.
-        unfollowed = "" if self.facts.training.optimizer_steps else "dynamic-import"
+        # (A method of the file's that runs a project's training loop by its name names that loop already.)
+        unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
         for at, summary, used in uses:
             held = [
                 h
@@ -479,6 +560,7 @@ class ProjectAnalysis(Analysis):
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
         named |= {(path, "amp") for path in part.external_amp.values()}
+        named |= {(path, "step") for _, paths, _ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
@@ -494,6 +576,28 @@ def _optimizer_arguments(call: cst.Call, is_optimizer: Callable[[str | None], bo
         if is_optimizer(dotted(arg.value)):
             found.append((-1, arg.keyword.value) if arg.keyword is not None else (index, ""))
     return found
+
+
+def _is_class(found: Found) -> bool:
+    """``found`` names a class of its module."""
+    assert found.summary is not None
+    return any(cls == found.name for cls, _, _ in found.summary.classes)
+
+
+# Builtins whose calls give a value of a known class.
+_BUILTIN_TYPES = frozenset(
+    "dict list set tuple frozenset str int float bool bytes range enumerate zip map filter open iter "
+    "sorted reversed len object type super".split()
+)
+# Methods that torch's modules, optimizers, schedulers and tensors, or Python's containers, define:
+# on a receiver whose class is not known, such a call is more likely theirs than a project
+# method of that name.
+_GENERIC_METHODS = frozenset(
+    "step zero_grad backward forward train eval to cuda cpu float half double parameters named_parameters "
+    "modules children state_dict load_state_dict apply register_buffer add_module update get items keys values "
+    "pop setdefault append extend insert remove sort copy clear add discard item detach clone numpy "
+    "size view reshape mean sum add_param_group".split()
+)
 
 
 def _used_of(found: Found) -> list[str]:

@@ -189,6 +189,11 @@ class ModuleSummary:
             return ()
         return next((bases for c, bases, methods in self.classes if c == cls and method not in methods), ())
 
+    def defines(self, name: str) -> bool:
+        """``Cls.method`` where the module's class ``Cls`` defines ``method`` itself."""
+        cls, _, method = name.partition(".")
+        return bool(method) and "." not in method and any(c == cls and method in methods for c, _, methods in self.classes)
+
     def table_of(self, name: str) -> tuple[str, ...]:
         """The names the module's dict ``name`` holds as its values (empty: no such dict)."""
         return next((values for table, values in self.name_tables if table == name), ())
@@ -378,6 +383,17 @@ class ImportContext(Protocol):
         is none the tool can read."""
         ...
 
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        """The methods named ``name`` of the project's classes (outside its test files) that take
+        a training step or run a training loop (``SRModel.optimize_parameters``): what calling
+        ``x.name(...)`` may run where the tool cannot tell the class of ``x``."""
+        ...
+
+    def test_file(self) -> bool:
+        """The file is a test (``tests/``, ``test_*.py``, ``*_test.py``): a call of its own is
+        no loop that drives a step."""
+        ...
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
         gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
@@ -468,6 +484,12 @@ class GuessedImports:
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known
 
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        return ()  # no module of the project is read
+
+    def test_file(self) -> bool:
+        return False  # the file's name is not known
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         return ()  # the file's folder is not known
 
@@ -492,6 +514,12 @@ TORCH_FAMILY = frozenset(
         "torch_sparse",
     }
 )
+
+
+def is_test_path(path: str) -> bool:
+    """A test file, by its path as written (``tests/test_models.py``, ``test_x.py``, ``x_test.py``)."""
+    *folders, name = path.replace("\\", "/").split("/")
+    return name.startswith("test_") or name.endswith("_test.py") or any(f in ("tests", "test") for f in folders)
 
 
 def outside_project(module: str) -> bool:

@@ -254,6 +254,13 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
     return updated
 
 
+def _named(names: tuple[str, ...], quoted: bool = True) -> str:
+    """``a``, ``a and b``, ``a, b and 1 more``: the first two of ``names``."""
+    shown = [f"`{name}`" if quoted else name for name in names[:2]]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "") if more else " and ".join(shown)
+
+
 def _steps_to_port(facts: Facts) -> set[cst.Call]:
     """The loop's steps run by another module's callable that are wrong on XLA as they are: one
     that scales its gradients (its CUDA scaler), or any in a script that runs several processes
@@ -271,6 +278,7 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
         *_steps_to_port(facts),
         *facts.project.external_loops,
         *facts.project.external_amp,
+        *facts.project.named_training,
         *facts.project.hidden_checks,
         *facts.project.external_devices,
     },
@@ -314,6 +322,18 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             original,
             f"`{ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
             "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
+        )
+    elif original in project.named_training:
+        names, paths, steps = project.named_training[original]
+        receiver = ctx.code(original.func).rpartition(".")[0]
+        runs = "takes a training step" if steps else "runs a training loop"
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
+            f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
+            "convert: on an XLA host it runs there on CUDA terms (its device choice and its optimizer step are "
+            "not ported); convert the project (`xla-codemod convert .` at its root), which follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])
