@@ -69,6 +69,9 @@ class ProjectAnalysis(Analysis):
         # attribute, a subscript), None for a call of a project callable (a class, or not: see
         # ``untyped``); one entry for each binding.
         self.bindings: dict[str, list[bool | None]] = defaultdict(list)
+        # Names bound to a call of a name that is neither imported nor of the project: name -> that
+        # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
+        self.local_calls: dict[str, str] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -118,6 +121,8 @@ class ProjectAnalysis(Analysis):
                 module, name = self.facts.imports.project_names[head]
             elif cut == 1 and head in self.aliases:
                 module, name = self.aliases[head]
+            elif cut == 1 and len(rest) == 1 and (cls := self._local_class(head)) is not None:
+                return self._inherited(cls, rest[0], set())
             elif head in built_by:
                 module, name = built_by[head]
                 if not rest and (made := self._made_by(module, name)) is not None:
@@ -128,6 +133,30 @@ class ProjectAnalysis(Analysis):
             else:
                 continue
             return self.part.context.lookup(module, ".".join(p for p in [name, *rest] if p))
+        return None
+
+    def _local_class(self, name: str) -> str | None:
+        """The class of this file that ``name`` is, or that built it (``trainer = MyTrainer(...)``)."""
+        cls = name if name in self.part.classes else self.local_calls.get(name)
+        return cls if cls in self.part.classes else None
+
+    def _inherited(self, cls: str, method: str, seen: set[str]) -> Found | None:
+        """The project method that ``cls.method`` runs where ``cls``, a class of this file, does not
+        define it: its bases', in the order Python looks (a base of this file, or a project class,
+        whose own bases the lookup follows); None where this file defines it, or none is the project's."""
+        bases, methods = self.part.classes[cls]
+        if method in methods or cls in seen:
+            return None
+        seen.add(cls)
+        for base in bases:
+            if base in self.part.classes:
+                if method in self.part.classes[base][1]:
+                    return None
+                found = self._inherited(base, method, seen)
+            else:
+                found = self._find(f"{base}.{method}", {})
+            if found is not None:
+                return found
         return None
 
     def _switched_off(self, built: str, factory: str, summary: ModuleSummary | None) -> bool:
@@ -174,6 +203,8 @@ class ProjectAnalysis(Analysis):
         if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
         head = callee.split(".")[0]
+        if head not in project_names and head not in self.aliases:
+            self.local_calls[name] = callee
         if name in self.built_by and any(dotted(a.value) == name for a in value.args):
             return  # ``model = apply_gradient_allreduce(model)``: a wrapper that hands the instance back
         if head in project_names or head in self.aliases:
