@@ -192,7 +192,9 @@ class ModuleSummary:
     def defines(self, name: str) -> bool:
         """``Cls.method`` where the module's class ``Cls`` defines ``method`` itself."""
         cls, _, method = name.partition(".")
-        return bool(method) and "." not in method and any(c == cls and method in methods for c, _, methods in self.classes)
+        return (
+            bool(method) and "." not in method and any(c == cls and method in methods for c, _, methods in self.classes)
+        )
 
     def table_of(self, name: str) -> tuple[str, ...]:
         """The names the module's dict ``name`` holds as its values (empty: no such dict)."""
