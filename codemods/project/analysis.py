@@ -467,14 +467,13 @@ class ProjectAnalysis(Analysis):
     def _named_training(self, call: cst.Call, callee: str) -> None:
         """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the
         project's classes that train, in modules this run does not convert (named_training); not
-        where the receiver is an optimizer, a scheduler or a gradient scaler, or a class of this
-        file defines a method of that name."""
+        where the receiver is an optimizer or a scheduler (a gradient scaler's methods are generic
+        names), or a class of this file defines a method of that name."""
         head, _, method = callee.rpartition(".")
         training = self.facts.training
         if (
             training.is_optimizer(head)
             or head in training.schedulers
-            or head in self.facts.amp.scaler_names
             or any(method in methods for _, methods in self.part.classes.values())
         ):
             return
