@@ -391,6 +391,10 @@ class ImportContext(Protocol):
         ``x.name(...)`` may run where the tool cannot tell the class of ``x``."""
         ...
 
+    def others_in_run(self) -> bool:
+        """The run converts files other than this one."""
+        ...
+
     def test_file(self) -> bool:
         """The file is a test (``tests/``, ``test_*.py``, ``*_test.py``): a call of its own is
         no loop that drives a step."""
@@ -488,6 +492,9 @@ class GuessedImports:
 
     def named_methods(self, name: str) -> tuple[Found, ...]:
         return ()  # no module of the project is read
+
+    def others_in_run(self) -> bool:
+        return False  # the run's files are not known
 
     def test_file(self) -> bool:
         return False  # the file's name is not known

@@ -456,6 +456,9 @@ class FileImports:
     def test_file(self) -> bool:
         return self.project.test_file(self.path)
 
+    def others_in_run(self) -> bool:
+        return bool(self.project.in_run - {self.path})
+
     def neighbours(self) -> tuple[str, ...]:
         try:
             files = sorted(self.path.parent.glob("*.py"))

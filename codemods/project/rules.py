@@ -330,14 +330,17 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
     elif original in project.named_training:
         names, paths, steps = project.named_training[original]
         receiver = ctx.code(original.func).rpartition(".")[0]
-        runs = "takes a training step" if steps else "runs a training loop"
+        one = len(names) == 1
+        runs = ("takes a training step" if one else "take training steps") if steps else "run" + "s" * one
+        runs += "" if steps else " a training loop" if one else " training loops"
         ctx.report(
             CROSS_FILE,
             original,
             f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
             f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
-            "convert: on an XLA host it runs there on CUDA terms (its device choice and its optimizer step are "
-            "not ported); convert the project (`xla-codemod convert .` at its root), which follows it",
+            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms (the device choice and "
+            "the optimizer step are not ported); convert the project (`xla-codemod convert .` at its root), which "
+            "follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])

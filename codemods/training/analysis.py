@@ -479,6 +479,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 loop.owner, optimizers
             ):  # an optimizer's own update (over its param groups) is no loop to plan
                 self._plan_loop(loop, steps, synced, by_name)
+        self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:

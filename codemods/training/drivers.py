@@ -321,6 +321,30 @@ class StepDrivers(Analysis):
                 return True
         return False
 
+    def note_trainers(self, by_name: dict[str, list[_Function]]) -> None:
+        """Functions that run a training loop of this file through the functions they call, in a
+        loop or not (``fit`` whose epoch loop calls ``self.train_epoch()``): for other files, they
+        run a training loop too."""
+        trainers = self.part.training_callables
+        if not trainers:
+            return
+        calls: dict[str, list[str]] = {}
+        for fn in self.function_records.values():
+            calls.setdefault(fn.qualname, []).extend(fn.called)
+        for loop in self.loop_records.values():
+            if loop.owner:
+                calls.setdefault(loop.owner, []).extend(loop.called)
+        while True:
+            more = {
+                owner
+                for owner, called in calls.items()
+                if owner not in trainers
+                and any(fn.qualname in trainers for name in called for fn in self.local_targets(name, by_name))
+            }
+            if not more:
+                return
+            trainers |= more
+
     # -- steps no training loop drives ----------------------------------------------------
 
     def _reached(self, by_name: dict[str, list[_Function]]) -> set[str]:
@@ -388,4 +412,6 @@ class StepDrivers(Analysis):
             if context.test_file():
                 continue  # a unit test runs its steps once: no graph grows
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
-            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, context.imported_in_run())
+            imported = context.imported_in_run()
+            held = imported or ("." in function.qualname and context.others_in_run())
+            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, held, imported)

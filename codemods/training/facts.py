@@ -17,9 +17,12 @@ class UndrivenStep:
     function: str  # the qualified name of the function it is in
     what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
     origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
-    # Another file of the run imports this one: the finding stands only if none of the
-    # run's files calls the function (held_conditions.StandsUnlessCalled).
+    # Another file of the run imports this one, or, for a method, the run converts other files
+    # (a loop there may call it by its name on a value whose class the tool cannot tell): the
+    # finding stands only if none of the run's files calls the function
+    # (held_conditions.StandsUnlessCalled).
     held: bool = False
+    imported: bool = False  # (held because another file of the run imports this one)
 
 
 @dataclass(frozen=True)

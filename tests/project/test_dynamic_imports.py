@@ -2,7 +2,8 @@
 at run time (the eighth held-out list's Palette shape: ``create_model(cfg)`` in models/__init__.py
 does ``importlib.import_module(cfg["which_model"][0])``): no run on that file can follow it to the
 training loop, which stays on CUDA terms, so XLA003 says so at the import, when the script takes
-no optimizer step itself; where the script calls the trainer's method by a name that a project
+no optimizer step itself (the script calls ``t.train()``, a name torch's modules define, which
+names no project method); where the script calls the trainer's method by a name that a project
 class's method which trains has (``t.train_epoch()``), XLA003 names that method at the call instead.
 A run on the whole project converts the trainer and says nothing."""
 
@@ -39,7 +40,7 @@ class Trainer:
         self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
         self.loader = loader
 
-    def run(self):
+    def train(self):
         self.train_epoch()
 
     def train_epoch(self):
@@ -68,7 +69,7 @@ optimizer.step()
 
 
 def _findings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, extra: str, whole: bool, call: str = "run"
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, extra: str, whole: bool, call: str = "train"
 ) -> list[Finding]:
     repo = tmp_path / "proj"
     (repo / "models").mkdir(parents=True)

@@ -493,6 +493,9 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
     nowhere = (
         f"no loop of this file calls `{undriven.function}`, nor any loop that the tool could follow in the files "
         "of this run that import it"
+        if undriven.imported
+        else f"no loop of this file calls `{undriven.function}`, no other file of this run imports this one, and "
+        "none of their loops calls a method of that name on a value whose class the tool cannot tell"
         if undriven.held
         else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
     )
