@@ -91,6 +91,10 @@ def main(opt, loader):
             model.optimize_parameters(current_iter)
 """
 
+# A model module that no file imports (the folder scan loads it), whose step only a loop calling
+# ``optimize_parameters`` by name drives.
+GAN_MODEL = SR_MODEL.replace("SRModel", "GANModel").replace("mean()", "sum()")
+
 UNIT_TEST = """\
 import torch
 
@@ -170,7 +174,8 @@ def main(batches):
         trainer.log()
 """
 
-# A library of models whose base class trains in its ``fit``; the script picks the model by name.
+# A library of models whose base class trains in its ``fit`` (through ``train_epoch``); the script picks
+# the model by name.
 BASE_MODEL = """\
 import torch
 from torch import nn
@@ -184,10 +189,13 @@ class BaseModel(nn.Module):
     def fit(self, data, epochs=1):
         self.optimizer = torch.optim.Adam(self.parameters())
         for epoch in range(epochs):
-            for x, y in data:
-                self.optimizer.zero_grad()
-                nn.functional.mse_loss(self(x.to(self.device)), y.to(self.device)).backward()
-                self.optimizer.step()
+            self.train_epoch(data)
+
+    def train_epoch(self, data):
+        for x, y in data:
+            self.optimizer.zero_grad()
+            nn.functional.mse_loss(self(x.to(self.device)), y.to(self.device)).backward()
+            self.optimizer.step()
 
 
 class Plain:
@@ -246,6 +254,7 @@ def registry_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "registry.py": REGISTRY,
         "models/__init__.py": MODELS_INIT,
         "models/sr_model.py": SR_MODEL,
+        "models/gan_model.py": GAN_MODEL,
         "train.py": TRAIN,
         "tests/test_sr_model.py": UNIT_TEST,
     }
@@ -256,19 +265,25 @@ def registry_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_registry_models_step_is_driven_by_the_loop_that_calls_it_by_name(
     registry_project: Path, target: str
 ) -> None:
-    names = ["registry.py", "models/__init__.py", "models/sr_model.py", "train.py", "tests/test_sr_model.py"]
-    found = _findings(registry_project, names, target)
+    names = ["registry.py", "models/__init__.py", "models/sr_model.py", "models/gan_model.py", "train.py"]
+    found = _findings(registry_project, [*names, "tests/test_sr_model.py"], target)
     assert _rules(found["train.py"]) == [("XLA301", 10)]
     assert all(_rules(found[name]) == [] for name in names if name != "train.py"), found
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_call_in_a_test_file_drives_no_step(registry_project: Path, target: str) -> None:
-    names = ["registry.py", "models/__init__.py", "models/sr_model.py", "tests/test_sr_model.py"]
+    names = ["registry.py", "models/__init__.py", "models/sr_model.py", "models/gan_model.py", "tests/test_sr_model.py"]
     found = _findings(registry_project, names, target)
     (undriven,) = [f for f in found["models/sr_model.py"] if f.rule == "XLA306"]
     assert undriven.line == 19
     assert "`self.optimizer.step()` in `SRModel.optimize_parameters` has no step barrier" in undriven.message
+    (unimported,) = [f for f in found["models/gan_model.py"] if f.rule == "XLA306"]
+    assert (
+        "no loop of this file calls `GANModel.optimize_parameters`, no other file of this run imports this one, and "
+        "none of their loops calls a method of that name on a value whose class the tool cannot tell"
+        in unimported.message
+    ), unimported.message
     assert _rules(found["tests/test_sr_model.py"]) == []  # a unit test runs its step once
 
 
@@ -280,9 +295,9 @@ def test_a_single_file_run_drives_a_registry_models_step_and_says_it_is_not_conv
     assert _rules(found) == [("XLA003", 13), ("XLA301", 10)]
     (named,) = [f for f in found if f.rule == "XLA003"]
     assert (
-        "the tool cannot tell the class of `model`, and `SRModel.optimize_parameters` of the project, named like "
-        "`model.optimize_parameters`, takes a training step in models/sr_model.py, which this run does not convert"
-        in named.message
+        "the tool cannot tell the class of `model`, and `GANModel.optimize_parameters` and "
+        "`SRModel.optimize_parameters` of the project, named like `model.optimize_parameters`, take training steps "
+        "in models/gan_model.py and models/sr_model.py, which this run does not convert" in named.message
     ), named.message
 
 
@@ -336,7 +351,7 @@ def test_a_model_looked_up_by_name_whose_fit_is_a_project_training_loop_is_an_er
     whole = ["mylib/__init__.py", "mylib/models.py", "model_zoo/__init__.py", "model_zoo/dcn.py"]
     found = _findings(folder, [*whole, "experiment/run_expid.py"], target)
     assert _rules(found["experiment/run_expid.py"]) == []  # its loop is converted where it is
-    assert _rules(found["mylib/models.py"]) == [("XLA301", 13)]
+    assert _rules(found["mylib/models.py"]) == [("XLA301", 16)]
 
 
 @pytest.mark.parametrize("target", TARGETS)
