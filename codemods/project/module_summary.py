@@ -36,6 +36,9 @@ class ModuleSummary:
     path: str = ""  # as findings name it (the project fills it in)
     steps: frozenset[str] = frozenset()
     trainers: frozenset[str] = frozenset()
+    # Callables that run a training loop of the module through the callables they call (``fit``
+    # calling ``self.train_epoch()``): what a method called by its name may run (ImportContext.named_methods).
+    loop_runners: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast

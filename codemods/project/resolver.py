@@ -218,7 +218,7 @@ class Project:
             summary = self.summary(path)
             if summary is None:
                 continue
-            for qualname in sorted(summary.steps | summary.trainers):
+            for qualname in sorted(summary.steps | summary.trainers | summary.loop_runners):
                 owner, _, method = qualname.rpartition(".")
                 if method == name and owner and "." not in owner:
                     found.append(Found(summary, qualname))

@@ -324,10 +324,10 @@ class StepDrivers(Analysis):
     def note_trainers(self, by_name: dict[str, list[_Function]]) -> None:
         """Functions that run a training loop of this file through the functions they call, in a
         loop or not (``fit`` whose epoch loop calls ``self.train_epoch()``): for other files, they
-        run a training loop too."""
-        trainers = self.part.training_callables
-        if not trainers:
+        run a training loop too (``loop_runners``)."""
+        if not self.part.training_callables:
             return
+        trainers = set(self.part.training_callables)
         calls: dict[str, list[str]] = {}
         for fn in self.function_records.values():
             calls.setdefault(fn.qualname, []).extend(fn.called)
@@ -342,6 +342,7 @@ class StepDrivers(Analysis):
                 and any(fn.qualname in trainers for name in called for fn in self.local_targets(name, by_name))
             }
             if not more:
+                self.part.loop_runners = trainers - self.part.training_callables
                 return
             trainers |= more
 

@@ -229,6 +229,9 @@ class TrainingFacts:
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
+    # Those that run a training loop of the file through the functions they call (``fit`` whose
+    # epoch loop calls ``self.train_epoch()``): what a method called by its name may run.
+    loop_runners: set[str] = field(default_factory=set)
     # Step callables that end the step with the barrier themselves (already XLA code).
     synced_callables: set[str] = field(default_factory=set)
     # Step callables of other project modules that this file calls: (module path, name).
