@@ -63,6 +63,15 @@ class ProjectAnalysis(Analysis):
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
         self._held: dict[tuple[str, str], list[_Held]] = {}
         self.module: cst.Module | None = None
+        # How each name the file binds is bound: True where the tool can tell the class of its value
+        # (a literal, a call of an import from outside the project, of a builtin, of a class of the
+        # file), False where it cannot (a call of a name bound at run time, ``getattr(...)``, an
+        # attribute, a subscript), None for a call of a project callable (a class, or not: see
+        # ``untyped``); one entry for each binding.
+        self.bindings: dict[str, list[bool | None]] = defaultdict(list)
+        # Names bound to a call of a name that is neither imported nor of the project: name -> that
+        # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
+        self.local_calls: dict[str, str] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -112,6 +121,8 @@ class ProjectAnalysis(Analysis):
                 module, name = self.facts.imports.project_names[head]
             elif cut == 1 and head in self.aliases:
                 module, name = self.aliases[head]
+            elif cut == 1 and len(rest) == 1 and (cls := self._local_class(head)) is not None:
+                return self._inherited(cls, rest[0], set())
             elif head in built_by:
                 module, name = built_by[head]
                 if not rest and (made := self._made_by(module, name)) is not None:
@@ -122,6 +133,30 @@ class ProjectAnalysis(Analysis):
             else:
                 continue
             return self.part.context.lookup(module, ".".join(p for p in [name, *rest] if p))
+        return None
+
+    def _local_class(self, name: str) -> str | None:
+        """The class of this file that ``name`` is, or that built it (``trainer = MyTrainer(...)``)."""
+        cls = name if name in self.part.classes else self.local_calls.get(name)
+        return cls if cls in self.part.classes else None
+
+    def _inherited(self, cls: str, method: str, seen: set[str]) -> Found | None:
+        """The project method that ``cls.method`` runs where ``cls``, a class of this file, does not
+        define it: its bases', in the order Python looks (a base of this file, or a project class,
+        whose own bases the lookup follows); None where this file defines it, or none is the project's."""
+        bases, methods = self.part.classes[cls]
+        if method in methods or cls in seen:
+            return None
+        seen.add(cls)
+        for base in bases:
+            if base in self.part.classes:
+                if method in self.part.classes[base][1]:
+                    return None
+                found = self._inherited(base, method, seen)
+            else:
+                found = self._find(f"{base}.{method}", {})
+            if found is not None:
+                return found
         return None
 
     def _switched_off(self, built: str, factory: str, summary: ModuleSummary | None) -> bool:
@@ -145,6 +180,7 @@ class ProjectAnalysis(Analysis):
             self.function_names.append((self.walk.qualname, used))
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        self.bindings[name].append(self._typed(value))
         project_names = self.facts.imports.project_names
         if type(value) in (cst.Dict, cst.List, cst.Tuple) and self.walk.module_level and "." not in name:
             values = [
@@ -167,6 +203,8 @@ class ProjectAnalysis(Analysis):
         if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
         head = callee.split(".")[0]
+        if head not in project_names and head not in self.aliases:
+            self.local_calls[name] = callee
         if name in self.built_by and any(dotted(a.value) == name for a in value.args):
             return  # ``model = apply_gradient_allreduce(model)``: a wrapper that hands the instance back
         if head in project_names or head in self.aliases:
@@ -181,6 +219,55 @@ class ProjectAnalysis(Analysis):
             self.built_calls[name] = value
         if is_device_name(name):
             self.device_calls.append(value)
+
+    def _typed(self, value: cst.BaseExpression) -> bool | None:
+        """Whether the tool can tell the class of ``value`` (see ``bindings``)."""
+        if type(value) in (cst.Name, cst.Attribute, cst.Subscript, cst.IfExp, cst.BooleanOperation, cst.Await):
+            return False
+        if type(value) is not cst.Call:
+            return True  # a literal, a comprehension, an operation
+        callee = dotted(value.func)
+        if callee is None:
+            return False  # ``getattr(zoo, name)(...)``, ``REGISTRY[name](...)``
+        head = callee.split(".")[0]
+        if head in self.facts.imports.project_names or head in self.aliases:
+            return None
+        if self.walk.resolve(value.func) is not None or callee in self.part.classes:
+            return True  # an import from outside the project, or a class of this file
+        return callee in _BUILTIN_TYPES
+
+    def untyped(self, head: str) -> bool:
+        """The tool cannot tell the class of what ``head`` (a name chain) holds: a parameter, a loop
+        variable, or a name bound to what a project function returns (``build_model(opt)``, not a
+        class), to a class looked up at run time (``getattr(model_zoo, name)(...)``), to an attribute."""
+        root = head.split(".")[0]
+        if root in ("self", "cls") and head == root:
+            return False
+        if root in self.facts.imports.project_names and head not in self.bindings:
+            return False  # a project name, or an attribute of one: ``origin`` follows it
+        if head not in self.bindings:
+            if root in self.top_level or self.walk.resolve_dotted(root) is not None:
+                return False  # a function or class of the file, an import, or an attribute of one
+            return True
+        for typed in self.bindings[head]:
+            if typed is False:
+                return True
+            if typed is None and (built := self.builders.get(head)):
+                for module, callable_name in built:
+                    found = self.part.context.lookup(module, callable_name)
+                    if found is not None and found.summary is not None and not _is_class(found):
+                        return True  # (one the tool cannot read is left to the findings on its import)
+        return False
+
+    def named_origins(self, callee: str) -> list[Found]:
+        """The project methods that ``callee`` (``model.optimize_parameters``) may run by its name,
+        where the tool cannot tell the class of its receiver: those that take a training step or run
+        a training loop (ImportContext.named_methods); none for a name that torch's modules,
+        optimizers and tensors or Python's containers define (``update``, ``train``, ``step``)."""
+        head, _, method = callee.rpartition(".")
+        if not head or method in _GENERIC_METHODS or method.startswith("__") or not self.untyped(head):
+            return []
+        return list(self.part.context.named_methods(method))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
@@ -357,6 +444,8 @@ class ProjectAnalysis(Analysis):
             founds = self.origins(callee)
             for index, keyword in _optimizer_arguments(call, is_optimizer):
                 self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
+            if not any(f.summary is None or f.summary.trains(f.name) for f in founds):
+                self._named_training(call, callee)
             found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)
             summary = found.summary if found is not None else None
             if found is None or (summary is not None and not summary.pending):
@@ -374,6 +463,27 @@ class ProjectAnalysis(Analysis):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name):
                 self.part.external_amp[call] = summary.path
+
+    def _named_training(self, call: cst.Call, callee: str) -> None:
+        """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the
+        project's classes that train, in modules this run does not convert (named_training); not
+        where the receiver is an optimizer or a scheduler (a gradient scaler's methods are generic
+        names), or a class of this file defines a method of that name."""
+        head, _, method = callee.rpartition(".")
+        training = self.facts.training
+        if (
+            training.is_optimizer(head)
+            or head in training.schedulers
+            or any(method in methods for _, methods in self.part.classes.values())
+        ):
+            return
+        pending = [f for f in self.named_origins(callee) if f.summary is not None and f.summary.pending]
+        if pending:
+            self.part.named_training[call] = (
+                tuple(f.name for f in pending),
+                tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
+                any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
+            )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
 
@@ -406,7 +516,8 @@ class ProjectAnalysis(Analysis):
                     uses.append((star, found.summary, [found.name]))
         by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
         # A module imported by a name known only at run time holds the training loop where this file has none.
-        unfollowed = "" if self.facts.training.optimizer_steps else "dynamic-import"
+        # (A method of the file's that runs a project's training loop by its name names that loop already.)
+        unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
         for at, summary, used in uses:
             held = [
                 h
@@ -479,6 +590,7 @@ class ProjectAnalysis(Analysis):
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
         named |= {(path, "amp") for path in part.external_amp.values()}
+        named |= {(path, "step") for _, paths, _ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
@@ -494,6 +606,28 @@ def _optimizer_arguments(call: cst.Call, is_optimizer: Callable[[str | None], bo
         if is_optimizer(dotted(arg.value)):
             found.append((-1, arg.keyword.value) if arg.keyword is not None else (index, ""))
     return found
+
+
+def _is_class(found: Found) -> bool:
+    """``found`` names a class of its module."""
+    assert found.summary is not None
+    return any(cls == found.name for cls, _, _ in found.summary.classes)
+
+
+# Builtins whose calls give a value of a known class.
+_BUILTIN_TYPES = frozenset(
+    "dict list set tuple frozenset str int float bool bytes range enumerate zip map filter open iter "
+    "sorted reversed len object type super".split()
+)
+# Methods that torch's modules, optimizers, schedulers and tensors, or Python's containers, define:
+# on a receiver whose class is not known, such a call is more likely theirs than a project
+# method of that name.
+_GENERIC_METHODS = frozenset(
+    "step zero_grad backward forward train eval to cuda cpu float half double parameters named_parameters "
+    "modules children state_dict load_state_dict apply register_buffer add_module update get items keys values "
+    "pop setdefault append extend insert remove sort copy clear add discard item detach clone numpy "
+    "size view reshape mean sum add_param_group".split()
+)
 
 
 def _used_of(found: Found) -> list[str]:

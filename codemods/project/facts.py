@@ -31,6 +31,11 @@ class ProjectFacts:
     # A method of an instance of another module's class that runs a training loop (an
     # agent's ``update()`` with its epochs inside), that module still to convert: its path.
     external_loops: dict[cst.Call, str] = field(default_factory=dict)
+    # A method called on a value whose class the tool cannot tell (``model.fit(...)`` with ``model =
+    # getattr(model_zoo, name)(...)``), named like methods of the project's classes that train, of
+    # modules this run does not convert: (their names there, their paths, whether one takes the
+    # step each call, else they run a training loop).
+    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool]] = field(default_factory=dict)
     # Callables of another module that set up mixed precision (a scaler class): its path.
     external_amp: dict[cst.Call, str] = field(default_factory=dict)
     # For other files: functions and methods of this module that call a callable of a module

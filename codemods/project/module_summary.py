@@ -36,6 +36,9 @@ class ModuleSummary:
     path: str = ""  # as findings name it (the project fills it in)
     steps: frozenset[str] = frozenset()
     trainers: frozenset[str] = frozenset()
+    # Callables that run a training loop of the module through the callables they call (``fit``
+    # calling ``self.train_epoch()``): what a method called by its name may run (ImportContext.named_methods).
+    loop_runners: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
@@ -195,6 +198,13 @@ class ModuleSummary:
         if not method or "." in method:
             return ()
         return next((bases for c, bases, methods in self.classes if c == cls and method not in methods), ())
+
+    def defines(self, name: str) -> bool:
+        """``Cls.method`` where the module's class ``Cls`` defines ``method`` itself."""
+        cls, _, method = name.partition(".")
+        return (
+            bool(method) and "." not in method and any(c == cls and method in methods for c, _, methods in self.classes)
+        )
 
     def table_of(self, name: str) -> tuple[str, ...]:
         """The names the module's dict ``name`` holds as its values (empty: no such dict)."""
@@ -396,6 +406,21 @@ class ImportContext(Protocol):
         is none the tool can read."""
         ...
 
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        """The methods named ``name`` of the project's classes (outside its test files) that take
+        a training step or run a training loop (``SRModel.optimize_parameters``): what calling
+        ``x.name(...)`` may run where the tool cannot tell the class of ``x``."""
+        ...
+
+    def others_in_run(self) -> bool:
+        """The run converts files other than this one."""
+        ...
+
+    def test_file(self) -> bool:
+        """The file is a test (``tests/``, ``test_*.py``, ``*_test.py``): a call of its own is
+        no loop that drives a step."""
+        ...
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
         gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
@@ -489,6 +514,15 @@ class GuessedImports:
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known
 
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        return ()  # no module of the project is read
+
+    def others_in_run(self) -> bool:
+        return False  # the run's files are not known
+
+    def test_file(self) -> bool:
+        return False  # the file's name is not known
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         return ()  # the file's folder is not known
 
@@ -513,6 +547,12 @@ TORCH_FAMILY = frozenset(
         "torch_sparse",
     }
 )
+
+
+def is_test_path(path: str) -> bool:
+    """A test file, by its path as written (``tests/test_models.py``, ``test_x.py``, ``x_test.py``)."""
+    *folders, name = path.replace("\\", "/").split("/")
+    return name.startswith("test_") or name.endswith("_test.py") or any(f in ("tests", "test") for f in folders)
 
 
 def outside_project(module: str) -> bool:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.module_summary import Found, ModuleSummary, StarNames, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path, outside_project
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 
@@ -145,6 +145,7 @@ class Project:
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self._rank_guarded: dict[Path, set[str]] | None = None  # project file -> rank_guarded_calls
         self._takes_a_step: dict[Path, bool] = {}
+        self._methods: dict[str, tuple[Path, ...]] | None = None  # (named_methods)
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self.learn(known or {})
 
@@ -206,6 +207,45 @@ class Project:
             except FileProblem:
                 self._takes_a_step[path] = False
         return self._takes_a_step[path]
+
+    def test_file(self, path: Path) -> bool:
+        """``path`` is a test file of the project (its path from the root: ``tests/``, ``test_*.py``)."""
+        try:
+            return is_test_path(path.relative_to(self.root).as_posix())
+        except ValueError:  # outside the root: its name alone
+            return is_test_path(path.name)
+
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        """The methods named ``name`` of the project's classes that take a training step or run a
+        training loop, in files other than tests (module_summary.ImportContext.named_methods)."""
+        found: list[Found] = []
+        for path in self._method_files().get(name, ()):
+            summary = self.summary(path)
+            if summary is None:
+                continue
+            for qualname in sorted(summary.steps | summary.trainers | summary.loop_runners):
+                owner, _, method = qualname.rpartition(".")
+                if method == name and owner and "." not in owner:
+                    found.append(Found(summary, qualname))
+        return tuple(found)
+
+    def _method_files(self) -> dict[str, tuple[Path, ...]]:
+        """The project's files (tests left out) that take a training step (a quick textual scan),
+        by the names of the methods they define: read once for the run, at most _MAX_SCANNED."""
+        if self._methods is None:
+            methods: dict[str, list[Path]] = {}
+            for path in _python_files(self.root):
+                if self.test_file(path):
+                    continue
+                try:
+                    data = read_bytes(str(path))
+                except FileProblem:
+                    continue
+                if takes_a_training_step(data):
+                    for method in dict.fromkeys(_METHOD.findall(data)):
+                        methods.setdefault(method.decode(), []).append(path)
+            self._methods = {name: tuple(paths) for name, paths in methods.items()}
+        return self._methods
 
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
@@ -435,6 +475,15 @@ class FileImports:
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))
 
+    def named_methods(self, name: str) -> tuple[Found, ...]:
+        return self.project.named_methods(name)
+
+    def test_file(self) -> bool:
+        return self.project.test_file(self.path)
+
+    def others_in_run(self) -> bool:
+        return bool(self.project.in_run - {self.path})
+
     def neighbours(self) -> tuple[str, ...]:
         try:
             files = sorted(self.path.parent.glob("*.py"))
@@ -490,6 +539,8 @@ class FileImports:
             inherited = f"{base}.{method}"
             if (local := summary.origin_of(base)) is None:  # a class of the same module
                 further = self._followed(Found(summary, inherited), hops + 1)
+                if further is None and summary.defines(inherited):
+                    further = Found(summary, inherited)  # (that base defines it: here)
             else:
                 further = FileImports(self.project, file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
             if further is not None:
@@ -536,6 +587,25 @@ class FileImports:
         if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
             return FileImports(self.project, self.path, added).module_file(module, name)
         return None
+
+
+# A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
+_METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
+# How many Python files of a project the scan for methods reads, at most.
+_MAX_SCANNED = 20000
+
+
+def _python_files(root: Path) -> Iterator[Path]:
+    """The project's Python files under ``root`` (the folders a run skips left out), at most _MAX_SCANNED."""
+    count = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                count += 1
+                if count > _MAX_SCANNED:
+                    return
+                yield resolved(Path(folder) / name)
 
 
 def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:

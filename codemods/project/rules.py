@@ -39,7 +39,11 @@ CROSS_FILE = Rule(
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
-    "hand). A loop whose training step runs in a callable of another module gets the step barrier here; the "
+    "hand). A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
+    "getattr(model_zoo, name)(...)`, a model a registry builds) that is named like methods of the project's "
+    "classes that take a training step or run a training loop, in modules the run does not convert, is an error "
+    "at the call, naming them (not for a name that torch's modules, optimizers and tensors or Python's containers "
+    "define: `update`, `train`, `step`). A loop whose training step runs in a callable of another module gets the step barrier here; the "
     "finding names that callable when its step is wrong on XLA as it is: it scales the gradients (a CUDA "
     "gradient scaler), or the script runs several processes without DDP (a plain `optimizer.step()` does not "
     "reduce the gradients across them); on one process the plain step, closed by the loop's barrier, computes "
@@ -254,6 +258,13 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
     return updated
 
 
+def _named(names: tuple[str, ...], quoted: bool = True) -> str:
+    """``a``, ``a and b``, ``a, b and 1 more``: the first two of ``names``."""
+    shown = [f"`{name}`" if quoted else name for name in names[:2]]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "") if more else " and ".join(shown)
+
+
 def _steps_to_port(facts: Facts) -> set[cst.Call]:
     """The loop's steps run by another module's callable that are wrong on XLA as they are: one
     that scales its gradients (its CUDA scaler), or any in a script that runs several processes
@@ -271,6 +282,7 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
         *_steps_to_port(facts),
         *facts.project.external_loops,
         *facts.project.external_amp,
+        *facts.project.named_training,
         *facts.project.hidden_checks,
         *facts.project.external_devices,
     },
@@ -314,6 +326,21 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             original,
             f"`{ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
             "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
+        )
+    elif original in project.named_training:
+        names, paths, steps = project.named_training[original]
+        receiver = ctx.code(original.func).rpartition(".")[0]
+        one = len(names) == 1
+        runs = ("takes a training step" if one else "take training steps") if steps else "run" + "s" * one
+        runs += "" if steps else " a training loop" if one else " training loops"
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
+            f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
+            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms (the device choice and "
+            "the optimizer step are not ported); convert the project (`xla-codemod convert .` at its root), which "
+            "follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])

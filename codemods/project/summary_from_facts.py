@@ -18,6 +18,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         path="",
         steps=frozenset(facts.training.step_callables),
         trainers=frozenset(facts.training.training_callables),
+        loop_runners=frozenset(facts.training.loop_runners),
         synced=frozenset(facts.training.synced_callables),
         drives=frozenset(facts.training.driven_callables),
         factories=tuple(sorted(facts.training.factories.items())),

@@ -486,6 +486,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             # autograd function's forward or backward (over its layers: it runs inside a backward pass).
             if not owned_by(loop.owner, optimizers | self.autograd_functions):
                 self._plan_loop(loop, steps, synced, by_name)
+        self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:

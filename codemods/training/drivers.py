@@ -89,10 +89,32 @@ class StepDrivers(Analysis):
             return []
         return [fn for fn in candidates if fn.qualname.rpartition(".")[0].rpartition(".")[2] in self.classes]
 
+    def step_origins(self, callee: str) -> list[Found]:
+        """The project callables that calling ``callee`` may run (ProjectAnalysis.origins); for a
+        method of a receiver whose class the tool cannot tell (``model = build_model(opt)``, a
+        registry's class; a parameter), the project's methods of that name that train
+        (ProjectAnalysis.named_origins), unless this file defines a method of that name (followed
+        here), or the receiver is an optimizer, a scheduler or a gradient scaler."""
+        project = self.walk.analysis(ProjectAnalysis)
+        found = project.origins(callee)
+        if any(f.summary is None or f.summary.trains(f.name) for f in found):
+            return found
+        head, _, method = callee.rpartition(".")
+        if (
+            not head
+            or head in self.instances
+            or self.part.is_optimizer(head)
+            or head in self.part.schedulers
+            or head in self.facts.amp.scaler_names
+            or any(fn.name == method and "." in fn.qualname for fn in self.function_records.values())
+        ):
+            return []
+        return [*found, *project.named_origins(callee)]
+
     def _external_step(self, callee: str) -> tuple[bool, bool, str]:
         """Calling ``callee`` runs a training step of another project module: (whether it
         does, whether that callable ends the step with the barrier itself, where it is)."""
-        for found in self.walk.analysis(ProjectAnalysis).origins(callee):
+        for found in self.step_origins(callee):
             if found.summary is not None and found.summary.runs_step(found.name):
                 return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
         return False, False, ""
@@ -101,13 +123,15 @@ class StepDrivers(Analysis):
         """The step callables of other project modules that this file calls: it drives
         them (a loop of its own, or a step function whose call it answers for)."""
         project = self.walk.analysis(ProjectAnalysis)
+        if project.part.context.test_file():
+            return  # a unit test that runs a step once is no loop that drives it
         called = [
             *self.used_outside_loops,
             *(name for loop in self.loop_records.values() for name in loop.called),
             *(name for fn in self.function_records.values() for name in fn.called),
         ]
         for callee in dict.fromkeys(called):
-            for found in project.origins(callee):
+            for found in self.step_origins(callee):
                 if found.summary is not None and found.summary.runs_step(found.name):
                     self.part.driven_callables.add((found.summary.path, found.name))
         # A step callable handed to a project callable that calls that parameter
@@ -297,6 +321,31 @@ class StepDrivers(Analysis):
                 return True
         return False
 
+    def note_trainers(self, by_name: dict[str, list[_Function]]) -> None:
+        """Functions that run a training loop of this file through the functions they call, in a
+        loop or not (``fit`` whose epoch loop calls ``self.train_epoch()``): for other files, they
+        run a training loop too (``loop_runners``)."""
+        if not self.part.training_callables:
+            return
+        trainers = set(self.part.training_callables)
+        calls: dict[str, list[str]] = {}
+        for fn in self.function_records.values():
+            calls.setdefault(fn.qualname, []).extend(fn.called)
+        for loop in self.loop_records.values():
+            if loop.owner:
+                calls.setdefault(loop.owner, []).extend(loop.called)
+        while True:
+            more = {
+                owner
+                for owner, called in calls.items()
+                if owner not in trainers
+                and any(fn.qualname in trainers for name in called for fn in self.local_targets(name, by_name))
+            }
+            if not more:
+                self.part.loop_runners = trainers - self.part.training_callables
+                return
+            trainers |= more
+
     # -- steps no training loop drives ----------------------------------------------------
 
     def _reached(self, by_name: dict[str, list[_Function]]) -> set[str]:
@@ -361,5 +410,9 @@ class StepDrivers(Analysis):
                 continue  # ported by hand: its driver is elsewhere
             if function.qualname in own_steps:
                 continue  # an optimizer class's own ``step``: the loop that calls ``optimizer.step()`` drives it
+            if context.test_file():
+                continue  # a unit test runs its steps once: no graph grows
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
-            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, context.imported_in_run())
+            imported = context.imported_in_run()
+            held = imported or ("." in function.qualname and context.others_in_run())
+            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, held, imported)

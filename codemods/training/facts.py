@@ -17,9 +17,12 @@ class UndrivenStep:
     function: str  # the qualified name of the function it is in
     what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
     origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
-    # Another file of the run imports this one: the finding stands only if none of the
-    # run's files calls the function (held_conditions.StandsUnlessCalled).
+    # Another file of the run imports this one, or, for a method, the run converts other files
+    # (a loop there may call it by its name on a value whose class the tool cannot tell): the
+    # finding stands only if none of the run's files calls the function
+    # (held_conditions.StandsUnlessCalled).
     held: bool = False
+    imported: bool = False  # (held because another file of the run imports this one)
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,9 @@ class TrainingFacts:
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
+    # Those that run a training loop of the file through the functions they call (``fit`` whose
+    # epoch loop calls ``self.train_epoch()``): what a method called by its name may run.
+    loop_runners: set[str] = field(default_factory=set)
     # Step callables that end the step with the barrier themselves (already XLA code).
     synced_callables: set[str] = field(default_factory=set)
     # Step callables of other project modules that this file calls: (module path, name).

@@ -2,7 +2,10 @@
 at run time (the eighth held-out list's Palette shape: ``create_model(cfg)`` in models/__init__.py
 does ``importlib.import_module(cfg["which_model"][0])``): no run on that file can follow it to the
 training loop, which stays on CUDA terms, so XLA003 says so at the import, when the script takes
-no optimizer step itself.  A run on the whole project converts the trainer and says nothing."""
+no optimizer step itself (the script calls ``t.train()``, a name torch's modules define, which
+names no project method); where the script calls the trainer's method by a name that a project
+class's method which trains has (``t.train_epoch()``), XLA003 names that method at the call instead.
+A run on the whole project converts the trainer and says nothing."""
 
 from __future__ import annotations
 
@@ -37,6 +40,9 @@ class Trainer:
         self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
         self.loader = loader
 
+    def train(self):
+        self.train_epoch()
+
     def train_epoch(self):
         for x in self.loader:
             self.opt.zero_grad()
@@ -52,7 +58,7 @@ from models import create_model
 cfg = {{"which_model": ["models.trainer", "Trainer"]}}
 net = nn.Linear(4, 2)
 t = create_model(cfg, net=net, loader=[torch.randn(8, 4)])
-t.train_epoch()
+t.{call}()
 {extra}"""
 
 OWN_STEP = """\
@@ -62,13 +68,15 @@ optimizer.step()
 """
 
 
-def _findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, extra: str, whole: bool) -> list[Finding]:
+def _findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, extra: str, whole: bool, call: str = "train"
+) -> list[Finding]:
     repo = tmp_path / "proj"
     (repo / "models").mkdir(parents=True)
     (repo / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     (repo / "models" / "__init__.py").write_text(FACTORY)
     (repo / "models" / "trainer.py").write_text(TRAINER)
-    (repo / "run.py").write_text(RUN.format(extra=extra))
+    (repo / "run.py").write_text(RUN.format(extra=extra, call=call))
     monkeypatch.chdir(repo)
     in_run = sorted(repo.rglob("*.py")) if whole else [repo / "run.py"]
     project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=in_run)
@@ -92,8 +100,21 @@ def test_a_trainer_imported_by_a_name_known_at_run_time_is_an_error_at_the_impor
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_a_method_named_like_the_trainers_training_loop_is_an_error_at_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    (finding,) = _findings(tmp_path, monkeypatch, target, "", whole=False, call="train_epoch")
+    assert finding.line == 8, finding
+    assert (
+        "the tool cannot tell the class of `t`, and `Trainer.train_epoch` of the project, named like "
+        "`t.train_epoch`, runs a training loop in models/trainer.py, which this run does not convert" in finding.message
+    ), finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_a_script_that_steps_its_own_optimizer_or_a_whole_run_gets_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
     assert _findings(tmp_path / "own", monkeypatch, target, OWN_STEP, whole=False) == []
     assert _findings(tmp_path / "whole", monkeypatch, target, "", whole=True) == []
+    assert _findings(tmp_path / "named", monkeypatch, target, "", whole=True, call="train_epoch") == []

@@ -142,6 +142,31 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             note="accelerator-from-caller",
         ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+
+                def log_step(self, x):
+                    self.net(x).sum().backward()
+
+
+            class Logger:
+                def log_step(self, x):
+                    print(x)
+
+
+            def main(batches):
+                logger = Logger()
+                for x in batches:
+                    logger.log_step(x)
+            """,
+            note="a-method-of-a-known-class-that-takes-no-step-is-no-training-loop",
+        ),
     ),
     invalid=lambda: (
         # The barrier under the availability check goes with the branch the device
@@ -214,6 +239,83 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             note="a-step-method-called-through-an-instance",
             findings=(Expected(21, 9, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def optimize(self, loss):
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+                def mlm_step(self, x):
+                    self.optimize(self.net(x.cuda()).sum())
+
+
+            class SingleTrainer(Trainer):
+                pass
+
+
+            class EncDecTrainer(Trainer):
+                def mt_step(self, x):
+                    self.optimize(self.net(x.cuda()).mean())
+
+
+            def main(net, encoder_only, batches):
+                if encoder_only:
+                    trainer = SingleTrainer(net)
+                else:
+                    trainer = EncDecTrainer(net)
+                for x in batches:
+                    trainer.mlm_step(x)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def optimize(self, loss):
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def mlm_step(self, x):
+                    self.optimize(self.net(x.to(torch_xla.device())).sum())
+
+
+            class SingleTrainer(Trainer):
+                pass
+
+
+            class EncDecTrainer(Trainer):
+                def mt_step(self, x):
+                    self.optimize(self.net(x.to(torch_xla.device())).mean())
+
+
+            def main(net, encoder_only, batches):
+                if encoder_only:
+                    trainer = SingleTrainer(net)
+                else:
+                    trainer = EncDecTrainer(net)
+                for x in batches:
+                    trainer.mlm_step(x)
+                    torch_xla.sync()
+            """,
+            note="a-step-method-inherited-from-a-base-class",
+            findings=(Expected(36, 9, "training loop: torch_xla.sync() ends every iteration"),),
         ),
         invalid(
             """

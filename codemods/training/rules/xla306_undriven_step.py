@@ -24,7 +24,12 @@ UNDRIVEN_STEP = Rule(
     fixable=False,
     why="Obligation 4 of a port: one step barrier per optimizer step, in the loop that drives it. A step in a "
     "function (an agent's `update()`, a trainer's `train_step()`) gets its barrier in the loop that calls the "
-    "function, followed across the functions and methods of the file and into the project's other modules. "
+    "function, followed across the functions and methods of the file and into the project's other modules, "
+    "through the methods a class inherits from its bases (of its module or another); a loop that calls a method "
+    "on a value whose class the tool cannot tell (a model a registry or `getattr(zoo, name)` builds, a "
+    "parameter) drives the project's methods of that name that take a step (`model.optimize_parameters()`). A "
+    "call in a test file (`tests/`, `test_*.py`, `*_test.py`) drives no step, and a unit test's own step, run "
+    "once, is not reported. "
     "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
     "tool did not see: it is still CUDA code, nothing cuts the lazy graph, and it grows with every step until "
     "compiling it runs out of memory. Convert the project folder (the barrier then goes at the end of the "
@@ -488,6 +493,9 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
     nowhere = (
         f"no loop of this file calls `{undriven.function}`, nor any loop that the tool could follow in the files "
         "of this run that import it"
+        if undriven.imported
+        else f"no loop of this file calls `{undriven.function}`, no other file of this run imports this one, and "
+        "none of their loops calls a method of that name on a value whose class the tool cannot tell"
         if undriven.held
         else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
     )

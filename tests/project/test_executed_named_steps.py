@@ -1,0 +1,153 @@
+"""Executed: the loop that drives a registry model's step (obligation 4), on torch_xla 2.9 (CPU).
+
+The model is built through a registry (``build_model(opt)`` returns ``MODELS.get(opt["type"])(opt)``,
+its modules loaded by a folder scan), so the tool cannot tell its class; its
+``optimize_parameters`` is named like the project's method that takes the step, so the loop of
+train.py that calls it gets the step barrier.  Converted, the project trains like the eager
+original (same losses), on XLA, with no new graph after the warm-up; converted without that
+barrier (XLA301 off), each step's ``loss.item()`` compiles a new, bigger graph: the negative control."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods import RuleSelection
+from tests.support.executed import (
+    XLA_RUNNER,
+    Executed,
+    Run,
+    convert_folder,
+    loss_problems,
+    optimizer_problems,
+    parse_run,
+    run_command,
+    run_environment,
+    steady_problems,
+    xla_problems,
+)
+
+pytestmark = pytest.mark.executed
+
+REGISTRY = """\
+class Registry:
+    def __init__(self):
+        self.classes = {}
+
+    def register(self, cls):
+        self.classes[cls.__name__] = cls
+        return cls
+
+    def get(self, name):
+        return self.classes[name]
+
+
+MODELS = Registry()
+"""
+
+MODELS_INIT = """\
+import importlib
+import os
+
+from registry import MODELS
+
+for file_name in sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))):
+    if file_name.endswith("_model.py"):
+        importlib.import_module("models." + file_name[:-3])
+
+
+def build_model(opt):
+    return MODELS.get(opt["type"])(opt)
+"""
+
+SR_MODEL = """\
+import torch
+
+from registry import MODELS
+
+
+@MODELS.register
+class SRModel:
+    def __init__(self, opt):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).to(self.device)
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=opt["lr"])
+
+    def feed_data(self, data):
+        self.lq = data[0].to(self.device)
+        self.gt = data[1].to(self.device)
+
+    def optimize_parameters(self, current_iter):
+        self.optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(self.net(self.lq), self.gt)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+"""
+
+TRAIN = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from models import build_model
+
+
+def main():
+    torch.manual_seed(0)
+    model = build_model({"type": "SRModel", "lr": 0.05})
+    loader = DataLoader(TensorDataset(torch.randn(48, 4), torch.randn(48, 1)), batch_size=8)
+    step = 0
+    for epoch in range(3):
+        for data in loader:
+            model.feed_data(data)
+            loss = model.optimize_parameters(step)
+            print(f"step {step} loss {loss.item()}")
+            step += 1
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+CASE = Executed("train.py", steps_per_epoch=6)
+
+
+def _project(folder: Path) -> Path:
+    (folder / "models").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("[project]\nname = 'registry'\n")
+    (folder / "registry.py").write_text(REGISTRY)
+    (folder / "models" / "__init__.py").write_text(MODELS_INIT)
+    (folder / "models" / "sr_model.py").write_text(SR_MODEL)
+    (folder / "train.py").write_text(TRAIN)
+    return folder
+
+
+def _xla_run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, Run]:
+    convert_folder(_project(folder), selection)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    return (folder / "train.py").read_text(), parse_run(output, folder)
+
+
+def test_a_registry_models_step_gets_its_barrier_in_the_loop_that_calls_it_and_trains_like_the_original(
+    tmp_path: Path,
+) -> None:
+    eager = _project(tmp_path / "eager")
+    want = parse_run(run_command([sys.executable, "train.py"], eager, run_environment()), eager)
+    code, got = _xla_run(tmp_path / "ported")
+    assert "torch_xla.sync()" in code
+    assert len(want.losses) == 18
+    assert not loss_problems(got, want)
+    assert not xla_problems(got)
+    assert not optimizer_problems(got)
+    assert not steady_problems(got, CASE)
+
+
+def test_without_that_barrier_each_step_compiles_a_new_graph(tmp_path: Path) -> None:
+    eager = _project(tmp_path / "eager")
+    want = parse_run(run_command([sys.executable, "train.py"], eager, run_environment()), eager)
+    code, got = _xla_run(tmp_path / "unported", RuleSelection(ignore=("XLA301",)))
+    assert "torch_xla.sync()" not in code
+    assert not loss_problems(got, want)
+    assert steady_problems(got, CASE)
