@@ -357,10 +357,10 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         elif (
             node.args
             and method not in ("to", "cuda")
-            and dotted(node.func) is not None
+            and (called := dotted(node.func)) is not None
             and not (callee or "").startswith("torch.")
         ):
-            self.scope.events.append(("call", dotted(node.func), node))
+            self.scope.events.append(("call", called, node))
         if (
             function is not None
             and method in ("parameters", "named_parameters")
@@ -533,7 +533,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
                 return True
             if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
