@@ -186,7 +186,7 @@ class Walk:
         self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
-        self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
+        self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
@@ -410,12 +410,12 @@ class Walk:
                 self.scopes.append(function.name.value)
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
-        elif kind is cst.If:
+        elif type(node) is cst.If:
             self.guard_depth += 1
             self.conds.append(node)
             if self._ifs_in_loop:
                 self._ifs_in_loop[-1] += 1
-        elif kind is cst.IfExp:
+        elif type(node) is cst.IfExp:
             self.conds.append(node)
         elif kind is cst.Try:
             self.guard_depth += 1
