@@ -27,6 +27,8 @@ from codemods.training.held_children import HeldChildren
 from codemods.training.own_optimizer_skips import handed_in, own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codemods.training.records import _Scope
 
 # An instance of a class with its own optimizer: (the class as called, the optimizer's
@@ -37,6 +39,9 @@ _Built = tuple[str, str, str]
 class OwnOptimizerMoves(EarlyOptimizers):
     """The part of TrainingAnalysis that finds instances moved after their constructor
     built an optimizer over their own parameters."""
+
+    # TrainingAnalysis (training/analysis.py), which this is a part of, defines it.
+    _casts_only: Callable[[cst.BaseExpression | None], bool]
 
     def _own_optimizers(
         self,
@@ -65,13 +70,14 @@ class OwnOptimizerMoves(EarlyOptimizers):
             held: HeldChildren | None = None
             built: dict[str, None] = {}  # the optimizers' attributes, in order
             moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
-            for kind, name, *rest in fn.events:
+            for event in fn.events:
+                kind, name, *rest = event
                 if kind == "move" and name != "self":
                     moved.add(str(name))
-                if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
+                if event[0] == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
                     # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
                     bound_to, method = by_method
-                    skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
+                    skips = skipped_by(fn.node, event[4])
                     holder = handed_in(fn.node, str(rest[0]).rpartition(".")[0])
                     _note_child(children, owner, holder)
                     if method in builders or self._imported_optimizer_method(method):
@@ -80,12 +86,12 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     else:  # a class of another module may define it: the file that moves the instance asks
                         self.part.method_optimizers.add((owner, bound_to, method, skips))
                     continue
-                if kind == "move" and name == "self":
+                if event[0] == "move" and name == "self":
                     if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
                         init_moves[rest[1]] = MovedAfterInitOptimizers(
                             owner.rsplit(".", 1)[-1],
                             tuple(built),
-                            self._goes_to_xla(rest[0]),  # type: ignore[arg-type]  # a move event's device: a name or None
+                            self._goes_to_xla(event[2]),
                         )
                         found.pop(owner, None)
                     break  # moved first (``self.to(device)``): the optimizer holds the moved ones
@@ -225,7 +231,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
     def _to_the_device(self, move: cst.Call) -> bool:
         """``.cuda()``, ``.to(device)``: a move that is neither to the CPU nor a cast (``.to(torch.float16)``)."""
         target = arg_value(move, 0, "device")
-        return method_name(move) == "cuda" or not (self._casts_only(target) or names_the_cpu(target))  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+        return method_name(move) == "cuda" or not (self._casts_only(target) or names_the_cpu(target))
 
     def _children_moved_first(self, constructor: str, call: cst.Call, moved: set[str]) -> bool:
         """The class's optimizers hold only the parameters of modules handed to ``__init__``
@@ -311,7 +317,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
     def _note_own_optimizer_move(self, name: str, built: _Built, move: cst.Call) -> None:
         target = arg_value(move, 0, "device")
         cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
