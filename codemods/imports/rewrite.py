@@ -52,11 +52,14 @@ def _used_names(module: cst.Module, wanted: set[str]) -> set[str]:
     while stack:
         node = stack.pop()
         kind = type(node)
+        # ``kind`` is the node's type: the asserts say so to mypy (for these node types alone).
         if kind is cst.Name:
-            if node.value in wanted:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
-                used.add(node.value)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            assert type(node) is cst.Name
+            if node.value in wanted:
+                used.add(node.value)
         elif kind is cst.Attribute or kind is cst.Arg:
-            stack.append(node.value)  # type: ignore[attr-defined]  # `x.save`, `f(save=...)` use no name `save`
+            assert type(node) is cst.Attribute or type(node) is cst.Arg
+            stack.append(node.value)  # `x.save`, `f(save=...)` use no name `save`
         elif kind is not cst.Import and kind is not cst.ImportFrom:
             stack.extend(children(node))
     return used
@@ -73,12 +76,12 @@ class ImportsRewrite(Concern):
         else:
             self.unused = set()
         self.unused = imports.keep_packages_loaded(self.unused)
-        body = list(updated.body)
+        body: list[cst.BaseStatement] = list(updated.body)
         anchor = self.ctx.result_of(self.facts.imports.anchor) if self.facts.imports.anchor is not None else None
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
 
         originals = _imports_of(list(original.body))
-        updates = _imports_of(body)  # type: ignore[arg-type]  # a module's statements are BaseStatements: list is invariant, so the union's list is not accepted
+        updates = _imports_of(body)
         paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
         to_remove: set[cst.CSTNode] = set()
         for statement, source in paired:
