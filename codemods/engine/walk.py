@@ -313,31 +313,24 @@ class Walk:
         if plan is None:
             plan = self._plans[kind] = self._plan(kind)
         visitors, leavers, placed, opaque, read_children = plan
-        # ``kind`` is the node's type: each branch's assert says so to mypy, which does not
-        # carry a test of ``kind`` over to ``node`` (one more test of that node type alone).
         if kind is cst.Name:
-            assert type(node) is cst.Name
-            value = node.value
+            value = node.value  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
                 self._mark_to_visit(key)
         elif kind is cst.Attribute:
-            assert type(node) is cst.Attribute
             self.qualified = qualified = self.resolve(node)
             if qualified is not None and self._inspected(qualified):
                 self._mark_to_visit(key)
-            if node.attr.value in self._attribute_names:
-                visitors = self._keyed_plan(kind, node.attr.value)
+            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
+                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.Call:
-            assert type(node) is cst.Call
-            self.callee = callee = self.resolve(node.func)
+            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
-        elif kind is cst.SimpleString:
-            assert type(node) is cst.SimpleString
-            if any(word in node.value for word in _LOOKED_AT):
-                self._mark_to_visit(key)
+        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]  # as above
+            self._mark_to_visit(key)
         # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
         if placed:
             self.moves += 1
