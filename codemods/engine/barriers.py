@@ -5,19 +5,23 @@ XLA305), and so do evaluation loops that carry device state (XLA704)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from codemods.engine.rewriter import Context, NodeT
     from codemods.engine.rule import Rule
 
+    # Makes the barrier statement (a new one each time).
+    Barrier = Callable[[], cst.SimpleStatementLine]
+    CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
+
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
-# Makes the barrier statement (a new one each time).
-Barrier = Callable[[], cst.SimpleStatementLine]
-CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 
 def with_barriers(
