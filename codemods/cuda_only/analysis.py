@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -43,16 +43,8 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
+    from codemods.cuda_only.facts import SparseEvent
     from codemods.facts import Facts
-
-    # What may bind or move a sparse tensor, tagged by its kind: ("bind", the targets' name
-    # chains (None: not one), the value) | ("move", the call, what it moves) | ("return",
-    # the function's qualified name, the value returned).
-    SparseEvent = (
-        tuple[Literal["bind"], list[str | None], cst.BaseExpression]
-        | tuple[Literal["move"], cst.Call, cst.BaseExpression]
-        | tuple[Literal["return"], str, cst.BaseExpression]
-    )
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
@@ -537,11 +529,8 @@ class CudaOnlyAnalysis(Analysis):
         that no other concern ports answers as without CUDA (0, False), a name holds what
         the store that decides it there holds."""
         device = self.facts.device
-        if (
-            type(node) is cst.Name
-            and (store := self.stored.deciding(scope, node.value, at)) is not None
-            and store.value is not None  # (a deciding store has its value)
-        ):
+        store = self.stored.deciding(scope, node.value, at) if type(node) is cst.Name else None
+        if store is not None and store.value is not None:  # (a deciding store has its value)
             return value_on_xla(store.value, lambda part: self._known_on_xla(part, store.scope, store.at))
         if type(node) is not cst.Call:
             return False if device.false_on_xla(node) else UNKNOWN
@@ -674,12 +663,9 @@ def _unavailable_check(test: cst.BaseExpression) -> cst.Call | None:
 def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
     """``x`` of ``x.coalesce()``, ``x.coalesce().float()``: what a sparse tensor was before
     methods that keep it sparse."""
-    while (
-        type(node) is cst.Call
-        and type(func := node.func) is cst.Attribute
-        and func.attr.value in _KEEP_SPARSE  # (method_name(node))
-        and not node.args
-    ):
+    while type(node) is cst.Call and not node.args and type(func := node.func) is cst.Attribute:
+        if func.attr.value not in _KEEP_SPARSE:  # (method_name(node))
+            break
         node = func.value  # (receiver(node))
     return node
 
