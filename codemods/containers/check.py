@@ -251,8 +251,8 @@ class _Checker:
             definition = self.facts.definitions.get(name)
             value = _variable_value(definition, name) if definition else None
             match = re.match(r"(3\.\d+)", value or "")
-            if match:
-                versions.setdefault(match.group(1), definition.line)  # type: ignore[union-attr]  # value is None unless definition is set (two lines above), so definition is not None here
+            if match and definition is not None:  # (value is None unless definition is set)
+                versions.setdefault(match.group(1), definition.line)
         for instruction in self.instructions:
             if instruction.cmd == "RUN":
                 for match in _PYTHON_IN_COMMANDS.finditer(instruction.text):

@@ -35,7 +35,6 @@ from codemods.engine.nodes import (
     is_true,
     method_name,
     names_the_cpu,
-    receiver,
     string_value,
     walk,
 )
@@ -44,6 +43,7 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
+    from codemods.cuda_only.facts import SparseEvent
     from codemods.facts import Facts
 
 _ENVIRON = "os.environ"
@@ -87,8 +87,8 @@ class CudaOnlyAnalysis(Analysis):
         self.call_functions: dict[cst.Call, str] = {}  # calls in module-level functions: the function
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
-        # return one are known (conclude): ("bind", targets, value) | ("move", the call).
-        self.sparse_events: list[tuple[str, object, object]] = []
+        # return one are known (conclude).
+        self.sparse_events: list[SparseEvent] = []
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
@@ -176,7 +176,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
-        tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]  # walk.conds holds If and IfExp nodes only (typed CSTNode): both have .test
+        tests = [value, *(cond.test for cond in self.walk.conds)]
         return any(
             isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
             for t in tests
@@ -246,12 +246,13 @@ class CudaOnlyAnalysis(Analysis):
         """What must be true for this node to run: the tests of the ``if`` statements whose
         bodies hold it, the left operands of the ``and`` it is right of, and the availability
         checks of early exits before it (with its scope and place); None: nothing."""
-        parents, key = self.walk.parents, id(node)
+        parents = self.walk.parents
+        key: int | None = id(node)
         required: list[cst.BaseExpression] = []
         while key is not None:
             if key in self.required_before:
                 required.append(self.required_before[key])
-            key = parents.get(key)  # type: ignore[assignment]  # None only where the loop stops
+            key = parents.get(key)
             if key in self.if_bodies:
                 required.append(self.if_bodies[key].test)
         if not required:
@@ -313,7 +314,8 @@ class CudaOnlyAnalysis(Analysis):
         self.handing += hands_on
         method = method_name(node)
         if method in ("cuda", "to") and not names_the_cpu(arg_value(node, 0, "device")):
-            self.sparse_events.append(("move", node, None))
+            assert type(node.func) is cst.Attribute  # (a method)
+            self.sparse_events.append(("move", node, node.func.value))
         head = dotted(node.func)
         if head is not None and self._forward() is not None:
             self.forward_calls.append((node, head.split(".")[0]))
@@ -466,25 +468,21 @@ class CudaOnlyAnalysis(Analysis):
         tensor (``adj.cuda()``, ``self.Graph.coalesce().to(device)``) or of a sparse value
         (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
         names: set[str] = set()
-        for kind, subject, value in self.sparse_events:
-            if kind == "return" and self._makes_sparse(value):  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind
-                self.part.sparse_returns.add(str(subject))
-                self.sparse_returning.add(str(subject).rsplit(".", 1)[-1])
+        for event in self.sparse_events:
+            if event[0] == "return" and self._makes_sparse(event[2]):
+                self.part.sparse_returns.add(event[1])
+                self.sparse_returning.add(event[1].rsplit(".", 1)[-1])
         # Only what is moved somewhere needs its value looked at (a project callee is looked up).
-        moved_names = {
-            dotted(_sparse_core(receiver(subject)))  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind; a move's subject is a method call, so receiver() is not None
-            for kind, subject, _ in self.sparse_events
-            if kind == "move"
-        }
-        for kind, subject, value in self.sparse_events:
-            if kind == "bind":
-                bound = {n for n in subject if n is not None}  # type: ignore[attr-defined]  # sparse_events items are typed object: their types depend on the kind
+        moved_names = {dotted(_sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
+        for event in self.sparse_events:
+            if event[0] == "bind":
+                bound = {n for n in event[1] if n is not None}
                 names.difference_update(bound)
-                if bound & moved_names and self._makes_sparse(value):  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind
+                if bound & moved_names and self._makes_sparse(event[2]):
                     names.update(bound)
-            elif kind == "move":
-                assert isinstance(subject, cst.Call)
-                moved = _sparse_core(receiver(subject))  # type: ignore[arg-type]  # a move's subject is a method call (asserted a Call above), so receiver() is not None
+            elif event[0] == "move":
+                subject = event[1]
+                moved = _sparse_core(event[2])
                 if (held := dotted(moved)) is not None and held in names:
                     self.part.sparse_moves[subject] = (held, False)
                 elif self._makes_sparse(moved):
@@ -531,8 +529,9 @@ class CudaOnlyAnalysis(Analysis):
         that no other concern ports answers as without CUDA (0, False), a name holds what
         the store that decides it there holds."""
         device = self.facts.device
-        if type(node) is cst.Name and (store := self.stored.deciding(scope, node.value, at)) is not None:
-            return value_on_xla(store.value, lambda part: self._known_on_xla(part, store.scope, store.at))  # type: ignore[arg-type]  # a deciding store has its value
+        store = self.stored.deciding(scope, node.value, at) if type(node) is cst.Name else None
+        if store is not None and store.value is not None:  # (a deciding store has its value)
+            return value_on_xla(store.value, lambda part: self._known_on_xla(part, store.scope, store.at))
         if type(node) is not cst.Call:
             return False if device.false_on_xla(node) else UNKNOWN
         if node in device.kept_availability_checks:
@@ -664,8 +663,10 @@ def _unavailable_check(test: cst.BaseExpression) -> cst.Call | None:
 def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
     """``x`` of ``x.coalesce()``, ``x.coalesce().float()``: what a sparse tensor was before
     methods that keep it sparse."""
-    while type(node) is cst.Call and method_name(node) in _KEEP_SPARSE and not node.args:
-        node = receiver(node)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+    while type(node) is cst.Call and not node.args and type(func := node.func) is cst.Attribute:
+        if func.attr.value not in _KEEP_SPARSE:  # (method_name(node))
+            break
+        node = func.value  # (receiver(node))
     return node
 
 

@@ -5,13 +5,23 @@ effect, CUDA-only libraries (analysis.py), and device strings handed to other co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
 # What the answer of a CUDA query does on an XLA host (cuda_answers.py): nothing, choose
 # another branch or value than a GPU would, or break the script.
 Effect = Literal["none", "branch", "breaks"]
+
+if TYPE_CHECKING:
+    # What may bind or move a sparse tensor, in order (analysis.py), tagged by its kind:
+    # ("bind", the targets' name chains (None: not one), the value) | ("move", the call, what
+    # it moves) | ("return", the function's qualified name, the value returned).
+    SparseEvent = (
+        tuple[Literal["bind"], list[str | None], cst.BaseExpression]
+        | tuple[Literal["move"], cst.Call, cst.BaseExpression]
+        | tuple[Literal["return"], str, cst.BaseExpression]
+    )
 
 
 @dataclass(frozen=True)

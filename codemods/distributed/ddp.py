@@ -114,8 +114,12 @@ class DdpAnalysis(Analysis):
     @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         core = value
-        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        while (
+            type(core) is cst.Call
+            and type(attribute := core.func) is cst.Attribute  # (method_name and receiver, at once)
+            and attribute.attr.value in ("to", "cuda")
+        ):
+            core = attribute.value
         if type(core) is cst.Call:
             callee = self.walk.resolve(core.func)
             if callee == apis.DDP:

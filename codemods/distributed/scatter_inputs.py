@@ -33,7 +33,7 @@ import libcst as cst
 from codemods import apis
 from codemods.device.batch_shapes import moves
 from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
-from codemods.engine.nodes import call_args, dotted, method_name, receiver
+from codemods.engine.nodes import call_args, dotted, method_name
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.training.loop_plans import is_device_loader
@@ -120,8 +120,12 @@ class ScatterInputAnalysis(Analysis):
     def _bound(self, name: str, value: cst.BaseExpression) -> None:
         scope = self.walk.qualname
         core = value
-        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        while (
+            type(core) is cst.Call
+            and type(attribute := core.func) is cst.Attribute  # (method_name and receiver, at once)
+            and attribute.attr.value in ("to", "cuda")
+        ):
+            core = attribute.value
         if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, apis.DDP):
             self.wrapped[name] = core
         if type(core) is cst.Call and dotted(core.func) is not None:
@@ -138,8 +142,8 @@ class ScatterInputAnalysis(Analysis):
         """A move (``x.to(device)``, ``x.cuda().float()``) or a value whose root holds one, or a
         batch of a loop over a device loader or an iterable handed the device."""
         root = value
-        while type(root) in (cst.Subscript, cst.Attribute):
-            root = root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        while type(root) is cst.Subscript or type(root) is cst.Attribute:
+            root = root.value
         return moves(value) or (scope, dotted(root)) in self.on_device
 
     def _note(self, scope: str, name: str, source: _Source | Literal[False]) -> None:
@@ -174,8 +178,13 @@ class ScatterInputAnalysis(Analysis):
         """Where the name at the root of ``value`` (``data["img"].cuda()`` -> ``data``) holds a
         value off the device from, or False."""
         root = value
-        while type(root) in (cst.Subscript, cst.Attribute, cst.Call):
-            root = root.func if type(root) is cst.Call else root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        while True:
+            if type(root) is cst.Call:
+                root = root.func
+            elif type(root) is cst.Subscript or type(root) is cst.Attribute:
+                root = root.value
+            else:
+                break
         name = dotted(root)
         return self.off_device.get((scope, name), False) if name is not None else False
 
@@ -284,16 +293,16 @@ def _runs(callee: str, caller: str, function: str) -> bool:
 
 
 def _names(target: cst.BaseExpression) -> list[str]:
-    if type(target) in (cst.Tuple, cst.List):
-        return [n for element in target.elements for n in _names(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    if type(target) is cst.Tuple or type(target) is cst.List:
+        return [n for element in target.elements for n in _names(element.value)]
     name = dotted(target)
     return [name] if name is not None else []
 
 
 def _leaves(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The inputs a wrapper's scatter reached: the elements of list, tuple and dict displays."""
-    if type(value) in (cst.Tuple, cst.List):
-        return [leaf for element in value.elements for leaf in _leaves(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    if type(value) is cst.Tuple or type(value) is cst.List:
+        return [leaf for element in value.elements for leaf in _leaves(element.value)]
     if type(value) is cst.Dict:
         return [leaf for e in value.elements if isinstance(e, cst.DictElement) for leaf in _leaves(e.value)]
     return [value]

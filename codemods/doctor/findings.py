@@ -18,6 +18,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from codemods.doctor import graphs
 from codemods.doctor.graphs import Change, Frame, Graph
@@ -323,8 +324,8 @@ def _read_message(label: str, per_step: float, runs_per_step: float, fallback: b
 # -- crash, too few steps, summary --------------------------------------------------------
 
 
-def _last_user_frame(outcome: dict[str, object], user_code: UserCode) -> Frame | None:
-    frames = [(str(f), int(line), str(function)) for f, line, function in outcome.get("frames", [])]  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+def _last_user_frame(outcome: dict[str, Any], user_code: UserCode) -> Frame | None:
+    frames = [(str(f), int(line), str(function)) for f, line, function in outcome.get("frames", [])]
     return next((f for f in reversed(frames) if user_code(f[0])), None)
 
 

@@ -15,7 +15,7 @@ import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from codemods.doctor import probe
 
@@ -34,7 +34,7 @@ class LaunchError(Exception):
 
 @dataclass
 class ProbeRun:
-    events: list[dict[str, object]]
+    events: list[dict[str, Any]]  # JSON lines (json.loads): what reads them converts each value
     graphs: str  # torch_xla's graph file (stablehlo entries)
     output: str  # what the script printed (empty when it went to the terminal)
     returncode: int
@@ -138,7 +138,7 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def read_events(path: Path) -> list[dict[str, object]]:
+def read_events(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     events = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from codemods.doctor import graphs
 from codemods.doctor.graphs import Frame, Graph
@@ -91,7 +92,7 @@ class Observation:
     final: Metrics
     runs: list[GraphRun]
     reads: list[HostRead]
-    outcome: dict[str, object]  # the probe's "finished" event (reason, frames, ...)
+    outcome: dict[str, Any]  # the probe's "finished" event (reason, frames, ...)
     fallback_ops: list[str]
     loaders: list[Loader]
 
@@ -100,17 +101,19 @@ class Observation:
         return len(self.steps)
 
 
-def observe(events: list[dict[str, object]], graph_file: str) -> Observation | None:
-    """None when the probe never reported its end (the process died)."""
+def observe(events: list[dict[str, Any]], graph_file: str) -> Observation | None:
+    """None when the probe never reported its end (the process died).  ``events``: the
+    probe's, as JSON gives them (``json.loads``: values of any type); each value read here
+    is converted to what the probe wrote (``int()``, ``float()``, ``str()``)."""
     step_events = [e for e in events if e.get("kind") == "step"]
     finished = next((e for e in events if e.get("kind") == "finished"), None)
     if finished is None:
         return None
-    boundaries = [int(e.get("graphs_bytes", 0)) for e in step_events]  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+    boundaries = [int(e.get("graphs_bytes", 0)) for e in step_events]
     reads = [
         HostRead(str(file), int(line), str(label), int(count), step)
         for step, event in enumerate([*step_events, finished], start=1)
-        for file, line, _function, label, count in event.get("reads", [])  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+        for file, line, _function, label, count in event.get("reads", [])
     ]
     runs = []
     seen: set[str] = set()
@@ -125,20 +128,20 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         seen.add(graph_hash)
     return Observation(
         steps=[Metrics.of(e.get("metrics")) for e in step_events],
-        step_times=[float(e.get("time", 0.0)) for e in step_events],  # type: ignore[arg-type]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+        step_times=[float(e.get("time", 0.0)) for e in step_events],
         final=Metrics.of(finished.get("metrics")),
         runs=runs,
         reads=reads,
         outcome=finished,
-        fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+        fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],
         loaders=list(
             dict.fromkeys(
                 Loader(
                     str(e["file"]),
-                    int(e["line"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
-                    int(e["batch_size"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+                    int(e["line"]),
+                    int(e["batch_size"]),
                     bool(e["drop_last"]),
-                    None if e.get("samples") is None else int(e["samples"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+                    None if e.get("samples") is None else int(e["samples"]),
                 )
                 for e in events
                 if e.get("kind") == "loader"

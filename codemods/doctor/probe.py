@@ -40,6 +40,8 @@ import threading
 import time
 import traceback
 import types
+from collections.abc import Callable
+from typing import Any
 
 UNAVAILABLE = 3  # exit status: this interpreter has no (working) torch_xla
 EXIT_GRACE_SECONDS = 20.0  # after the script stops, time for the interpreter to exit
@@ -146,7 +148,7 @@ class Probe:
 
         step_marker = torch_xla._XLAC._xla_step_marker
 
-        def counting_step_marker(*args, **kwargs):  # type: ignore[no-untyped-def]  # wraps torch_xla's untyped _XLAC._xla_step_marker
+        def counting_step_marker(*args: Any, **kwargs: Any) -> Any:  # wraps torch_xla's _XLAC._xla_step_marker
             before = self.graphs_bytes()
             result = step_marker(*args, **kwargs)
             if self.graphs_bytes() == before:
@@ -168,7 +170,14 @@ class Probe:
 
         spawn = xmp.spawn
 
-        def spawn_here(fn, args=(), nprocs=None, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]  # wraps torch_xla's xmp.spawn, which is untyped
+        def spawn_here(  # wraps torch_xla's xmp.spawn (its signature)
+            fn: Callable[..., object],
+            args: tuple[Any, ...] = (),
+            nprocs: int | None = None,
+            join: bool = True,
+            daemon: bool = False,
+            start_method: str = "spawn",
+        ) -> Any:
             return spawn(fn, args=args, nprocs=1, join=join, daemon=daemon, start_method=start_method)
 
         xmp.spawn = spawn_here
@@ -182,13 +191,13 @@ class Probe:
 
         loader_init = DataLoader.__init__
 
-        def recording_init(loader, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch's DataLoader.__init__: its arguments pass through untyped
+        def recording_init(loader: Any, *args: Any, **kwargs: Any) -> None:  # replaces torch's DataLoader.__init__
             loader_init(loader, *args, **kwargs)
             self._loader_made(loader, sys._getframe(1))
 
         DataLoader.__init__ = recording_init
 
-    def _loader_made(self, loader, caller) -> None:  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
+    def _loader_made(self, loader: Any, caller: types.FrameType) -> None:
         """A DataLoader's batch size and sample count: its last batch may be short."""
         where = self.user_code.frame(caller)
         if where is None or not loader.batch_size:
@@ -206,7 +215,7 @@ class Probe:
             samples=samples,
         )
 
-    def _host_read(self, name: str, original, tensor_type):  # type: ignore[no-untyped-def]  # wraps a torch.Tensor method (untyped here: any of several)
+    def _host_read(self, name: str, original: Callable[..., Any], tensor_type: Any) -> Callable[..., Any]:
         """``original`` wrapped to count calls on XLA tensors by the user line that made them."""
         reading = self._reading
         label = {
@@ -220,7 +229,7 @@ class Probe:
             "__array__": "numpy array",
         }.get(name, f".{name}()")
 
-        def read(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]  # wraps a torch.Tensor method (untyped here: any of several)
+        def read(tensor: Any, *args: Any, **kwargs: Any) -> Any:  # wraps a torch.Tensor method (any of several)
             if getattr(reading, "active", False) or tensor.device.type != "xla":
                 return original(tensor, *args, **kwargs)
             reading.active = True

@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from codemods.engine.rewriter import Context, NodeT
     from codemods.engine.rule import Rule
+
+    # Makes the barrier statement (a new one each time).
+    Barrier = Callable[[], cst.SimpleStatementLine]
+    CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
@@ -37,17 +44,21 @@ def with_barriers(
             inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
             return inserted[-1]
 
-        return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]  # with_barriers is called for For, While and FunctionDef nodes, all with a body: NodeT does not say so
+        # A loop (every iteration) or a function (every run) gets the barrier.
+        assert isinstance(updated, (cst.For, cst.While, cst.FunctionDef))
+        return _end_iterations(updated.body, barrier, exits)
 
     body = ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
     return updated if body is None else updated.with_changes(body=body)
 
 
-def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
+def _end_iterations(body: cst.BaseSuite, barrier: Barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:
     """``body`` with a barrier before each statement of the ``exits`` kinds that belongs
     to it (``continue`` of this loop, ``return`` of this function) and at its end
     (before a final break/continue/return/raise)."""
-    body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]  # _BeforeExits never removes the suite it is given, so visit() returns a BaseSuite
+    visited = body.visit(_BeforeExits(barrier, exits))
+    assert isinstance(visited, cst.BaseSuite)  # _BeforeExits never removes the suite it is given
+    body = visited
     if isinstance(body, cst.SimpleStatementSuite):
         body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=body.body)])
     statements = list(body.body)
@@ -82,7 +93,7 @@ class _BeforeExits(cst.CSTTransformer):
         cst.MatchCase,
     )
 
-    def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
+    def __init__(self, barrier: Barrier, exits: tuple[type, ...]) -> None:
         super().__init__()
         self.barrier = barrier
         self.exits = exits
@@ -94,7 +105,9 @@ class _BeforeExits(cst.CSTTransformer):
         self.marks.append(self.inserted)
         return isinstance(node, self.through)
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]  # overrides libcst's on_leave, whose node types are generic
+    def on_leave(
+        self, original_node: CSTNodeT, updated_node: CSTNodeT
+    ) -> CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[CSTNodeT]:
         result = super().on_leave(original_node, updated_node)
         return original_node if self.marks.pop() == self.inserted else result
 
@@ -122,8 +135,8 @@ class _BeforeExits(cst.CSTTransformer):
             if at == 0:
                 self.inserted += 1
                 statements.append(self.barrier())
-            elif at is not None:
-                statement = statement.with_changes(body=self._inline(statement.body, at))  # type: ignore[attr-defined]  # ``at`` is not None only for a SimpleStatementLine (type() check above): mypy does not narrow on type()
+            elif at is not None and type(statement) is cst.SimpleStatementLine:  # (``at``: only of such a line)
+                statement = statement.with_changes(body=self._inline(statement.body, at))
             statements.append(statement)
         return updated_node.with_changes(body=statements)
 

@@ -264,7 +264,9 @@ class ImportManager:
             statement = cst.Import(
                 names=[
                     cst.ImportAlias(
-                        name=parse_dotted(module),  # type: ignore[arg-type]  # parse_dotted of a module name is a Name or Attribute; its return type is BaseExpression
+                        name=parse_dotted(
+                            module
+                        ),  # parse_dotted of a module name is a Name or Attribute; its return type is BaseExpression
                         asname=cst.AsName(name=cst.Name(alias)) if alias else None,
                     )
                 ]

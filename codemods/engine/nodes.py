@@ -34,10 +34,10 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def parse_dotted(text: str) -> cst.BaseExpression:
+def parse_dotted(text: str) -> cst.Name | cst.Attribute:
     """ "a.b.c" -> the Attribute chain (no parsing of arbitrary source)."""
     head, *rest = text.split(".")
-    node: cst.BaseExpression = cst.Name(head)
+    node: cst.Name | cst.Attribute = cst.Name(head)
     for part in rest:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
@@ -432,11 +432,12 @@ def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Bas
     if type(node) is cst.AnnAssign:
         name = dotted(node.target)
         return [(name, node.value)] if node.value is not None and name is not None else []
+    assert type(node) is cst.Assign  # (the AnnAssign returned above)
     pairs: list[tuple[str, cst.BaseExpression]] = []
-    for target in node.targets:  # type: ignore[union-attr]  # node is an Assign here (AnnAssign returned above): mypy does not narrow on type()
+    for target in node.targets:
         name = dotted(target.target)
         if name is not None:
-            pairs.append((name, node.value))  # type: ignore[arg-type]  # an Assign's value is never None (only AnnAssign's can be)
+            pairs.append((name, node.value))
         elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
             for element, value in zip(target.target.elements, node.value.elements):
                 if (element_name := dotted(element.value)) is not None:

@@ -145,10 +145,12 @@ class _StatementRecordingState(_PlainState):
     def before_codegen(self, node: cst.CSTNode) -> None:
         kind = type(node)
         if kind is cst.Module or kind is cst.IndentedBlock:
-            body = node.body  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            # ``kind`` is the node's type: the assert says so to mypy (for blocks alone).
+            assert type(node) is cst.Module or type(node) is cst.IndentedBlock
+            body = node.body
             self.members.update(id(statement) for statement in body)
-            for before, after in zip(body, body[1:]):
-                self.previous[id(after)] = id(before)
+            for statement, following in zip(body, body[1:]):
+                self.previous[id(following)] = id(statement)
         elif (key := id(node)) in self.members:
             at = len(self.tokens)
             self.spans[key] = (node, tuple(self.indent_tokens), at)
@@ -382,9 +384,9 @@ def code_reusing(module: cst.Module, before: Printed, targets: Collection[cst.CS
 
 def _with_verbatim(node: cst.CSTNode, before: Printed) -> cst.CSTNode:
     kind = type(node)
-    if kind is cst.Module or kind is cst.IndentedBlock:
-        body = [before.verbatim(statement) or _with_verbatim(statement, before) for statement in node.body]  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
-        same = all(new is old for new, old in zip(body, node.body))  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+    if type(node) is cst.Module or type(node) is cst.IndentedBlock:
+        body = [before.verbatim(statement) or _with_verbatim(statement, before) for statement in node.body]
+        same = all(new is old for new, old in zip(body, node.body))
         return node if same else node.with_changes(body=body)
     if kind not in _HOLDERS:
         return node

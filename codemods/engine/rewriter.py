@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 import libcst as cst
 
@@ -301,7 +301,9 @@ class Rewriter(cst.CSTTransformer):
         nothing changed keep their identity and their printed text (positions.code_reusing)."""
         if self.to_visit is None:
             return module.visit(self)
-        return self._enter(module)  # type: ignore[return-value]  # _enter of a Module returns the Module: its return is typed object for all nodes
+        result = self._enter(module)
+        assert type(result) is cst.Module  # what the rewrites make of a module is a module
+        return result
 
     def _enter(self, node: cst.CSTNode) -> object:
         self.on_visit(node)
@@ -347,10 +349,10 @@ class Rewriter(cst.CSTTransformer):
         result: object = updated_node
         kind = type(original_node)
         if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
-            result = self._without_dropped(updated_node)  # type: ignore[arg-type]  # narrowed by ``kind in _BLOCKS`` (Module, IndentedBlock): mypy does not narrow on type()
+            result = self._without_dropped(updated_node)
         if not self.xla_guard_depth:
             if kind in _REFERENCES and self.reference_handlers:
-                result = self._reference(original_node, result)  # type: ignore[arg-type]  # narrowed by ``kind in _REFERENCES`` (Name, Attribute): mypy does not narrow on type()
+                result = self._reference(original_node, result)
             for handler in self.handlers.get(kind.__name__, ()):
                 if not _is_node(result):
                     break
@@ -367,7 +369,8 @@ class Rewriter(cst.CSTTransformer):
     def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
         """No per-field hooks are used: skip LibCST's lookup of them."""
 
-    def _reference(self, original: cst.Name | cst.Attribute, result: object) -> object:
+    def _reference(self, original: cst.CSTNode, result: object) -> object:
+        """``original``: a Name or an Attribute."""
         parent = self.ctx.parent()
         if type(parent) in (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName):
             return result
@@ -384,8 +387,10 @@ class Rewriter(cst.CSTTransformer):
             result = handler(original, result, qualified)
         return result
 
-    def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)  # type: ignore[type-var]  # BlockT is one of Module or IndentedBlock: mypy will not bind it to their union
+    def _without_dropped(self, block: cst.CSTNode) -> cst.CSTNode:
+        """``block``: an IndentedBlock or a Module."""
+        assert type(block) is cst.IndentedBlock or type(block) is cst.Module
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
 
 
 def _is_node(result: object) -> bool:
@@ -400,14 +405,21 @@ def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
     return tuple(attr for attr in dir(kind) if attr.startswith("leave_"))
 
 
-BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
 # `x = value` or `x: T = value`: the rewrites that read an assignment's value take either.
 AssignmentT = TypeVar("AssignmentT", cst.Assign, cst.AnnAssign)
 # A line of simple statements, on its own line or after a colon (`if x: a; b`).
 StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
-def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> BlockT:
+# The block helpers give back the kind of block they are given.  (Overloads, not a TypeVar
+# constrained to the two: mypy cannot follow the loops of a function checked once per constraint.)
+@overload
+def with_lines_after(block: cst.Module, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> cst.Module: ...
+@overload
+def with_lines_after(block: cst.IndentedBlock, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> cst.IndentedBlock: ...
+def with_lines_after(
+    block: cst.IndentedBlock | cst.Module, lines_after: NodeMap[Sequence[cst.EmptyLine]]
+) -> cst.IndentedBlock | cst.Module:
     """``block`` with the comment lines kept for its statements placed after them: they
     lead the next statement, or join the block's footer after the last one."""
     if not lines_after or not any(statement in lines_after for statement in block.body):
@@ -419,13 +431,19 @@ def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]
             continue
         following = body[index + 1] if index + 1 < len(body) else None
         if following is not None and hasattr(following, "leading_lines"):
-            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves these names' types undetermined; they are a statement and lists of EmptyLine
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])
         else:
-            footer = [*lines, *footer]  # type: ignore[has-type]  # mypy's hasattr() narrowing (above) leaves these names' types undetermined; both are lists of EmptyLine
+            footer = [*lines, *footer]
     return block.with_changes(body=body, footer=footer)
 
 
-def without_statements(block: BlockT, to_remove: set[cst.CSTNode]) -> BlockT:
+@overload
+def without_statements(block: cst.Module, to_remove: set[cst.CSTNode]) -> cst.Module: ...
+@overload
+def without_statements(block: cst.IndentedBlock, to_remove: set[cst.CSTNode]) -> cst.IndentedBlock: ...
+def without_statements(
+    block: cst.IndentedBlock | cst.Module, to_remove: set[cst.CSTNode]
+) -> cst.IndentedBlock | cst.Module:
     """``block`` minus the to_remove statements, whose leading comments move to the next
     statement.  After the last statement kept, they close the block (its footer: blank
     lines alone go); a ``pass`` is written only when nothing is left of an indented block."""
@@ -438,7 +456,7 @@ def without_statements(block: BlockT, to_remove: set[cst.CSTNode]) -> BlockT:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves ``statement``'s type undetermined; it is a statement with leading_lines
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:

@@ -32,7 +32,9 @@ class FactSheet(Protocol):
 
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
-Hook = Callable[[cst.CSTNode], object]
+# A hook takes the nodes of the type it is registered for (a table keyed by node type
+# cannot say which type each entry's hooks take).
+Hook = Callable[[typing.Any], object]
 # An ``@assignments`` hook, bound to its analysis: (the name chain bound, the value bound to it).
 AssignmentHook = Callable[[str, cst.BaseExpression], object]
 AssignmentHookT = TypeVar("AssignmentHookT", bound=Callable[[typing.Any, str, cst.BaseExpression], object])
@@ -41,8 +43,8 @@ AssignmentHookT = TypeVar("AssignmentHookT", bound=Callable[[typing.Any, str, cs
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
 # Per node type: the visit and leave hooks, whether it is a place, whether it is opaque, its children.
 _Plan = tuple[
-    tuple[Callable[[cst.CSTNode], object], ...],
-    tuple[Callable[[cst.CSTNode], object], ...],
+    tuple[Hook, ...],
+    tuple[Hook, ...],
     bool,
     bool,
     Callable[[cst.CSTNode], Sequence[cst.CSTNode]],
@@ -103,17 +105,17 @@ class _PairsOfLast:
         self._node: cst.CSTNode | None = None
         self._pairs: list[tuple[str, cst.BaseExpression]] = []
 
-    def __call__(self, node: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
+    def __call__(self, node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.BaseExpression]]:
         if node is not self._node:
             self._node = node
-            self._pairs = self._pairs_of(node)  # type: ignore[arg-type]  # registered for Assign and AnnAssign only
+            self._pairs = self._pairs_of(node)
         return self._pairs
 
 
 def _assignment_visitor(hook: AssignmentHook, pairs_of: _PairsOfLast) -> Hook:
     """The ``visit_Assign`` and ``visit_AnnAssign`` of an ``@assignments`` hook."""
 
-    def visit(node: cst.CSTNode) -> None:
+    def visit(node: cst.Assign | cst.AnnAssign) -> None:
         for name, value in pairs_of(node):
             hook(name, value)
 
@@ -184,7 +186,7 @@ class Walk:
         self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
-        self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
+        self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
@@ -248,7 +250,9 @@ class Walk:
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
-        return self._by_kind[kind]  # type: ignore[return-value]  # each kind maps to its own instance: a dict cannot say so
+        found = self._by_kind[kind]
+        assert isinstance(found, kind)  # each kind maps to its own instance: a dict cannot say so
+        return found
 
     def ends_the_process(self, small: cst.BaseSmallStatement) -> bool:
         """``raise``, ``sys.exit()``, ``os._exit()``, or the builtins ``exit()`` and ``quit()``."""
@@ -310,7 +314,7 @@ class Walk:
             plan = self._plans[kind] = self._plan(kind)
         visitors, leavers, placed, opaque, read_children = plan
         if kind is cst.Name:
-            value = node.value  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+            value = node.value  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
@@ -319,10 +323,10 @@ class Walk:
             self.qualified = qualified = self.resolve(node)
             if qualified is not None and self._inspected(qualified):
                 self._mark_to_visit(key)
-            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.Call:
-            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]  # narrowed by ``kind``, the node's type, which mypy does not carry over to ``node``: a test of the node itself would cost every node (the hottest loop)
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]  # as above
@@ -347,8 +351,8 @@ class Walk:
     def _filtered(self, kind: type, keys: frozenset[str], hook: Hook) -> Hook:
         """``hook`` for every node of ``kind``, run for those of its keys (without the shortcuts)."""
         if kind is cst.Call:
-            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]  # a Hook takes any node: this one only calls
-        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]  # only attributes
+            return lambda node: hook(node) if self.resolve(node.func) in keys else None
+        return lambda node: hook(node) if node.attr.value in keys else None
 
     def _keyed_plan(self, kind: type, key: str) -> tuple[Hook, ...]:
         """The visit hooks for a node of this type and key: the type's own and the keyed
@@ -392,24 +396,25 @@ class Walk:
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
-            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+            function = node if type(node) is cst.FunctionDef else None
+            self.functions.append(function)
             self._enter_loop(None)
-            if kind is cst.FunctionDef:
-                self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
+            if function is not None:
+                self.scopes.append(function.name.value)
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
-        elif kind is cst.If:
+        elif type(node) is cst.If:
             self.guard_depth += 1
             self.conds.append(node)
             if self._ifs_in_loop:
                 self._ifs_in_loop[-1] += 1
-        elif kind is cst.IfExp:
+        elif type(node) is cst.IfExp:
             self.conds.append(node)
         elif kind is cst.Try:
             self.guard_depth += 1
-        elif kind is cst.ClassDef:
+        elif type(node) is cst.ClassDef:
             self.class_depth += 1
-            self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
+            self.scopes.append(node.name.value)
 
     def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
@@ -547,7 +552,7 @@ def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
 def _nodes_in(value: object, field_names: Callable[[type], tuple[str, ...]]) -> Iterator[cst.CSTNode]:
     """The nodes held anywhere in a fact sheet (its parts, their containers and records:
     of a record, the fields ``field_names`` gives)."""
-    stack = [value]
+    stack: list[typing.Any] = [value]  # any value: ``held`` says what each is, by its type
     while stack:
         current = stack.pop()
         kind = type(current)
@@ -555,13 +560,13 @@ def _nodes_in(value: object, field_names: Callable[[type], tuple[str, ...]]) -> 
         if held is None:
             held = _HOLDS[kind] = _holds(kind)
         if held is _Holds.NODE:
-            yield current  # type: ignore[misc]  # ``held`` says what ``current`` is, which mypy cannot follow
+            yield current
         elif held is _Holds.MAPPING:
-            for key, item in current.items():  # type: ignore[attr-defined]  # as above
+            for key, item in current.items():
                 stack.append(key)
                 stack.append(item)
         elif held is _Holds.ITEMS:
-            stack.extend(current)  # type: ignore[arg-type]  # as above
+            stack.extend(current)
         elif held is _Holds.FIELDS:
             stack.extend(getattr(current, name) for name in field_names(kind))
 

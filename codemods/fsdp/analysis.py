@@ -64,8 +64,12 @@ class FsdpAnalysis(Analysis):
             if (name := dotted(target.target)) is not None:
                 self.assigned[name].append(node.value)
                 core = node.value
-                while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-                    core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+                while (
+                    type(core) is cst.Call
+                    and type(attribute := core.func) is cst.Attribute  # (method_name and receiver, at once)
+                    and attribute.attr.value in ("to", "cuda")
+                ):
+                    core = attribute.value
                 if type(core) is cst.Call and self.walk.resolve(core.func) in apis.FSDP_CLASSES:
                     self.wrapped_names.add(name)
 
@@ -100,8 +104,8 @@ class FsdpAnalysis(Analysis):
             self.part.module_wrap_policies.add(node)
         elif (what := self._state_dict_api(node)) is not None:
             self._state_dict(node, what)
-        elif method_name(node) in STATE_DICT_CALLS and not self.state_dict_withs:
-            self.state_dict_calls.append((node, method_name(node)))  # type: ignore[arg-type]  # method_name(node) is in STATE_DICT_CALLS (checked in the elif), so not None
+        elif (method := method_name(node)) in STATE_DICT_CALLS and not self.state_dict_withs:
+            self.state_dict_calls.append((node, method))
         elif (func := dotted(node.func)) is not None and node.args:
             self.handed.append((node, func, {n for a in node.args if (n := dotted(a.value)) is not None}))
 
@@ -165,11 +169,11 @@ class FsdpAnalysis(Analysis):
         for wrap in part.wraps.values():
             policy = next((arg for key, arg in wrap.arguments if key == "auto_wrap_policy"), None)
             function = self._policy_function(policy.value) if policy is not None else None
-            if function is None:
+            if function is None or policy is None:  # (no policy: no function)
                 continue
             definition = self.numel_functions[function]
             if "unwrapped_params" in set(names_in(definition)):
-                part.numel_policies[policy] = function  # type: ignore[index]  # function is None when policy is None (two lines above), so policy is an Arg here
+                part.numel_policies[policy] = function
             else:
                 part.policy_renames.add(definition)
         if part.active:

@@ -219,18 +219,18 @@ class HuggingFaceAnalysis(Analysis):
         if node.value is None or not self.walk.class_depth:
             return
         if (name := dotted(node.target)) is not None:
-            default = node.value
+            default: cst.BaseExpression | None = node.value  # None: no default, _truth gives None
             if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
-                default = arg_value(default, 99, "default")  # type: ignore[assignment]  # None: no default, _truth gives None
+                default = arg_value(default, 99, "default")
             self._switch_default(name, _truth(default))
         if dotted(node.target) == "optim":
             self._optim_field(node.value)
             return
         if dotted(node.target) != "preprocessing_num_workers":
             return
-        default = node.value
+        default = node.value  # (None: no default, which the isinstance test below takes as such)
         if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
-            default = arg_value(default, 99, "default")  # type: ignore[assignment]  # arg_value may be None: the isinstance test below takes it as no default
+            default = arg_value(default, 99, "default")
         if isinstance(default, cst.Name) and default.value == "None":
             self.part.default_preprocessing_workers.append(node)
 
@@ -240,11 +240,11 @@ class HuggingFaceAnalysis(Analysis):
         owner = self.statement_parent[-1]
         if not (isinstance(owner, cst.ClassDef) and owner.name.value in self.argument_classes):
             return
-        default = value
+        default: cst.BaseExpression | None = value  # None: no default, string_value gives None
         if isinstance(value, cst.Call) and dotted(value.func) in ("field", "dataclasses.field"):
-            default = arg_value(value, 99, "default")  # type: ignore[assignment]  # None: no default, string_value gives None
+            default = arg_value(value, 99, "default")
         name = string_value(default)
-        if name in CUDA_ONLY_OPTIMIZERS:
+        if name in CUDA_ONLY_OPTIMIZERS and default is not None:  # (a string's value: default is a node)
             self.part.cuda_optimizers[default] = name
         elif name in RUNNING_ADAMW:
             self.running_optim_classes.add(owner.name.value)
@@ -304,8 +304,10 @@ class HuggingFaceAnalysis(Analysis):
         parent = self.statement_parent[-1]
         anchor: cst.CSTNode = statement
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
-        if isinstance(parent, cst.If) and parent.orelse is not None or id(parent) in self.elif_heads:
-            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]  # the condition makes parent an If or a key of elif_heads: get() gives a node, never None
+        if id(parent) in self.elif_heads:
+            anchor = self.elif_heads[id(parent)]
+        elif isinstance(parent, cst.If) and parent.orelse is not None:
+            anchor = parent
         self.parses.append((name, anchor, written))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -449,13 +451,15 @@ class HuggingFaceAnalysis(Analysis):
             # A variable, a flag, a config value: mapped where it is given.
             self.part.training_arguments[call] = OptimizerChoice("map", optim.value)
             for default in self._defaults(optim.value, function, scope):
-                if string_value(default) in CUDA_ONLY_OPTIMIZERS:
-                    self.part.cuda_optimizers[default] = string_value(default)  # type: ignore[assignment]  # checked just above
+                if (chosen := string_value(default)) in CUDA_ONLY_OPTIMIZERS:
+                    self.part.cuda_optimizers[default] = chosen
 
     def _off_by_default(self, value: cst.BaseExpression) -> bool:
         """``args.fp16`` of a flag (or field) False by default, ``not args.no_fp16`` of one True."""
-        negated = type(value) is cst.UnaryOperation and type(value.operator) is cst.Not
-        name = dotted(value.expression if negated else value)  # type: ignore[attr-defined]  # an UnaryOperation when negated
+        negated, named = False, value
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Not:
+            negated, named = True, value.expression
+        name = dotted(named)
         if name is None or "." not in name:
             return False
         return self.switch_defaults.get(name.rsplit(".", 1)[-1]) is negated

@@ -27,14 +27,15 @@ class ImportAnalysis(Analysis):
         part.table.add(node, self.walk.module_level and node not in part.after_code)
         if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
             self._star(node)
-        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
-            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]  # names is not ImportStar (checked in the if): mypy does not narrow node.names through the or
+        names = node.names  # (an Import's are never a star)
+        if not isinstance(names, cst.ImportStar):
+            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in names)
         if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
                 if not outside_project(module):
-                    if alias.asname is not None:
-                        part.project_names[alias.evaluated_alias] = (module, "")  # type: ignore[index]  # asname is not None, so evaluated_alias is a str
+                    if (asname := alias.evaluated_alias) is not None:  # (an ``as`` name)
+                        part.project_names[asname] = (module, "")
                     else:
                         part.project_names[module.split(".")[0]] = (module.split(".")[0], "")
         else:

@@ -12,7 +12,7 @@ step barriers); host_reads.py and recompilation_sources.py draw their facts from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import libcst as cst
 
@@ -68,11 +68,16 @@ class Scope:
     is_forward: bool = False
 
 
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+# A site of a call is a site of an expression (sites are only read once collected).
+NodeT_co = TypeVar("NodeT_co", bound=cst.CSTNode, covariant=True)
+
+
 @dataclass(repr=False)
-class Site:
+class Site(Generic[NodeT_co]):
     """A node of interest and where it is."""
 
-    node: cst.CSTNode
+    node: NodeT_co
     scope: Scope
     loops: tuple[cst.CSTNode, ...]
     statement: cst.BaseSmallStatement | None = None
@@ -87,14 +92,15 @@ class Site:
 class Sites:
     """The nodes the lazy analyses look at, collected by the walk in code order."""
 
-    calls: list[Site] = field(default_factory=list)
-    subscripts: list[Site] = field(default_factory=list)
-    powers: list[Site] = field(default_factory=list)
-    implicit: list[Site] = field(default_factory=list)  # f-string parts and print/logging arguments
-    tests: list[Site] = field(default_factory=list)
+    calls: list[Site[cst.Call]] = field(default_factory=list)
+    subscripts: list[Site[cst.Subscript]] = field(default_factory=list)
+    powers: list[Site[cst.BinaryOperation]] = field(default_factory=list)
+    # f-string parts and print/logging arguments
+    implicit: list[Site[cst.BaseExpression]] = field(default_factory=list)
+    tests: list[Site[cst.BaseExpression]] = field(default_factory=list)
     names: list[tuple[cst.Name, Scope]] = field(default_factory=list)  # every name read, and its scope
-    loops: dict[cst.CSTNode, Site] = field(default_factory=dict)
-    barriers: list[Site] = field(default_factory=list)
+    loops: dict[cst.CSTNode, Site[cst.For | cst.While]] = field(default_factory=dict)
+    barriers: list[Site[cst.Call]] = field(default_factory=list)
 
 
 @dataclass(repr=False)
@@ -176,7 +182,7 @@ class FlowAnalysis(Analysis):
             self._at.place = (self.scope, self._loops(), self.walk.conditional_in_loop)
         return self._at.place
 
-    def _site(self, node: cst.CSTNode) -> Site:
+    def _site(self, node: NodeT) -> Site[NodeT]:
         self._at.order += 1
         scope, loops, conditional = self._where()
         return Site(
@@ -453,8 +459,8 @@ class FlowAnalysis(Analysis):
             return not is_identity_test(node) and any(
                 self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
             )
-        if type(node) in (cst.Tuple, cst.List):
-            return any(self.is_device(scope, e.value) for e in node.elements)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        if type(node) is cst.Tuple or type(node) is cst.List:
+            return any(self.is_device(scope, e.value) for e in node.elements)
         return False
 
     def call_is_device(self, scope: Scope, call: cst.Call) -> bool:
@@ -493,13 +499,13 @@ class FlowAnalysis(Analysis):
 
     def _device_names(self) -> None:
         scopes = [self.module_scope, *self.scopes.values()]
-        for site in self.sites.loops.values():
-            node = site.node
+        for loop in self.sites.loops.values():
+            node = loop.node
             if type(node) is cst.For and self.from_device_loader(node):
                 counters = set(_counters(node))
                 for element in _unpack(node.target):
                     if (name := dotted(element)) is not None and name not in counters:
-                        site.scope.device.add(name)
+                        loop.scope.device.add(name)
         for site in self.sites.calls:
             call = site.node
             assert type(call) is cst.Call
@@ -538,7 +544,7 @@ class FlowAnalysis(Analysis):
                 return True
             return False
 
-        passed = [(site, self.params_for(site.node)) for site in self.sites.calls]  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
+        passed = [(site, self.params_for(site.node)) for site in self.sites.calls]
         functions = [scope for scope in scopes if scope.returns]
         while True:  # to a fixed point: each round that goes on adds a name or a flag (finite sets)
             before = clock
@@ -596,9 +602,9 @@ class FlowAnalysis(Analysis):
         iteration), what is computed from them, and parameters that receive them."""
         stepping = set(self.facts.training.all_loops) | set(self.facts.training.loops)
         stepping.update(reading_loops)
-        for site in self.sites.loops.values():
-            if site.node in stepping and type(site.node) is cst.For:
-                site.scope.varying.update(_counters(site.node))
+        for loop in self.sites.loops.values():
+            if loop.node in stepping and type(loop.node) is cst.For:
+                loop.scope.varying.update(_counters(loop.node))
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
             for targets, value, loops, augmented in scope.assignments:
@@ -613,7 +619,7 @@ class FlowAnalysis(Analysis):
             for site in self.sites.calls:
                 if not site.loops and site.scope.node is None:
                     continue
-                for callee, param, arg in self.params_for(site.node):  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
+                for callee, param, arg in self.params_for(site.node):
                     if self.varying_in(site.scope, arg) and not self.is_device(site.scope, arg):
                         callee.varying.add(param)
             if sum(len(s.varying) for s in scopes) == before:
@@ -645,8 +651,8 @@ class FlowAnalysis(Analysis):
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if type(target) in (cst.Tuple, cst.List):
-        return [e for element in target.elements for e in _unpack(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    if type(target) is cst.Tuple or type(target) is cst.List:
+        return [e for element in target.elements for e in _unpack(element.value)]
     if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]
@@ -672,17 +678,17 @@ def _counters(loop: cst.For) -> list[str]:
 def _pairs(targets: list[cst.BaseExpression], value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
     """One tuple of names given a tuple of as many values (``H, W = int(H), int(W)``): each
     name with its value (a host number beside a tensor is no tensor); else None."""
-    if len(targets) != 1 or type(targets[0]) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+    target = targets[0] if len(targets) == 1 else None
+    if (type(target) is not cst.Tuple and type(target) is not cst.List) or (
+        type(value) is not cst.Tuple and type(value) is not cst.List
+    ):
         return None
-    names = [dotted(e.value) for e in targets[0].elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-    values = value.elements  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    names = [dotted(e.value) for e in target.elements]
+    values = value.elements
     if (
         len(names) != len(values)
         or any(n is None for n in names)
-        or any(
-            type(e) is cst.StarredElement
-            for e in (*targets[0].elements, *values)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-        )
+        or any(type(e) is cst.StarredElement for e in (*target.elements, *values))
     ):
         return None
     return [(n, e.value) for n, e in zip(names, values) if n is not None]

@@ -39,7 +39,7 @@ class HostReadAnalysis(Analysis):
         self.part = self.facts.host_reads
         self.flow = walk.analysis(FlowAnalysis)
         # Every read of a device value to the host (in any loop), by node.
-        self.found: dict[cst.CSTNode, Site] = {}
+        self.found: dict[cst.CSTNode, Site[cst.BaseExpression]] = {}
         # Small statements right before the process ends (``print(...); sys.exit(1)``):
         # what they read is read once, and a step closure made there would never run.
         self.before_exit: set[cst.BaseSmallStatement] = set()
@@ -67,9 +67,10 @@ class HostReadAnalysis(Analysis):
         self.found = self._host_reads()
         self._carried_state(self.found)
 
-    def _host_reads(self) -> dict[cst.CSTNode, Site]:
+    def _host_reads(self) -> dict[cst.CSTNode, Site[cst.BaseExpression]]:
         """Every read of a device value to the host (in any loop), by node."""
-        reads: dict[cst.CSTNode, Site] = {}
+        reads: dict[cst.CSTNode, Site[cst.BaseExpression]] = {}
+        site: Site[cst.BaseExpression]  # of a call, an implicit read, then a test
         values: dict[cst.CSTNode, cst.BaseExpression] = {}
         for site in self.flow.sites.calls:
             call = site.node
@@ -93,7 +94,7 @@ class HostReadAnalysis(Analysis):
                 reads[call], values[call] = site, call.args[0].value
         for site in self.flow.sites.implicit:
             if self.flow.is_device(site.scope, site.node) and not reads_to_host(site.node):
-                reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]  # an implicit site's node is an expression (sites.implicit holds expressions, typed CSTNode)
+                reads[site.node], values[site.node] = site, site.node
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
@@ -105,11 +106,11 @@ class HostReadAnalysis(Analysis):
             if kind == "logging":
                 self._step_closure(site, node, loop)
         for site in self.flow.sites.tests:
-            if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]  # a test site's node is an expression (sites.tests holds if/while tests, typed CSTNode)
+            if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):
                 self.part.device_tests.add(site.node)
         return reads
 
-    def _kind(self, site: Site) -> ReadKind:
+    def _kind(self, site: Site[cst.CSTNode]) -> ReadKind:
         statement = site.statement
         if site.in_test:
             return "control"
@@ -123,7 +124,7 @@ class HostReadAnalysis(Analysis):
                 return "accumulation"
         return "value"
 
-    def _step_closure(self, site: Site, read: cst.CSTNode, loop: cst.CSTNode) -> None:
+    def _step_closure(self, site: Site[cst.CSTNode], read: cst.CSTNode, loop: cst.CSTNode) -> None:
         statement = site.statement
         assert type(statement) is cst.Expr
         previous = self.part.step_closures.get(statement)
@@ -153,7 +154,7 @@ class HostReadAnalysis(Analysis):
             return self._tests_device_value(scope, test.expression)
         return self.flow.is_device(scope, test)
 
-    def _carried_state(self, reads: dict[cst.CSTNode, Site]) -> None:
+    def _carried_state(self, reads: dict[cst.CSTNode, Site[cst.BaseExpression]]) -> None:
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}

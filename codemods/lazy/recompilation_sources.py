@@ -92,8 +92,10 @@ class _Groups:
         self.parent: dict[tuple[int, str], tuple[int, str]] = {key: key for key in origins}
 
     def find(self, key: tuple[int, str]) -> tuple[int, str] | None:
-        if key not in self.parent:
-            return None
+        return self._root(key) if key in self.parent else None
+
+    def _root(self, key: tuple[int, str]) -> tuple[int, str]:
+        """The group of ``key``, a member."""
         while self.parent[key] != key:
             key = self.parent[key]
         return key
@@ -106,9 +108,9 @@ class _Groups:
         if member not in self.parent:
             self.parent[member] = root
             return True
-        other = self.find(member)
+        other = self._root(member)
         if other != root:
-            self.parent[other] = root  # type: ignore[index]  # member is in self.parent (checked above): find() returns None only for an unknown key
+            self.parent[other] = root
             return True
         return False
 
@@ -141,10 +143,11 @@ class RecompilationSourceAnalysis(Analysis):
         builds the data: it stays on the host and each slice moves to the device."""
         origins = self._data_origins()
         groups = _Groups(origins)
+        site: Site[cst.CSTNode]  # of a call, then of a subscript
         for _ in range(6):  # parameters that receive the data join its group
             grew = False
             for site in self.flow.sites.calls:
-                for callee, param, arg in self.flow.params_for(site.node):  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
+                for callee, param, arg in self.flow.params_for(site.node):
                     name = dotted(arg)
                     if type(arg) is cst.Name and name is not None:
                         grew = groups.join((id(self.flow.owner(site.scope, name)), name), (id(callee), param)) or grew
@@ -162,7 +165,7 @@ class RecompilationSourceAnalysis(Analysis):
             ):
                 continue
             problems.setdefault(key, f"`{name}` is also used whole, on the device")
-        sliced: dict[tuple[int, str], list[tuple[Site, str | None]]] = {}
+        sliced: dict[tuple[int, str], list[tuple[Site[cst.Subscript], str | None, str]]] = {}
         for site in self.flow.sites.subscripts:
             subscript = site.node
             assert type(subscript) is cst.Subscript
@@ -177,18 +180,18 @@ class RecompilationSourceAnalysis(Analysis):
                         name, True, None, "the data is not built in this file"
                     )
                 continue
-            sliced.setdefault(key, []).append((site, varying))
+            sliced.setdefault(key, []).append((site, varying, name))
             if id(subscript) in self.flow.uses.store_subscripts:
                 problems.setdefault(key, f"`{name}` is written to")
         for key, sites in sliced.items():
-            if not any(varying for _, varying in sites):
+            if not any(varying for _, varying, _ in sites):
                 continue
             members = groups.origins_of(key)
             device = members[0].device
-            problem = problems.get(key) or self._device_problem(members, [site for site, _ in sites])
-            for site, varying in sites:
-                self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]  # a sliced-data site's node is a Subscript (the sites are typed CSTNode)
-                    site.node.value.value,  # type: ignore[attr-defined]  # a sliced-data site's node is a Subscript (the sites are typed CSTNode)
+            problem = problems.get(key) or self._device_problem(members, [site for site, _, _ in sites])
+            for site, varying, name in sites:
+                self.part.sliced_data[site.node] = SlicedData(
+                    name,  # the subscript's value: a Name
                     bool(varying),
                     None if problem else device,
                     problem or "",
@@ -200,12 +203,13 @@ class RecompilationSourceAnalysis(Analysis):
                         self.part.host_data_moves[move] = names
 
     @staticmethod
-    def _device_problem(origins: list[_Origin], sites: list[Site]) -> str | None:
+    def _device_problem(origins: list[_Origin], sites: list[Site[cst.CSTNode]]) -> str | None:
         """Why the device the data went to cannot name each slice's device (None: it can)."""
         codes = {dotted(o.device) for o in origins}
-        if len(codes) != 1 or None in codes:
+        code = codes.pop() if len(codes) == 1 else None
+        if code is None:
             return "its device is not one plain name"
-        root = codes.pop().split(".")[0]  # type: ignore[union-attr]  # None is not in codes (checked above), so pop() is a str
+        root = code.split(".")[0]
         for origin in origins:
             for site in sites:
                 if site.scope is origin.scope:
@@ -221,7 +225,7 @@ class RecompilationSourceAnalysis(Analysis):
         for name, scopes in self.flow.functions.items():
             scope = scopes[0]
             if len(scopes) == 1 and scope.returns and all(self._is_data_move(scope, r) for r in scope.returns):
-                returns_moved[name] = (scope.returns, scope)  # type: ignore[assignment]  # _is_data_move checked every return is a Call
+                returns_moved[name] = ([r for r in scope.returns if type(r) is cst.Call], scope)  # all of them
         assigned: dict[tuple[int, str], int] = {}
         for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
             for targets, _, _, _ in scope.assignments:
@@ -233,11 +237,16 @@ class RecompilationSourceAnalysis(Analysis):
                 key = (id(scope), targets[0]) if len(targets) == 1 else None
                 if key is None or loops or augmented or "." in targets[0] or assigned[key] != 1:
                     continue  # a name assigned more than once is not one tensor
-                if self._is_data_move(scope, value):
-                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type,list-item]  # _is_data_move(value) checked value is a Call with a device argument
-                elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
-                    moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]  # dotted(value.func) is in returns_moved (checked in the elif), so not None
-                    origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]  # returns_moved's moves are data moves: their device argument is there
+                if (
+                    type(value) is cst.Call  # (a data move is a call that names its device)
+                    and self._is_data_move(scope, value)
+                    and (device := arg_value(value, 0, "device")) is not None
+                ):
+                    origins[key] = _Origin(targets[0], [value], device, scope)
+                elif type(value) is cst.Call and (callee := dotted(value.func) or "") in returns_moved:
+                    moves, function_scope = returns_moved[callee]
+                    if (device := arg_value(moves[0], 0, "device")) is not None:  # (as above)
+                        origins[key] = _Origin(targets[0], moves, device, function_scope)
         return origins
 
     def _is_data_move(self, scope: Scope, value: cst.BaseExpression) -> bool:
@@ -252,6 +261,7 @@ class RecompilationSourceAnalysis(Analysis):
         return names_a_device(arg_value(value, 0, "device"), self.walk)
 
     def _static_arguments(self) -> None:
+        site: Site[cst.CSTNode]  # of a call, then of a power
         for site in self.flow.sites.calls:
             call = site.node
             assert type(call) is cst.Call
@@ -279,6 +289,7 @@ class RecompilationSourceAnalysis(Analysis):
                     self.part.static_arguments[power] = name
 
     def _dynamic_shapes(self) -> None:
+        site: Site[cst.CSTNode]  # of a call, then of a subscript
         for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
             for targets, value, _, _ in scope.assignments:
                 if _is_mask(value, scope.masks) and self.flow.is_device(scope, value):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, dotted, is_false, method_name, receiver, string_value
+from codemods.engine.nodes import arg_value, dotted, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
@@ -178,17 +178,25 @@ class ProjectAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
             self.function_names.append((self.walk.qualname, used))
-        while type(value) is cst.Call and method_name(value) in _MOVES:
-            value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        while (
+            type(value) is cst.Call
+            and type(attribute := value.func) is cst.Attribute  # (method_name and receiver, at once)
+            and attribute.attr.value in _MOVES
+        ):
+            value = attribute.value
         self.bindings[name].append(self._typed(value))
         project_names = self.facts.imports.project_names
-        if type(value) in (cst.Dict, cst.List, cst.Tuple) and self.walk.module_level and "." not in name:
+        if (
+            (type(value) is cst.Dict or type(value) is cst.List or type(value) is cst.Tuple)
+            and self.walk.module_level
+            and "." not in name
+        ):
             values = [
-                dotted(e.value) if type(e) in (cst.DictElement, cst.Element) else None
-                for e in value.elements  # type: ignore[attr-defined]  # a Dict, List or Tuple (checked above)
+                dotted(e.value) if type(e) is cst.DictElement or type(e) is cst.Element else None
+                for e in value.elements
             ]
             if values and all(values):
-                self.part.name_tables[name] = tuple(values)  # type: ignore[arg-type]  # all(values): no None left
+                self.part.name_tables[name] = tuple(v for v in values if v)  # (all of them)
         self._table_lookup(value)
         if type(value) is cst.Subscript and "." not in name and (table := dotted(value.value)) is not None:
             self._looked_up(name, table)
@@ -272,7 +280,8 @@ class ProjectAnalysis(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
         that holds instances of project classes: each name is built by its class."""
-        if len(node.targets) != 1 or type(target := node.targets[0].target) not in (cst.Tuple, cst.List):
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if type(target) is not cst.Tuple and type(target) is not cst.List:
             return
         if type(node.value) is not cst.Call or (callee := dotted(node.value.func)) is None:
             return
@@ -283,7 +292,7 @@ class ProjectAnalysis(Analysis):
         found = self.part.context.lookup(module, ".".join(p for p in (imported, rest) if p))
         if found is None or found.summary is None:
             return
-        for position, element in enumerate(target.elements):  # type: ignore[attr-defined]  # a Tuple or a List (checked above)
+        for position, element in enumerate(target.elements):
             name = dotted(element.value)
             built = found.summary.returned_instance(found.name, position)
             if name is not None and built is not None and "." not in name:

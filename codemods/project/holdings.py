@@ -120,8 +120,8 @@ def _quoted(module: cst.Module, node: cst.CSTNode) -> str:
 def _names(statement: cst.BaseStatement) -> tuple[str, ...]:
     """The top-level names whose code a statement is: the function or class it defines,
     the names it assigns, "" for other code (it runs on import); none for the main guard."""
-    if type(statement) in (cst.FunctionDef, cst.ClassDef):
-        return (statement.name.value,)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    if type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:
+        return (statement.name.value,)
     if type(statement) is cst.If and _main_guard(statement.test):
         return ()
     return _assigned(statement) or ("",)

@@ -196,9 +196,10 @@ class _Reader:
         if function == "join":
             first = self.value(call.args[0])
             rest = [self._part(argument) for argument in call.args[1:]]
-            if first is None or any(part is None for part in rest):
+            parts = [part for part in rest if part is not None]
+            if first is None or len(parts) != len(rest):
                 return None
-            return os.path.normpath(os.path.join(first, *rest))  # type: ignore[arg-type]  # None ruled out above
+            return os.path.normpath(os.path.join(first, *parts))
         if len(call.args) != 1:
             return None
         inner = self.value(call.args[0])

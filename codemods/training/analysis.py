@@ -15,7 +15,6 @@ from codemods.engine.nodes import (
     is_true,
     method_name,
     names_the_cpu,
-    receiver,
     string_value,
     walk,
 )
@@ -197,10 +196,14 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             return
         core = value
         moved: cst.Call | None = None  # the move of ``Model(...).to(device)``
-        while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
-            if moved is None and method_name(core) in ("to", "cuda"):
+        while (
+            type(core) is cst.Call
+            and type(attribute := core.func) is cst.Attribute  # (method_name and receiver, at once)
+            and attribute.attr.value in ("to", "cuda", "float", "double", "train", "eval")
+        ):
+            if moved is None and attribute.attr.value in ("to", "cuda"):
                 moved = core
-            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+            core = attribute.value
         for member, held in member_values(name, core, self.walk.resolve):  # ``optims = SimpleNamespace(gen=Adam(...))``
             self._assignment(member, held)
         if lists_optimizers(core, self.walk.resolve):
@@ -273,7 +276,9 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
-        method = method_name(node)
+        # ``x.step()``: the method and what it is called on (method_name and receiver, at once).
+        func = node.func
+        method, target = (func.attr.value, func.value) if type(func) is cst.Attribute else (None, None)
         loop, function = self.loop, self.function
         if type(node.func) is cst.Attribute and (holder := dotted(node.func.value)) is not None and callee is None:
             scope = self.scope
@@ -286,7 +291,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 self._note_switches(node, function)
         elif (listed := appended_to(node, self.walk.resolve)) is not None:
             self.optimizer_lists.add(listed)
-        elif method == "step" and (stepped := member_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .step() call (method matched) has an Attribute func, so receiver() is not None
+        elif method == "step" and target is not None and (stepped := member_name(target)) is not None:
             self._step(node, stepped, loop, function)
         if loop is not None:
             if callee in spellings("sync") or (
@@ -321,17 +326,17 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             self.used_outside_loops.update(
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
-        if method == "cpu" and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .cpu() call (method matched) has an Attribute func, so receiver() is not None
+        if method == "cpu" and target is not None and (moved := self._moved_name(target)) is not None:
             self.scope.events.append(("cpu", moved, node))
-            if function is not None and (param := function.parameter(receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
+            if function is not None and (param := function.parameter(target, moved)) is not None:
                 function.cpu_params.add(param)
-        if method in ("to", "cuda"):
-            target = arg_value(node, 0, "device")
-            device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
-            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
+        if method in ("to", "cuda") and target is not None:
+            device_arg = arg_value(node, 0, "device")
+            device = CUDA if method == "cuda" or _is_cuda_string(device_arg) else dotted(device_arg)
+            moved = self._moved_name(target)
             # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
             # module's Parameter objects: no move for what optimizers were built over.
-            changes_device = method == "cuda" or not self._casts_only(target)
+            changes_device = method == "cuda" or not self._casts_only(device_arg)
             if moved is not None:
                 if changes_device:
                     self.scope.events.append(("move", moved, device, node))
@@ -341,10 +346,10 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 # computes nothing on the device, it is no evaluation loop.
                 if loop is not None and device is not None and not self._is_statement(node):
                     loop.moved[moved] = device
-            param = function.parameter(receiver(node), moved) if function is not None and changes_device else None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
+            param = function.parameter(target, moved) if function is not None and changes_device else None
             if function is None or param is None:
                 pass
-            elif names_the_cpu(target):  # a callable that moves what it is handed to the CPU leaves it there
+            elif names_the_cpu(device_arg):  # a callable that moves what it is handed to the CPU leaves it there
                 function.cpu_params.add(param)
             else:
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
@@ -364,14 +369,15 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         elif (
             node.args
             and method not in ("to", "cuda")
-            and dotted(node.func) is not None
+            and (called := dotted(node.func)) is not None
             and not (callee or "").startswith("torch.")
         ):
-            self.scope.events.append(("call", dotted(node.func), node))
+            self.scope.events.append(("call", called, node))
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := function.parameter(receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
+            and target is not None
+            and (owner := function.parameter(target, dotted(target))) is not None
         ):
             function.parameters_of.add(owner)
 
@@ -389,7 +395,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         """Keeps the names of the ``if name:`` whose bodies hold this backward pass or step."""
         parents, key, inside = self.walk.parents, id(node), set()
         bodies = {id(c.body): c.test.value for c in self.walk.conds if type(c) is cst.If and type(c.test) is cst.Name}
-        while bodies and (key := parents.get(key)) is not None:  # type: ignore[assignment]  # None only where the loop stops
+        while bodies and (parent := parents.get(key)) is not None:
+            key = parent
             if key in bodies:
                 inside.add(bodies[key])
         function.step_switches = inside if function.step_switches is None else function.step_switches & inside
@@ -440,7 +447,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         if statement is None or len(statement.body) != 1:
             return None
         small = statement.body[0]
-        return statement if type(small) in (cst.Expr, cst.Assign) and small.value is node else None  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        return statement if (type(small) is cst.Expr or type(small) is cst.Assign) and small.value is node else None
 
     # -- results ----------------------------------------------------------------------------
 
@@ -541,7 +548,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
                 return True
             if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):

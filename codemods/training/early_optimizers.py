@@ -18,7 +18,7 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
@@ -41,7 +41,30 @@ if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
     from codemods.facts import Facts
     from codemods.training.facts import TrainingFacts
-    from codemods.training.records import _Function, _Scope
+    from codemods.training.records import CpuEvent, ModelEvent, OptimizerEvent, _Function, _Scope
+
+    # What a scope's events do to models once its calls are followed (``_scope_events``):
+    # plain tuples tagged by their kind, like the scope's own events (training/records.py).
+    # A move: the name, whether it goes to XLA, where (as a finding names it).
+    MovedEvent = tuple[Literal["move"], str, bool, str]
+    # A callee moves the name to the CPU, and back to a device itself: the name, the call.
+    CpuBackEvent = tuple[Literal["cpu"], str, cst.Call, Literal["back"]]
+    # A callee builds an optimizer over the name, or reads its parameters for one (feeding
+    # an optimizer): the name, the call, the argument (index, or keyword), whether it only reads them.
+    HandedOptimizerEvent = tuple[Literal["optimizer"], str, cst.Call, int | str | None, bool]
+    # A name handed to a callable the tool cannot read, or one an optimizer is built from that
+    # is not followed: the name, the call, the callable as a finding names it ("": none),
+    # whether the name is bound in the scope.
+    UntracedEvent = tuple[Literal["untraced"], str, cst.Call, str, bool]
+    # A module built over others that it keeps: the name, the names it keeps, its move at
+    # creation (goes to XLA, where) or None.
+    KeptWrapsEvent = tuple[Literal["wraps"], str, tuple[str, ...], tuple[bool, str] | None]
+    # ``name = source``: the name, the name chain bound to it.
+    AliasEvent = tuple[Literal["alias"], str, str]
+    # What handing arguments to a callee does (``_argument_events``).
+    HandedEvent = UntracedEvent | CpuEvent | CpuBackEvent | MovedEvent | HandedOptimizerEvent
+    # A scope's events, its calls followed (``_scope_events``).
+    FollowedEvent = HandedEvent | OptimizerEvent | KeptWrapsEvent | AliasEvent | ModelEvent
 
 
 class EarlyOptimizers(Analysis):
@@ -109,7 +132,7 @@ class EarlyOptimizers(Analysis):
         feeding: bool,
         named: dict[cst.BaseExpression, str] | None = None,
         round_trips: bool = False,
-    ) -> list[tuple[object, ...]]:
+    ) -> list[HandedEvent]:
         """What handing arguments to ``callee`` does to models: ("move", name, XLA or
         not, description) for an argument the callee moves to the device, ("optimizer",
         name, call, index) for one it builds an optimizer over or, where the call feeds an
@@ -131,7 +154,7 @@ class EarlyOptimizers(Analysis):
         handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [
             (None, k, a) for k, a in keywords.items()
         ]
-        events: list[tuple[object, ...]] = []
+        events: list[HandedEvent] = []
         if local is None and summary is None:
             # A callable the tool cannot read, whose result becomes an optimizer or its
             # parameters: what it is handed may be what the optimizer holds.
@@ -194,12 +217,12 @@ class EarlyOptimizers(Analysis):
         keyword: str | None,
         feeding: bool,
         round_trips: bool = False,
-    ) -> list[tuple[object, ...]]:
+    ) -> list[HandedEvent]:
         """What handing ``argument`` (at ``index``, or as ``keyword``) to the project callable
         ``found`` does (see ``_argument_events``)."""
         summary, name = found.summary, found.name
         assert summary is not None
-        events: list[tuple[object, ...]] = []
+        events: list[HandedEvent] = []
         summary_move = summary.moves_argument(name, index, keyword)
         xla, device_at, moves = summary_move or (False, None, "")
         if summary_move is not None and device_at is not None and _hands_the_cpu(call, *device_at):
@@ -257,7 +280,7 @@ class EarlyOptimizers(Analysis):
         for qualname, initializer in inits.items():
             for event in initializer.events:
                 if event[0] == "wraps":
-                    kept = self._kept_arguments(str(event[2]), event[3])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    kept = self._kept_arguments(str(event[2]), event[3])
                     handed = [p for w in kept if (p := _parameter_named(initializer, w)) is not None]
                     if handed:
                         wrapping[qualname][str(event[1])] = handed[0]
@@ -270,60 +293,61 @@ class EarlyOptimizers(Analysis):
                 if event[0] == "move" and (param := bound.get(str(event[1]))) is not None:
                     device = event[2]
                     device = through_bound(init.bound, device if isinstance(device, str) else None)
-                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    init.moved_params.append((param, device, event[3], fn.qualname))
 
-    def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
+    def _scope_events(self, scope: _Scope) -> list[FollowedEvent]:
         """The scope's events with calls replaced by what they do to models; moves
         ("move", name, goes to XLA, description); parameters collected into a name that
         an optimizer is built from (``params = list(model.parameters())``) as optimizers
         over their modules, where they are collected."""
-        used = {name for event in scope.events if event[0] == "uses" for name in event[1]}  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+        used = {name for event in scope.events if event[0] == "uses" for name in event[1]}
         collected: set[str] = set()
         bound = {event[1] for event in scope.events if event[0] == "collect"}
         feeding = set(self.optimizer_inputs)
         for event in scope.events:
             if event[0] == "collect" and event[1] in used:
-                calls = [sub for sub in walk(event[2]) if type(sub) is cst.Call]  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                calls = [sub for sub in walk(event[2]) if type(sub) is cst.Call]
                 feeding.update(calls)
                 if calls:  # ``params = []`` filled in a loop is not followed
-                    collected.add(event[1])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-        events: list[tuple[object, ...]] = []
+                    collected.add(event[1])
+        events: list[FollowedEvent] = []
         for event in scope.events:
-            kind = event[0]
-            if kind == "call":
+            if event[0] == "call":
                 call = event[2]
-                assert isinstance(call, cst.Call)
                 target = self.call_targets.get(call)
                 builds = target is not None and (
                     self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower()
                 )
-                events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                events.extend(self._argument_events(event[1], call, call in feeding or builds))
                 if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
                     events.extend(
                         ("optimizer", owner, sub)
                         for arg in call.args
                         for sub, owner in _module_calls(arg.value)
-                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]  # _module_calls keeps only calls whose func is an Attribute (type(sub.func) is cst.Attribute)
+                        # (_module_calls keeps only calls whose func is an Attribute)
+                        if type(func := sub.func) is cst.Attribute and func.attr.value in _PARAMETERS
                     )
-            elif kind == "move":
+            elif event[0] == "move":
                 _, name, device, node = event
-                events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-            elif kind == "wraps":
-                _, name, constructor, wrapped, device, node = event
-                wrapped = self._kept_arguments(str(constructor), wrapped)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-                if wrapped:
-                    moved = None if node is None else (self._goes_to_xla(device), self._where(node, scope.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-                    events.append(("wraps", name, wrapped, moved))
-            elif kind == "collect":
-                if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))
+            elif event[0] == "wraps":
+                _, name, constructor, wrapped, device, moved_at = event
+                kept = self._kept_arguments(str(constructor), wrapped)
+                if kept:
+                    moved = (
+                        None if moved_at is None else (self._goes_to_xla(device), self._where(moved_at, scope.qualname))
+                    )
+                    events.append(("wraps", name, kept, moved))
+            elif event[0] == "collect":
+                if (source := dotted(event[2])) is not None:
                     events.append(("alias", event[1], source))
                 if event[1] in collected:
-                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-            elif kind == "uses":
+                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))
+            elif event[0] == "uses":
                 # Names bound here to what is not followed (``params = []`` filled in a loop),
                 # and tensors of a model (``model.weight``); a parameter of the function is
                 # the caller's to answer for.
-                untraced = [name for name in event[1] if name not in collected]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                untraced = [name for name in event[1] if name not in collected]
                 events.extend(("untraced", name, event[2], "", name in bound) for name in untraced)
             else:
                 events.append(event)
@@ -345,7 +369,7 @@ class EarlyOptimizers(Analysis):
         everywhere = [e for events in scope_events for e in events if e[0] == "move"]
         # Moves of an attribute by the methods of a class: (class, ``self.model``) -> (the
         # method, goes to XLA, where); each runs after ``__init__``.
-        attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]] = {}
+        attribute_moves: dict[tuple[str, str], list[tuple[str, bool, str]]] = {}
         for scope, events in zip(scopes, scope_events):
             for event in events:
                 if event[0] == "move" and str(event[1]).startswith("self."):
@@ -360,62 +384,60 @@ class EarlyOptimizers(Analysis):
             unknown = set(handed_in)
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
-            for index, (kind, name, *rest) in enumerate(events):
-                assert isinstance(name, str)
-                if kind == "alias":
-                    assert isinstance(rest[0], str)
-                    aliases[name] = _canonical(rest[0], aliases)
+            for index, event in enumerate(events):
+                name = event[1]
+                if event[0] == "alias":
+                    aliases[name] = _canonical(event[2], aliases)
                     continue
-                if kind == "wraps":
+                if event[0] == "wraps":
                     # Moving the wrapper (``ModelWithLoss(model, loss).to(device)``) moves the
                     # model built here (not the sizes a model class is handed).
-                    wrapped, moved = rest
+                    _, _, wrapped, wrapper_moved = event
                     inner = next(
-                        (c for w in wrapped if (c := _canonical(str(w), aliases)) in on_cpu),  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                        (c for w in wrapped if (c := _canonical(str(w), aliases)) in on_cpu),
                         None,
                     )
                     if inner is not None:
                         aliases[name] = inner
-                        if moved is not None:
+                        if wrapper_moved is not None:
                             on_cpu.discard(inner)
                     continue
-                if kind == "model":
+                if event[0] == "model":
                     aliases.pop(name, None)
                     handed_in.discard(name)
                 written, name = name, _canonical(name, aliases)
-                if kind == "model":
-                    constructor, moved, _ = rest
-                    assert isinstance(constructor, str)
+                if event[0] == "model":
+                    _, _, constructor, built_moved, _ = event
                     if self._is_wrapper(constructor):
                         continue
                     known = self._is_constructor(constructor)
                     (on_cpu if known else unknown).add(name)
                     (unknown if known else on_cpu).discard(name)
-                    if moved:
+                    if built_moved:
                         on_cpu.discard(name)
                         unknown.discard(name)
-                elif kind == "move":
+                elif event[0] == "move":
                     on_cpu.discard(name)
                     unknown.discard(name)
-                elif kind == "untraced":
-                    self._untraced(name, rest, on_cpu, events[index + 1 :])
-                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
+                elif event[0] == "untraced":
+                    self._untraced(name, event, on_cpu, events[index + 1 :])
+                elif event[0] == "optimizer" and (root := _root_in(name, unknown)) is not None:
                     later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(
                         scope.qualname, written, attribute_moves
                     )
                     if later:
-                        self._early(root, rest, later, root in handed_in)
-                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
-                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(
+                        self._early(root, event, later, root in handed_in)
+                elif event[0] == "optimizer" and (model := _root_in(name, on_cpu)) is not None:
+                    later = _moves_of(model, events[index + 1 :], aliases) or _moved_by_methods(
                         scope.qualname, written, attribute_moves
                     )
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all, not before here in this
                         # function nor after it builds the name anew; otherwise it stays on the CPU.
-                        last = name.rsplit(".", 1)[-1]
+                        last = model.rsplit(".", 1)[-1]
                         after = events[index + 1 :]
-                        rebuilt = next((at for at, e in enumerate(after) if _rebuilt(name, e)), len(after))
+                        rebuilt = next((at for at, e in enumerate(after) if _rebuilt(model, e)), len(after))
                         skipped = {id(e) for e in (*events[:index], *after[rebuilt:])}
                         later = [
                             (move[2], move[3])
@@ -427,25 +449,29 @@ class EarlyOptimizers(Analysis):
                             )
                         ]
                     if later:
-                        self._early(name, rest, later)
+                        self._early(model, event, later)
 
     def _early(
-        self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
+        self,
+        model: str,
+        event: OptimizerEvent | HandedOptimizerEvent,
+        later: list[tuple[bool, str]],
+        handed_in: bool = False,
     ) -> None:
-        """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
-        moves later (``later``: whether to XLA, where)."""
-        call, argument = rest[0], rest[1] if len(rest) > 1 else None
+        """The optimizer ``event`` (its call, and the argument and whether the callee only
+        collects) is over ``model``, which moves later (``later``: whether to XLA, where)."""
+        call, argument = event[2], event[3] if len(event) > 3 else None
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
-        collects = len(rest) > 2 and bool(rest[2])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]  # call and argument come from an event (tuple[object, ...]): a Call and its argument
+        collects = len(event) > 4 and bool(event[4])
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)
 
-    def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
+    def _untraced(self, name: str, event: UntracedEvent, on_cpu: set[str], after: list[FollowedEvent]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
         which is a tensor of a model (``model.weight``), or a callable it cannot read,
         handed ``name``, whose result feeds an optimizer, while a model of this function
         is on the CPU and moves later here: its parameters may be stale."""
-        call, origin, bound = rest
+        _, _, call, origin, bound = event
         root = _root_in(name, on_cpu)
         if root is None and (origin or not bound):
             return  # handed no model on the CPU, or a parameter of the function
@@ -453,7 +479,7 @@ class EarlyOptimizers(Analysis):
         later = [(e[1], e[3]) for e in after if e[0] == "move" and e[1] in candidates]
         if not later:
             return
-        model = str(later[0][0])
+        model = later[0][0]
         source = (
             f"{origin}, handed `{name}`,"
             if origin
@@ -462,7 +488,7 @@ class EarlyOptimizers(Analysis):
             else f"`{name}`, which the tool cannot trace,"
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
-        self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]  # call comes from an event (tuple[object, ...]): it is a Call
+        self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
 
 
 def _parameter_named(fn: _Function, name: str) -> str | None:
@@ -514,8 +540,8 @@ def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | 
 
 
 def _moved_by_methods(
-    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]]
-) -> list[tuple[object, object]]:
+    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, bool, str]]]
+) -> list[tuple[bool, str]]:
     """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
     (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
     if not qualname.endswith(".__init__") or not written.startswith("self."):
@@ -534,11 +560,11 @@ def _canonical(name: str, aliases: dict[str, str]) -> str:
     return name
 
 
-def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, str]) -> list[tuple[object, object]]:
+def _moves_of(model: str, after: list[FollowedEvent], aliases: dict[str, str]) -> list[tuple[bool, str]]:
     """The moves of ``model`` among the events ``after`` (whether to XLA, where), also
     through names bound to it later (``self.model = model`` then ``self.model.to(device)``)."""
     bound = dict(aliases)
-    moves: list[tuple[object, object]] = []
+    moves: list[tuple[bool, str]] = []
     for event in after:
         if _rebuilt(model, event):
             break  # what is moved from here on is another module
@@ -548,14 +574,14 @@ def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, st
             bound.pop(str(event[1]), None)
         elif event[0] == "move" and _canonical(str(event[1]), bound) == model:
             moves.append((event[2], event[3]))
-        elif event[0] == "wraps" and any(_canonical(str(w), bound) == model for w in event[2]):  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+        elif event[0] == "wraps" and any(_canonical(str(w), bound) == model for w in event[2]):
             bound[str(event[1])] = model  # a module built over the model: moving it moves the model
             if event[3] is not None:
-                moves.append(event[3])  # type: ignore[arg-type]  # a wraps event's move is (goes to XLA, where)
+                moves.append(event[3])
     return moves
 
 
-def _rebuilt(model: str, event: tuple[object, ...]) -> bool:
+def _rebuilt(model: str, event: FollowedEvent) -> bool:
     """``event`` binds the name ``model`` anew to a call it is not handed (``model = Net()``,
     not ``model = DDP(model)``): the module built before is no longer the one the name moves."""
     return (
@@ -563,7 +589,7 @@ def _rebuilt(model: str, event: tuple[object, ...]) -> bool:
         and event[1] == model
         and not any(
             (held := dotted(sub)) == model or (held or "").startswith(f"{model}.")
-            for sub in walk(event[4])  # type: ignore[arg-type]  # a model event's last item is the call that built it
+            for sub in walk(event[4])
             if type(sub) in (cst.Name, cst.Attribute)
         )
     )

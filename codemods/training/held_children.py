@@ -35,14 +35,14 @@ class HeldChildren:
         self.iterated: dict[str, set[str | None]] = {}
         registered: set[str] = set()  # names handed to setattr(self, ...) / self.add_module(...)
         for node in walk(init):
-            kind = type(node)
-            if kind is cst.Assign:
-                self._assigned(node, resolve)  # type: ignore[arg-type]  # narrowed by ``kind``
-            elif kind is cst.Call and (value := _registered(node)) is not None:  # type: ignore[arg-type]  # narrowed by ``kind``
-                registered.add(value)
-            elif kind in (cst.For, cst.CompFor):
-                container = _iterated(node.iter)  # type: ignore[attr-defined]  # narrowed by ``kind``
-                for target in _targets(node.target):  # type: ignore[attr-defined]  # narrowed by ``kind``
+            if type(node) is cst.Assign:
+                self._assigned(node, resolve)
+            elif type(node) is cst.Call:
+                if (value := _registered(node)) is not None:
+                    registered.add(value)
+            elif type(node) is cst.For or type(node) is cst.CompFor:
+                container = _iterated(node.iter)
+                for target in _targets(node.target):
                     self.iterated.setdefault(target, set()).add(container)
         for name in registered:
             if name in self.iterated:
@@ -77,7 +77,9 @@ class HeldChildren:
         if name == "self" or name in self.names:
             return True
         over = self.iterated.get(name)
-        return bool(over) and all(container in self.containers for container in over)  # type: ignore[union-attr]  # bool(over) is False for None
+        if not over:
+            return False
+        return all(container in self.containers for container in over)
 
     def attribute_of(self, built: cst.CSTNode) -> str | None:
         """The attribute of ``self`` whose value holds ``built`` (``self.optims = {...}``,
@@ -123,7 +125,7 @@ def _targets(node: cst.BaseExpression) -> list[str]:
     """The names a loop binds: the value of ``name, m`` (``.items()``) is its last one."""
     if type(node) is cst.Name:
         return [node.value]
-    if type(node) in (cst.Tuple, cst.List) and node.elements:  # type: ignore[attr-defined]  # narrowed by type()
-        last = node.elements[-1].value  # type: ignore[attr-defined]  # narrowed by type()
+    if (type(node) is cst.Tuple or type(node) is cst.List) and node.elements:
+        last = node.elements[-1].value
         return [last.value] if type(last) is cst.Name else []
     return []

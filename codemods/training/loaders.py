@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import dotted, method_name, receiver
+from codemods.engine.nodes import dotted
 from codemods.engine.walk import Analysis, Walk, assignments, calls_of
 
 if TYPE_CHECKING:
@@ -35,8 +35,12 @@ class LoaderAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
         core = value
-        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        while (
+            type(core) is cst.Call
+            and type(attribute := core.func) is cst.Attribute  # (method_name and receiver, at once)
+            and attribute.attr.value in ("to", "cuda")
+        ):
+            core = attribute.value
         if type(core) is cst.Call and self.walk.resolve(core.func) in apis.DATA_LOADERS:
             self.calls[name] = core
 

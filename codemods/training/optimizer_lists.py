@@ -35,7 +35,7 @@ def appended_to(node: cst.Call, resolve: Callable[[cst.BaseExpression], str | No
 
 def lists_optimizers(value: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> bool:
     """``value`` is a list (or tuple) of optimizers it builds, or a comprehension building one each."""
-    if type(value) in (cst.List, cst.Tuple):
-        elements = value.elements  # type: ignore[attr-defined]  # a List or a Tuple, as tested above
+    if type(value) is cst.List or type(value) is cst.Tuple:
+        elements = value.elements
         return bool(elements) and all(_builds_optimizer(element.value, resolve) for element in elements)
     return type(value) is cst.ListComp and _builds_optimizer(value.elt, resolve)

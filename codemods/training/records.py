@@ -5,10 +5,36 @@ optimizers built too early (early_optimizers.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, receiver, string_value
+
+if TYPE_CHECKING:
+    # What happens to models in a scope, in order (``_Scope.events``): plain tuples, each
+    # tagged by its kind (its first item), which narrows the union (``event[0] == "move"``).
+    # ``name = Net().to(device)``: the name, the constructor, the move at creation or None,
+    # the call that built it.
+    ModelEvent = tuple[Literal["model"], str, str, cst.Call | None, cst.Call]
+    # ``name.to(device)``, ``name.cuda()``: the name, the device (None: unknown), the move.
+    MoveEvent = tuple[Literal["move"], str, str | None, cst.Call]
+    # ``name.cpu()``: the name, the call.
+    CpuEvent = tuple[Literal["cpu"], str, cst.Call]
+    # An optimizer built over ``name.parameters()`` (or another method of it): the name, that call.
+    OptimizerEvent = tuple[Literal["optimizer"], str, cst.Call]
+    # A call that may move a model or build an optimizer over one (known once the walk is
+    # done): the callee, the call.
+    CallEvent = tuple[Literal["call"], str, cst.Call]
+    # An assignment: the name bound, the value.
+    CollectEvent = tuple[Literal["collect"], str, cst.BaseExpression]
+    # An optimizer built from those names: the names, the optimizer's call.
+    UsesEvent = tuple[Literal["uses"], list[str], cst.Call]
+    # A module built over others (``ModelWithLoss(model, loss)``): the name, the constructor,
+    # the arguments (index, keyword or None, name), the device it is moved to at creation or
+    # None, that move or None.
+    WrapsEvent = tuple[Literal["wraps"], str, str, tuple[tuple[int, str | None, str], ...], str | None, cst.Call | None]
+    ScopeEvent = ModelEvent | MoveEvent | CpuEvent | OptimizerEvent | CallEvent | CollectEvent | UsesEvent | WrapsEvent
 
 
 @dataclass(repr=False)
@@ -31,15 +57,7 @@ class _Loop:
 class _Scope:
     """A function body or the module's top level: what happens to models there, in order."""
 
-    # ("model", name, constructor, the move at creation or None, the call that built it)
-    # | ("move", name, device, node) | ("cpu", name, node): ``name.cpu()``
-    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
-    # or build an optimizer over one (known once the walk is done) | ("collect", name,
-    # value): an assignment | ("uses", names, node): an optimizer built from those names
-    # | ("wraps", name, constructor, arguments (index, keyword or None, name), device or None,
-    # move or None): a module
-    # built over others (``ModelWithLoss(model, loss)``) and moved at creation or not.
-    events: list[tuple[object, ...]] = field(default_factory=list)
+    events: list[ScopeEvent] = field(default_factory=list)  # ScopeEvent above says what each is
     qualname: str = ""  # "" at module level
     # Method calls on a named receiver (``self.compile(lr)``, ``model.build_optimizer()``):
     # (how many events came before it, the receiver, the method, the call).

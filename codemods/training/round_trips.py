@@ -106,9 +106,9 @@ class RoundTrips(EarlyOptimizers):
             if event[0] == "cpu":
                 moves.append((True, str(event[1])))
             elif event[0] == "move":
-                moves.append((names_the_cpu(arg_value(event[3], 0, "device")), str(event[1])))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                moves.append((names_the_cpu(arg_value(event[3], 0, "device")), str(event[1])))
             elif event[0] == "call":
-                handed = self._argument_events(str(event[1]), event[2], False, round_trips=True)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                handed = self._argument_events(str(event[1]), event[2], False, round_trips=True)
                 moves.extend((e[0] == "cpu", str(e[1])) for e in handed if e[0] in ("cpu", "move"))
         return moves
 
@@ -135,37 +135,35 @@ class RoundTrips(EarlyOptimizers):
         on_cpu: dict[str, tuple[cst.Call, str, str]] = {}  # module -> its move to the CPU, as written, optimizer
         found: dict[cst.Call, str] = {}  # this scope's round trips: the move to the CPU -> the module
         for event in scope.events:
-            kind = event[0]
-            if kind == "collect":
-                source = dotted(event[2])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            if event[0] == "collect":
+                source = dotted(event[2])
                 if source is not None:
                     held.aliases[str(event[1])] = held.canonical(source)
                 else:
                     held.aliases.pop(str(event[1]), None)
-            elif kind == "wraps":
-                kept = self._kept_arguments(str(event[2]), event[3])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            elif event[0] == "wraps":
+                kept = self._kept_arguments(str(event[2]), event[3])
                 held.wraps[held.canonical(str(event[1]))] = {held.canonical(name) for name in kept}
-            elif kind == "optimizer" and (optimizer := built_by.get(event[2])) is not None:  # type: ignore[call-overload]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            elif event[0] == "optimizer" and (optimizer := built_by.get(event[2])) is not None:
                 module = held.canonical(str(event[1]))
                 held.optimizers[module] = optimizer
                 for call in [call for call, moved in found.items() if held.holds(module, moved)]:
                     del self.part.round_trips[call]  # built again after the move back: it holds the new ones
                     del found[call]
-            elif kind == "cpu" or (kind == "move" and names_the_cpu(arg_value(event[3], 0, "device"))):  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-                move = event[2] if kind == "cpu" else event[3]
-                assert isinstance(move, cst.Call)
+            elif event[0] == "cpu" or (event[0] == "move" and names_the_cpu(arg_value(event[3], 0, "device"))):
+                move = event[2] if event[0] == "cpu" else event[3]
                 module = held.canonical(str(event[1]))
                 if (optimizer := held.optimizer_of(module)) is not None:
                     on_cpu.setdefault(module, (move, str(event[1]), optimizer))
-            elif kind == "move" and (module := held.canonical(str(event[1]))) in on_cpu:
-                self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-            elif kind == "call":
+            elif event[0] == "move" and (module := held.canonical(str(event[1]))) in on_cpu:
+                self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found)
+            elif event[0] == "call":
                 # A helper handed the module moves it (back), or moves it to the CPU and back itself.
                 complete = set()
-                for moved in self._argument_events(str(event[1]), event[2], False, round_trips=True):  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                for moved in self._argument_events(str(event[1]), event[2], False, round_trips=True):
                     module = held.canonical(str(moved[1]))
                     if moved[0] == "cpu" and (optimizer := held.optimizer_of(module)) is not None:
-                        on_cpu.setdefault(module, (event[2], str(moved[1]), optimizer))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                        on_cpu.setdefault(module, (event[2], str(moved[1]), optimizer))
                         if len(moved) > 3:  # the callee moves it back itself
                             complete.add(module)
                     elif moved[0] == "move" and module in on_cpu:

@@ -106,8 +106,8 @@ def disable_dropout() -> None:
     """Random layers become the identity (see the module's docstring)."""
     import torch.nn.functional as F
 
-    def identity(name: str):  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
-        def dropout(input, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.nn.functional's dropout functions, whose arguments pass through
+    def identity(name: str) -> Callable[..., Any]:
+        def dropout(input: Any, *args: Any, **kwargs: Any) -> Any:  # replaces torch.nn.functional's dropout functions
             return input
 
         dropout.__name__ = name
@@ -118,7 +118,7 @@ def disable_dropout() -> None:
             setattr(F, name, identity(name))
     attention = F.scaled_dot_product_attention
 
-    def attention_without_dropout(*args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch's scaled_dot_product_attention: its arguments pass through
+    def attention_without_dropout(*args: Any, **kwargs: Any) -> Any:  # replaces torch's scaled_dot_product_attention
         if len(args) > 4:
             args = (*args[:4], 0.0, *args[5:])
         kwargs.pop("dropout_p", None)
@@ -133,7 +133,14 @@ def run_in_this_process() -> None:
 
     spawn = torch.multiprocessing.spawn
 
-    def spawn_one(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]  # replaces torch.multiprocessing.spawn (its signature), untyped
+    def spawn_one(  # replaces torch.multiprocessing.spawn (its signature)
+        fn: Callable[..., object],
+        args: tuple[Any, ...] = (),
+        nprocs: int = 1,
+        join: bool = True,
+        daemon: bool = False,
+        start_method: str = "spawn",
+    ) -> Any:
         if nprocs != 1:
             return spawn(fn, args, nprocs, join, daemon, start_method)
         fn(0, *args)
@@ -210,7 +217,7 @@ class Recorder:
         recorder = self
         module_init = torch.nn.Module.__init__
 
-        def recording_module_init(module, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.nn.Module.__init__: its arguments pass through
+        def recording_module_init(module: Any, *args: Any, **kwargs: Any) -> None:  # replaces torch.nn.Module.__init__
             module_init(module, *args, **kwargs)
             recorder._made[id(module)] = recorder._made_at(module, sys._getframe(1)) or []
 
@@ -218,7 +225,8 @@ class Recorder:
 
         optimizer_init = torch.optim.Optimizer.__init__
 
-        def recording_optimizer_init(optimizer, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.optim.Optimizer.__init__: its arguments pass through
+        # Replaces torch.optim.Optimizer.__init__.
+        def recording_optimizer_init(optimizer: Any, *args: Any, **kwargs: Any) -> None:
             optimizer_init(optimizer, *args, **kwargs)
             if id(optimizer) not in recorder._optimizers:
                 made = recorder._made_at(optimizer, sys._getframe(1))
@@ -236,7 +244,7 @@ class Recorder:
 
         backward = torch.Tensor.backward
 
-        def recording_backward(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.Tensor.backward: its arguments pass through
+        def recording_backward(tensor: Any, *args: Any, **kwargs: Any) -> Any:  # replaces torch.Tensor.backward
             recorder._backward(tensor, sys._getframe(1))
             return backward(tensor, *args, **kwargs)
 
@@ -244,7 +252,7 @@ class Recorder:
 
         scale = torch.amp.GradScaler.scale
 
-        def recording_scale(scaler, outputs):  # type: ignore[no-untyped-def]  # replaces torch.amp.GradScaler.scale: its arguments pass through
+        def recording_scale(scaler: Any, outputs: Any) -> Any:  # replaces torch.amp.GradScaler.scale
             scaled = scale(scaler, outputs)
             if isinstance(outputs, torch.Tensor) and scaled is not outputs:
                 recorder._scaled[id(scaled)] = outputs
@@ -268,10 +276,10 @@ class Recorder:
         torch.Tensor.cuda = self._cuda_call(".cuda()", torch.Tensor.cuda)
         torch.nn.Module.cuda = self._cuda_call(".cuda()", torch.nn.Module.cuda)
 
-    def _cuda_call(self, label: str, function):  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
+    def _cuda_call(self, label: str, function: Callable[..., Any]) -> Callable[..., Any]:
         recorder = self
 
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]  # wraps torch's .cuda() methods: their arguments pass through
+        def call(*args: Any, **kwargs: Any) -> Any:  # wraps torch's .cuda() methods
             caller = sys._getframe(1)
             if recorder.user_code(caller.f_code.co_filename):
                 key = (label, caller.f_code.co_filename, caller.f_lineno)
@@ -286,7 +294,7 @@ class Recorder:
 
     # -- hooks ---------------------------------------------------------------------------
 
-    def _forward_pre(self, module, args):  # type: ignore[no-untyped-def]  # a torch forward pre-hook: torch's hooks are untyped
+    def _forward_pre(self, module: Any, args: object) -> None:  # a torch forward pre-hook
         self._depth += 1
         if self._depth != 1:
             return None
@@ -325,11 +333,11 @@ class Recorder:
         )
         return None
 
-    def _forward_post(self, module, args, output):  # type: ignore[no-untyped-def]  # a torch forward hook: torch's hooks are untyped
+    def _forward_post(self, module: Any, args: object, output: object) -> None:  # a torch forward hook
         self._depth = max(0, self._depth - 1)
         return None
 
-    def _backward(self, tensor, frame) -> None:  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
+    def _backward(self, tensor: Any, frame: types.FrameType) -> None:
         self.loss_devices.add(tensor.device.type)
         loss = self._scaled.pop(id(tensor), tensor)
         if loss.numel() == 1:
@@ -368,7 +376,7 @@ class Recorder:
             in_called_modules=sum(1 for i in ids if any(i in m["params"] for m in modules)),
         )
 
-    def _stepped(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]  # a torch optimizer step hook: torch's hooks are untyped
+    def _stepped(self, optimizer: Any, args: object, kwargs: object) -> None:  # a torch optimizer step hook
         self.steps += 1
         params = [p for group in optimizer.param_groups for p in group["params"]]
         self.stepped_devices.update(p.device.type for p in params)
@@ -399,7 +407,9 @@ class Recorder:
         return sorted({str(t.dtype).replace("torch.", "") for step in self.losses for t in step})
 
 
-def install_xla(recorder: Recorder, events, graphs_prefix: str, user_code) -> Any:  # type: ignore[no-untyped-def]  # events and user_code are the doctor probe's Events and UserCode: that module is loaded from its file at run time, so they cannot be named here
+# events and user_code are the doctor probe's Events and UserCode: that module is loaded
+# from its file at run time, so they cannot be named here.
+def install_xla(recorder: Recorder, events: Any, graphs_prefix: str, user_code: Any) -> Any:
     """The doctor's probe (barriers, graphs, host reads) and what the recorder reads on XLA."""
     import torch_xla
     import torch_xla.debug.metrics as met
