@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from codemods.engine.report import CellChange, Finding, HeldFinding
 from codemods.project.module_summary import ModuleSummary
-from codemods.project.resolver import takes_a_training_step
+from codemods.project.text_scans import takes_a_training_step
 
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every

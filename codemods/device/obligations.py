@@ -15,7 +15,6 @@ that stays).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -23,8 +22,10 @@ import libcst as cst
 from codemods import apis
 from codemods.device import batch_shapes
 from codemods.device.config_devices import ConfigDeviceAnalysis
+from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
+from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code, positional
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
@@ -40,41 +41,6 @@ from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-
-_CODE = cst.Module([])
-_ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
-
-
-def _code(node: cst.CSTNode) -> str:
-    return _CODE.code_for_node(node)
-
-
-@dataclass(repr=False)
-class _Move:
-    call: cst.Call
-    device: cst.BaseExpression | None  # None: ``.cuda()``
-    scope: str
-    conds: tuple[tuple[cst.If, bool], ...]
-
-
-@dataclass(repr=False)
-class _Loop:
-    node: cst.For
-    scope: str
-    targets: set[str]
-    source: str | None  # what it iterates, dotted
-    # The names its source is made from, in order: ``loader`` of ``loader``; ``loader``, ``freq``
-    # of ``log_every(loader, freq)`` (the first is taken for what it iterates).
-    iterated: list[str] = field(default_factory=list)
-    moved: set[str] = field(default_factory=set)
-    # Batch names made by a callable of a project module (``x, y = model.parse_batch(batch)``):
-    # name -> (the call, the callable).
-    through: dict[str, tuple[cst.Call, str]] = field(default_factory=dict)
-    # Forward calls: (call, the module called, the loop's batch names it is given).
-    forwards: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
-    # Its batch moves under an ``if`` (``if n_gpu == 1: batch = tuple(t.to(device) for t in
-    # batch)``): the conditions around each.
-    guarded_moves: list[tuple[tuple[cst.If, bool], ...]] = field(default_factory=list)
 
 
 class ObligationAnalysis(Analysis):
@@ -97,9 +63,9 @@ class ObligationAnalysis(Analysis):
         super().__init__(walk)
         self.part = self.facts.obligations
         self.stepped: dict[str, cst.Call] = {}  # model -> the optimizer built over its parameters
-        self.moves: dict[str, list[_Move]] = defaultdict(list)
-        self.loops: list[_Loop] = []
-        self.open_loops: list[_Loop | None] = []
+        self.moves: dict[str, list[Move]] = defaultdict(list)
+        self.loops: list[Loop] = []
+        self.open_loops: list[Loop | None] = []
         self.loaded: dict[str, cst.Call] = {}  # name -> torch.load(...) that made it
         self.loaders_of: dict[str, str] = {}  # loader -> the data set it reads (DataLoader(ds))
         self.default_types: list[cst.Call] = []
@@ -124,21 +90,21 @@ class ObligationAnalysis(Analysis):
     def visit_For(self, node: cst.For) -> None:
         targets = {n for e in batch_shapes.elements(node.target) if (n := dotted(e)) is not None}
         source = node.iter
-        while type(source) is cst.Call and dotted(source.func) in _ITERATION_WRAPPERS and source.args:
+        while type(source) is cst.Call and dotted(source.func) in ITERATION_WRAPPERS and source.args:
             source = source.args[0].value
         if type(node.iter) is cst.Call and dotted(node.iter.func) == "enumerate" and type(node.target) is cst.Tuple:
             targets = {n for e in batch_shapes.elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
         loop = None
         if targets and not (type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func))):
             iterated = [dotted(source)] if type(source) is not cst.Call else [dotted(a.value) for a in source.args]
-            loop = _Loop(node, self.walk.qualname, targets, dotted(source), [n for n in iterated if n is not None])
+            loop = Loop(node, self.walk.qualname, targets, dotted(source), [n for n in iterated if n is not None])
             self.loops.append(loop)
         self.open_loops.append(loop)
 
     def leave_For(self, node: cst.For) -> None:
         self.open_loops.pop()
 
-    def _loop(self) -> _Loop | None:
+    def _loop(self) -> Loop | None:
         return next((loop for loop in reversed(self.open_loops) if loop is not None), None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -191,7 +157,7 @@ class ObligationAnalysis(Analysis):
         device = arg_value(call, 0, "device") if method_name(call) == "to" else None
         if method_name(call) == "to" and device is None:
             return
-        self.moves[name].append(_Move(call, device, self.walk.qualname, self.values._placed(call)))
+        self.moves[name].append(Move(call, device, self.walk.qualname, self.values._placed(call)))
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
@@ -207,7 +173,7 @@ class ObligationAnalysis(Analysis):
             and callee.rsplit(".", 1)[-1][:1].isupper()
         ):
             for arg in node.args:
-                for sub in _calls_in(arg.value):
+                for sub in calls_in(arg.value):
                     if method_name(sub) in ("parameters", "named_parameters") and (model := dotted(receiver(sub))):
                         self.stepped.setdefault(model, node)
         elif callee == "torch.set_default_tensor_type" and (string_value(arg_value(node, 0, "t")) or "").startswith(
@@ -233,7 +199,7 @@ class ObligationAnalysis(Analysis):
     def conclude(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
         self._othermoves()
-        self._count_guards()
+        guard_batch_moves(self.values, self.loops, self.part)
         self._batches(on_xla)
         self._handed(on_xla)
         self._unmoved_feeding()
@@ -258,8 +224,8 @@ class ObligationAnalysis(Analysis):
             call = self.default_types[0]
             self.part.broken[call] = (
                 BATCH_OFF_XLA,
-                f'`{_code(call)}` stays: without CUDA it fails ("Found no NVIDIA driver") at the first '
-                f"`{_code(self.legacy_constructors[0].func)}(...)`, which relies on it to make its tensors on the device; "
+                f'`{code(call)}` stays: without CUDA it fails ("Found no NVIDIA driver") at the first '
+                f"`{code(self.legacy_constructors[0].func)}(...)`, which relies on it to make its tensors on the device; "
                 "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
                 "(`torch.set_default_dtype(torch.float32)`)",
             )
@@ -273,8 +239,8 @@ class ObligationAnalysis(Analysis):
         if not self.moves.get(model):
             self._built_elsewhere(model, optimizer)
             return False
-        running: list[tuple[_Move, Where]] = []
-        skipped: list[tuple[_Move, cst.If]] = []
+        running: list[tuple[Move, Where]] = []
+        skipped: list[tuple[Move, cst.If]] = []
         for move in self.moves.get(model, []):
             false_cond = next(
                 (
@@ -306,7 +272,7 @@ class ObligationAnalysis(Analysis):
             if where.on_xla:
                 return True
             running.append((move, where))
-        what = f"`{model}`, whose parameters `{_code(optimizer.func)}` steps,"
+        what = f"`{model}`, whose parameters `{code(optimizer.func)}` steps,"
         off = next(((m, w) for m, w in running if w.on_xla is False), None)
         if off is not None:
             move, where = off
@@ -314,7 +280,7 @@ class ObligationAnalysis(Analysis):
                 self._break(
                     where.node,
                     DEVICE_OFF_XLA,
-                    f"{what} goes to `{_code(move.device or move.call)}`, which ends on {where.why} on an XLA "
+                    f"{what} goes to `{code(move.device or move.call)}`, which ends on {where.why} on an XLA "
                     "host after the port: make it the XLA device (torch_xla.device())",
                 )
             else:
@@ -341,7 +307,7 @@ class ObligationAnalysis(Analysis):
             self._break(
                 move.call,
                 MODEL_MOVE_SKIPPED,
-                f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
+                f"{what} moves only under `if {code(cond.test)}:`, which is False on an XLA host after the "
                 "port: it trains on the CPU; move it to the XLA device on every path",
             )
         return False
@@ -366,7 +332,7 @@ class ObligationAnalysis(Analysis):
                     self._break(
                         node,
                         DEVICE_FROM_PROJECT,
-                        f"`{_code(move.device)}`, where `{name}` goes, is chosen with what comes from another "
+                        f"`{code(move.device)}`, where `{name}` goes, is chosen with what comes from another "
                         f"module: {where.why}; a run on the project folder follows it (or make sure it is the "
                         "XLA device)",
                     )
@@ -378,7 +344,7 @@ class ObligationAnalysis(Analysis):
                     self._break(
                         node,
                         DEVICE_OFF_XLA,
-                        f"`{name}` goes to `{_code(move.device)}`, which ends on {where.why} on an XLA host after "
+                        f"`{name}` goes to `{code(move.device)}`, which ends on {where.why} on an XLA host after "
                         "the port: make it the XLA device (torch_xla.device())",
                     )
 
@@ -395,12 +361,12 @@ class ObligationAnalysis(Analysis):
         self._break(
             built[0],
             DEVICE_FROM_PROJECT,
-            f"`{model}`, whose parameters `{_code(optimizer.func)}` steps, comes from `{func}()` in {where}, and "
+            f"`{model}`, whose parameters `{code(optimizer.func)}` steps, comes from `{func}()` in {where}, and "
             "nothing here moves it: where it goes (and whether to the XLA device) is decided there; a run on the "
             "project folder follows it",
         )
 
-    def _through_project(self, loop: _Loop, through: tuple[cst.Call, str], model: str) -> None:
+    def _through_project(self, loop: Loop, through: tuple[cst.Call, str], model: str) -> None:
         """Batches made by a callable of a project module that this run does not convert: it
         decides whether they reach the device (``utils.to_gpu(x)`` inside ``parse_batch``)."""
         call, func = through
@@ -501,7 +467,7 @@ class ObligationAnalysis(Analysis):
         function that hands both of its parameters on to such a callable (``train_one_epoch``
         calling ``val_one_epoch(model, val_loader)``) is one too."""
         for loop in self.loops:
-            params = _positional(loop.scope, self.params.get(loop.scope, []))
+            params = positional(loop.scope, self.params.get(loop.scope, []))
             loader = next((name for name in loop.iterated if name in params), None)
             if loader is None:
                 continue
@@ -519,7 +485,7 @@ class ObligationAnalysis(Analysis):
             grew = False
             for call, callee, _ in self.handed:
                 scope = self.handed_in[call]
-                params = _positional(scope, self.params.get(scope, []))
+                params = positional(scope, self.params.get(scope, []))
                 for fed in self._fed_by(callee)[0]:
                     module = dotted(arg_value(call, fed.model_index, fed.model) or cst.Name("_"))
                     data = dotted(arg_value(call, fed.loader_index, fed.loader) or cst.Name("_"))
@@ -612,7 +578,7 @@ class ObligationAnalysis(Analysis):
                     same_scope = move is not None and move.scope == self.handed_in.get(call)
                     self.part.loader_wraps[loader] = LoaderWrap(
                         device if same_scope else None,
-                        f"{_code(loader)} -> {{new}}: `{callee}` ({where}) {feeds}; the device loader moves each "
+                        f"{code(loader)} -> {{new}}: `{callee}` ({where}) {feeds}; the device loader moves each "
                         "batch and ends the step",
                         sharded,
                     )
@@ -627,56 +593,13 @@ class ObligationAnalysis(Analysis):
                         call,
                         (
                             BATCH_OFF_XLA,
-                            f"`{_code(loader)}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
+                            f"`{code(loader)}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
                             "cannot wrap it: move each batch to the device there before the forward "
                             "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
                         ),
                     )
 
-    def _count_guards(self) -> None:
-        """Batch moves that a CUDA device count decides (``if n_gpu == 1:``).  On CUDA the other
-        path had ``DDP(device_ids=[rank])`` or DataParallel move the inputs; the port drops both,
-        and reads the count from the XLA runtime: the processes on this host (more than one
-        where it has several devices), or one where the count says how many devices a process
-        drives.  A test that may be False there leaves the batches on the CPU: the guard goes
-        where it holds nothing but the moves, and is reported otherwise."""
-        values = self.values
-        for loop in self.loops:
-            inside: set[int] | None = None
-            for conds in loop.guarded_moves:
-                for cond, in_body in conds:
-                    found = values.count_test(cond.test, loop.scope)
-                    if found is None or found[2] is in_body or cond in self.part.count_guards:
-                        continue
-                    if inside is None:
-                        inside = {id(n) for n in walk(loop.node.body)}
-                    if id(cond) not in inside:
-                        continue
-                    count, ported, truth = found
-                    becomes = {
-                        "0": "is 0 on an XLA host (no CUDA device there)",
-                        "1": "becomes 1 (one device per process)",
-                    }.get(
-                        ported,
-                        f"becomes the XLA runtime's {ported.replace('_', ' ')} (more than 1 on a host with several "
-                        "devices)",
-                    )
-                    why = (
-                        f"`{count}` {becomes}, so `{_code(cond.test)}` {'is' if truth is not None else 'may be'} "
-                        f"{not in_body} on XLA, and nothing else moves the batches there (DDP on XLA does not move "
-                        "its inputs)"
-                    )
-                    if in_body and cond.orelse is None and _only_moves(cond):
-                        self.part.count_guards[cond] = why
-                    else:
-                        self._break(
-                            cond.test,
-                            BATCH_OFF_XLA,
-                            f"the batches move to the device only `if {_code(cond.test)}`: {why}; move them "
-                            "whenever the model is on the XLA device",
-                        )
-
-    def _xla_move(self, name: str) -> _Move | None:
+    def _xla_move(self, name: str) -> Move | None:
         """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""
         values = self.values
         for move in self.moves.get(name, []):
@@ -724,7 +647,7 @@ class ObligationAnalysis(Analysis):
                 location = arg_value(loaded, 1, "map_location") if loaded is not None else None
                 if location is not None and location in map_locations:
                     reason = (
-                        f'`{data}` is loaded onto the CPU (`{_code(location)}` becomes "cpu": XLA cannot load '
+                        f'`{data}` is loaded onto the CPU (`{code(location)}` becomes "cpu": XLA cannot load '
                         "onto its device)"
                     )
                 elif loop.source in movers:
@@ -739,24 +662,3 @@ class ObligationAnalysis(Analysis):
                     "`pl.MpDeviceLoader(loader, device)`",
                 )
                 break
-
-
-def _only_moves(cond: cst.If) -> bool:
-    """The ``if`` holds nothing but assignments of moved batches (``x = x.to(device)``)."""
-    body = cond.body
-    return type(body) is cst.IndentedBlock and all(
-        type(statement) is cst.SimpleStatementLine
-        and len(statement.body) == 1
-        and type(small := statement.body[0]) is cst.Assign
-        and batch_shapes.moves(small.value)
-        for statement in body.body
-    )
-
-
-def _positional(scope: str, params: list[str]) -> list[str]:
-    """The parameters callers hand in by position (a method's without ``self``)."""
-    return params[1:] if "." in scope and params[:1] in (["self"], ["cls"]) else params
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    return [sub for sub in walk(node) if type(sub) is cst.Call]

@@ -1,8 +1,9 @@
 """The shapes of code the device analysis recognises, read off the syntax alone: a move
 guarded by ``if X is not None:``, a comparison with "cuda", a condition's names, a value
 that is True or False or a string, a name like a GPU index, a block that stops the script,
-an ``if not f(): exit`` requirement; and the spread of a mark through names that hold the
-same value."""
+an ``if not f(): exit`` requirement, a CUDA index or the CPU chosen by comparing the index with a
+number, a subscript keyed by a device name (``cfg["device"]``), a comparison of two numbers; and
+the spread of a mark through names that hold the same value."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Callable, Collection
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import arg_value, dotted, fold_true, method_name, string_value, walk
+from codemods.engine.nodes import arg_value, dotted, fold_true, method_name, names_the_cpu, string_value, walk
 from codemods.engine.walk import Walk
 
 
@@ -197,3 +198,39 @@ def asks_for_cuda(
     operator, bound = type(value.comparisons[0].operator), value.comparisons[0].comparator
     number = bound.value if type(bound) is cst.Integer else None
     return (operator, number) in ((cst.GreaterThan, "0"), (cst.GreaterThanEqual, "1"), (cst.NotEqual, "0"))
+
+
+def compared(left: int, operator: cst.BaseCompOp, right: int) -> bool | None:
+    comparisons: dict[type, Callable[[int, int], bool]] = {
+        cst.Equal: lambda a, b: a == b,
+        cst.NotEqual: lambda a, b: a != b,
+        cst.LessThan: lambda a, b: a < b,
+        cst.LessThanEqual: lambda a, b: a <= b,
+        cst.GreaterThan: lambda a, b: a > b,
+        cst.GreaterThanEqual: lambda a, b: a >= b,
+    }
+    compare = comparisons.get(type(operator))
+    return compare(left, right) if compare is not None else None
+
+
+def index_or_cpu(expr: cst.IfExp) -> str | None:
+    """``args.device if args.device >= 0 else "cpu"`` (or ``"cpu" if args.device < 0 else
+    args.device``): a CUDA index or the CPU, chosen by comparing the index with a number; the
+    index as written."""
+    test = expr.test
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    number = test.comparisons[0].comparator
+    if type(number) is cst.UnaryOperation and type(number.operator) is cst.Minus:
+        number = number.expression
+    index = dotted(test.left)
+    if type(number) is not cst.Integer or index is None:
+        return None
+    body, other = (expr.body, expr.orelse) if dotted(expr.body) == index else (expr.orelse, expr.body)
+    return index if dotted(body) == index and names_the_cpu(other) else None
+
+
+def device_key(node: cst.Subscript) -> str | None:
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    key = string_value(index.value) if isinstance(index, cst.Index) else None
+    return key if key is not None and is_device_name(key) else None

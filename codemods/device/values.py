@@ -19,22 +19,21 @@ other analyses ask ``where(...)`` in their own ``conclude``.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
+from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
 from codemods.device.from_project import decided_in_project
 from codemods.device.project_flags import ProjectFlags
-from codemods.device.shapes import is_device_name
+from codemods.device.shapes import compared, device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, names_the_cpu, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
@@ -51,48 +50,6 @@ _OTHER_ACCELERATOR_CHECKS = frozenset(
         "torch.mps.is_available",
     }
 )
-# How many values deep a question may follow (a condition on a name whose bindings sit under
-# conditions on other names, ...): past it the answer is "not known", which never gives an
-# error. Long chains in real code (dgl-ke's model classes) ran out of Python's stack.
-_MAX_DEPTH = 40
-_Method = TypeVar("_Method", bound=Callable[..., Any])
-
-
-def _bounded(unknown: Callable[[], object]) -> Callable[[_Method], _Method]:
-    """A question that follows values into others: ``unknown()`` once it is ``_MAX_DEPTH`` deep
-    or when it is asked again inside itself (``DEVICE = get_device(DEVICE)`` with a helper that
-    compares its parameter).  Within one outermost question each answer is computed once: an
-    answer that no cut shaped is remembered, so branching questions stay polynomial, not
-    exponential in the depth."""
-
-    def bound(method: _Method) -> _Method:
-        @functools.wraps(method)
-        def following(self: DeviceValueAnalysis, *args: Any) -> Any:
-            key = (method.__name__, *args)
-            if key in self._answers:
-                return self._answers[key]
-            if self._depth >= _MAX_DEPTH or key in self._asking:
-                self._cuts += 1
-                return unknown()
-            cuts = self._cuts
-            self._depth += 1
-            self._asking.add(key)
-            try:
-                answer = method(self, *args)
-            finally:
-                self._depth -= 1
-                self._asking.discard(key)
-            if self._cuts == cuts:
-                self._answers[key] = answer
-            if not self._depth:
-                self._answers.clear()  # the facts may change before the next outermost question
-            return answer
-
-        return following  # type: ignore[return-value]  # same signature as ``method``
-
-    return bound
-
-
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
@@ -130,10 +87,10 @@ class DeviceValueAnalysis(ProjectFlags):
         self._cache: dict[tuple[int, str], Where] = {}
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
-        self._depth = 0  # how deep the current question follows values (_bounded)
-        self._asking: set[tuple[object, ...]] = set()  # the questions being answered (_bounded)
-        self._answers: dict[tuple[object, ...], object] = {}  # answers no cut shaped (_bounded)
-        self._cuts = 0  # how many answers a cut made "not known" (_bounded)
+        self._depth = 0  # how deep the current question follows values (bounded_questions.py)
+        self._asking: set[tuple[object, ...]] = set()  # the questions being answered (bounded_questions.py)
+        self._answers: dict[tuple[object, ...], object] = {}  # answers no cut shaped (bounded_questions.py)
+        self._cuts = 0  # how many answers a cut made "not known" (bounded_questions.py)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -298,7 +255,7 @@ class DeviceValueAnalysis(ProjectFlags):
             return self._device_string(expr)
         if kind is cst.Integer:
             return XLA if expr in device.int_devices else UNKNOWN
-        if isinstance(expr, cst.IfExp) and (index := _index_or_cpu(expr)) is not None:
+        if isinstance(expr, cst.IfExp) and (index := index_or_cpu(expr)) is not None:
             return Where(False, self._index_or_cpu_why(expr, index, scope), expr)
         if kind is cst.IfExp:
             test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
@@ -313,7 +270,7 @@ class DeviceValueAnalysis(ProjectFlags):
             return either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         if kind is cst.Call:
             return self._call(expr, scope)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
-        if kind is cst.Subscript and (key := _string_key(expr)) is not None:  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+        if kind is cst.Subscript and (key := device_key(expr)) is not None:  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             keyed = self.keyed.get(key, [])
             return either([self.where(v, "") for v in keyed]) if keyed else UNKNOWN
         name = dotted(expr)
@@ -447,7 +404,7 @@ class DeviceValueAnalysis(ProjectFlags):
 
     # -- which bindings stand -----------------------------------------------------------------
 
-    @_bounded(list)
+    @bounded(list)
     def _live(self, name: str, scope: str) -> list[Binding]:
         """The bindings of ``name`` that can still hold when the function (or the file) goes on:
         in order, each drops the earlier ones that its own open conditions do not separate
@@ -477,7 +434,7 @@ class DeviceValueAnalysis(ProjectFlags):
             standing.append((binding, open_conds))
         return [b for b, _ in standing]
 
-    @_bounded(list)
+    @bounded(list)
     def _options(self, name: str, scope: str) -> cst.Call | None:
         """The call whose result ``name``'s root is, bound once (``args = get_args()``)."""
         values = self._live(name.partition(".")[0], scope)
@@ -508,7 +465,7 @@ class DeviceValueAnalysis(ProjectFlags):
 
     # -- conditions -------------------------------------------------------------------------
 
-    @_bounded(lambda: None)
+    @bounded(lambda: None)
     def truth(self, test: cst.BaseExpression, scope: str, ported: bool) -> bool | None:
         """What ``test`` is on an XLA host after the port (None: not known).  ``ported``: the
         port drops its availability checks (they hold)."""
@@ -556,7 +513,7 @@ class DeviceValueAnalysis(ProjectFlags):
             return None
         return (left == right) is (operator is cst.Equal)
 
-    @_bounded(lambda: None)
+    @bounded(lambda: None)
     def ported_count(self, expr: cst.BaseExpression, scope: str) -> str | None:
         """What a CUDA device count that ``expr`` holds reads after the port: "1" where it says
         how many devices one process drives (one on XLA), the runtime count XLA602 reads
@@ -614,10 +571,10 @@ class DeviceValueAnalysis(ProjectFlags):
         if count in ("0", "1"):
             value, known = int(cst.ensure_type(number, cst.Integer).value, 0), int(count)
             left_value, right_value = (known, value) if number is comparator else (value, known)
-            truth = _compared(left_value, test.comparisons[0].operator, right_value)
+            truth = compared(left_value, test.comparisons[0].operator, right_value)
         return self.code(counted), count, truth
 
-    @_bounded(lambda: None)
+    @bounded(lambda: None)
     def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:
         """The string ``expr`` holds after the port (None: not one known string)."""
         if expr is None:
@@ -691,39 +648,3 @@ class DeviceValueAnalysis(ProjectFlags):
             found = either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
-
-
-def _compared(left: int, operator: cst.BaseCompOp, right: int) -> bool | None:
-    comparisons: dict[type, Callable[[int, int], bool]] = {
-        cst.Equal: lambda a, b: a == b,
-        cst.NotEqual: lambda a, b: a != b,
-        cst.LessThan: lambda a, b: a < b,
-        cst.LessThanEqual: lambda a, b: a <= b,
-        cst.GreaterThan: lambda a, b: a > b,
-        cst.GreaterThanEqual: lambda a, b: a >= b,
-    }
-    compare = comparisons.get(type(operator))
-    return compare(left, right) if compare is not None else None
-
-
-def _index_or_cpu(expr: cst.IfExp) -> str | None:
-    """``args.device if args.device >= 0 else "cpu"`` (or ``"cpu" if args.device < 0 else
-    args.device``): a CUDA index or the CPU, chosen by comparing the index with a number; the
-    index as written."""
-    test = expr.test
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return None
-    number = test.comparisons[0].comparator
-    if type(number) is cst.UnaryOperation and type(number.operator) is cst.Minus:
-        number = number.expression
-    index = dotted(test.left)
-    if type(number) is not cst.Integer or index is None:
-        return None
-    body, other = (expr.body, expr.orelse) if dotted(expr.body) == index else (expr.orelse, expr.body)
-    return index if dotted(body) == index and names_the_cpu(other) else None
-
-
-def _string_key(node: cst.Subscript) -> str | None:
-    index = node.slice[0].slice if len(node.slice) == 1 else None
-    key = string_value(index.value) if isinstance(index, cst.Index) else None
-    return key if key is not None and is_device_name(key) else None

@@ -33,19 +33,22 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
+from codemods.project.text_scans import (
+    RANK_CHECK,
+    calls_under_rank_checks,
+    import_requests,
+    takes_a_training_step,
+    wraps_fsdp,
+)
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
 # ``x.module``, a wrapper's model read (not ``.modules()``).
 _READS_MODULE = re.compile(rb"\.\s*module\b")
-# A line that may test the rank (what calls_under_rank_checks parses a file for).
-_RANK_CHECK = re.compile(
-    rb"^\s*(?:el)?if\b[^\n]*(?:rank|master|main_process|is_main|ordinal|gpu_id)", re.IGNORECASE | re.MULTILINE
-)
 # A summary made on demand converts the module, whose own analysis may ask for the
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
@@ -274,7 +277,7 @@ class Project:
                     data = read_bytes(str(file))
                 except FileProblem:
                     continue
-                if not _RANK_CHECK.search(data):
+                if not RANK_CHECK.search(data):
                     continue
                 names = calls_under_rank_checks(data)
                 for imported in imported_files(self, file, data) if names else ():
@@ -388,7 +391,7 @@ class Project:
         left out; kept, with the folders the file puts on sys.path: its lookups ask again)."""
         requests = self._requests.get(path)
         if requests is None:
-            requests = self._requests[path] = list(_requests(data))
+            requests = self._requests[path] = list(import_requests(data))
             self._folders_added[path] = added_folders(path, data)
         return requests
 
@@ -632,42 +635,6 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
     return None
 
 
-_IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE
-)
-
-
-def _requests(data: bytes) -> Iterator[tuple[str, str]]:
-    """The ``(module, name)`` pairs a file's imports ask for (a quick textual scan), torch's left out."""
-    for module, names, plain in _IMPORT.findall(data):
-        if plain:
-            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
-        else:
-            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
-                (module.decode(), "")
-            ]
-        yield from (request for request in requests if not outside_project(request[0]))
-
-
-def wraps_fsdp(data: bytes) -> bool:
-    """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
-    the imports: its steps' optimizers may be handed to the files it imports)."""
-    return b"FullyShardedDataParallel" in data or b"fully_shard" in data
-
-
-# Calls that take a training step (a backward pass, an optimizer's step or its zero_grad): a file
-# that makes one is parsed even if it never names torch (its model and optimizer come from
-# other modules: SPADE's trainers), and so is a file that imports one (its loop drives the step).
-# ``.step()`` without arguments: an environment's ``env.step(action)`` (gym wrappers, many files
-# without torch in RL repositories) is no reason to parse.
-_TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
-
-
-def takes_a_training_step(data: bytes) -> bool:
-    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
-    return any(call in data for call in _TRAINING_CALLS)
-
-
 def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:
     """The project files a file imports (a quick textual scan: enough to order a run), and
     those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
@@ -691,29 +658,6 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
     found.discard(resolved(path))
     if depth == 0:
         project.file_imports[resolved(path)] = found
-    return found
-
-
-def calls_under_rank_checks(data: bytes) -> set[str]:
-    """The names a file calls in the body of an ``if`` on the rank (``if rank == 0:
-    save_checkpoint(...)``, ``misc.save_on_master(...)``: the callee's last name), as the
-    distributed analysis tells a rank check (a name of its test says rank, master, ...)."""
-    import libcst as cst
-
-    from codemods.distributed.ranks import RANK_WORDS
-    from codemods.engine.nodes import dotted, names_in, walk
-
-    try:
-        module = cst.parse_module(data)
-    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
-        return set()
-    found: set[str] = set()
-    for node in walk(module):
-        if type(node) is not cst.If or not any(word in n.lower() for n in names_in(node.test) for word in RANK_WORDS):
-            continue
-        for call in walk(node.body):
-            if type(call) is cst.Call and (name := dotted(call.func)) is not None:
-                found.add(name.rsplit(".", 1)[-1])
     return found
 
 

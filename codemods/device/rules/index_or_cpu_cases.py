@@ -1,6 +1,6 @@
 """XLA111's cases for a device chosen as a CUDA index or the CPU by comparing the index with a
 number (``args.device if args.device >= 0 else "cpu"``, an argparse int flag defaulting to -1):
-off the XLA device whichever way it goes (device/values.py ``_index_or_cpu``)."""
+off the XLA device whichever way it goes (device/shapes.py ``index_or_cpu``)."""
 
 from __future__ import annotations
 

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
-from codemods.training.rules.class_optimizers import class_optimizer_invalid, class_optimizer_valid
+from codemods.training.rules.caller_moved_optimizers import caller_moved_optimizer_invalid, caller_moved_optimizer_valid
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
 from codemods.training.rules.folded_device_cases import folded_device_invalid, folded_device_valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
+from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_invalid, init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
@@ -200,7 +201,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_valid(),
         *round_trip_valid(),
         *init_move_valid(),
-        *class_optimizer_valid(),
+        *init_moved_optimizer_valid(),
+        *caller_moved_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -488,7 +490,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_invalid(),
         *round_trip_invalid(),
         *init_move_invalid(),
-        *class_optimizer_invalid(),
+        *init_moved_optimizer_invalid(),
+        *caller_moved_optimizer_invalid(),
     ),
 )
 

@@ -1,0 +1,73 @@
+"""Quick textual scans of a file's bytes, read before (or instead of) parsing it: the imports
+it asks for, whether it names an FSDP wrapper, whether it takes a training step, and which names
+it calls under a rank check."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from codemods.project.module_summary import outside_project
+
+# A line that may test the rank (what calls_under_rank_checks parses a file for).
+RANK_CHECK = re.compile(
+    rb"^\s*(?:el)?if\b[^\n]*(?:rank|master|main_process|is_main|ordinal|gpu_id)", re.IGNORECASE | re.MULTILINE
+)
+
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE
+)
+
+
+def import_requests(data: bytes) -> Iterator[tuple[str, str]]:
+    """The ``(module, name)`` pairs a file's imports ask for (a quick textual scan), torch's left out."""
+    for module, names, plain in _IMPORT.findall(data):
+        if plain:
+            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
+        else:
+            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
+                (module.decode(), "")
+            ]
+        yield from (request for request in requests if not outside_project(request[0]))
+
+
+def wraps_fsdp(data: bytes) -> bool:
+    """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
+    the imports: its steps' optimizers may be handed to the files it imports)."""
+    return b"FullyShardedDataParallel" in data or b"fully_shard" in data
+
+
+# Calls that take a training step (a backward pass, an optimizer's step or its zero_grad): a file
+# that makes one is parsed even if it never names torch (its model and optimizer come from
+# other modules: SPADE's trainers), and so is a file that imports one (its loop drives the step).
+# ``.step()`` without arguments: an environment's ``env.step(action)`` (gym wrappers, many files
+# without torch in RL repositories) is no reason to parse.
+_TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
+
+
+def takes_a_training_step(data: bytes) -> bool:
+    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
+    return any(call in data for call in _TRAINING_CALLS)
+
+
+def calls_under_rank_checks(data: bytes) -> set[str]:
+    """The names a file calls in the body of an ``if`` on the rank (``if rank == 0:
+    save_checkpoint(...)``, ``misc.save_on_master(...)``: the callee's last name), as the
+    distributed analysis tells a rank check (a name of its test says rank, master, ...)."""
+    import libcst as cst
+
+    from codemods.distributed.ranks import RANK_WORDS
+    from codemods.engine.nodes import dotted, names_in, walk
+
+    try:
+        module = cst.parse_module(data)
+    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
+        return set()
+    found: set[str] = set()
+    for node in walk(module):
+        if type(node) is not cst.If or not any(word in n.lower() for n in names_in(node.test) for word in RANK_WORDS):
+            continue
+        for call in walk(node.body):
+            if type(call) is cst.Call and (name := dotted(call.func)) is not None:
+                found.add(name.rsplit(".", 1)[-1])
+    return found
