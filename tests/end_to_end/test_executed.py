@@ -253,13 +253,8 @@ def test_a_step_driven_from_another_module_without_the_drivers_barrier_compiles_
     assert problem.startswith("no steady state"), problem
 
 
-def test_a_helper_that_follows_is_cuda_leaves_its_tensor_on_the_cpu_without_xla117(tmp_path: Path) -> None:
-    """The negative control of tensor_guard_split: converted without XLA117, `labels.is_cuda`
-    is False for the labels on the XLA device, the one-hot rows stay on the CPU and the
-    model's torch.cat of them with the XLA features fails."""
-    case = _case("train.py", "tensor_guard_split")
-    folder = copy_fixture(case, tmp_path / "without", RuleSelection(ignore=("XLA117",)), convert=True)
-    assert "labels.is_cuda" in (folder / "label_utils.py").read_text()
+def _fails_before_a_step(case: Executed, folder: Path) -> subprocess.CompletedProcess[str]:
+    """Run a converted copy of the case on XLA and check that it stops before its first step."""
     run = subprocess.run(
         [sys.executable, case.script],
         cwd=folder,
@@ -269,6 +264,17 @@ def test_a_helper_that_follows_is_cuda_leaves_its_tensor_on_the_cpu_without_xla1
         timeout=RUN_TIMEOUT,
     )
     assert run.returncode != 0 and "step 0 loss" not in run.stdout, run.stdout[-2000:]
+    return run
+
+
+def test_a_helper_that_follows_is_cuda_leaves_its_tensor_on_the_cpu_without_xla117(tmp_path: Path) -> None:
+    """The negative control of tensor_guard_split: converted without XLA117, `labels.is_cuda`
+    is False for the labels on the XLA device, the one-hot rows stay on the CPU and the
+    model's torch.cat of them with the XLA features fails."""
+    case = _case("train.py", "tensor_guard_split")
+    folder = copy_fixture(case, tmp_path / "without", RuleSelection(ignore=("XLA117",)), convert=True)
+    assert "labels.is_cuda" in (folder / "label_utils.py").read_text()
+    run = _fails_before_a_step(case, folder)
     assert re.search(r"XLA tensor|device", run.stderr), run.stderr[-2000:]
 
 
@@ -281,13 +287,5 @@ def test_a_chosen_cuda_string_left_beside_the_ported_check_fails_on_xla(tmp_path
     ported = helper.read_text()
     assert 'dv = "xla" if labels.device.type == "xla"' in ported
     helper.write_text(ported.replace('dv = "xla" if', "dv = 'cuda' if"))
-    run = subprocess.run(
-        [sys.executable, case.script],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-    assert run.returncode != 0 and "step 0 loss" not in run.stdout, run.stdout[-2000:]
+    run = _fails_before_a_step(case, folder)
     assert re.search(r"CUDA|cuda", run.stderr), run.stderr[-2000:]
