@@ -157,11 +157,25 @@ def stops(block: cst.BaseSuite, walk: Walk, *, returning: bool) -> bool:
 def demands_cuda(node: cst.If, is_available_call: Callable[[cst.BaseExpression], bool], walk: Walk) -> bool:
     """``if not torch.cuda.is_available(): raise ...``, ``if torch.cuda.is_available(): ...
     else: sys.exit(...)``: without CUDA the script stops here, and on XLA it always would
-    (the check is False there, where the XLA device is always present)."""
+    (the check is False there, where the XLA device is always present). So does an ``else:``
+    that only asserts a configuration without accelerators (``assert cfg.NUM_GPUS == 0``): on
+    XLA, with the default configuration, that assert fails where the accelerator branch runs."""
     folded = fold_true(node.test, is_available_call)
     if folded is False:
         return stops(node.body, walk, returning=False)
-    return folded is True and type(node.orelse) is cst.Else and stops(node.orelse.body, walk, returning=False)
+    return (
+        folded is True
+        and type(node.orelse) is cst.Else
+        and (stops(node.orelse.body, walk, returning=False) or _only_asserts(node.orelse.body))
+    )
+
+
+def _only_asserts(block: cst.BaseSuite) -> bool:
+    """Every statement of the block is an ``assert``."""
+    return type(block) is cst.IndentedBlock and all(
+        type(line) is cst.SimpleStatementLine and all(type(small) is cst.Assert for small in line.body)
+        for line in block.body
+    )
 
 
 def is_cpu_device(node: cst.CSTNode, walk: Walk) -> bool:

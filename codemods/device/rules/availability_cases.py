@@ -13,6 +13,20 @@ def not_a_device_choice_cases() -> tuple[Valid, ...]:
             """
         import torch
 
+        def build(cfg, model):
+            if torch.cuda.is_available():
+                print("GPUs:", cfg.NUM_GPUS)
+            else:
+                assert cfg.NUM_GPUS == 0
+                print("running on the CPU")
+            return model
+        """,
+            note="an-else-that-asserts-and-runs-more",
+        ),
+        valid(
+            """
+        import torch
+
         def get_args(parser):
             args = parser.parse_args()
             args.benchmark = torch.cuda.is_available() and args.fast
@@ -134,6 +148,32 @@ def not_a_device_choice_cases() -> tuple[Valid, ...]:
 
 def early_return_and_wrapper_cases() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            """
+        import torch
+
+        def build(cfg, model):
+            if torch.cuda.is_available():
+                print("GPUs:", cfg.NUM_GPUS)
+            else:
+                assert cfg.NUM_GPUS == 0, "no CUDA: set NUM_GPUS to 0"
+            if cfg.NUM_GPUS:
+                model = model.cuda()
+            return model
+        """,
+            """
+        import torch
+        import torch_xla
+
+        def build(cfg, model):
+            print("GPUs:", cfg.NUM_GPUS)
+            if cfg.NUM_GPUS:
+                model = model.to(torch_xla.device())
+            return model
+        """,
+            note="an-else-that-only-asserts-a-configuration-without-accelerators",
+            findings=(Expected(5, 8, "`torch.cuda.is_available()`: the accelerator check holds for the XLA device"),),
+        ),
         invalid(
             """
         import torch

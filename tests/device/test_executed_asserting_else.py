@@ -1,0 +1,117 @@
+"""Executed: a model builder checks `torch.cuda.is_available()` and, without CUDA, only asserts a
+configuration without GPUs (`else: assert NUM_GPUS == 0`), then moves the model `if NUM_GPUS:`
+(SlowFast's `build_model`). On an XLA host the check is False and, with the default configuration
+(one GPU), the assert fails before training. The port drops the check with that branch (XLA104):
+the converted script trains like the original in eager mode (same losses, XLA parameters stepped,
+no new graph after the warm-up), on torch_xla 2.9 (CPU), with the checks of tests/support/executed.py.
+
+Negative control: converted with XLA104 off, the check stays and the script stops at the assert."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods import RuleSelection
+from tests.support.executed import (
+    RUN_TIMEOUT,
+    XLA_RUNNER,
+    Executed,
+    convert_folder,
+    loss_problems,
+    optimizer_problems,
+    parse_run,
+    run_command,
+    run_environment,
+    steady_problems,
+    xla_problems,
+)
+
+pytestmark = pytest.mark.executed
+
+STEPS = 10
+
+TRAIN = f"""\
+import torch
+import torch.nn as nn
+
+NUM_GPUS = 1
+
+
+def build_model():
+    if torch.cuda.is_available():
+        print("building on", NUM_GPUS, "GPUs")
+    else:
+        assert NUM_GPUS == 0, "CUDA is not available: set NUM_GPUS to 0"
+    model = nn.Linear(4, 2)
+    if NUM_GPUS:
+        model = model.cuda()
+    return model
+
+
+def main():
+    torch.manual_seed(0)
+    batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({STEPS})]
+    model = build_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step, (x, y) in enumerate(batches):
+        if NUM_GPUS:
+            x, y = x.cuda(), y.cuda()
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {{step}} loss {{loss.item()}}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _script(folder: Path, selection: RuleSelection | None = None, *, convert: bool = True) -> Path:
+    folder.mkdir()
+    (folder / "train.py").write_text(TRAIN)
+    if convert:
+        convert_folder(folder, selection)
+    return folder
+
+
+def _on_xla(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(XLA_RUNNER), "train.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def test_the_check_goes_with_its_asserting_branch_and_the_model_trains_on_xla(tmp_path: Path) -> None:
+    eager_folder = _script(tmp_path / "eager", convert=False)
+    # The original's reference run is on the CPU, as its configuration for a host without GPUs.
+    (eager_folder / "train.py").write_text(TRAIN.replace("NUM_GPUS = 1", "NUM_GPUS = 0"))
+    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
+    folder = _script(tmp_path / "ported")
+    ported = (folder / "train.py").read_text()
+    assert "is_available" not in ported and "assert NUM_GPUS == 0" not in ported
+    result = _on_xla(folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = parse_run(result.stdout, folder)
+    assert len(eager.losses) == STEPS
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    problems += steady_problems(run, Executed("train.py"))
+    assert not problems, problems
+
+
+def test_with_the_check_kept_the_assert_stops_the_script_on_xla(tmp_path: Path) -> None:
+    folder = _script(tmp_path / "kept", RuleSelection(ignore=("XLA104",)))
+    assert "torch.cuda.is_available()" in (folder / "train.py").read_text()
+    result = _on_xla(folder)
+    assert result.returncode != 0
+    assert "CUDA is not available: set NUM_GPUS to 0" in result.stderr
+    assert "step 0 loss" not in result.stdout
