@@ -11,7 +11,7 @@ import pytest
 
 from codemods import RULES, convert_source
 from codemods.rules import SEVERITIES
-from tests.support.derived_cases import DERIVED_CASES
+from tests.support.derived_cases import DERIVED_CASES, _save_may_be_guarded
 from tests.support.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
@@ -63,3 +63,18 @@ def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
 def test_every_rule_has_a_severity_and_a_unique_code(rule) -> None:  # type: ignore[no-untyped-def]
     assert rule.severity in SEVERITIES
     assert [r.code for r in RULES].count(rule.code) == 1
+
+
+@pytest.mark.parametrize(
+    ("output", "guarded"),
+    [
+        ("import torch_xla.core.xla_model as xm\nif rank == 0:\n    xm.save(m, p)\n", True),
+        ("def f(m):\n    if rank != 0:\n        return\n    xm.save(m, p)\n", True),
+        ("def f(m):\n    xm.save(m, p)\n\n\nif rank == 0:\n    f(m)\n", True),
+        ("def f(m, gpu):\n    xm.save(m, p)\n    if gpu:\n        m.cuda()\n\n\nf(m, True)\n", False),
+    ],
+)
+def test_a_save_an_if_may_guard_gives_no_sagemaker_case(output: str, guarded: bool) -> None:
+    """sagemaker keeps ``torch.save`` under a rank check: a 2.9 case whose ``xm.save`` an ``if``
+    may guard is not respelled for it (tests/support/derived_cases.py)."""
+    assert _save_may_be_guarded(output) is guarded

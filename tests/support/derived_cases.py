@@ -17,11 +17,12 @@ A case the renaming does not fit (not one top-level ``import torch`` in the inpu
 output, ``torch`` imported again inside a function, a name ``th`` already in use, ``torch``
 inside an f-string, a file that is not Python) gives no derived case: it is not run twice, nor counted.
 
-For the sagemaker target: from each positive or negative 2.9 case whose input names nothing of
+For the sagemaker target: from each positive, alias or negative 2.9 case whose input names nothing of
 torch_xla and whose output uses torch_xla only through ``import torch_xla``, the calls whose
 spelling alone differs between the targets (``torch_xla.device()``, ``torch_xla.sync()``) and
 the APIs both targets spell alike (``xm.optimizer_step``, ``pl.MpDeviceLoader``; ``xm.save``
-only in an output without an ``if``, since a rank check keeps sagemaker's ``torch.save``), the same
+only where no ``if`` may stand for a rank check: none around it, before it in its function or
+around a call of its function, since a rank check keeps sagemaker's ``torch.save``), the same
 case with that import and those calls spelled as the target tables of codemods/targets.py
 spell them for sagemaker (``xm.xla_device()``), in the output and in the messages; columns
 after a respelled call on its line move with it, and where the output imports sagemaker's
@@ -33,6 +34,7 @@ rewrite, such as ``torch.autocast``) and any other case give none.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -124,9 +126,8 @@ def with_alias(case: Case) -> Case | None:
 _RESPELLED = ("device", "sync")
 # Spelled alike, but written by a fix that reads the target: under a rank check, sagemaker's
 # port keeps ``torch.save`` (codemods/targets.py, ``to_cpu``), so a case with them is derived
-# only where its output has no condition at all.
+# only where no ``if`` may guard them (``_save_may_be_guarded``).
 _CONDITIONAL_ALIKE = ("save",)
-_CONDITION = re.compile(r"\bif\b")
 _XLA_NAME = re.compile(r"\b(torch_xla|xm|xr|xmp|pl)\b")
 
 
@@ -141,14 +142,55 @@ def _spellings(target: str) -> tuple[str, list[str]]:
     return binding, [f"{api.spelled}()" for api in apis]
 
 
-def _spelled_alike(target: str, conditions: bool) -> tuple[set[str], list[str]]:
+def _save_may_be_guarded(output: str) -> bool:
+    """Whether an ``xm.save`` of the output may stand where only some processes reach it, as
+    under a rank check: inside an ``if``, after an ``if`` in its function (an early return), or
+    in a function that some call under an ``if`` names."""
+    try:
+        tree = ast.parse(output)
+    except SyntaxError:
+        return True
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+
+    def enclosing(node: ast.AST) -> list[ast.AST]:
+        found = []
+        while node in parents:
+            node = parents[node]
+            found.append(node)
+        return found
+
+    conditional = (ast.If, ast.IfExp)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    for call in calls:
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "save" and ast.unparse(func.value) == "xm"):
+            continue
+        around = enclosing(call)
+        if any(isinstance(node, conditional) for node in around):
+            return True
+        function = next((node for node in around if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        if function is None:
+            continue
+        if any(isinstance(node, ast.If) and node.lineno < call.lineno for node in ast.walk(function)):
+            return True
+        for other in calls:
+            name = other.func.attr if isinstance(other.func, ast.Attribute) else getattr(other.func, "id", None)
+            if name == function.name and any(isinstance(node, conditional) for node in enclosing(other)):
+                return True
+    return False
+
+
+def _spelled_alike(target: str, guarded: bool) -> tuple[set[str], list[str]]:
     """The imports and names of the APIs that ``target`` and the default target spell alike
-    in an output with ``conditions`` or without."""
+    in an output whose saves may be ``guarded`` or not."""
     default, other = TARGETS[DEFAULT_TARGET].apis, TARGETS[target].apis
     alike = [
         api
         for concept, api in default.items()
-        if other.get(concept) == api and not (conditions and concept in _CONDITIONAL_ALIKE)
+        if other.get(concept) == api and not (guarded and concept in _CONDITIONAL_ALIKE)
     ]
     return {_import_of(api) for api in alike}, [f"{api.spelled}(" for api in alike]
 
@@ -156,14 +198,14 @@ def _spelled_alike(target: str, conditions: bool) -> tuple[set[str], list[str]]:
 def for_target(case: Case, target: str) -> Case | None:
     """The 2.9 case for ``target``, or None where its output uses more than the respelled calls
     and the APIs spelled alike."""
-    if case.kind == "alias" or case.target != DEFAULT_TARGET or case.run_level or case.target_only:
+    if case.target != DEFAULT_TARGET or case.run_level or case.target_only:
         return None
     if case.after is None:  # code no rule changes: the same for every target, unless it names torch_xla
         if case.kind != "negative" or _XLA_NAME.search(case.before):
             return None
         return replace(case, target=target, note=f"{case.note or 'case'}-derived-for-{target}")
     (old_import, old_calls), (new_import, new_calls) = _spellings(DEFAULT_TARGET), _spellings(target)
-    alike_imports, alike_names = _spelled_alike(target, _CONDITION.search(case.after) is not None)
+    alike_imports, alike_names = _spelled_alike(target, _save_may_be_guarded(case.after))
     lines = case.after.split("\n")
     if _XLA_NAME.search(case.before) or lines.count(old_import) != 1:
         return None

@@ -69,17 +69,13 @@ LOAD_MAP_LOCATION = Rule(
             other = torch.load("o.pt", map_location=lambda storage, loc: storage)
             """,
         ),
-        *(
-            valid(
-                """
-                import torch
+        valid(
+            """
+            import torch
 
-                pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu"})
-                """,
-                target=target,
-                note=f"a-dict-that-maps-cuda-to-the-cpu-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu"})
+            """,
+            note="a-dict-that-maps-cuda-to-the-cpu",
         ),
     ),
     invalid=lambda: (

@@ -17,6 +17,35 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# Sparse embeddings behind parameters a call may set: one input for the cases of both targets.
+SPARSE_PARAMETERS_A_CALL_MAY_SET = """
+import argparse
+
+from torch import nn
+
+
+class Tables(nn.Module):
+    def __init__(self, n, dim, sparse=False):
+        super().__init__()
+        self.table = nn.Embedding(n, dim, sparse=sparse)
+
+
+def build(n, *, sparse=None):
+    return nn.Embedding(n, 8, sparse=sparse)
+
+
+def library(n, sparse=False):
+    return nn.Embedding(n, 8, sparse=sparse)
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--sparse", action="store_true")
+args = parser.parse_args()
+tables = Tables(100, 16, args.sparse)
+table = build(100, sparse=True)
+"""
+
+
 SPARSE_GRADIENTS = Rule(
     code="XLA507",
     name="sparse-gradients",
@@ -140,32 +169,7 @@ SPARSE_GRADIENTS = Rule(
             ),
         ),
         invalid(
-            """
-            import argparse
-
-            from torch import nn
-
-
-            class Tables(nn.Module):
-                def __init__(self, n, dim, sparse=False):
-                    super().__init__()
-                    self.table = nn.Embedding(n, dim, sparse=sparse)
-
-
-            def build(n, *, sparse=None):
-                return nn.Embedding(n, 8, sparse=sparse)
-
-
-            def library(n, sparse=False):
-                return nn.Embedding(n, 8, sparse=sparse)
-
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--sparse", action="store_true")
-            args = parser.parse_args()
-            tables = Tables(100, 16, args.sparse)
-            table = build(100, sparse=True)
-            """,
+            SPARSE_PARAMETERS_A_CALL_MAY_SET,
             note="a-parameter-a-call-may-set",
             findings=(
                 Expected(9, 43, "defaults to False, but `Tables(..., sparse=args.sparse)` here may pass True"),
@@ -176,32 +180,7 @@ SPARSE_GRADIENTS = Rule(
             ),
         ),
         invalid(
-            """
-            import argparse
-
-            from torch import nn
-
-
-            class Tables(nn.Module):
-                def __init__(self, n, dim, sparse=False):
-                    super().__init__()
-                    self.table = nn.Embedding(n, dim, sparse=sparse)
-
-
-            def build(n, *, sparse=None):
-                return nn.Embedding(n, 8, sparse=sparse)
-
-
-            def library(n, sparse=False):
-                return nn.Embedding(n, 8, sparse=sparse)
-
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--sparse", action="store_true")
-            args = parser.parse_args()
-            tables = Tables(100, 16, args.sparse)
-            table = build(100, sparse=True)
-            """,
+            SPARSE_PARAMETERS_A_CALL_MAY_SET,
             target="sagemaker",
             note="a-parameter-a-call-may-set-sagemaker",
             findings=(

@@ -132,37 +132,10 @@ for step in range(3):
     xm.optimizer_step(optimizer)
     torch_xla.sync()
 """
-INDEX_MADE_A_DEVICE_SAGEMAKER = """
-import argparse
-
-import torch
-import torch_xla.core.xla_model as xm
-
-parser = argparse.ArgumentParser()
-parser.add_argument("--device", type=int, default=-1)
-args = parser.parse_args()
-device = xm.xla_device() if args.device >= 0 else "cpu"
-workers = args.device if args.device >= 0 else 0
-model = torch.nn.Linear(4, 2).to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
-    optimizer.zero_grad()
-    model(torch.randn(8, 4).to(device)).sum().backward()
-    xm.optimizer_step(optimizer)
-    xm.mark_step()
-"""
 
 
 def index_or_cpu_valid() -> tuple[Valid, ...]:
-    return (
-        valid(INDEX_MADE_A_DEVICE, INDEX_MADE_A_DEVICE_PORTED, note="an-index-made-a-cuda-device-or-the-cpu"),
-        valid(
-            INDEX_MADE_A_DEVICE,
-            INDEX_MADE_A_DEVICE_SAGEMAKER,
-            target="sagemaker",
-            note="an-index-made-a-cuda-device-or-the-cpu-sagemaker",
-        ),
-    )
+    return (valid(INDEX_MADE_A_DEVICE, INDEX_MADE_A_DEVICE_PORTED, note="an-index-made-a-cuda-device-or-the-cpu"),)
 
 
 def index_or_cpu_invalid() -> tuple[Invalid, ...]:

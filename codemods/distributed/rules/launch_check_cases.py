@@ -6,33 +6,36 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, invalid
 
+# A --local_rank flag whose -1 asks whether a launcher started the script: one input for the cases of both targets, whose outputs differ.
+LOCAL_RANK_FLAG_MINUS_ONE = """
+import argparse
+import torch
+import torch.distributed as dist
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=-1)
+    args = parser.parse_args()
+    if args.local_rank == -1:
+        device = torch.device("cuda")
+    else:
+        dist.init_process_group(backend="nccl")
+        device = torch.device("cuda", args.local_rank)
+    model = torch.nn.Linear(4, 2).to(device)
+    if args.local_rank != -1:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
+
+
+if __name__ == "__main__":
+    main()
+"""
+
 
 def launch_check_invalid() -> tuple[Invalid, ...]:
     return (
         invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if args.local_rank == -1:
-                    device = torch.device("cuda")
-                else:
-                    dist.init_process_group(backend="nccl")
-                    device = torch.device("cuda", args.local_rank)
-                model = torch.nn.Linear(4, 2).to(device)
-                if args.local_rank != -1:
-                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
-
-
-            if __name__ == "__main__":
-                main()
-            """,
+            LOCAL_RANK_FLAG_MINUS_ONE,
             """
             import argparse
             import torch
@@ -70,29 +73,7 @@ def launch_check_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if args.local_rank == -1:
-                    device = torch.device("cuda")
-                else:
-                    dist.init_process_group(backend="nccl")
-                    device = torch.device("cuda", args.local_rank)
-                model = torch.nn.Linear(4, 2).to(device)
-                if args.local_rank != -1:
-                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
-
-
-            if __name__ == "__main__":
-                main()
-            """,
+            LOCAL_RANK_FLAG_MINUS_ONE,
             """
             import argparse
             import torch

@@ -19,6 +19,29 @@ _PRINTED_COUNT = """
     """
 
 
+# Uses of the device count that the port leaves nowhere to go: one input for the cases of both targets, whose outputs differ.
+COUNT_THE_PORT_LEAVES_NOWHERE_TO_GO = """
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def worker(gpu, ngpus_per_node, args):
+    args.rank = args.rank * ngpus_per_node + gpu
+    dist.init_process_group("nccl", world_size=args.world_size, rank=args.rank)
+
+
+def main(args):
+    args.distributed = args.world_size > 1
+    ngpus_per_node = torch.cuda.device_count()
+    if args.multiprocessing:
+        args.world_size = ngpus_per_node * args.world_size
+        mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
+    else:
+        worker(0, ngpus_per_node, args)
+"""
+
+
 def launcher_count_cases() -> tuple[Invalid, ...]:
     return (
         invalid(
@@ -131,26 +154,7 @@ def launcher_count_cases() -> tuple[Invalid, ...]:
             findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
         ),
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-            import torch.multiprocessing as mp
-
-
-            def worker(gpu, ngpus_per_node, args):
-                args.rank = args.rank * ngpus_per_node + gpu
-                dist.init_process_group("nccl", world_size=args.world_size, rank=args.rank)
-
-
-            def main(args):
-                args.distributed = args.world_size > 1
-                ngpus_per_node = torch.cuda.device_count()
-                if args.multiprocessing:
-                    args.world_size = ngpus_per_node * args.world_size
-                    mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
-                else:
-                    worker(0, ngpus_per_node, args)
-            """,
+            COUNT_THE_PORT_LEAVES_NOWHERE_TO_GO,
             """
             import torch
             import torch.distributed as dist
@@ -180,26 +184,7 @@ def launcher_count_cases() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-            import torch.multiprocessing as mp
-
-
-            def worker(gpu, ngpus_per_node, args):
-                args.rank = args.rank * ngpus_per_node + gpu
-                dist.init_process_group("nccl", world_size=args.world_size, rank=args.rank)
-
-
-            def main(args):
-                args.distributed = args.world_size > 1
-                ngpus_per_node = torch.cuda.device_count()
-                if args.multiprocessing:
-                    args.world_size = ngpus_per_node * args.world_size
-                    mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
-                else:
-                    worker(0, ngpus_per_node, args)
-            """,
+            COUNT_THE_PORT_LEAVES_NOWHERE_TO_GO,
             """
             import torch
             import torch.distributed as dist

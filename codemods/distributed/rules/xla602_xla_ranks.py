@@ -25,6 +25,48 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context, StatementLineT
     from codemods.facts import Facts
 
+# A local rank read from torch.cuda.current_device(): one input for the cases of both targets, whose outputs differ.
+LOCAL_RANK_HOLDS_CURRENT_DEVICE = """
+import argparse
+import torch
+import torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=0)
+args = parser.parse_args()
+
+
+def local_setting(args):
+    args.local_rank = torch.cuda.current_device
+    dist.init_process_group("nccl")
+    return args.local_rank()
+"""
+
+
+# A device count that guards DataParallel: one input for the cases of both targets, whose outputs differ.
+DEVICE_COUNT_GUARDING_DATA_PARALLEL = """
+import os
+import torch
+import torch.distributed as dist
+
+
+def main():
+    if "LOCAL_RANK" in os.environ:
+        dist.init_process_group("nccl")
+        n_gpu = 1
+    else:
+        n_gpu = torch.cuda.device_count()
+    model = torch.nn.Linear(4, 2).cuda()
+    if n_gpu > 1:
+        model = torch.nn.DataParallel(model)
+    batch_size = 16 * max(1, n_gpu)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
 XLA_RANKS = Rule(
     code="XLA602",
     name="xla-ranks",
@@ -95,27 +137,7 @@ XLA_RANKS = Rule(
         *rank_flag_invalid(),
         *launch_check_invalid(),
         invalid(
-            """
-            import os
-            import torch
-            import torch.distributed as dist
-
-
-            def main():
-                if "LOCAL_RANK" in os.environ:
-                    dist.init_process_group("nccl")
-                    n_gpu = 1
-                else:
-                    n_gpu = torch.cuda.device_count()
-                model = torch.nn.Linear(4, 2).cuda()
-                if n_gpu > 1:
-                    model = torch.nn.DataParallel(model)
-                batch_size = 16 * max(1, n_gpu)
-
-
-            if __name__ == "__main__":
-                main()
-            """,
+            DEVICE_COUNT_GUARDING_DATA_PARALLEL,
             """
             import torch
             import torch.distributed as dist
@@ -149,27 +171,7 @@ XLA_RANKS = Rule(
             ),
         ),
         invalid(
-            """
-            import os
-            import torch
-            import torch.distributed as dist
-
-
-            def main():
-                if "LOCAL_RANK" in os.environ:
-                    dist.init_process_group("nccl")
-                    n_gpu = 1
-                else:
-                    n_gpu = torch.cuda.device_count()
-                model = torch.nn.Linear(4, 2).cuda()
-                if n_gpu > 1:
-                    model = torch.nn.DataParallel(model)
-                batch_size = 16 * max(1, n_gpu)
-
-
-            if __name__ == "__main__":
-                main()
-            """,
+            DEVICE_COUNT_GUARDING_DATA_PARALLEL,
             """
             import os
             import torch
@@ -208,21 +210,7 @@ XLA_RANKS = Rule(
             ),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--local_rank", type=int, default=0)
-            args = parser.parse_args()
-
-
-            def local_setting(args):
-                args.local_rank = torch.cuda.current_device
-                dist.init_process_group("nccl")
-                return args.local_rank()
-            """,
+            LOCAL_RANK_HOLDS_CURRENT_DEVICE,
             """
             import argparse
             import torch
@@ -245,21 +233,7 @@ XLA_RANKS = Rule(
             findings=(Expected(15, 12, "args.local_rank() -> xr.local_ordinal()"),),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--local_rank", type=int, default=0)
-            args = parser.parse_args()
-
-
-            def local_setting(args):
-                args.local_rank = torch.cuda.current_device
-                dist.init_process_group("nccl")
-                return args.local_rank()
-            """,
+            LOCAL_RANK_HOLDS_CURRENT_DEVICE,
             """
             import argparse
             import torch

@@ -16,6 +16,27 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A gradient-scaler helper whose callers are not in the run: one input for the cases of both targets, whose outputs differ.
+SCALER_HELPER_CALLED_OUTSIDE_THE_RUN = """
+import torch
+
+
+def init_distributed_mode(args):
+    torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+
+
+class NativeScaler:
+    def __init__(self):
+        self._scaler = torch.cuda.amp.GradScaler()
+
+    def __call__(self, loss, optimizer, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            self._scaler.step(optimizer)
+            self._scaler.update()
+"""
+
+
 AMP_GRADIENT_ALL_REDUCE = Rule(
     code="XLA607",
     name="amp-gradient-all-reduce",
@@ -195,24 +216,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
         ),
         invalid(
-            """
-            import torch
-
-
-            def init_distributed_mode(args):
-                torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
-
-
-            class NativeScaler:
-                def __init__(self):
-                    self._scaler = torch.cuda.amp.GradScaler()
-
-                def __call__(self, loss, optimizer, update_grad=True):
-                    self._scaler.scale(loss).backward()
-                    if update_grad:
-                        self._scaler.step(optimizer)
-                        self._scaler.update()
-            """,
+            SCALER_HELPER_CALLED_OUTSIDE_THE_RUN,
             """
             import torch
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
@@ -238,24 +242,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            def init_distributed_mode(args):
-                torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
-
-
-            class NativeScaler:
-                def __init__(self):
-                    self._scaler = torch.cuda.amp.GradScaler()
-
-                def __call__(self, loss, optimizer, update_grad=True):
-                    self._scaler.scale(loss).backward()
-                    if update_grad:
-                        self._scaler.step(optimizer)
-                        self._scaler.update()
-            """,
+            SCALER_HELPER_CALLED_OUTSIDE_THE_RUN,
             """
             import torch
             import os

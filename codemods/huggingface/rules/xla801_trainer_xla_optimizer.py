@@ -93,29 +93,25 @@ TRAINER_XLA_OPTIMIZER = Rule(
             """,
             note="plain-torch-adamw-runs",
         ),
-        *(
-            valid(
-                """
-                from dataclasses import dataclass, field
+        valid(
+            """
+            from dataclasses import dataclass, field
 
-                import transformers
-
-
-                @dataclass
-                class TrainingArguments(transformers.TrainingArguments):
-                    optim: str = field(default="adamw_torch")
+            import transformers
 
 
-                def _mp_fn(index):
-                    parser = transformers.HfArgumentParser((TrainingArguments,))
-                    (training_args,) = parser.parse_args_into_dataclasses()
-                    extra = TrainingArguments(output_dir="out", dataloader_num_workers=2)
-                    transformers.Trainer(model=model, args=training_args, train_dataset=data).train()
-                """,
-                target=target,
-                note=f"dataclass-default-plain-adamw-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            @dataclass
+            class TrainingArguments(transformers.TrainingArguments):
+                optim: str = field(default="adamw_torch")
+
+
+            def _mp_fn(index):
+                parser = transformers.HfArgumentParser((TrainingArguments,))
+                (training_args,) = parser.parse_args_into_dataclasses()
+                extra = TrainingArguments(output_dir="out", dataloader_num_workers=2)
+                transformers.Trainer(model=model, args=training_args, train_dataset=data).train()
+            """,
+            note="dataclass-default-plain-adamw",
         ),
     ),
     invalid=lambda: (

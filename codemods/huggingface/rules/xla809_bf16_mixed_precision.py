@@ -79,32 +79,28 @@ BF16_MIXED_PRECISION = Rule(
             """,
             note="accelerate-bf16",
         ),
-        *(
-            valid(
-                """
-                import argparse
-                from dataclasses import dataclass
-                from transformers import TrainingArguments
+        valid(
+            """
+            import argparse
+            from dataclasses import dataclass
+            from transformers import TrainingArguments
 
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--no_fp16", action="store_false")
-                parser.add_argument("--bf16", action="store_true", default=True)
-                args = parser.parse_args()
-
-
-                @dataclass
-                class Options:
-                    fp16: bool = False
-                    bf16: bool = True
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--no_fp16", action="store_false")
+            parser.add_argument("--bf16", action="store_true", default=True)
+            args = parser.parse_args()
 
 
-                first = TrainingArguments("out", fp16=not args.no_fp16, bf16=args.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
-                second = TrainingArguments("out", fp16=options.fp16, bf16=options.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
-                """,
-                target=target,
-                note=f"fp16-off-by-default-beside-bf16-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            @dataclass
+            class Options:
+                fp16: bool = False
+                bf16: bool = True
+
+
+            first = TrainingArguments("out", fp16=not args.no_fp16, bf16=args.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
+            second = TrainingArguments("out", fp16=options.fp16, bf16=options.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
+            """,
+            note="fp16-off-by-default-beside-bf16",
         ),
         valid(
             """

@@ -235,65 +235,6 @@ def main(loader):
         torch_xla.sync()
 """
 
-MOVED_BY_THE_CALLER_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-class Optimizer:
-    def __init__(self, name, parameters, lr):
-        self._opt = torch.optim.Adam(parameters, lr=lr)
-
-    def __call__(self, loss):
-        self._opt.zero_grad()
-        loss.backward()
-        xm.optimizer_step(self._opt)
-
-
-class World(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self._model_opt = Optimizer("model", self.parameters(), 0.1)
-
-    def forward(self, x):
-        return self.fc(x)
-
-
-class Agent(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self._wm = World()
-
-    def train_step(self, x, y):
-        self._wm._model_opt((self._wm(x) - y).pow(2).mean())
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-
-    def compile(self, lr):
-        self.optimizer = torch.optim.SGD(self.parameters(), lr=lr)
-
-    def model_to_device(self):
-        self.to(xm.xla_device())
-
-
-def main(loader):
-    agent = Agent().to(xm.xla_device())
-    model = Net()
-    model.compile(0.1)
-    model.model_to_device()
-    for x, y in loader:
-        agent.train_step(x.to(xm.xla_device()), y.to(xm.xla_device()))
-        model.optimizer.zero_grad()
-        (model.fc(x.to(xm.xla_device())) - y.to(xm.xla_device())).pow(2).mean().backward()
-        xm.optimizer_step(model.optimizer)
-        xm.mark_step()
-"""
 
 # The caller builds the optimizer again after the move (by hand, or through the method), or moves
 # the instance before it calls the method that builds it.
@@ -419,68 +360,6 @@ def main(loader):
         torch_xla.sync()
 """
 
-CALLERS_THAT_STRAND_NOTHING_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-class Optimizer:
-    def __init__(self, parameters, lr):
-        self._opt = torch.optim.Adam(parameters, lr=lr)
-
-    def __call__(self, loss):
-        self._opt.zero_grad()
-        loss.backward()
-        xm.optimizer_step(self._opt)
-
-
-class World(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.opt = Optimizer(self.parameters(), 0.1)
-
-
-class Agent(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.world = World()
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-
-    def compile(self, lr):
-        self.optimizer = torch.optim.SGD(self.parameters(), lr=lr)
-
-
-def main(loader):
-    agent = Agent().to(xm.xla_device())
-    agent.world.opt = Optimizer(agent.world.parameters(), 0.1)
-    first = Net()
-    first.to(xm.xla_device())
-    first.compile(0.1)
-    again = Net()
-    again.compile(0.1)
-    again.to(xm.xla_device())
-    again.compile(0.1)
-    by_hand = Net()
-    by_hand.compile(0.1)
-    by_hand.to(xm.xla_device())
-    by_hand.optimizer = torch.optim.SGD(by_hand.parameters(), lr=0.1)
-    for x, y in loader:
-        agent.world.opt((agent.world.fc(x.to(xm.xla_device())) - y.to(xm.xla_device())).pow(2).mean())
-        for model in (first, again, by_hand):
-            model.optimizer.zero_grad()
-            (model.fc(x.to(xm.xla_device())) - y.to(xm.xla_device())).pow(2).mean().backward()
-            xm.optimizer_step(model.optimizer)
-            xm.mark_step()
-        xm.mark_step()
-"""
-
 
 def caller_moved_optimizer_valid() -> tuple[Valid, ...]:
     return (
@@ -493,12 +372,6 @@ def caller_moved_optimizer_valid() -> tuple[Valid, ...]:
             CALLERS_THAT_STRAND_NOTHING,
             CALLERS_THAT_STRAND_NOTHING_PORTED,
             note="callers-build-the-optimizer-again-after-the-move-or-move-first",
-        ),
-        valid(
-            CALLERS_THAT_STRAND_NOTHING,
-            CALLERS_THAT_STRAND_NOTHING_SAGEMAKER,
-            target="sagemaker",
-            note="callers-build-the-optimizer-again-after-the-move-or-move-first-sagemaker",
         ),
     )
 
@@ -534,16 +407,6 @@ def caller_moved_optimizer_invalid() -> tuple[Invalid, ...]:
                     "`model.model_to_device()` moves `model` to the XLA device through `self.cuda()` in "
                     "`Net.model_to_device` after `model.compile(0.1)` in `Net.compile` built `self.optimizer`",
                 ),
-            ),
-        ),
-        invalid(
-            MOVED_BY_THE_CALLER,
-            MOVED_BY_THE_CALLER_SAGEMAKER,
-            target="sagemaker",
-            note="a-submodule-with-a-helper-optimizer-or-a-method-built-optimizer-moved-by-the-caller-sagemaker",
-            findings=(
-                Expected(48, 13, "`Agent().cuda()` moves `agent`"),
-                Expected(51, 5, "or move the module before `model.compile(0.1)`"),
             ),
         ),
     )

@@ -9,9 +9,8 @@ from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
 def folded_device_valid() -> tuple[Valid, ...]:
     return (
-        *(
-            valid(
-                """
+        valid(
+            """
             import torch
 
             device = torch.device("cuda")
@@ -20,32 +19,25 @@ def folded_device_valid() -> tuple[Valid, ...]:
             model = torch.nn.Linear(3, 1)
             model.to(device)
             """,
-                f"""
+            """
             import torch
-            import {module}
+            import torch_xla
 
-            device = {device}
+            device = torch_xla.device()
             model = torch.nn.Linear(3, 1)
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             model = torch.nn.Linear(3, 1)
             model.to(device)
             """,
-                target=target,
-                note=f"the-name-is-built-anew-before-the-move-{target}",
-            )
-            for target, module, device in (
-                ("2.9", "torch_xla", "torch_xla.device()"),
-                ("sagemaker", "torch_xla.core.xla_model as xm", "xm.xla_device()"),
-            )
+            note="the-name-is-built-anew-before-the-move",
         ),
     )
 
 
 def folded_device_invalid() -> tuple[Invalid, ...]:
     return (
-        *(
-            invalid(
-                """
+        invalid(
+            """
             import torch
 
             if torch.cuda.is_available():
@@ -58,49 +50,41 @@ def folded_device_invalid() -> tuple[Invalid, ...]:
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             model.to(device)
             """,
-                f"""
+            """
             import torch
-            import {module}
+            import torch_xla
 
-            device = {device}
+            device = torch_xla.device()
             model = torch.nn.Linear(3, 1)
-            optimizer = torch.optim.SGD(model.to({device}).parameters(), lr=0.1)
+            optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=0.1)
             model.to(device)
             """,
-                target=target,
-                note=f"a-device-picked-by-an-availability-chain-the-port-folds-{target}",
-                findings=(
-                    Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)`"),
-                ),
-            )
-            for target, module, device in (
-                ("2.9", "torch_xla", "torch_xla.device()"),
-                ("sagemaker", "torch_xla.core.xla_model as xm", "xm.xla_device()"),
-            )
+            note="a-device-picked-by-an-availability-chain-the-port-folds",
+            findings=(Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)`"),),
         ),
         invalid(
             """
-        from torch import cuda, nn, optim
-        import torch
+            from torch import cuda, nn, optim
+            import torch
 
-        if cuda.is_available():
-            dev = torch.device("cuda")
-        else:
-            dev = torch.device("cpu")
-        net = nn.Linear(3, 1)
-        opt = optim.Adam(net.parameters())
-        net = net.to(dev)
-        """,
+            if cuda.is_available():
+                dev = torch.device("cuda")
+            else:
+                dev = torch.device("cpu")
+            net = nn.Linear(3, 1)
+            opt = optim.Adam(net.parameters())
+            net = net.to(dev)
+            """,
             """
-        from torch import nn, optim
-        import torch
-        import torch_xla.core.xla_model as xm
+            from torch import nn, optim
+            import torch
+            import torch_xla.core.xla_model as xm
 
-        dev = xm.xla_device()
-        net = nn.Linear(3, 1)
-        opt = optim.Adam(net.to(xm.xla_device()).parameters())
-        net = net.to(dev)
-        """,
+            dev = xm.xla_device()
+            net = nn.Linear(3, 1)
+            opt = optim.Adam(net.to(xm.xla_device()).parameters())
+            net = net.to(dev)
+            """,
             target="sagemaker",
             alias=True,
             note="a-device-picked-by-an-availability-check-the-port-folds-aliased",

@@ -84,42 +84,6 @@ class Net(BaseModel):
         return self.fc(x)
 """
 
-INIT_METHODS_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-class BaseModel(nn.Module):
-    def __init__(self, gpu):
-        super().__init__()
-        self.device = torch.device("xla" if gpu >= 0 else "cpu")
-
-    def compile(self, lr):
-        self.optimizer = torch.optim.Adam(self.parameters(), lr=lr)
-
-    def model_to_device(self):
-        self.to(device=self.device)
-
-    def fit(self, loader):
-        for x, y in loader:
-            self.optimizer.zero_grad()
-            loss = (self(x.to(self.device)) - y.to(self.device)).pow(2).mean()
-            loss.backward()
-            xm.optimizer_step(self.optimizer)
-            xm.mark_step()
-
-
-class Net(BaseModel):
-    def __init__(self, gpu, lr):
-        super().__init__(gpu)
-        self.fc = nn.Linear(4, 1)
-        self.compile(lr)
-        self.model_to_device()
-
-    def forward(self, x):
-        return self.fc(x)
-"""
 
 # An optimizer built by a helper handed ``self.parameters()``, then ``self.cuda()``; and one built
 # by a method of the class, then a method that moves the instance.
@@ -201,44 +165,6 @@ class Trainer(nn.Module):
         xm.optimizer_step(self.optim)
 """
 
-BUILDERS_IN_INIT_SAGEMAKER = """
-from torch import nn, optim as O
-import torch_xla.core.xla_model as xm
-
-
-def make_optimizer(params, lr):
-    return O.SGD(params, lr=lr)
-
-
-class Wrapped(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.opt = make_optimizer(self.parameters(), 0.1)
-        self.to(xm.xla_device())
-
-    def forward(self, x):
-        return self.fc(x)
-
-
-class Trainer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.build()
-        self.place()
-
-    def build(self):
-        self.optim = O.Adam(self.fc.parameters())
-
-    def place(self):
-        self.to(xm.xla_device())
-
-    def step(self, x):
-        self.optim.zero_grad()
-        self.fc(x.to(xm.xla_device())).sum().backward()
-        xm.optimizer_step(self.optim)
-"""
 
 # Moved by a method before the optimizer is built, built again after the move, and an optimizer
 # over a module handed in that the caller moved first.
@@ -365,68 +291,6 @@ def main(loader):
     fit(net, handed.opt, loader)
 """
 
-INIT_METHODS_THAT_STRAND_NOTHING_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-def make_optimizer(params, lr):
-    return torch.optim.SGD(params, lr=lr)
-
-
-class Base(nn.Module):
-    def compile(self, lr):
-        self.optimizer = torch.optim.Adam(self.parameters(), lr=lr)
-
-    def model_to_device(self):
-        self.to(xm.xla_device())
-
-
-class MovedFirst(Base):
-    def __init__(self, lr):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.model_to_device()
-        self.compile(lr)
-
-
-class Rebuilt(Base):
-    def __init__(self, lr):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.compile(lr)
-        self.model_to_device()
-        self.compile(lr)
-
-
-class Handed(nn.Module):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-        self.opt = make_optimizer(self.net.parameters(), 0.1)
-
-
-def fit(model, optimizer, loader):
-    for x, y in loader:
-        optimizer.zero_grad()
-        (model(x.to(xm.xla_device())) - y.to(xm.xla_device())).pow(2).mean().backward()
-        xm.optimizer_step(optimizer)
-        xm.mark_step()
-
-
-def main(loader):
-    first = MovedFirst(0.1)
-    fit(first.fc, first.optimizer, loader)
-    rebuilt = Rebuilt(0.1)
-    rebuilt.to(xm.xla_device())
-    fit(rebuilt.fc, rebuilt.optimizer, loader)
-    net = nn.Linear(4, 1).to(xm.xla_device())
-    handed = Handed(net)
-    handed.to(xm.xla_device())
-    fit(net, handed.opt, loader)
-"""
-
 
 def init_moved_optimizer_valid() -> tuple[Valid, ...]:
     return (
@@ -434,12 +298,6 @@ def init_moved_optimizer_valid() -> tuple[Valid, ...]:
             INIT_METHODS_THAT_STRAND_NOTHING,
             INIT_METHODS_THAT_STRAND_NOTHING_PORTED,
             note="init-methods-move-first-build-again-or-hold-a-module-moved-first",
-        ),
-        valid(
-            INIT_METHODS_THAT_STRAND_NOTHING,
-            INIT_METHODS_THAT_STRAND_NOTHING_SAGEMAKER,
-            target="sagemaker",
-            note="init-methods-move-first-build-again-or-hold-a-module-moved-first-sagemaker",
         ),
     )
 
@@ -461,13 +319,6 @@ def init_moved_optimizer_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
-            INIT_METHODS,
-            INIT_METHODS_SAGEMAKER,
-            target="sagemaker",
-            note="init-builds-through-a-base-method-then-a-base-method-moves-sagemaker",
-            findings=(Expected(31, 9, "`self.model_to_device()` moves the `Net` instance"),),
-        ),
-        invalid(
             BUILDERS_IN_INIT,
             BUILDERS_IN_INIT_PORTED,
             alias=True,
@@ -482,17 +333,6 @@ def init_moved_optimizer_invalid() -> tuple[Invalid, ...]:
                     "`self.place()` moves the `Trainer` instance (`self.cuda()` in `Trainer.place`) to the XLA device "
                     "after `Trainer.__init__` built `self.optim` (by `self.build()` in `Trainer.build`)",
                 ),
-            ),
-        ),
-        invalid(
-            BUILDERS_IN_INIT,
-            BUILDERS_IN_INIT_SAGEMAKER,
-            target="sagemaker",
-            alias=True,
-            note="init-builds-through-a-helper-or-a-method-then-moves-sagemaker",
-            findings=(
-                Expected(14, 9, "`self.cuda()` moves the `Wrapped` instance"),
-                Expected(25, 9, "`self.place()` moves the `Trainer` instance"),
             ),
         ),
     )

@@ -116,32 +116,6 @@ class Pair(nn.Module):
 """
 
 
-SUBMODULES_MOVED_IN_INIT_SAGEMAKER = """
-from torch import nn
-from torch import optim as O
-import torch_xla.core.xla_model as xm
-
-
-class GAN(nn.Module):
-    def __init__(self, device):
-        super().__init__()
-        self.gen = nn.Linear(4, 4)
-        self.disc = nn.Linear(4, 1)
-        self.opt_g = O.Adam(self.gen.parameters(), lr=1e-3)
-        self.opt_d = O.Adam(self.disc.parameters(), lr=1e-3)
-        self.to(xm.xla_device())
-
-
-
-class Pair(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.nets = nn.ModuleDict({"gen": nn.Linear(4, 4)})
-        self.optims = {key: O.Adam(m.parameters()) for key, m in self.nets.items()}
-        self.to(xm.xla_device())
-"""
-
-
 # Optimizers over the members of a ModuleDict, filled in a loop; the caller moves the instance.
 CONTAINER_MOVED_BY_THE_CALLER = """
 import torch
@@ -332,19 +306,6 @@ def init_move_invalid() -> tuple[Invalid, ...]:
                     "`self.opt_g` and `self.opt_d`",
                 ),
                 Expected(22, 9, "so `self.optims` holds the stale CPU copies"),
-            ),
-        ),
-        invalid(
-            SUBMODULES_MOVED_IN_INIT,
-            SUBMODULES_MOVED_IN_INIT_SAGEMAKER,
-            target="sagemaker",
-            alias=True,
-            note="init-moves-itself-after-optimizers-over-its-submodules-sagemaker",
-            findings=(
-                Expected(13, 9, "move the module first (`self.cuda()` before the optimizers are built"),
-                Expected(
-                    22, 9, "`self.cuda()` moves the `Pair` instance to the XLA device after `Pair.__init__` built"
-                ),
             ),
         ),
         invalid(

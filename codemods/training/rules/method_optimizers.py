@@ -176,11 +176,51 @@ def method_optimizer_valid() -> tuple[Valid, ...]:
         ),
         # The model handed to the trainer was moved first: the optimizer holds the moved parameters,
         # which moving the trainer keeps (tests/project/test_executed_children_moved_first.py).
-        *(
-            valid(
-                """
+        valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def get_optimizer(self):
+                    return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+            class Trainer(nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                    self.optimizer = self.net.get_optimizer()
+
+
+            class Direct(nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+
+            net = Net().cuda()
+            trainer = Trainer(net).cuda()
+            other = Net()
+            other.cuda()
+            direct = Direct(net=other).cuda()
+            for x in batches:
+                trainer.optimizer.zero_grad()
+                trainer.net(x.cuda()).sum().backward()
+                trainer.optimizer.step()
+                direct.optimizer.step()
+            """,
+            """
                 import torch
                 import torch.nn as nn
+                import torch_xla
+                import torch_xla.core.xla_model as xm
 
 
                 class Net(nn.Module):
@@ -206,112 +246,19 @@ def method_optimizer_valid() -> tuple[Valid, ...]:
                         self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
 
 
-                net = Net().cuda()
-                trainer = Trainer(net).cuda()
+                net = Net().to(torch_xla.device())
+                trainer = Trainer(net).to(torch_xla.device())
                 other = Net()
-                other.cuda()
-                direct = Direct(net=other).cuda()
+                other.to(torch_xla.device())
+                direct = Direct(net=other).to(torch_xla.device())
                 for x in batches:
                     trainer.optimizer.zero_grad()
-                    trainer.net(x.cuda()).sum().backward()
-                    trainer.optimizer.step()
-                    direct.optimizer.step()
+                    trainer.net(x.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(trainer.optimizer)
+                    xm.optimizer_step(direct.optimizer)
+                    torch_xla.sync()
                 """,
-                after,
-                target=target,
-                note=f"optimizer-over-a-handed-model-moved-before-the-trainer-{target}",
-            )
-            for target, after in (
-                (
-                    "2.9",
-                    """
-                    import torch
-                    import torch.nn as nn
-                    import torch_xla
-                    import torch_xla.core.xla_model as xm
-
-
-                    class Net(nn.Module):
-                        def __init__(self):
-                            super().__init__()
-                            self.fc = nn.Linear(4, 2)
-
-                        def get_optimizer(self):
-                            return torch.optim.SGD(self.parameters(), lr=0.1)
-
-
-                    class Trainer(nn.Module):
-                        def __init__(self, net):
-                            super().__init__()
-                            self.net = net
-                            self.optimizer = self.net.get_optimizer()
-
-
-                    class Direct(nn.Module):
-                        def __init__(self, net):
-                            super().__init__()
-                            self.net = net
-                            self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
-
-
-                    net = Net().to(torch_xla.device())
-                    trainer = Trainer(net).to(torch_xla.device())
-                    other = Net()
-                    other.to(torch_xla.device())
-                    direct = Direct(net=other).to(torch_xla.device())
-                    for x in batches:
-                        trainer.optimizer.zero_grad()
-                        trainer.net(x.to(torch_xla.device())).sum().backward()
-                        xm.optimizer_step(trainer.optimizer)
-                        xm.optimizer_step(direct.optimizer)
-                        torch_xla.sync()
-                    """,
-                ),
-                (
-                    "sagemaker",
-                    """
-                    import torch
-                    import torch.nn as nn
-                    import torch_xla.core.xla_model as xm
-
-
-                    class Net(nn.Module):
-                        def __init__(self):
-                            super().__init__()
-                            self.fc = nn.Linear(4, 2)
-
-                        def get_optimizer(self):
-                            return torch.optim.SGD(self.parameters(), lr=0.1)
-
-
-                    class Trainer(nn.Module):
-                        def __init__(self, net):
-                            super().__init__()
-                            self.net = net
-                            self.optimizer = self.net.get_optimizer()
-
-
-                    class Direct(nn.Module):
-                        def __init__(self, net):
-                            super().__init__()
-                            self.net = net
-                            self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
-
-
-                    net = Net().to(xm.xla_device())
-                    trainer = Trainer(net).to(xm.xla_device())
-                    other = Net()
-                    other.to(xm.xla_device())
-                    direct = Direct(net=other).to(xm.xla_device())
-                    for x in batches:
-                        trainer.optimizer.zero_grad()
-                        trainer.net(x.to(xm.xla_device())).sum().backward()
-                        xm.optimizer_step(trainer.optimizer)
-                        xm.optimizer_step(direct.optimizer)
-                        xm.mark_step()
-                    """,
-                ),
-            )
+            note="optimizer-over-a-handed-model-moved-before-the-trainer",
         ),
     )
 

@@ -295,50 +295,6 @@ for x in batches:
 """
 
 
-HELPERS_THAT_STRAND_NOTHING_SAGEMAKER = """
-import torch
-from torch import nn, optim
-import torch_xla.core.xla_model as xm
-
-
-def to_cpu(module):
-    return module.to("cpu")
-
-
-def to_device(module, device):
-    return module.to(device)
-
-
-def count(module):
-    return sum(p.numel() for p in module.parameters())
-
-
-class Agent(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
-
-
-class Plain(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-
-
-agent = to_cpu(Agent())
-count(agent)
-other = to_device(Agent(), torch.device("cpu"))
-plain = to_device(Plain(), xm.xla_device())
-optimizer = optim.SGD(plain.parameters(), lr=0.1)
-for x in batches:
-    optimizer.zero_grad()
-    plain(x.to(xm.xla_device())).sum().backward()
-    xm.optimizer_step(optimizer)
-    xm.mark_step()
-"""
-
-
 def own_optimizer_valid() -> tuple[Valid, ...]:
     return (
         valid(

@@ -72,74 +72,6 @@ for it in range(3):
     xm.optimizer_step(optimizer)
     torch_xla.sync()
 """
-SAMPLED_ON_THE_CPU_ALIASED = """
-import torch as th
-import torch.nn as nn
-
-
-def move_all(device, *modules):
-    return [m.to(device) for m in modules]
-
-
-class Sampler:
-    def __init__(self, policy, device):
-        self.policy = policy
-        self.device = device
-
-    def collect(self, n):
-        move_all(th.device("cpu"), self.policy)
-        with th.no_grad():
-            obs = th.randn(n, 4)
-            self.policy(obs)
-        move_all(self.device, self.policy)
-        return obs
-
-
-device = th.device("cuda")
-policy = nn.Linear(4, 2).to(device)
-optimizer = th.optim.Adam(policy.parameters(), lr=0.1)
-sampler = Sampler(policy, device)
-for it in range(3):
-    obs = sampler.collect(16).to(device)
-    optimizer.zero_grad()
-    policy(obs).sum().backward()
-    optimizer.step()
-"""
-SAMPLED_ON_THE_CPU_ALIASED_SAGEMAKER = """
-import torch as th
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-def move_all(device, *modules):
-    return [m.to(device) for m in modules]
-
-
-class Sampler:
-    def __init__(self, policy, device):
-        self.policy = policy
-        self.device = device
-
-    def collect(self, n):
-        move_all(th.device("cpu"), self.policy)
-        with th.no_grad():
-            obs = th.randn(n, 4)
-            self.policy(obs)
-        move_all(self.device, self.policy)
-        return obs
-
-
-device = xm.xla_device()
-policy = nn.Linear(4, 2).to(device)
-optimizer = th.optim.Adam(policy.parameters(), lr=0.1)
-sampler = Sampler(policy, device)
-for it in range(3):
-    obs = sampler.collect(16).to(device)
-    optimizer.zero_grad()
-    policy(obs).sum().backward()
-    xm.optimizer_step(optimizer)
-    xm.mark_step()
-"""
 # The same sampler running a CPU copy of the policy: the optimizer's parameters stay where they are.
 SAMPLED_WITH_A_CPU_COPY = """
 import copy
@@ -211,40 +143,4 @@ for it in range(3):
     policy(obs).sum().backward()
     xm.optimizer_step(optimizer)
     torch_xla.sync()
-"""
-SAMPLED_WITH_A_CPU_COPY_SAGEMAKER = """
-import copy
-
-import torch
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-def move_all(device, *modules):
-    return [m.to(device) for m in modules]
-
-
-class Sampler:
-    def __init__(self, policy, device):
-        self.policy = policy
-        self.device = device
-
-    def collect(self, n):
-        cpu_policy = copy.deepcopy(self.policy).cpu()
-        with torch.no_grad():
-            obs = torch.randn(n, 4)
-            cpu_policy(obs)
-        return obs
-
-
-device = xm.xla_device()
-policy = nn.Linear(4, 2).to(device)
-optimizer = torch.optim.Adam(policy.parameters(), lr=0.1)
-sampler = Sampler(policy, device)
-for it in range(3):
-    obs = sampler.collect(16).to(device)
-    optimizer.zero_grad()
-    policy(obs).sum().backward()
-    xm.optimizer_step(optimizer)
-    xm.mark_step()
 """

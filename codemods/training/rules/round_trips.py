@@ -7,12 +7,9 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 from codemods.training.rules.round_trip_samplers import (
     SAMPLED_ON_THE_CPU,
-    SAMPLED_ON_THE_CPU_ALIASED,
-    SAMPLED_ON_THE_CPU_ALIASED_SAGEMAKER,
     SAMPLED_ON_THE_CPU_PORTED,
     SAMPLED_WITH_A_CPU_COPY,
     SAMPLED_WITH_A_CPU_COPY_PORTED,
-    SAMPLED_WITH_A_CPU_COPY_SAGEMAKER,
 )
 
 # A trainer that saves its encoder, a submodule of the model its optimizer steps, as a CPU
@@ -250,32 +247,6 @@ def train(loader, epochs, use_gpu=True):
 """
 
 
-SAVED_BY_A_HELPER_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-def save_net(net, path, use_gpu):
-    xm.save(net.cpu().state_dict(), path)
-    if use_gpu:
-        net.to(xm.xla_device())
-
-
-def train(loader, epochs, use_gpu=True):
-    net = nn.Linear(4, 2).to(xm.xla_device())
-    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
-    for epoch in range(epochs):
-        for x in loader:
-            optimizer.zero_grad()
-            net(x.to(xm.xla_device())).sum().backward()
-            xm.optimizer_step(optimizer)
-            xm.mark_step()
-        save_net(net, f"net{epoch}.pt", use_gpu)
-        save_net(path="last.pt", use_gpu=use_gpu, net=net)
-"""
-
-
 # Right on XLA: the helper's round trip on a module no optimizer steps, and a helper that saves
 # the state dict and moves the module only to the device.
 HELPERS_THAT_STRAND_NOTHING = """
@@ -341,38 +312,6 @@ def train(loader, epochs, use_gpu=True):
 """
 
 
-HELPERS_THAT_STRAND_NOTHING_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-def save_net(net, path, use_gpu):
-    xm.save(net.cpu().state_dict(), path)
-    if use_gpu:
-        net.to(xm.xla_device())
-
-
-def save_state(net, path):
-    xm.save(net.state_dict(), path)
-    net.to(xm.xla_device())
-
-
-def train(loader, epochs, use_gpu=True):
-    net = nn.Linear(4, 2).to(xm.xla_device())
-    ema = nn.Linear(4, 2).to(xm.xla_device())
-    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
-    for epoch in range(epochs):
-        for x in loader:
-            optimizer.zero_grad()
-            net(x.to(xm.xla_device())).sum().backward()
-            xm.optimizer_step(optimizer)
-            xm.mark_step()
-        save_net(ema, f"ema{epoch}.pt", use_gpu)
-        save_state(net, f"net{epoch}.pt")
-"""
-
-
 def round_trip_valid() -> tuple[Valid, ...]:
     return (
         valid(
@@ -382,19 +321,7 @@ def round_trip_valid() -> tuple[Valid, ...]:
         ),
         valid(HELPERS_THAT_STRAND_NOTHING, HELPERS_THAT_STRAND_NOTHING_PORTED, note="helpers-that-strand-no-optimizer"),
         valid(
-            HELPERS_THAT_STRAND_NOTHING,
-            HELPERS_THAT_STRAND_NOTHING_SAGEMAKER,
-            target="sagemaker",
-            note="helpers-that-strand-no-optimizer-sagemaker",
-        ),
-        valid(
             SAMPLED_WITH_A_CPU_COPY, SAMPLED_WITH_A_CPU_COPY_PORTED, note="a-sampler-running-a-cpu-copy-of-the-policy"
-        ),
-        valid(
-            SAMPLED_WITH_A_CPU_COPY,
-            SAMPLED_WITH_A_CPU_COPY_SAGEMAKER,
-            target="sagemaker",
-            note="a-sampler-running-a-cpu-copy-of-the-policy-sagemaker",
         ),
     )
 
@@ -438,16 +365,6 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
-            SAVED_BY_A_HELPER,
-            SAVED_BY_A_HELPER_SAGEMAKER,
-            target="sagemaker",
-            note="a-module-saved-by-a-helper-that-moves-it-to-the-cpu-and-back-sagemaker",
-            findings=(
-                Expected(21, 9, "and `net.cuda()` in `save_net` moves it back"),
-                Expected(22, 9, "so the optimizer steps the old ones and the module stops training"),
-            ),
-        ),
-        invalid(
             SAMPLED_ON_THE_CPU,
             SAMPLED_ON_THE_CPU_PORTED,
             note="a-sampler-that-moves-the-policy-to-the-cpu-and-back-through-a-helper",
@@ -459,12 +376,5 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
                     "moves it off the XLA device and back (in its methods, for a class)",
                 ),
             ),
-        ),
-        invalid(
-            SAMPLED_ON_THE_CPU_ALIASED,
-            SAMPLED_ON_THE_CPU_ALIASED_SAGEMAKER,
-            target="sagemaker",
-            note="a-sampler-that-moves-the-policy-to-the-cpu-and-back-aliased-sagemaker",
-            findings=(Expected(27, 11, "so the optimizer steps the old ones and the module stops training"),),
         ),
     )

@@ -75,23 +75,19 @@ OPTIMIZER_STEP = Rule(
         ),
     ),
     valid=lambda: (
-        *(
-            valid(
-                """
-                import torch
+        valid(
+            """
+            import torch
 
 
-                def train(model, loader, accelerator, optimizer, scheduler):
-                    for batch in loader:
-                        accelerator.backward(model(**batch).loss)
-                        optimizer.step()
-                        scheduler.step()
-                        optimizer.zero_grad()
-                """,
-                target=target,
-                note=f"an-optimizer-stepped-with-a-handed-accelerator-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            def train(model, loader, accelerator, optimizer, scheduler):
+                for batch in loader:
+                    accelerator.backward(model(**batch).loss)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+            """,
+            note="an-optimizer-stepped-with-a-handed-accelerator",
         ),
         valid(
             """

@@ -58,31 +58,27 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
-        *(
-            valid(
-                """
-                import torch
-                from torch.autograd import Function
+        valid(
+            """
+            import torch
+            from torch.autograd import Function
 
 
-                class ReversibleStack(Function):
-                    @staticmethod
-                    def backward(ctx, dx):
-                        for layer in ctx.layers[::-1]:
-                            dx = layer.backward_pass(dx)
-                        return dx, None
+            class ReversibleStack(Function):
+                @staticmethod
+                def backward(ctx, dx):
+                    for layer in ctx.layers[::-1]:
+                        dx = layer.backward_pass(dx)
+                    return dx, None
 
 
-                class Block(torch.nn.Module):
-                    def backward_pass(self, dy):
-                        with torch.enable_grad():
-                            torch.autograd.backward(self.f(self.x), dy)
-                        return self.x.grad
-                """,
-                target=target,
-                note=f"a-custom-autograd-functions-backward-runs-inside-the-step-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            class Block(torch.nn.Module):
+                def backward_pass(self, dy):
+                    with torch.enable_grad():
+                        torch.autograd.backward(self.f(self.x), dy)
+                    return self.x.grad
+            """,
+            note="a-custom-autograd-functions-backward-runs-inside-the-step",
         ),
         valid(
             """

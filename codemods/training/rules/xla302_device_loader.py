@@ -18,6 +18,26 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A loader handed to a function with a model FSDP wraps: one input for the cases of both targets, whose outputs differ.
+LOADER_HANDED_WITH_AN_FSDP_MODEL = """
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+def train_one_epoch(model, data_loader, optimizer):
+    for examples, labels in data_loader:
+        loss = model(examples, labels)
+        loss.backward()
+        optimizer.step()
+
+
+model = FSDP(torch.nn.Linear(4, 4))
+optimizer = torch.optim.AdamW(model.parameters())
+loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+train_one_epoch(model, loader, optimizer)
+"""
+
+
 DEVICE_LOADER = Rule(
     code="XLA302",
     name="device-loader",
@@ -215,23 +235,7 @@ DEVICE_LOADER = Rule(
             note="handed-model-on-the-cpu",
         ),
         valid(
-            """
-            import torch
-            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-
-
-            def train_one_epoch(model, data_loader, optimizer):
-                for examples, labels in data_loader:
-                    loss = model(examples, labels)
-                    loss.backward()
-                    optimizer.step()
-
-
-            model = FSDP(torch.nn.Linear(4, 4))
-            optimizer = torch.optim.AdamW(model.parameters())
-            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
-            train_one_epoch(model, loader, optimizer)
-            """,
+            LOADER_HANDED_WITH_AN_FSDP_MODEL,
             """
             import torch
             from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
@@ -419,23 +423,7 @@ DEVICE_LOADER = Rule(
             findings=(Expected(19, 20, "loader -> pl.MpDeviceLoader(loader, xm.xla_device()): `run_epoch`"),),
         ),
         invalid(
-            """
-            import torch
-            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-
-
-            def train_one_epoch(model, data_loader, optimizer):
-                for examples, labels in data_loader:
-                    loss = model(examples, labels)
-                    loss.backward()
-                    optimizer.step()
-
-
-            model = FSDP(torch.nn.Linear(4, 4))
-            optimizer = torch.optim.AdamW(model.parameters())
-            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
-            train_one_epoch(model, loader, optimizer)
-            """,
+            LOADER_HANDED_WITH_AN_FSDP_MODEL,
             """
             import torch
             import torch_xla

@@ -112,40 +112,36 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             note="loops-that-move-modules-in-place-compute-nothing",
         ),
-        *(
-            valid(
-                """
-                import torch
+        valid(
+            """
+            import torch
 
 
-                class Ranker(torch.nn.Module):
-                    def get_inputs(self, batch):
-                        inputs = {}
-                        for name, value in batch.items():
-                            if name == "label":
-                                continue
-                            inputs[name] = value.to(self.device)
-                        return inputs
+            class Ranker(torch.nn.Module):
+                def get_inputs(self, batch):
+                    inputs = {}
+                    for name, value in batch.items():
+                        if name == "label":
+                            continue
+                        inputs[name] = value.to(self.device)
+                    return inputs
 
 
-                def process_batch(model, batch, device):
-                    for key, ipt in batch.items():
-                        batch[key] = ipt.to(device)
-                    for key, value in batch.items():
-                        if isinstance(value, list):
-                            for i in range(len(value)):
-                                value[i] = value[i].to(device, non_blocking=True)
-                        else:
-                            batch[key] = value.to(device, non_blocking=True)
-                    views = []
-                    for view in batch["views"]:
-                        views.append(view.to(device).float())
-                    return model(batch, views)
-                """,
-                target=target,
-                note=f"loops-that-only-move-a-batch-to-the-device-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            def process_batch(model, batch, device):
+                for key, ipt in batch.items():
+                    batch[key] = ipt.to(device)
+                for key, value in batch.items():
+                    if isinstance(value, list):
+                        for i in range(len(value)):
+                            value[i] = value[i].to(device, non_blocking=True)
+                    else:
+                        batch[key] = value.to(device, non_blocking=True)
+                views = []
+                for view in batch["views"]:
+                    views.append(view.to(device).float())
+                return model(batch, views)
+            """,
+            note="loops-that-only-move-a-batch-to-the-device",
         ),
         valid(
             """

@@ -85,63 +85,52 @@ STEP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
-        *(
-            invalid(
-                """
-                import torch
-                from ignite.engine import Engine
+        invalid(
+            """
+            import torch
+            from ignite.engine import Engine
 
 
-                def train(model, optimizer, loader):
-                    def update(engine, batch):
-                        loss_fn(model(batch)).backward()
-                        optimizer.step()
-                        return loss.item()
+            def train(model, optimizer, loader):
+                def update(engine, batch):
+                    loss_fn(model(batch)).backward()
+                    optimizer.step()
+                    return loss.item()
 
-                    trainer = Engine(update)
-                    metrics = {"loss": 0.0}
-                    metrics.update({"average": 1.0})
-                    trainer.run(loader, max_epochs=1)
-
-
-                if __name__ == "__main__":
-                    train(model, optimizer, loader)
-                """,
-                f"""
-                import torch
-                {imports}
-                from ignite.engine import Engine
+                trainer = Engine(update)
+                metrics = {"loss": 0.0}
+                metrics.update({"average": 1.0})
+                trainer.run(loader, max_epochs=1)
 
 
-                def train(model, optimizer, loader):
-                    def update(engine, batch):
-                        loss_fn(model(batch)).backward()
-                        xm.optimizer_step(optimizer)
-                        {sync}
-                        return loss.item()
-
-                    trainer = Engine(update)
-                    metrics = {{"loss": 0.0}}
-                    metrics.update({{"average": 1.0}})
-                    trainer.run(loader, max_epochs=1)
+            if __name__ == "__main__":
+                train(model, optimizer, loader)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from ignite.engine import Engine
 
 
-                if __name__ == "__main__":
-                    train(model, optimizer, loader)
-                """,
-                target=target,
-                note=f"a-dicts-update-is-not-the-engines-step-function-{target}",
-                findings=(Expected(line, 9, "optimizer step outside any loop"),),
-            )
-            for target, imports, sync, line in (
-                (
-                    "2.9",
-                    "import torch_xla\n                import torch_xla.core.xla_model as xm",
-                    "torch_xla.sync()",
-                    11,
-                ),
-                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.mark_step()", 10),
-            )
+            def train(model, optimizer, loader):
+                def update(engine, batch):
+                    loss_fn(model(batch)).backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+                    return loss.item()
+
+                trainer = Engine(update)
+                metrics = {"loss": 0.0}
+                metrics.update({"average": 1.0})
+                trainer.run(loader, max_epochs=1)
+
+
+            if __name__ == "__main__":
+                train(model, optimizer, loader)
+            """,
+            note="a-dicts-update-is-not-the-engines-step-function",
+            findings=(Expected(11, 9, "optimizer step outside any loop"),),
         ),
         invalid(
             """
