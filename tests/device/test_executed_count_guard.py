@@ -66,13 +66,12 @@ MOVE = "        batch = tuple(t.to(device) for t in batch)\n"
 
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_the_guard_goes_and_the_batches_reach_the_device_however_many_processes(tmp_path: Path, processes: str) -> None:
-    eager = run_script(
-        write_project(tmp_path / "eager", "guard", {"train.py": TRAIN}), "train.py", on_xla=False, **dict(TORCHRUN_ENV)
-    )
+    eager_folder = write_project(tmp_path / "eager", "guard", {"train.py": TRAIN})
+    eager = run_script(eager_folder, "train.py", on_xla=False, env=dict(TORCHRUN_ENV))
     folder = converted_project(tmp_path / "ported", "guard", {"train.py": TRAIN})
     ported = (folder / "train.py").read_text()
     assert MOVE in ported and "n_gpu == 1" not in ported and "xr.local_process_count()" in ported
-    run = run_script(folder, "train.py", PJRT_LOCAL_PROCESS_COUNT=processes)
+    run = run_script(folder, "train.py", env={"PJRT_LOCAL_PROCESS_COUNT": processes})
     assert len(eager.losses) == STEPS
     problems = training_problems(run, eager, Executed("train.py"))
     assert not problems, problems
@@ -82,7 +81,7 @@ def test_with_the_guard_kept_the_batch_stays_on_the_cpu_on_a_host_of_two_process
     folder = converted_project(tmp_path / "kept", "guard", {"train.py": TRAIN})
     script = folder / "train.py"
     script.write_text(script.read_text().replace(MOVE, GUARDED_MOVE))
-    run = run_script(folder, "train.py", check=False, PJRT_LOCAL_PROCESS_COUNT="2")
+    run = run_script(folder, "train.py", check=False, env={"PJRT_LOCAL_PROCESS_COUNT": "2"})
     assert run.returncode != 0
     assert "Expected XLA tensor. Got: torch.FloatTensor" in run.stderr
     assert "step 0 loss" not in run.output

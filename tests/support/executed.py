@@ -40,6 +40,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -175,7 +176,13 @@ def converted_project(folder: Path, name: str, files: dict[str, str], selection:
 
 
 def run_script(
-    folder: Path, script: str, *args: str, on_xla: bool = True, runner: bool = True, check: bool = True, **env: str
+    folder: Path,
+    script: str,
+    *args: str,
+    on_xla: bool = True,
+    runner: bool = True,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> Run:
     """``script`` (with ``args``) run in ``folder``: on torch_xla (PJRT_DEVICE=CPU) through
     XLA_RUNNER, which counts the graphs, or as it is with ``runner`` False (a script that starts
@@ -184,8 +191,15 @@ def run_script(
     fails the test, unless ``check`` is False (a negative control: its ``returncode`` and
     ``stderr`` say how it failed)."""
     command = [sys.executable, *([str(XLA_RUNNER)] if on_xla and runner else []), script, *args]
-    environment = run_environment(PJRT_DEVICE="CPU", **env) if on_xla else run_environment(**env)
-    result = subprocess.run(command, cwd=folder, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    device = {"PJRT_DEVICE": "CPU"} if on_xla else {}
+    result = subprocess.run(
+        command,
+        cwd=folder,
+        env=run_environment(**device, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
     if check and result.returncode != 0:
         pytest.fail(f"{' '.join(command)} failed in {folder}:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
     return replace(parse_run(result.stdout, folder), stderr=result.stderr, returncode=result.returncode)
