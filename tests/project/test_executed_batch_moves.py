@@ -93,17 +93,13 @@ MOVE = "            inputs[name] = value.to(self.device).float()\n"
 FILES = {"batches.py": BATCHES, "train.py": TRAIN}
 
 
-def _converted(folder: Path) -> Path:
-    return converted_project(folder, "moves", FILES)
-
-
 def _eager(tmp_path: Path) -> Run:
     return run_script(write_project(tmp_path / "eager", "moves", FILES), "train.py", on_xla=False)
 
 
 def test_loops_that_only_move_a_batch_get_no_barrier_and_train_one_graph_per_step(tmp_path: Path) -> None:
     eager = _eager(tmp_path)
-    folder = _converted(tmp_path / "ported")
+    folder = converted_project(tmp_path / "ported", "moves", FILES)
     ported = (folder / "train.py").read_text()
     assert (folder / "batches.py").read_text() == BATCHES
     assert MOVE in ported and ported.count("torch_xla.sync()") == 1 and PORTED_STEP_END in ported
@@ -114,7 +110,7 @@ def test_loops_that_only_move_a_batch_get_no_barrier_and_train_one_graph_per_ste
 
 
 def test_without_the_training_loops_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "no-barrier")
+    folder = converted_project(tmp_path / "no-barrier", "moves", FILES)
     train = folder / "train.py"
     train.write_text(train.read_text().replace(PORTED_STEP_END, UNBARRIERED_STEP_END))
     run = run_script(folder, "train.py")
@@ -122,7 +118,7 @@ def test_without_the_training_loops_barrier_each_step_compiles_a_bigger_graph(tm
 
 
 def test_a_barrier_in_the_move_loop_runs_more_graphs_per_step(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "barrier-per-move")
+    folder = converted_project(tmp_path / "barrier-per-move", "moves", FILES)
     train = folder / "train.py"
     text = train.read_text()
     train.write_text(text.replace(MOVE, MOVE + "            torch_xla.sync()\n"))

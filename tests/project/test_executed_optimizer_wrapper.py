@@ -89,17 +89,13 @@ PORTED_STEP_END, UNBARRIERED_STEP_END = step_ends(" " * 8)
 FILES = {"optim_util.py": OPTIM_UTIL, "train.py": TRAIN}
 
 
-def _converted(folder: Path) -> Path:
-    return converted_project(folder, "multiopt", FILES)
-
-
 def _eager(tmp_path: Path) -> Run:
     return run_script(write_project(tmp_path / "eager", "multiopt", FILES), "train.py", on_xla=False)
 
 
 def test_keyed_steps_of_an_optimizer_wrapper_stay_and_both_networks_train_on_xla(tmp_path: Path) -> None:
     eager = _eager(tmp_path)
-    folder = _converted(tmp_path / "ported")
+    folder = converted_project(tmp_path / "ported", "multiopt", FILES)
     ported = (folder / "train.py").read_text()
     assert 'optimizer.step("enc")' in ported and PORTED_STEP_END in ported
     run = run_script(folder, "train.py")
@@ -114,7 +110,7 @@ def test_without_the_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -
     """The graph count's negative control: the converted project without its barrier trains
     on XLA with the same losses, but each step's ``loss.item()`` runs a graph that holds every
     step before it: a new graph at every step, and the steady-state check sees it."""
-    folder = _converted(tmp_path / "no-barrier")
+    folder = converted_project(tmp_path / "no-barrier", "multiopt", FILES)
     train = folder / "train.py"
     train.write_text(train.read_text().replace(PORTED_STEP_END, UNBARRIERED_STEP_END))
     run = run_script(folder, "train.py")
@@ -122,7 +118,7 @@ def test_without_the_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -
 
 
 def test_with_the_key_passed_as_the_closure_the_step_raises(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "closure")
+    folder = converted_project(tmp_path / "closure", "multiopt", FILES)
     train = folder / "train.py"
     text = train.read_text()
     for key in ("enc", "dec"):
