@@ -9,26 +9,13 @@ Negative control: converted with XLA104 off, the check stays and the script stop
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import RuleSelection
-from tests.support.executed import (
-    RUN_TIMEOUT,
-    XLA_RUNNER,
-    Executed,
-    convert_folder,
-    loss_problems,
-    optimizer_problems,
-    parse_run,
-    run_command,
-    run_environment,
-    steady_problems,
-    xla_problems,
-)
+from tests.support.executed import Executed, converted_project, run_script, training_problems
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -72,46 +59,25 @@ if __name__ == "__main__":
 """
 
 
-def _script(folder: Path, selection: RuleSelection | None = None, *, convert: bool = True) -> Path:
-    folder.mkdir()
-    (folder / "train.py").write_text(TRAIN)
-    if convert:
-        convert_folder(folder, selection)
-    return folder
-
-
-def _on_xla(folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(XLA_RUNNER), "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-
-
 def test_the_check_goes_with_its_asserting_branch_and_the_model_trains_on_xla(tmp_path: Path) -> None:
-    eager_folder = _script(tmp_path / "eager", convert=False)
     # The original's reference run is on the CPU, as its configuration for a host without GPUs.
-    (eager_folder / "train.py").write_text(TRAIN.replace("NUM_GPUS = 1", "NUM_GPUS = 0"))
-    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
-    folder = _script(tmp_path / "ported")
+    eager_folder = write_project(
+        tmp_path / "eager", "asserting", {"train.py": TRAIN.replace("NUM_GPUS = 1", "NUM_GPUS = 0")}
+    )
+    eager = run_script(eager_folder, "train.py", on_xla=False)
+    folder = converted_project(tmp_path / "ported", "asserting", {"train.py": TRAIN})
     ported = (folder / "train.py").read_text()
     assert "is_available" not in ported and "assert NUM_GPUS == 0" not in ported
-    result = _on_xla(folder)
-    assert result.returncode == 0, result.stderr[-3000:]
-    run = parse_run(result.stdout, folder)
+    run = run_script(folder, "train.py")
     assert len(eager.losses) == STEPS
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
-    problems += steady_problems(run, Executed("train.py"))
+    problems = training_problems(run, eager, Executed("train.py"))
     assert not problems, problems
 
 
 def test_with_the_check_kept_the_assert_stops_the_script_on_xla(tmp_path: Path) -> None:
-    folder = _script(tmp_path / "kept", RuleSelection(ignore=("XLA104",)))
+    folder = converted_project(tmp_path / "kept", "asserting", {"train.py": TRAIN}, RuleSelection(ignore=("XLA104",)))
     assert "torch.cuda.is_available()" in (folder / "train.py").read_text()
-    result = _on_xla(folder)
-    assert result.returncode != 0
-    assert "CUDA is not available: set NUM_GPUS to 0" in result.stderr
-    assert "step 0 loss" not in result.stdout
+    run = run_script(folder, "train.py", check=False)
+    assert run.returncode != 0
+    assert "CUDA is not available: set NUM_GPUS to 0" in run.stderr
+    assert "step 0 loss" not in run.output

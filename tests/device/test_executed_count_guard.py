@@ -12,26 +12,12 @@ at the first forward on such a host (the batch stays on the CPU)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.executed import (
-    RUN_TIMEOUT,
-    TORCHRUN_ENV,
-    XLA_RUNNER,
-    Executed,
-    convert_folder,
-    loss_problems,
-    optimizer_problems,
-    parse_run,
-    run_command,
-    run_environment,
-    steady_problems,
-    xla_problems,
-)
+from tests.support.executed import TORCHRUN_ENV, Executed, converted_project, run_script, training_problems
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -78,48 +64,24 @@ GUARDED_MOVE = "        if n_gpu == 1:\n            batch = tuple(t.to(device) f
 MOVE = "        batch = tuple(t.to(device) for t in batch)\n"
 
 
-def _script(folder: Path, convert: bool = True) -> Path:
-    folder.mkdir()
-    (folder / "train.py").write_text(TRAIN)
-    if convert:
-        convert_folder(folder)
-    return folder
-
-
-def _on_xla(folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(XLA_RUNNER), "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU", **env),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-
-
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_the_guard_goes_and_the_batches_reach_the_device_however_many_processes(tmp_path: Path, processes: str) -> None:
-    eager_folder = _script(tmp_path / "eager", convert=False)
-    eager = parse_run(
-        run_command([sys.executable, "train.py"], eager_folder, run_environment(**dict(TORCHRUN_ENV))), eager_folder
-    )
-    folder = _script(tmp_path / "ported")
+    eager_folder = write_project(tmp_path / "eager", "guard", {"train.py": TRAIN})
+    eager = run_script(eager_folder, "train.py", on_xla=False, env=dict(TORCHRUN_ENV))
+    folder = converted_project(tmp_path / "ported", "guard", {"train.py": TRAIN})
     ported = (folder / "train.py").read_text()
     assert MOVE in ported and "n_gpu == 1" not in ported and "xr.local_process_count()" in ported
-    result = _on_xla(folder, PJRT_LOCAL_PROCESS_COUNT=processes)
-    assert result.returncode == 0, result.stderr[-3000:]
-    run = parse_run(result.stdout, folder)
+    run = run_script(folder, "train.py", env={"PJRT_LOCAL_PROCESS_COUNT": processes})
     assert len(eager.losses) == STEPS
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
-    problems += steady_problems(run, Executed("train.py"))
+    problems = training_problems(run, eager, Executed("train.py"))
     assert not problems, problems
 
 
 def test_with_the_guard_kept_the_batch_stays_on_the_cpu_on_a_host_of_two_processes(tmp_path: Path) -> None:
-    folder = _script(tmp_path / "kept")
+    folder = converted_project(tmp_path / "kept", "guard", {"train.py": TRAIN})
     script = folder / "train.py"
     script.write_text(script.read_text().replace(MOVE, GUARDED_MOVE))
-    result = _on_xla(folder, PJRT_LOCAL_PROCESS_COUNT="2")
-    assert result.returncode != 0
-    assert "Expected XLA tensor. Got: torch.FloatTensor" in result.stderr
-    assert "step 0 loss" not in result.stdout
+    run = run_script(folder, "train.py", check=False, env={"PJRT_LOCAL_PROCESS_COUNT": "2"})
+    assert run.returncode != 0
+    assert "Expected XLA tensor. Got: torch.FloatTensor" in run.stderr
+    assert "step 0 loss" not in run.output

@@ -6,13 +6,12 @@ CPU parameters that the move replaced: the model on the XLA device does not chan
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.engine.rule import RuleSelection
-from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.executed import converted_project, run_script
 
 pytestmark = pytest.mark.executed
 
@@ -41,10 +40,7 @@ print(f"trained {model.weight.device.type} changed {changed}")
 
 
 def _run(folder: Path, selection: RuleSelection | None) -> str:
-    folder.mkdir()
-    (folder / "train.py").write_text(SCRIPT)
-    convert_folder(folder, selection)
-    return run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    return run_script(converted_project(folder, "chain", {"train.py": SCRIPT}, selection), "train.py").output
 
 
 def test_the_optimizer_holds_the_moved_model_and_the_script_trains_on_xla(tmp_path: Path) -> None:

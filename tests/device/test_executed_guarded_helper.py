@@ -7,13 +7,12 @@ off, keeps the check, which is False on an XLA host: the model stays on the CPU.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.engine.rule import RuleSelection
-from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.executed import converted_project, run_script
 
 pytestmark = pytest.mark.executed
 
@@ -74,13 +73,8 @@ print(f"model on {t.net.weight.device.type} changed {changed}")
 
 def _run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, str]:
     """The converted util.py and what the converted project prints on torch_xla (CPU)."""
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'guarded'\n")
-    for name, text in (("util.py", UTIL), ("trainer.py", TRAINER), ("main.py", MAIN)):
-        (folder / name).write_text(text)
-    convert_folder(folder, selection)
-    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
-    return (folder / "util.py").read_text(), output
+    converted_project(folder, "guarded", {"util.py": UTIL, "trainer.py": TRAINER, "main.py": MAIN}, selection)
+    return (folder / "util.py").read_text(), run_script(folder, "main.py").output
 
 
 def test_a_check_around_a_helper_that_moves_is_dropped_and_the_model_trains_on_xla(tmp_path: Path) -> None:

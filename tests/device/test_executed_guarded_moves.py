@@ -14,29 +14,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.engine.rule import RuleSelection
-from tests.support.executed import (
-    RUN_TIMEOUT,
-    XLA_RUNNER,
-    convert_folder,
-    loss_problems,
-    optimizer_problems,
-    parse_run,
-    run_command,
-    run_environment,
-    xla_problems,
-)
+from tests.support.executed import Executed, Run, barrier_per_step_problems, converted_project, run_script
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
 STEPS = 10
-WARMUP = 3
 
 UTIL = """\
 import torch
@@ -133,38 +121,13 @@ Runner(model, device).train_epoch(loader)
 """.replace("STEPS", str(STEPS))
 
 
-def _project(folder: Path, files: dict[str, str]) -> Path:
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'guarded'\n")
-    for name, text in files.items():
-        (folder / name).write_text(text)
-    return folder
-
-
-def _eager(folder: Path) -> list[float]:
-    return parse_run(run_command([sys.executable, "main.py"], folder, run_environment()), folder).losses
-
-
-def _on_xla(folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(XLA_RUNNER), "main.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-
-
-def _trains_like_the_original(folder: Path, eager: list[float]) -> None:
-    result = _on_xla(folder)
-    assert result.returncode == 0, result.stderr[-3000:]
-    run = parse_run(result.stdout, folder)
-    want = parse_run("".join(f"step {i} loss {v}\n" for i, v in enumerate(eager)), folder)
+def _trains_like_the_original(folder: Path, eager: Run) -> None:
+    """On XLA, like the original (``barrier_per_step_problems``: one graph run per step, none
+    new after the warm-up), with the optimizer stepping XLA parameters only."""
+    run = run_script(folder, "main.py")
     assert len(run.losses) == STEPS
-    assert not loss_problems(run, want) + xla_problems(run) + optimizer_problems(run), run.output[-2000:]
-    assert run.compiles[-1] == run.compiles[WARMUP - 1], run.compiles  # no new graph after the warm-up
-    assert run.executions == STEPS, run.executions  # one graph per step: the step barrier
+    problems = barrier_per_step_problems(run, eager, Executed("main.py"), STEPS)
+    assert not problems, problems
     assert run.stepped_devices == ("xla",)
 
 
@@ -172,35 +135,31 @@ def test_checks_around_a_helper_of_another_module_that_moves_are_dropped_and_it_
     tmp_path: Path,
 ) -> None:
     files = {"util.py": UTIL, "main.py": PALETTE_MAIN}
-    eager = _eager(_project(tmp_path / "eager", files))
-    assert len(eager) == STEPS
-    ported = _project(tmp_path / "ported", files)
-    convert_folder(ported)
+    eager = run_script(write_project(tmp_path / "eager", "guarded", files), "main.py", on_xla=False)
+    assert len(eager.losses) == STEPS
+    ported = converted_project(tmp_path / "ported", "guarded", files)
     assert "is_available" not in (ported / "main.py").read_text()
     _trains_like_the_original(ported, eager)
 
 
 def test_without_xla104_the_checks_stay_and_the_optimizer_steps_cpu_parameters(tmp_path: Path) -> None:
-    kept = _project(tmp_path / "kept", {"util.py": UTIL, "main.py": PALETTE_MAIN})
-    convert_folder(kept, RuleSelection(ignore=("XLA104",)))
+    files = {"util.py": UTIL, "main.py": PALETTE_MAIN}
+    kept = converted_project(tmp_path / "kept", "guarded", files, RuleSelection(ignore=("XLA104",)))
     assert (kept / "main.py").read_text().count("torch.cuda.is_available()") == 2
-    result = _on_xla(kept)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert parse_run(result.stdout, kept).stepped_devices == ("cpu",)
+    assert run_script(kept, "main.py").stepped_devices == ("cpu",)
 
 
 def test_a_device_check_handed_as_a_flag_leaves_the_batches_on_the_cpu_as_xla119_says(tmp_path: Path) -> None:
     """Converted as it is, the model is on the XLA device and the batches stay on the CPU (the
     forward fails); resolved as the finding says, it trains like the original."""
     files = {"data.py": DATA, "runner.py": RUNNER, "main.py": MINIGPT_MAIN}
-    eager = _eager(_project(tmp_path / "eager", files))
-    assert len(eager) == STEPS
-    ported = _project(tmp_path / "ported", files)
-    convert_folder(ported)
+    eager = run_script(write_project(tmp_path / "eager", "guarded", files), "main.py", on_xla=False)
+    assert len(eager.losses) == STEPS
+    ported = converted_project(tmp_path / "ported", "guarded", files)
     runner = (ported / "runner.py").read_text()
     assert 'return self.device.type == "cuda"' in runner
-    result = _on_xla(ported)
-    assert result.returncode != 0 and "step 0 loss" not in result.stdout
+    result = run_script(ported, "main.py", check=False)
+    assert result.returncode != 0 and "step 0 loss" not in result.output
     assert "Expected XLA tensor" in result.stderr, result.stderr[-2000:]
     (ported / "runner.py").write_text(
         runner.replace('self.device.type == "cuda"', 'self.device.type in ("cuda", "xla")')

@@ -4,14 +4,12 @@ that makes it run) and sees it fail."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import convert_source
-from tests.support.executed import RUN_TIMEOUT, convert_folder, free_port, run_command, run_environment
+from tests.support.executed import convert_folder, free_port, run_script
 
 pytestmark = pytest.mark.executed
 
@@ -22,15 +20,13 @@ def _converted(source: str, target: str = "2.9") -> str:
     return output.decode()
 
 
+def _printed(script: Path, *args: str) -> str:
+    """What ``script`` prints run as it is on torch_xla (CPU); it must succeed."""
+    return run_script(script.parent, script.name, *args, runner=False).output
+
+
 def _fails(script: Path, error: str, *args: str) -> None:
-    result = subprocess.run(
-        [sys.executable, str(script), *args],
-        cwd=script.parent,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    result = run_script(script.parent, script.name, *args, runner=False, check=False)
     assert result.returncode != 0 and error in result.stderr, result.stderr[-3000:]
 
 
@@ -63,10 +59,8 @@ def test_a_map_location_that_moves_each_storage_to_cuda_loads_on_the_cpu(tmp_pat
     assert 'map_location="cpu")\n' in output and "storage" not in output
     script = tmp_path / "resume.py"
     script.write_text(output)
-    run_command([sys.executable, str(script)], tmp_path, run_environment(PJRT_DEVICE="CPU"))
-    assert "resumed on xla:0" in run_command(
-        [sys.executable, str(script)], tmp_path, run_environment(PJRT_DEVICE="CPU")
-    )
+    _printed(script)
+    assert "resumed on xla:0" in _printed(script)
     script.write_text(
         output.replace('map_location="cpu")\n', "map_location=lambda storage, loc: storage.to(torch_xla.device()))\n")
     )
@@ -111,8 +105,7 @@ def test_a_project_function_named_cuda_is_called_as_it_is_and_moves_to_xla(tmp_p
     convert_folder(tmp_path)
     output = (tmp_path / "train.py").read_text()
     assert "utils.cuda([G, D])" in output and "utils.cuda([torch.randn(8, 4), torch.randn(8, 4)])" in output
-    printed = run_command([sys.executable, "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
-    assert "ran on xla:0 xla:0" in printed
+    assert "ran on xla:0 xla:0" in _printed(tmp_path / "train.py")
     (tmp_path / "train.py").write_text(output.replace("utils.cuda([G, D])", "utils.to(torch_xla.device())"))
     _fails(tmp_path / "train.py", "AttributeError: module 'utils' has no attribute 'to'")
 
@@ -165,8 +158,7 @@ def test_a_dist_url_flag_given_tcp_on_the_command_line_still_joins_the_xla_group
     script.write_text(output)
     tcp = ("--dist-url", f"tcp://127.0.0.1:{free_port()}", "--world-size", "1", "--rank", "0")
     for args in (tcp, ()):
-        printed = run_command([sys.executable, str(script), *args], tmp_path, run_environment(PJRT_DEVICE="CPU"))
-        assert "rank 0 of 1 trained on xla:0" in printed
+        assert "rank 0 of 1 trained on xla:0" in _printed(script, *args)
     script.write_text(output.replace(", rank=xr.global_ordinal(), world_size=xr.world_size())", ")"))
     _fails(script, "rank parameter missing", *tcp)
 
@@ -207,8 +199,6 @@ def test_a_modules_own_is_cuda_method_asks_its_weights_on_xla(tmp_path: Path) ->
     assert "if self.is_cuda() else" in output and 'bias_hh_l0.data.device.type == "xla"' in output
     script = tmp_path / "encoder.py"
     script.write_text(output)
-    assert "encoded on xla:0" in run_command(
-        [sys.executable, str(script)], tmp_path, run_environment(PJRT_DEVICE="CPU")
-    )
+    assert "encoded on xla:0" in _printed(script)
     script.write_text(output.replace('bias_hh_l0.data.device.type == "xla"', "bias_hh_l0.data.is_cuda"))
     _fails(script, "Expected XLA tensor")

@@ -12,23 +12,20 @@ port used to write it), every step runs more graphs than one."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.executed import (
-    XLA_RUNNER,
     Executed,
     Run,
     barrier_per_step_problems,
-    convert_folder,
-    parse_run,
-    run_command,
-    run_environment,
+    converted_project,
+    run_script,
     step_ends,
     unbarriered_problems,
 )
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -93,53 +90,38 @@ PORTED_STEP_END, UNBARRIERED_STEP_END = step_ends(" " * 8)
 MOVE = "            inputs[name] = value.to(self.device).float()\n"
 
 
-def _converted(folder: Path) -> Path:
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'moves'\n")
-    (folder / "batches.py").write_text(BATCHES)
-    (folder / "train.py").write_text(TRAIN)
-    convert_folder(folder)
-    return folder
+FILES = {"batches.py": BATCHES, "train.py": TRAIN}
 
 
 def _eager(tmp_path: Path) -> Run:
-    folder = tmp_path / "eager"
-    folder.mkdir()
-    (folder / "batches.py").write_text(BATCHES)
-    (folder / "train.py").write_text(TRAIN)
-    return parse_run(run_command([sys.executable, "train.py"], folder, run_environment()), folder)
-
-
-def _on_xla(folder: Path) -> Run:
-    command = [sys.executable, str(XLA_RUNNER), "train.py"]
-    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+    return run_script(write_project(tmp_path / "eager", "moves", FILES), "train.py", on_xla=False)
 
 
 def test_loops_that_only_move_a_batch_get_no_barrier_and_train_one_graph_per_step(tmp_path: Path) -> None:
     eager = _eager(tmp_path)
-    folder = _converted(tmp_path / "ported")
+    folder = converted_project(tmp_path / "ported", "moves", FILES)
     ported = (folder / "train.py").read_text()
     assert (folder / "batches.py").read_text() == BATCHES
     assert MOVE in ported and ported.count("torch_xla.sync()") == 1 and PORTED_STEP_END in ported
-    run = _on_xla(folder)
+    run = run_script(folder, "train.py")
     assert len(eager.losses) == STEPS
     problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
     assert not problems, problems
 
 
 def test_without_the_training_loops_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "no-barrier")
+    folder = converted_project(tmp_path / "no-barrier", "moves", FILES)
     train = folder / "train.py"
     train.write_text(train.read_text().replace(PORTED_STEP_END, UNBARRIERED_STEP_END))
-    run = _on_xla(folder)
+    run = run_script(folder, "train.py")
     assert not unbarriered_problems(run, _eager(tmp_path), Executed("train.py"))
 
 
 def test_a_barrier_in_the_move_loop_runs_more_graphs_per_step(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "barrier-per-move")
+    folder = converted_project(tmp_path / "barrier-per-move", "moves", FILES)
     train = folder / "train.py"
     text = train.read_text()
     train.write_text(text.replace(MOVE, MOVE + "            torch_xla.sync()\n"))
-    run = _on_xla(folder)
+    run = run_script(folder, "train.py")
     problems = barrier_per_step_problems(run, _eager(tmp_path), Executed("train.py"), STEPS)
     assert any("graphs run, expected" in p for p in problems), problems

@@ -8,14 +8,14 @@ trainer, is reported by XLA203 and trains nothing, as the finding says."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
-from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.executed import convert_folder, run_script
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -99,10 +99,7 @@ MOVED_WITH_THE_TRAINER = """net = nets.Net()
 
 def _project(folder: Path, build: str) -> list[str]:
     """The project written and converted; the XLA203 findings of its conversion."""
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'children'\n")
-    (folder / "nets.py").write_text(NETS)
-    (folder / "main.py").write_text(MAIN.format(build=build))
+    write_project(folder, "children", {"nets.py": NETS, "main.py": MAIN.format(build=build)})
     job = Job("check", "2.9", RuleSelection())
     reports = run([(str(folder / name), job) for name in ("main.py", "nets.py")], workers=1)
     findings = [f"{f.line}: {f.message}" for r in reports for f in r.findings if f.rule == "XLA203"]
@@ -113,7 +110,7 @@ def _project(folder: Path, build: str) -> list[str]:
 def test_a_trainer_built_over_a_model_moved_first_trains_on_xla_with_no_xla203(tmp_path: Path) -> None:
     folder = tmp_path / "first"
     assert _project(folder, MOVED_FIRST) == []
-    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    output = run_script(folder, "main.py").output
     assert "Trainer xla changed True" in output and "DirectTrainer xla changed True" in output, output
 
 
@@ -124,5 +121,5 @@ def test_a_model_moved_only_with_the_trainer_trains_nothing_as_xla203_says(tmp_p
         "17: `nets.Trainer(net).cuda()`",
         "19: `nets.DirectTrainer(other).cuda()`",
     ], findings
-    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    output = run_script(folder, "main.py").output
     assert "Trainer xla changed False" in output and "DirectTrainer xla changed False" in output, output

@@ -9,25 +9,21 @@ barrier (XLA301 off), each step's ``loss.item()`` compiles a new, bigger graph: 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import RuleSelection
 from tests.support.executed import (
-    XLA_RUNNER,
     Executed,
     Run,
-    convert_folder,
+    converted_project,
     loss_problems,
-    optimizer_problems,
-    parse_run,
-    run_command,
-    run_environment,
+    run_script,
     steady_problems,
-    xla_problems,
+    training_problems,
 )
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -114,39 +110,31 @@ if __name__ == "__main__":
 CASE = Executed("train.py", steps_per_epoch=6)
 
 
-def _project(folder: Path) -> Path:
-    (folder / "models").mkdir(parents=True)
-    (folder / "pyproject.toml").write_text("[project]\nname = 'registry'\n")
-    (folder / "registry.py").write_text(REGISTRY)
-    (folder / "models" / "__init__.py").write_text(MODELS_INIT)
-    (folder / "models" / "sr_model.py").write_text(SR_MODEL)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
+FILES = {"registry.py": REGISTRY, "models/__init__.py": MODELS_INIT, "models/sr_model.py": SR_MODEL, "train.py": TRAIN}
+
+
+def _eager(tmp_path: Path) -> Run:
+    return run_script(write_project(tmp_path / "eager", "registry", FILES), "train.py", on_xla=False)
 
 
 def _xla_run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, Run]:
-    convert_folder(_project(folder), selection)
-    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
-    return (folder / "train.py").read_text(), parse_run(output, folder)
+    converted_project(folder, "registry", FILES, selection)
+    return (folder / "train.py").read_text(), run_script(folder, "train.py")
 
 
 def test_a_registry_models_step_gets_its_barrier_in_the_loop_that_calls_it_and_trains_like_the_original(
     tmp_path: Path,
 ) -> None:
-    eager = _project(tmp_path / "eager")
-    want = parse_run(run_command([sys.executable, "train.py"], eager, run_environment()), eager)
+    want = _eager(tmp_path)
     code, got = _xla_run(tmp_path / "ported")
     assert "torch_xla.sync()" in code
     assert len(want.losses) == 18
-    assert not loss_problems(got, want)
-    assert not xla_problems(got)
-    assert not optimizer_problems(got)
-    assert not steady_problems(got, CASE)
+    problems = training_problems(got, want, CASE)
+    assert not problems, problems
 
 
 def test_without_that_barrier_each_step_compiles_a_new_graph(tmp_path: Path) -> None:
-    eager = _project(tmp_path / "eager")
-    want = parse_run(run_command([sys.executable, "train.py"], eager, run_environment()), eager)
+    want = _eager(tmp_path)
     code, got = _xla_run(tmp_path / "unported", RuleSelection(ignore=("XLA301",)))
     assert "torch_xla.sync()" not in code
     assert not loss_problems(got, want)

@@ -12,25 +12,20 @@ write them, the key passed on as the closure
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.executed import (
-    RUN_TIMEOUT,
-    XLA_RUNNER,
     Executed,
     Run,
     barrier_per_step_problems,
-    convert_folder,
-    parse_run,
-    run_command,
-    run_environment,
+    converted_project,
+    run_script,
     step_ends,
     unbarriered_problems,
 )
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -91,35 +86,19 @@ if __name__ == "__main__":
 PORTED_STEP_END, UNBARRIERED_STEP_END = step_ends(" " * 8)
 
 
-def _project(folder: Path) -> Path:
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'multiopt'\n")
-    (folder / "optim_util.py").write_text(OPTIM_UTIL)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
-
-
-def _converted(folder: Path) -> Path:
-    convert_folder(_project(folder))
-    return folder
+FILES = {"optim_util.py": OPTIM_UTIL, "train.py": TRAIN}
 
 
 def _eager(tmp_path: Path) -> Run:
-    folder = _project(tmp_path / "eager")
-    return parse_run(run_command([sys.executable, "train.py"], folder, run_environment()), folder)
-
-
-def _on_xla(folder: Path) -> Run:
-    command = [sys.executable, str(XLA_RUNNER), "train.py"]
-    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+    return run_script(write_project(tmp_path / "eager", "multiopt", FILES), "train.py", on_xla=False)
 
 
 def test_keyed_steps_of_an_optimizer_wrapper_stay_and_both_networks_train_on_xla(tmp_path: Path) -> None:
     eager = _eager(tmp_path)
-    folder = _converted(tmp_path / "ported")
+    folder = converted_project(tmp_path / "ported", "multiopt", FILES)
     ported = (folder / "train.py").read_text()
     assert 'optimizer.step("enc")' in ported and PORTED_STEP_END in ported
-    run = _on_xla(folder)
+    run = run_script(folder, "train.py")
     assert len(eager.losses) == STEPS
     problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
     assert not problems, problems
@@ -131,15 +110,15 @@ def test_without_the_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -
     """The graph count's negative control: the converted project without its barrier trains
     on XLA with the same losses, but each step's ``loss.item()`` runs a graph that holds every
     step before it: a new graph at every step, and the steady-state check sees it."""
-    folder = _converted(tmp_path / "no-barrier")
+    folder = converted_project(tmp_path / "no-barrier", "multiopt", FILES)
     train = folder / "train.py"
     train.write_text(train.read_text().replace(PORTED_STEP_END, UNBARRIERED_STEP_END))
-    run = _on_xla(folder)
+    run = run_script(folder, "train.py")
     assert not unbarriered_problems(run, _eager(tmp_path), Executed("train.py"))
 
 
 def test_with_the_key_passed_as_the_closure_the_step_raises(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "closure")
+    folder = converted_project(tmp_path / "closure", "multiopt", FILES)
     train = folder / "train.py"
     text = train.read_text()
     for key in ("enc", "dec"):
@@ -147,14 +126,7 @@ def test_with_the_key_passed_as_the_closure_the_step_raises(tmp_path: Path) -> N
             f'optimizer.step("{key}")', f'xm.optimizer_step(optimizer, optimizer_args={{"closure": "{key}"}})'
         )
     train.write_text(text)
-    result = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    result = run_script(folder, "train.py", runner=False, check=False)
     assert result.returncode != 0
     assert "got an unexpected keyword argument 'closure'" in result.stderr
-    assert "trained" not in result.stdout
+    assert "trained" not in result.output

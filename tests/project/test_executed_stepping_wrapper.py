@@ -13,24 +13,12 @@ not)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.executed import (
-    RUN_TIMEOUT,
-    TORCHRUN_ENV,
-    XLA_RUNNER,
-    Executed,
-    Run,
-    barrier_per_step_problems,
-    convert_folder,
-    parse_run,
-    run_command,
-    run_environment,
-)
+from tests.support.executed import TORCHRUN_ENV, Executed, barrier_per_step_problems, converted_project, run_script
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -83,38 +71,24 @@ if __name__ == "__main__":
 """
 
 
-def _project(folder: Path) -> Path:
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text("[project]\nname = 'wrapped'\n")
-    (folder / "schedule.py").write_text(SCHEDULE)
-    (folder / "train.py").write_text(TRAIN)
-    return folder
-
-
-def _converted(folder: Path) -> Path:
-    convert_folder(_project(folder))
-    return folder
+FILES = {"schedule.py": SCHEDULE, "train.py": TRAIN}
 
 
 def test_the_wrappers_inner_step_is_ported_and_the_project_trains_on_xla(tmp_path: Path) -> None:
-    eager_folder = _project(tmp_path / "eager")
-    eager = parse_run(
-        run_command([sys.executable, "train.py"], eager_folder, run_environment(**dict(TORCHRUN_ENV))), eager_folder
-    )
-    folder = _converted(tmp_path / "ported")
+    eager_folder = write_project(tmp_path / "eager", "wrapped", FILES)
+    eager = run_script(eager_folder, "train.py", on_xla=False, env=dict(TORCHRUN_ENV))
+    folder = converted_project(tmp_path / "ported", "wrapped", FILES)
     assert "xm.optimizer_step(self._optim)" in (folder / "schedule.py").read_text()
     ported = (folder / "train.py").read_text()
     assert "        optimizer.step()\n" in ported and "xm.optimizer_step" not in ported
-    run: Run = parse_run(
-        run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU")), folder
-    )
+    run = run_script(folder, "train.py")
     assert len(eager.losses) == STEPS
     problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
     assert not problems, problems
 
 
 def test_with_the_wrapper_handed_to_optimizer_step_two_devices_fail(tmp_path: Path) -> None:
-    folder = _converted(tmp_path / "wrapper-stepped")
+    folder = converted_project(tmp_path / "wrapper-stepped", "wrapped", FILES)
     train = folder / "train.py"
     text = train.read_text()
     assert "        optimizer.step()\n" in text
@@ -122,14 +96,7 @@ def test_with_the_wrapper_handed_to_optimizer_step_two_devices_fail(tmp_path: Pa
         "import torch_xla.core.xla_model as xm\n"
         + text.replace("        optimizer.step()\n", "        xm.optimizer_step(optimizer)\n")
     )
-    result = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU", CPU_NUM_DEVICES="2"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    result = run_script(folder, "train.py", runner=False, check=False, env={"CPU_NUM_DEVICES": "2"})
     assert result.returncode != 0
     assert "KeyError: 'param_groups'" in result.stderr
-    assert "step 0 loss" not in result.stdout
+    assert "step 0 loss" not in result.output

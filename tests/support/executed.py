@@ -40,7 +40,8 @@ import shutil
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,7 @@ from codemods.project.resolver import Project
 from codemods.targets import DEFAULT_TARGET
 from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES
+from tests.support.projects import write_project
 
 if TYPE_CHECKING:
     import torch
@@ -108,6 +110,8 @@ class Run:
     folder: Path
     output: str
     stepped_devices: tuple[str, ...] = ()  # where the parameters the optimizers stepped live
+    stderr: str = ""
+    returncode: int = 0
 
 
 def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -161,6 +165,44 @@ def run_unported(case: Executed, folder: Path, rule: str) -> tuple[Path, subproc
         timeout=RUN_TIMEOUT,
     )
     return converted, result
+
+
+def converted_project(folder: Path, name: str, files: dict[str, str], selection: RuleSelection | None = None) -> Path:
+    """A project written in the test (``write_project``: a marker named ``name`` and ``files``)
+    and converted as one run, with ``selection``: what the executed tests that write their
+    own program run on XLA (the original: ``write_project`` alone)."""
+    convert_folder(write_project(folder, name, files), selection)
+    return folder
+
+
+def run_script(
+    folder: Path,
+    script: str,
+    *args: str,
+    on_xla: bool = True,
+    runner: bool = True,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> Run:
+    """``script`` (with ``args``) run in ``folder``: on torch_xla (PJRT_DEVICE=CPU) through
+    XLA_RUNNER, which counts the graphs, or as it is with ``runner`` False (a script that starts
+    processes of its own); with ``on_xla`` False, eagerly on the CPU.  ``env``: more of the run's
+    environment (TORCHRUN_ENV for an original that joins a process group).  A run that fails
+    fails the test, unless ``check`` is False (a negative control: its ``returncode`` and
+    ``stderr`` say how it failed)."""
+    command = [sys.executable, *([str(XLA_RUNNER)] if on_xla and runner else []), script, *args]
+    device = {"PJRT_DEVICE": "CPU"} if on_xla else {}
+    result = subprocess.run(
+        command,
+        cwd=folder,
+        env=run_environment(**device, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    if check and result.returncode != 0:
+        pytest.fail(f"{' '.join(command)} failed in {folder}:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+    return replace(parse_run(result.stdout, folder), stderr=result.stderr, returncode=result.returncode)
 
 
 def parse_run(output: str, folder: Path) -> Run:
@@ -245,12 +287,17 @@ def steady_problems(run: Run, case: Executed) -> list[str]:
     )
 
 
+def training_problems(run: Run, eager: Run, case: Executed) -> list[str]:
+    """A converted run against the original's eager run: the same losses, on XLA, its optimizers
+    stepping XLA parameters, no new graph after the warm-up."""
+    return loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run) + steady_problems(run, case)
+
+
 def barrier_per_step_problems(run: Run, eager: Run, case: Executed, executions: int) -> list[str]:
-    """A converted run with one barrier per step against the original's eager run: the same
-    losses, on XLA, its optimizers stepping XLA parameters, no new graph after the warm-up, and
-    ``executions`` graphs run: one per step, and one for each time the script brings device
-    values to the host between barriers (a checkpoint save)."""
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run) + steady_problems(run, case)
+    """A converted run with one barrier per step against the original's eager run: its
+    ``training_problems``, and ``executions`` graphs run: one per step, and one for each time
+    the script brings device values to the host between barriers (a checkpoint save)."""
+    problems = training_problems(run, eager, case)
     if run.executions != executions:
         problems.append(f"{run.executions} graphs run, expected {executions}")
     return problems

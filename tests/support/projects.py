@@ -10,10 +10,12 @@ from codemods.runner import Job, run
 
 
 def write_project(folder: Path, name: str, files: dict[str, str]) -> Path:
-    """``folder`` holding a project marker named ``name`` and ``files`` (file name -> text)."""
+    """``folder`` holding a project marker named ``name`` and ``files`` (path in the folder ->
+    text)."""
     folder.mkdir(exist_ok=True)
     (folder / "pyproject.toml").write_text(f"[project]\nname = '{name}'\n")
     for file_name, text in files.items():
+        (folder / file_name).parent.mkdir(parents=True, exist_ok=True)
         (folder / file_name).write_text(text)
     return folder
 
