@@ -26,7 +26,7 @@ from codemods.engine.rule import Expected, Rule, invalid, valid
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.engine.rewriter import Context
+    from codemods.engine.rewriter import Context, StatementLineT
     from codemods.facts import Facts
 
 # TrainingArguments' compile settings.
@@ -554,15 +554,10 @@ def _decorator(
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.compile_only_lines)
-def _compile_only_line(
-    ctx: Context[Facts],
-    original: cst.SimpleStatementLine | cst.SimpleStatementSuite,
-    updated: cst.SimpleStatementLine | cst.SimpleStatementSuite,
-) -> cst.SimpleStatementLine | cst.SimpleStatementSuite:
+def _compile_only_line(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
     """On the sagemaker target a line (or a one-line suite: ``if compile: model =
     torch.compile(model)``) that only compiles goes; its block keeps a ``pass`` if nothing
     else is left."""
-    import libcst as cst
 
     if ctx.target.compile_backend is not None:
         return updated
@@ -576,10 +571,7 @@ def _compile_only_line(
         if not _removed(ctx, statement, ctx.code(statement), "model"):
             return updated
     ctx.imports.discard(updated)
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, [])
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.compiler_imports)

@@ -362,7 +362,6 @@ def _no_effect_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTN
 def _remove_settings(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
     """The statement line minus its statements that only set or call a setting with no
     effect (all of them: the line goes, its comments move on; see Context.drop_statement)."""
-    import libcst as cst
 
     from codemods.cuda_only.rules.runtime_references import goes_with_device_call, passive, set_or_called
 
@@ -389,12 +388,7 @@ def _remove_settings(ctx: Context[Facts], original: StatementLineT, updated: Sta
     kept: list[cst.BaseSmallStatement] = [s for s in updated.body if id(s) not in removed]
     if len(kept) == len(updated.body):
         return updated
-    if kept:
-        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, kept)
 
 
 @on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.pinned_args)

@@ -391,12 +391,7 @@ def _without_launch_asserts(ctx: Context[Facts], original: StatementLineT, updat
         else:
             ctx.forget_removed(old, new)
     kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in to_remove]
-    if kept:
-        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, kept)
 
 
 @on_facts(XLA_RANKS, nodes=lambda facts: facts.cuda_only.launcher_count_uses)
