@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from codemods import apis
 from codemods.compile.rules.xla722_inductor_options import dropped_options
 from codemods.compile.rules.xla723_compile_backend import report_backend
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -582,8 +582,8 @@ def _compiler_import(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CS
     return updated
 
 
-@on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.references)
-def _used_as_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.references)
+def _used_as_value(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """torch.compile passed around as a value: where it is called is not known here."""
     backend = ctx.target.compile_backend
     advice = (
@@ -592,8 +592,7 @@ def _used_as_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTN
         if backend
         else f"{_NO_TORCH_COMPILE}; remove it"
     )
-    ctx.report(TORCH_COMPILE, original, f"`{ctx.code(original)}` is used as a value: {advice}")
-    return updated
+    return f"`{ctx.code(original)}` is used as a value: {advice}"
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.settings)

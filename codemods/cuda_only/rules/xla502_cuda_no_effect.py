@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
-from codemods.engine.hooks import on_facts, on_references
+from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -322,8 +322,8 @@ CUDA_NO_EFFECT = Rule(
 )
 
 
-@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.environment)
-def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.environment)
+def _environment(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """``os.environ["NCCL_..."] = ...``, ``os.environ.setdefault("NCCL_...", ...)``."""
     target = ctx.target
     where = (
@@ -333,13 +333,10 @@ def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNod
         else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
         "CPU, TPU or NEURON); it has no effect"
     )
-    ctx.report(
-        CUDA_NO_EFFECT,
-        original,
+    return (
         f"`{ctx.code(original)}` sets {ctx.facts.cuda_only.environment[original]}, a CUDA or NCCL setting: XLA's "
-        f"runtime reads it only on NVIDIA GPUs ({where}",
+        f"runtime reads it only on NVIDIA GPUs ({where}"
     )
-    return updated
 
 
 @on_references(CUDA_NO_EFFECT, names=frozenset(NO_EFFECT))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -574,18 +574,15 @@ BATCH_OFF_XLA = Rule(
 reports_broken_proofs(BATCH_OFF_XLA)
 
 
-@on_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
-def _scattered_inputs(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
+def _scattered_inputs(ctx: Context[Facts], original: cst.Call) -> str:
     why, inputs = ctx.facts.distributed.scattered_inputs[original]
     listed = ", ".join(f"`{name}`" for name in inputs)
-    ctx.report(
-        BATCH_OFF_XLA,
-        original,
+    return (
         f"{listed} {'reaches' if len(inputs) == 1 else 'reach'} `{ctx.code(original.func)}` on the CPU: "
         f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first if it is a tensor "
-        f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
+        f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`"
     )
-    return updated
 
 
 # What the device obligations (device/obligations.py) say where a proof breaks with this rule.
