@@ -481,7 +481,9 @@ def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
     to_remove = [
         i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE
     ]
-    flag = next(original.args[i] for i in to_remove if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]  # to_remove holds indices of keyword arguments only
+    flag = next(
+        a for i in to_remove if (a := original.args[i]).keyword is not None and a.keyword.value == "torch_compile"
+    )
     why = (
         _NO_TORCH_COMPILE
         if ctx.target.compile_backend is None

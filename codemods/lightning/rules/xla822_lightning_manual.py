@@ -248,7 +248,8 @@ def _no_xla_form(ctx: Context[Facts], original: cst.BaseExpression, updated: cst
 def _legacy(ctx: Context[Facts], original: cst.Arg) -> str:
     """A Trainer argument Lightning 2 removed, with advice in the terms of the API the call is
     written for: Lightning 0.x (it passes arguments only 0.x takes), else 1.x."""
-    name = original.keyword.value  # type: ignore[union-attr]  # the analysis records legacy keyword arguments only: keyword is not None
+    assert original.keyword is not None  # the analysis records legacy keyword arguments only
+    name = original.keyword.value
     old = ctx.facts.lightning.legacy[original]
     if old:
         shows = ", ".join(f"`{k}=`" for k in old)
@@ -309,7 +310,8 @@ def _launched_over(ctx: Context[Facts], original: cst.Arg) -> str:
     """``Trainer(accelerator=args.accelerator)``: the flag's default is the port's to change, but
     a launcher that names the file passes a CUDA value over it."""
     launched = ctx.facts.lightning.launched[original]
-    parameter = original.keyword.value  # type: ignore[union-attr]  # the analysis records keyword arguments only: keyword is not None
+    assert original.keyword is not None  # the analysis records keyword arguments only
+    parameter = original.keyword.value
     passed = "; ".join(f"{path} passes `{flags}`" for path, flags in launched)
     return (
         f"`{ctx.code(original).rstrip(',')}` comes from the command line, and {passed}: that value replaces the "
