@@ -38,7 +38,8 @@ def add_todos(code: str, todos: Iterable[tuple[int, str, str]]) -> tuple[str, Ca
         tags.add((start, tag))
         if any(tag in text for text in _comments_above(lines, start)):
             continue
-        indent = re.match(r"[ \t]*", lines[start - 1]).group()  # type: ignore[union-attr]  # the pattern ``[ \t]*`` matches any string, so re.match is never None
+        statement_line = lines[start - 1]
+        indent = statement_line[: len(statement_line) - len(statement_line.lstrip(" \t"))]
         newline = _newline(lines[start - 1]) or _newline(lines[0]) or "\n"
         comments.setdefault(start, []).append(f"{indent}{tag} {' '.join(message.split())}{newline}")
     if not comments:

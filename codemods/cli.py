@@ -42,8 +42,11 @@ def _codes(value: str | None) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in (value or "").split(",") if c.strip())
 
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
+    options: list[Decorator] = [
         click.argument("paths", nargs=-1, type=click.Path(readable=False)),
         click.option(
             "--target",
@@ -68,20 +71,7 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
             default=None,
             help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g}).",
         ),
-        click.option(
-            "--report",
-            "report_file",
-            type=click.Path(allow_dash=True),
-            help="Write the report to FILE ('-' for standard output).",
-        ),
-        click.option(
-            "--format",
-            "report_format",
-            type=click.Choice(list(RENDERERS)),
-            default="text",
-            show_default=True,
-            help="Report format.",
-        ),
+        *_report_options(list(RENDERERS)),
         click.option(
             "--fail-on",
             type=click.Choice(SEVERITIES),
@@ -101,9 +91,63 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Exit 0 when PATH holds nothing to check (a Python file, notebook or Dockerfile).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return _applied(options)(command)
+
+
+def _applied(options: list[Decorator]) -> Decorator:
+    """The options in the order given (as they are listed by --help)."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def _report_options(formats: list[str]) -> list[Decorator]:
+    """--report and --format, for a command whose renderers are named `formats`."""
+    return [
+        click.option(
+            "--report",
+            "report_file",
+            type=click.Path(allow_dash=True),
+            help="Write the report to FILE ('-' for standard output).",
+        ),
+        click.option(
+            "--format",
+            "report_format",
+            type=click.Choice(formats),
+            default="text",
+            show_default=True,
+            help="Report format.",
+        ),
+    ]
+
+
+def _runs_script(formats: list[str]) -> Decorator:
+    """The end of a command that runs SCRIPT (doctor, verify): --report, --format and the
+    script's command line."""
+    return _applied(
+        [
+            *_report_options(formats),
+            click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]..."),
+        ]
+    )
+
+
+def _steps_option(default: int, help: str) -> Decorator:
+    return click.option("--steps", type=click.IntRange(min=1), default=default, show_default=True, help=help)
+
+
+def _timeout_option(help: str) -> Decorator:
+    return click.option(
+        "--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help=help
+    )
+
+
+def _python_option(help: str) -> Decorator:
+    return click.option("--python", default=sys.executable, show_default="this interpreter", help=help)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
@@ -167,13 +211,7 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     context_settings={"allow_interspersed_args": False},
     short_help="Run SCRIPT a few steps on XLA; name the lines that recompile or sync.",
 )
-@click.option(
-    "--steps",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).",
-)
+@_steps_option(20, "Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).")
 @click.option(
     "--warmup",
     type=click.IntRange(min=0),
@@ -181,19 +219,8 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     show_default=True,
     help="Steps allowed to compile before a steady state is expected.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=600,
-    show_default=True,
-    help="Stop the script after this many seconds.",
-)
-@click.option(
-    "--python",
-    default=sys.executable,
-    show_default="this interpreter",
-    help="Interpreter with torch_xla that runs the script.",
-)
+@_timeout_option("Stop the script after this many seconds.")
+@_python_option("Interpreter with torch_xla that runs the script.")
 @click.option(
     "--cross-reference",
     "families",
@@ -202,21 +229,7 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     help="Static rule families to cite where they flag the same line ('' for none).",
 )
 @click.option("--show-output", is_flag=True, help="Show the script's output (on standard error).")
-@click.option(
-    "--report",
-    "report_file",
-    type=click.Path(allow_dash=True),
-    help="Write the report to FILE ('-' for standard output).",
-)
-@click.option(
-    "--format",
-    "report_format",
-    type=click.Choice(sorted(RENDERERS)),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
+@_runs_script(sorted(RENDERERS))
 def doctor(
     command: tuple[str, ...], families: str, report_file: str | None, report_format: str, **options: Any
 ) -> None:
@@ -240,13 +253,7 @@ def doctor(
     context_settings={"allow_interspersed_args": False},
     short_help="Port a scratch copy of SCRIPT, run it on XLA next to the original; check devices, barriers, losses.",
 )
-@click.option(
-    "--steps",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Optimizer steps each run makes before it is stopped.",
-)
+@_steps_option(10, "Optimizer steps each run makes before it is stopped.")
 @click.option(
     "--reference",
     type=click.Choice(REFERENCES),
@@ -268,34 +275,9 @@ def doctor(
     show_default=True,
     help="torch_xla names the conversion writes.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=600,
-    show_default=True,
-    help="Stop each run after this many seconds.",
-)
-@click.option(
-    "--python",
-    default=sys.executable,
-    show_default="this interpreter",
-    help="Interpreter with torch and torch_xla that runs the script.",
-)
-@click.option(
-    "--report",
-    "report_file",
-    type=click.Path(allow_dash=True),
-    help="Write the report to FILE ('-' for standard output).",
-)
-@click.option(
-    "--format",
-    "report_format",
-    type=click.Choice(sorted(VERIFY_RENDERERS)),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
+@_timeout_option("Stop each run after this many seconds.")
+@_python_option("Interpreter with torch and torch_xla that runs the script.")
+@_runs_script(sorted(VERIFY_RENDERERS))
 def verify(command: tuple[str, ...], report_file: str | None, report_format: str, **options: Any) -> None:
     """Port a scratch copy of SCRIPT's project, run it on XLA next to the original and check
     the port: model-on-xla, optimizer-params-on-xla, inputs-on-xla, step-barrier,
@@ -319,14 +301,7 @@ def verify(command: tuple[str, ...], report_file: str | None, report_format: str
         sys.exit(130)
     if verification.error is not None:
         click.echo(f"{command[0]}: error: {verification.error}", err=True)
-    text = VERIFY_RENDERERS[report_format](verification)
-    if report_file is None or report_file == "-":
-        click.echo(text, nl=False)
-    else:
-        try:
-            Path(report_file).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise click.FileError(report_file, hint=error.strerror) from None
+    _write_report(VERIFY_RENDERERS[report_format](verification), report_file, to_stderr=False)
     sys.exit(verification.exit_code)
 
 
@@ -471,7 +446,12 @@ def _print_diffs(reports: list[FileReport]) -> None:
 
 
 def _emit(report: Report, report_file: str | None, report_format: str, *, to_stderr: bool) -> None:
-    text = RENDERERS[report_format](report)
+    _write_report(RENDERERS[report_format](report), report_file, to_stderr=to_stderr)
+
+
+def _write_report(text: str, report_file: str | None, *, to_stderr: bool) -> None:
+    """The report in FILE, or on standard output ('-'); with no --report, on standard error
+    where the code itself goes to standard output (`to_stderr`)."""
     if report_file is None:
         click.echo(text, nl=False, err=to_stderr)
     elif report_file == "-":

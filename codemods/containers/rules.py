@@ -73,6 +73,11 @@ def _invalid(before: str, *, findings: tuple[Expected, ...], note: str = "", ali
     return invalid(before, filename=_DOCKERFILE, note=note, alias=alias, findings=findings)
 
 
+def _smp_invalid(*edits: tuple[str, str], says: str, note: str = "", alias: bool = False) -> Invalid:
+    """The cases' complete model-parallel image with ``edits``: one finding, at its first line."""
+    return _invalid(_edited(_SMP_IMAGE, *edits), note=note, alias=alias, findings=(Expected(1, 1, says),))
+
+
 def _trainer_launch(entry_point: str = "train.py") -> tuple[str, str]:
     """A launcher whose estimator runs ``entry_point`` in the run's image."""
     return (
@@ -209,15 +214,12 @@ SAGEMAKER_TRAINING = Rule(
         _valid(_FROM_DLC + _SUBMIT, note="dlc-has-it"),
     ),
     invalid=lambda: (
-        _invalid(
-            _edited(_SMP_IMAGE, (_TOOLKIT, "")),
-            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
-        ),
-        _invalid(
-            _edited(_SMP_IMAGE, (_TOOLKIT, 'RUN ["python3", "-m", "pip", "install", "sagemaker-inference"]\n')),
+        _smp_invalid((_TOOLKIT, ""), says="a custom image installs the SageMaker training toolkit"),
+        _smp_invalid(
+            (_TOOLKIT, 'RUN ["python3", "-m", "pip", "install", "sagemaker-inference"]\n'),
+            says="a custom image installs the SageMaker training toolkit",
             note="json-form",
             alias=True,
-            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
         ),
     ),
 )
@@ -239,15 +241,12 @@ SMDISTRIBUTED_WHEELS = Rule(
     ),
     valid=lambda: (_valid(_SMP_IMAGE),),
     invalid=lambda: (
-        _invalid(
-            _edited(_SMP_IMAGE, (_DATA_PARALLEL, "")),
-            findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
-        ),
-        _invalid(
-            _edited(_SMP_IMAGE, (_MODEL_PARALLEL, "RUN python3 -m pip download ${SMD_MODEL_PARALLEL_URL}\n")),
+        _smp_invalid((_DATA_PARALLEL, ""), says="the image does not install the smdistributed_dataparallel wheel"),
+        _smp_invalid(
+            (_MODEL_PARALLEL, "RUN python3 -m pip download ${SMD_MODEL_PARALLEL_URL}\n"),
+            says="the image does not install the smdistributed_modelparallel wheel",
             note="downloaded-not-installed",
             alias=True,
-            findings=(Expected(1, 1, "the image does not install the smdistributed_modelparallel wheel"),),
         ),
     ),
 )
@@ -341,15 +340,13 @@ METIS = Rule(
         ),
     ),
     invalid=lambda: (
-        _invalid(
-            _edited(_SMP_IMAGE, (_PACKAGES, _PACKAGES_BUT_METIS)),
-            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
-        ),
-        _invalid(
-            _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM nvcr.io/nvidia/"), (_PACKAGES, _PACKAGES_BUT_METIS)),
+        _smp_invalid((_PACKAGES, _PACKAGES_BUT_METIS), says="the model-parallel library needs METIS"),
+        _smp_invalid(
+            ("FROM nvidia/", "FROM nvcr.io/nvidia/"),
+            (_PACKAGES, _PACKAGES_BUT_METIS),
+            says="the model-parallel library needs METIS",
             note="ngc-base",
             alias=True,
-            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
         ),
     ),
 )
@@ -370,15 +367,13 @@ RMM = Rule(
     ),
     valid=lambda: (_valid(_SMP_IMAGE),),
     invalid=lambda: (
-        _invalid(
-            _edited(_SMP_IMAGE, (_RMM, "")),
-            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
-        ),
-        _invalid(
-            _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM public.ecr.aws/nvidia/"), (_RMM, "RUN rm -rf /tmp/*\n")),
+        _smp_invalid((_RMM, ""), says="the model-parallel library needs the RAPIDS memory manager"),
+        _smp_invalid(
+            ("FROM nvidia/", "FROM public.ecr.aws/nvidia/"),
+            (_RMM, "RUN rm -rf /tmp/*\n"),
+            says="the model-parallel library needs the RAPIDS memory manager",
             note="mirrored-base",
             alias=True,
-            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
         ),
     ),
 )

@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemods.device import batch_shapes
 from codemods.device.obligation_records import Loop, code
-from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
+from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA, batches_moved_only_if
 from codemods.engine.nodes import walk
 
 if TYPE_CHECKING:
@@ -56,11 +56,7 @@ def guard_batch_moves(values: DeviceValueAnalysis, loops: Iterable[Loop], part: 
                 else:
                     part.broken.setdefault(
                         cond.test,
-                        (
-                            BATCH_OFF_XLA,
-                            f"the batches move to the device only `if {code(cond.test)}`: {why}; move them "
-                            "whenever the model is on the XLA device",
-                        ),
+                        (BATCH_OFF_XLA, batches_moved_only_if(code(cond.test), why)),
                     )
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.rules.xla111_device_off_xla import cpu_switch_handed
+
 if TYPE_CHECKING:
     from codemods.device.values import DeviceValueAnalysis
 
@@ -48,10 +50,4 @@ def handed_cpu_flags(values: DeviceValueAnalysis) -> Iterator[tuple[cst.BaseExpr
             continue
         value = bindings[-1].value
         assert value is not None  # a literal False, checked above
-        yield (
-            value,
-            f"`{name} = False` keeps the run on the CPU: `{root}` goes to `{handed[0][1]}()`, and {chooser}, which "
-            f"this script imports, picks the device with `{attr}` (the XLA device after the port only when it is "
-            f"True), so on an XLA host the model trains on the CPU; set `{name} = True` to train on the XLA "
-            "device (the port leaves this choice of the script as it is)",
-        )
+        yield value, cpu_switch_handed(name, root, handed[0][1], chooser, attr)

@@ -26,6 +26,10 @@ from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code, positional
+from codemods.device.rules import xla111_device_off_xla as xla111
+from codemods.device.rules import xla112_device_from_project as xla112
+from codemods.device.rules import xla115_model_move_skipped as xla115
+from codemods.device.rules import xla116_batch_off_xla as xla116
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
@@ -209,14 +213,7 @@ class ObligationAnalysis(Analysis):
         for read, message in self.walk.analysis(ConfigDeviceAnalysis).broken.items():
             self._break(read, DEVICE_FROM_PROJECT, message)
         for default, dest in self.facts.device.cpu_flag_defaults.items():
-            self._break(
-                default,
-                DEVICE_OFF_XLA,
-                f'the device flag `{dest}` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
-                'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
-                "ported) or code of the project sets it; the port leaves the author's CPU default as it is: "
-                'make it "xla" to train on the XLA device',
-            )
+            self._break(default, DEVICE_OFF_XLA, xla111.cpu_default_flag(dest))
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)
@@ -224,10 +221,7 @@ class ObligationAnalysis(Analysis):
             call = self.default_types[0]
             self.part.broken[call] = (
                 BATCH_OFF_XLA,
-                f'`{code(call)}` stays: without CUDA it fails ("Found no NVIDIA driver") at the first '
-                f"`{code(self.legacy_constructors[0].func)}(...)`, which relies on it to make its tensors on the device; "
-                "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
-                "(`torch.set_default_dtype(torch.float32)`)",
+                xla116.cuda_default_tensor_type(code(call), code(self.legacy_constructors[0].func)),
             )
 
     def _model(self, model: str) -> bool:
@@ -272,7 +266,7 @@ class ObligationAnalysis(Analysis):
             if where.on_xla:
                 return True
             running.append((move, where))
-        what = f"`{model}`, whose parameters `{code(optimizer.func)}` steps,"
+        stepper = code(optimizer.func)
         off = next(((m, w) for m, w in running if w.on_xla is False), None)
         if off is not None:
             move, where = off
@@ -280,16 +274,12 @@ class ObligationAnalysis(Analysis):
                 self._break(
                     where.node,
                     DEVICE_OFF_XLA,
-                    f"{what} goes to `{code(move.device or move.call)}`, which ends on {where.why} on an XLA "
-                    "host after the port: make it the XLA device (torch_xla.device())",
+                    xla111.stepped_model_off_xla(model, stepper, code(move.device or move.call), where.why),
                 )
             else:
                 self._named(where.module)
                 self._break(
-                    move.call,
-                    DEVICE_FROM_PROJECT,
-                    f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
-                    "return the XLA device (torch_xla.device()), or convert that module too",
+                    move.call, DEVICE_FROM_PROJECT, xla112.stepped_model_device_from_function(model, stepper, where.why)
                 )
         elif (away := next((w for _, w in running if w.elsewhere and w.node is not None), None)) is not None:
             if (
@@ -297,18 +287,12 @@ class ObligationAnalysis(Analysis):
             ) is not None and node not in self.facts.project.external_devices:  # (XLA003 says so already)
                 self._named(away.module)
                 self._break(
-                    node,
-                    DEVICE_FROM_PROJECT,
-                    f"{what} goes to a device (or moves under a condition) that comes from another module: "
-                    f"{away.why}; a run on the project folder follows it (or make sure it is the XLA device)",
+                    node, DEVICE_FROM_PROJECT, xla112.stepped_model_device_from_module(model, stepper, away.why)
                 )
         elif skipped and not running:
             move, cond = skipped[0]
             self._break(
-                move.call,
-                MODEL_MOVE_SKIPPED,
-                f"{what} moves only under `if {code(cond.test)}:`, which is False on an XLA host after the "
-                "port: it trains on the CPU; move it to the XLA device on every path",
+                move.call, MODEL_MOVE_SKIPPED, xla115.stepped_model_moves_only_if(model, stepper, code(cond.test))
             )
         return False
 
@@ -330,23 +314,14 @@ class ObligationAnalysis(Analysis):
                 if where.elsewhere and node is not None and not said:
                     self._named(where.module)
                     self._break(
-                        node,
-                        DEVICE_FROM_PROJECT,
-                        f"`{code(move.device)}`, where `{name}` goes, is chosen with what comes from another "
-                        f"module: {where.why}; a run on the project folder follows it (or make sure it is the "
-                        "XLA device)",
+                        node, DEVICE_FROM_PROJECT, xla112.device_from_module(name, code(move.device), where.why)
                     )
                 elif (
                     where.on_xla is False
                     and type(node) is cst.IfExp
                     and values.flag_in(node.test, move.scope) is not None
                 ):
-                    self._break(
-                        node,
-                        DEVICE_OFF_XLA,
-                        f"`{name}` goes to `{code(move.device)}`, which ends on {where.why} on an XLA host after "
-                        "the port: make it the XLA device (torch_xla.device())",
-                    )
+                    self._break(node, DEVICE_OFF_XLA, xla111.moved_off_xla(name, code(move.device), where.why))
 
     def _built_elsewhere(self, model: str, optimizer: cst.Call) -> None:
         """A stepped model that no statement of this file moves, built once by a callable of a
@@ -361,9 +336,7 @@ class ObligationAnalysis(Analysis):
         self._break(
             built[0],
             DEVICE_FROM_PROJECT,
-            f"`{model}`, whose parameters `{code(optimizer.func)}` steps, comes from `{func}()` in {where}, and "
-            "nothing here moves it: where it goes (and whether to the XLA device) is decided there; a run on the "
-            "project folder follows it",
+            xla112.stepped_model_built_elsewhere(model, code(optimizer.func), func, where),
         )
 
     def _through_project(self, loop: Loop, through: tuple[cst.Call, str], model: str) -> None:
@@ -374,12 +347,7 @@ class ObligationAnalysis(Analysis):
         if where is None:
             return  # converted: its own moves are ported there
         names = [n for n, (c, _) in loop.through.items() if c is call]
-        self._break(
-            call,
-            BATCH_OFF_XLA,
-            f"`{names[0]}` reaches `{model}` (on the XLA device) from `{func}()` in {where}: whether the batch "
-            "reaches the XLA device is decided there; a run on the project folder follows it",
-        )
+        self._break(call, BATCH_OFF_XLA, xla116.batch_from_unconverted(names[0], model, func, where))
 
     def _unconverted(self, func: str) -> str | None:
         """Where the callable ``func`` of a project module runs code that this run does not
@@ -417,7 +385,8 @@ class ObligationAnalysis(Analysis):
             flag = next((f for f, root in flags.items() if root in names or f in names), None)
             found = project.origin(callee) if flag is not None else None
             if (
-                found is not None
+                flag is not None
+                and found is not None
                 and found.summary is not None
                 and found.summary.pending
                 and any(
@@ -425,40 +394,32 @@ class ObligationAnalysis(Analysis):
                 )
             ):
                 self._named(found.summary.path)
-                self._break(
-                    call,
-                    DEVICE_FROM_PROJECT,
-                    f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
-                    "the device with it and still needs converting: there it builds a CUDA device; convert that "
-                    "module too (run the tool on the project folder)",
-                )
+                self._break(call, DEVICE_FROM_PROJECT, xla112.switched_flag_handed(flag, callee, found.summary.path))
         external = self.facts.project
         reported = {*external.external_steps, *external.external_training, *external.external_devices}
         for call, callee in project.calls:
             found = project.origin(callee)
-            summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]  # summary is not None only when found is not None
+            if (
+                found is not None
+                and (summary := found.summary) is not None
+                and summary.pending
+                and summary.trains(found.name)
+                and call not in reported
+            ):
                 self._named(summary.path)
-                self._break(
-                    call,
-                    DEVICE_FROM_PROJECT,
-                    f"`{callee}` in {summary.path} trains a model and still needs converting: its device, model, "
-                    "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
-                    "on the project folder)",
-                )
+                self._break(call, DEVICE_FROM_PROJECT, xla112.trains_elsewhere(callee, summary.path))
         for call, callee, names in self.handed:
             model = next((n for n in names if n in on_xla), None)
             found = project.origin(callee) if model is not None else None
-            summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]  # summary is not None only when found is not None
+            if (
+                model is not None
+                and found is not None
+                and (summary := found.summary) is not None
+                and summary.pending
+                and summary.feeds(found.name)
+            ):
                 self._named(summary.path)
-                self._break(
-                    call,
-                    BATCH_OFF_XLA,
-                    f"`{model}` (on the XLA device) goes to `{callee}` in {summary.path}, which feeds it batches "
-                    "and still needs converting: there they stay on CUDA terms; convert that module too (run "
-                    "the tool on the project folder)",
-                )
+                self._break(call, BATCH_OFF_XLA, xla116.model_handed_to_unconverted(model, callee, summary.path))
 
     def _unmoved_feeding(self) -> None:
         """Callables whose loop over a loader handed in feeds batches it does not move to a
@@ -568,11 +529,7 @@ class ObligationAnalysis(Analysis):
                 ):
                     continue
                 done.add(loader_param)
-                batches = ", ".join(f"`{n}`" for n in unmoved)
-                feeds = (
-                    f"feeds the batches of its `{loader_param}` ({batches}) to `{model}` (on the XLA device) "
-                    "without moving them"
-                )
+                feeds = xla116.feeds_unmoved(loader_param, unmoved, str(model))
                 if only_iterated and type(loader) in (cst.Name, cst.Attribute):
                     device = dotted(move.device) if move is not None and move.device is not None else None
                     same_scope = move is not None and move.scope == self.handed_in.get(call)
@@ -583,19 +540,13 @@ class ObligationAnalysis(Analysis):
                         sharded,
                     )
                 else:
-                    why = (
-                        f"it uses `{loader_param}` otherwise than by iterating it (a device loader has no `sampler` "
-                        "or `dataset`)"
-                        if not only_iterated
-                        else "the loader is built in the call"
-                    )
                     (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
                         call,
                         (
                             BATCH_OFF_XLA,
-                            f"`{code(loader)}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
-                            "cannot wrap it: move each batch to the device there before the forward "
-                            "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
+                            xla116.loader_not_wrapped(
+                                code(loader), callee, where, feeds, loader_param, built=only_iterated
+                            ),
                         ),
                     )
 
@@ -646,19 +597,10 @@ class ObligationAnalysis(Analysis):
                 loaded = self.loaded.get(data)
                 location = arg_value(loaded, 1, "map_location") if loaded is not None else None
                 if location is not None and location in map_locations:
-                    reason = (
-                        f'`{data}` is loaded onto the CPU (`{code(location)}` becomes "cpu": XLA cannot load '
-                        "onto its device)"
-                    )
+                    reason = xla116.loaded_onto_cpu(data, code(location))
                 elif loop.source in movers:
-                    reason = f"`{loop.source}` yields CPU tensors (the loop that trains on it moves them)"
+                    reason = xla116.moved_by_training_loop(loop.source)
                 else:
                     continue
-                self._break(
-                    call,
-                    BATCH_OFF_XLA,
-                    f"`{unmoved[0]}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
-                    f"device first (`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate "
-                    "`pl.MpDeviceLoader(loader, device)`",
-                )
+                self._break(call, BATCH_OFF_XLA, xla116.batch_on_cpu(unmoved[0], model, reason))
                 break

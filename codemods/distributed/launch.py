@@ -430,8 +430,8 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
         return [n for target in statement.targets for n in target_names(target.target)]
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
         return target_names(statement.target)
-    if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
-        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
+    if isinstance(statement, cst.Import | cst.ImportFrom) and not isinstance(names := statement.names, cst.ImportStar):
+        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in names]
     if type(statement) is cst.For:
         return target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):

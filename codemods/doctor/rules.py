@@ -7,10 +7,18 @@ the graphs torch_xla compiled.  Their examples show the script line a finding po
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from codemods.engine.rule import Example, Rule
 
 PREFIX = "XLD"
 RUNTIME = "doctor"  # Example.filename of a runtime example
+
+
+def _seen_at(line: str) -> Callable[[], tuple[Example, ...]]:
+    """A runtime rule's examples: the script ``line`` its finding points at."""
+    return lambda: (Example(line, filename=RUNTIME),)
+
 
 DOCTOR_SUMMARY = Rule(
     code="XLD100",
@@ -22,7 +30,7 @@ DOCTOR_SUMMARY = Rule(
     instead="Nothing: this finding is the run's summary. Change what the run's other XLD findings name; a script that "
     'needs nothing more reaches a steady state (the summary ends "steady state from step N") and `xla-codemod '
     "doctor` exits 0.",
-    examples=lambda: (Example("for step, (data, target) in enumerate(loader):", filename=RUNTIME),),
+    examples=_seen_at("for step, (data, target) in enumerate(loader):"),
 )
 
 RECOMPILING_SYNC_SITE = Rule(
@@ -36,7 +44,7 @@ RECOMPILING_SYNC_SITE = Rule(
     instead="A step whose graph is the same every step: change what the XLD102 findings under this site name (a shape or "
     "a Python number that changes each step), what XLD106 says of a short last batch, and the host reads XLD103 "
     "names; the site stops compiling once its graphs repeat.",
-    examples=lambda: (Example("    torch_xla.sync()", filename=RUNTIME),),
+    examples=_seen_at("    torch_xla.sync()"),
 )
 
 CHANGING_OPERATION = Rule(
@@ -51,7 +59,7 @@ CHANGING_OPERATION = Rule(
     "tensor (or fixed), a slice whose bound changes taken on the host before it moves to the device, a "
     "data-dependent shape (`nonzero`, `masked_select`, a boolean mask) as a multiplication by a mask, and a short "
     "last batch padded or dropped (`drop_last=True`).",
-    examples=lambda: (Example("    data = source[i:i + seq_len]", filename=RUNTIME),),
+    examples=_seen_at("    data = source[i:i + seq_len]"),
 )
 
 HOST_READ = Rule(
@@ -66,7 +74,7 @@ HOST_READ = Rule(
     "print(loss.item()), args=(loss,))` (`xla-codemod convert` does this for reads that only feed logging: "
     "XLA701), or the read only every N steps. A CPU fallback goes with static shapes (multiply by a mask instead "
     "of selecting).",
-    examples=lambda: (Example("    total_loss += loss.item()", filename=RUNTIME),),
+    examples=_seen_at("    total_loss += loss.item()"),
 )
 
 SCRIPT_CRASHED = Rule(
@@ -81,7 +89,7 @@ SCRIPT_CRASHED = Rule(
     "quotes), then `xla-codemod doctor` run again. CUDA code the conversion did not reach (`hidden = "
     "hidden.cuda()`) becomes `hidden.to(torch_xla.device())` with `xla-codemod convert` (XLA102); `--show-output` "
     "shows what the script printed.",
-    examples=lambda: (Example("    hidden = hidden.cuda()", filename=RUNTIME),),
+    examples=_seen_at("    hidden = hidden.cuda()"),
 )
 
 TOO_FEW_STEPS = Rule(
@@ -96,7 +104,7 @@ TOO_FEW_STEPS = Rule(
     "`xla-codemod convert` adds: XLA301; `xm.mark_step()`; or iteration over an `MpDeviceLoader`), and "
     "`xla-codemod doctor --steps N` with N above `--warmup` (defaults 20 and 3), with a `--timeout` long enough "
     "for them.",
-    examples=lambda: (Example("for epoch in range(epochs):", filename=RUNTIME),),
+    examples=_seen_at("for epoch in range(epochs):"),
 )
 
 SHORT_LAST_BATCH = Rule(
@@ -109,7 +117,7 @@ SHORT_LAST_BATCH = Rule(
     "is compiled again unless drop_last=True or it is padded.",
     instead="`DataLoader(..., drop_last=True)` for training; where every sample counts (evaluation), the last batch "
     "padded to the batch size, the padding left out of the metric.",
-    examples=lambda: (Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
+    examples=_seen_at("loader = DataLoader(dataset, batch_size=8, shuffle=True)"),
 )
 
 RULES = (

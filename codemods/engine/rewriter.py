@@ -239,6 +239,16 @@ class Context(Generic[SheetT]):
         """Remove a statement; its leading comments move to the next statement."""
         self.dropped_statements.add(statement)
 
+    def line_keeping(self, line: StatementLineT, kept: Sequence[cst.BaseSmallStatement]) -> StatementLineT:
+        """``line`` with only the small statements ``kept`` (the last without a semicolon); a
+        line left with none goes (a ``pass`` after a colon)."""
+        if kept:
+            return line.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if isinstance(line, cst.SimpleStatementSuite):
+            return line.with_changes(body=[cst.Pass()])
+        self.drop_statement(line)
+        return line
+
     def keep_lines_after(self, statement: cst.BaseStatement, lines: Sequence[cst.EmptyLine]) -> None:
         """Put comment lines right after ``statement`` in the block it ends up in."""
         if lines:

@@ -194,12 +194,7 @@ class RuleHooks(Concern):
             if done is None:
                 return updated
             self.ctx.imports.discard(statement)
-        if kept:
-            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-        if isinstance(updated, cst.SimpleStatementSuite):
-            return updated.with_changes(body=[cst.Pass()])
-        self.ctx.drop_statement(updated)
-        return updated
+        return self.ctx.line_keeping(updated, kept)
 
     def _removal(self, statement: cst.BaseSmallStatement) -> tuple[Rule, str] | None:
         for hook in self.removals:

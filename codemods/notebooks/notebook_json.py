@@ -75,7 +75,9 @@ _DECODER = json.JSONDecoder()
 
 
 def _skip(text: str, at: int) -> int:
-    return _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]  # _WHITESPACE is ``\s*``: it matches at any index, so re.match is never None
+    match = _WHITESPACE.match(text, at)
+    assert match is not None  # ``\s*`` matches at any index
+    return match.end()
 
 
 def _members(text: str, at: int) -> tuple[list[tuple[str, int, int]], int]:
@@ -146,7 +148,8 @@ def _source_value(text: str, start: int, end: int, source: str, ascii_only: bool
         separator = old[items[0][1] : items[1][0]] if len(items) > 1 else "," + opener
     else:  # was empty: one level deeper than the "source" key, in the file's indentation
         line_start = text.rfind("\n", 0, start) + 1
-        key_indent = re.match(r"[ \t]*", text[line_start:]).group()  # type: ignore[union-attr]  # the pattern ``[ \t]*`` matches any string, so re.match is never None
+        rest = text[line_start:]
+        key_indent = rest[: len(rest) - len(rest.lstrip(" \t"))]
         unit = re.search(r"\n([ \t]+)\S", text)
         step = unit.group(1) if unit else " "
         opener, closer = "\n" + key_indent + step, "\n" + key_indent

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from codemods import apis
 from codemods.amp.rules.xla204_float16_autocast import fix_dtype
 from codemods.amp.rules.xla210_autocast_device_type import report_device_variable
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
@@ -496,32 +496,24 @@ def _bfloat16(ctx: Context[Facts], call: AutocastCall, rest: list[cst.Arg]) -> t
     return [a.with_changes(value=value) if a.keyword and a.keyword.value == "dtype" else a for a in rest], note
 
 
-@on_facts(AUTOCAST, nodes=lambda facts: facts.amp.unpacked_autocasts)
-def _unpacked(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(AUTOCAST, nodes=lambda facts: facts.amp.unpacked_autocasts)
+def _unpacked(ctx: Context[Facts], original: cst.Call) -> str:
     """CUDA autocast with unpacked arguments: not rebuilt here."""
-    ctx.report(
-        AUTOCAST,
-        original,
+    return (
         f"`{ctx.code(original.func)}` gets unpacked arguments, so it is not rewritten: as CUDA autocast it "
         f"is off on XLA and the code under it runs in float32; call {ctx.target.xla_autocast} here (the "
-        "unpacked keywords may hold CUDA's float16: XLA autocast takes bfloat16)",
+        "unpacked keywords may hold CUDA's float16: XLA autocast takes bfloat16)"
     )
-    return updated
 
 
-@on_facts(AUTOCAST, nodes=lambda facts: facts.amp.autocast_references)
-def _handed_on(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(AUTOCAST, nodes=lambda facts: facts.amp.autocast_references)
+def _handed_on(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """CUDA autocast handed on uncalled: where it is called, it stays CUDA autocast."""
     if ctx.facts.amp.autocast_references[original] in apis.CUDA_AUTOCAST:  # type: ignore[index]  # the fact's keys are the expressions this hook runs on
         why = "it has no device argument to change, so where it is called it stays CUDA autocast (off on XLA)"
     else:
         why = "its device type is given where it is called, out of sight, and with 'cuda' autocast is off on XLA"
-    ctx.report(
-        AUTOCAST,
-        original,
-        f"`{ctx.code(original)}` is handed on uncalled: {why}; call {ctx.target.xla_autocast} where it is used",
-    )
-    return updated
+    return f"`{ctx.code(original)}` is handed on uncalled: {why}; call {ctx.target.xla_autocast} where it is used"
 
 
 _BFLOAT16 = frozenset({"torch.bfloat16"})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -116,12 +116,9 @@ def _no_syncfree_version(ctx: Context[Facts], original: cst.Call, updated: cst.C
     return updated
 
 
-@on_facts(AMP_OPTIMIZER, nodes=lambda facts: [call for call, o in facts.amp.syncfree.items() if o.unpacked])
-def _unpacked_keywords(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        AMP_OPTIMIZER,
-        original,
+@reports_facts(AMP_OPTIMIZER, nodes=lambda facts: [call for call, o in facts.amp.syncfree.items() if o.unpacked])
+def _unpacked_keywords(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}` gets unpacked keywords: the sync-free {ctx.facts.amp.syncfree[original].name} "
-        "runs on XLA tensors, which take no fused/foreach/capturable kernels; make sure they are not set",
+        "runs on XLA tensors, which take no fused/foreach/capturable kernels; make sure they are not set"
     )
-    return updated

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -106,16 +106,13 @@ SAVE_WHOLE_MODULE = Rule(
 )
 
 
-@on_facts(SAVE_WHOLE_MODULE, nodes=lambda facts: facts.checkpoint.whole_module_saves)
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(SAVE_WHOLE_MODULE, nodes=lambda facts: facts.checkpoint.whole_module_saves)
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
     """A save whose object is a name the training facts hold a model in."""
     from codemods.engine.nodes import arg_value
 
     saved = ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]  # a whole-module save's obj argument names a model (how it is recorded), so arg_value finds it
-    ctx.report(
-        SAVE_WHOLE_MODULE,
-        original,
+    return (
         f"`{saved}` is a whole module: save `{saved}.state_dict()` so the checkpoint holds CPU tensors "
-        "and loads without torch_xla",
+        "and loads without torch_xla"
     )
-    return updated

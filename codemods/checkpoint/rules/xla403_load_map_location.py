@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -441,17 +441,12 @@ def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     return new
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.unported_map_locations, _REPORTED))
-def _report_unported(
-    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
-) -> cst.BaseExpression:
-    ctx.report(
-        LOAD_MAP_LOCATION,
-        original,
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.unported_map_locations, _REPORTED))
+def _report_unported(ctx: Context[Facts], original: cst.BaseExpression) -> str:
+    return (
         f"map_location `{ctx.code(original)}` names CUDA devices: load on the CPU "
-        "(map_location='cpu'); load_state_dict copies to the XLA device",
+        "(map_location='cpu'); load_state_dict copies to the XLA device"
     )
-    return updated
 
 
 @on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.unlocated_loads)
@@ -475,18 +470,15 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     )
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_loads)
-def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_loads)
+def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     """A load whose result is a model of the file (a pickled module) that nothing moves after."""
     names = ", ".join(f"`{name}`" for name in ctx.facts.checkpoint.module_loads[original])
-    ctx.report(
-        LOAD_MAP_LOCATION,
-        original,
+    return (
         f"{names} comes back from this load as a pickled module, on the CPU: XLA loads only to the CPU "
         "(map_location), while the port moves the batches to the XLA device; move it after the load "
-        "(`.to(device)`) and build its optimizer over the moved parameters, or save and load its state_dict()",
+        "(`.to(device)`) and build its optimizer over the moved parameters, or save and load its state_dict()"
     )
-    return updated
 
 
 def _why_unlocated(ctx: Context[Facts]) -> str:

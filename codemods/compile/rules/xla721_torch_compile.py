@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from codemods import apis
 from codemods.compile.rules.xla722_inductor_options import dropped_options
 from codemods.compile.rules.xla723_compile_backend import report_backend
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.engine.rewriter import Context
+    from codemods.engine.rewriter import Context, StatementLineT
     from codemods.facts import Facts
 
 # TrainingArguments' compile settings.
@@ -481,7 +481,9 @@ def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
     to_remove = [
         i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE
     ]
-    flag = next(original.args[i] for i in to_remove if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]  # to_remove holds indices of keyword arguments only
+    flag = next(
+        a for i in to_remove if (a := original.args[i]).keyword is not None and a.keyword.value == "torch_compile"
+    )
     why = (
         _NO_TORCH_COMPILE
         if ctx.target.compile_backend is None
@@ -554,15 +556,10 @@ def _decorator(
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.compile_only_lines)
-def _compile_only_line(
-    ctx: Context[Facts],
-    original: cst.SimpleStatementLine | cst.SimpleStatementSuite,
-    updated: cst.SimpleStatementLine | cst.SimpleStatementSuite,
-) -> cst.SimpleStatementLine | cst.SimpleStatementSuite:
+def _compile_only_line(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
     """On the sagemaker target a line (or a one-line suite: ``if compile: model =
     torch.compile(model)``) that only compiles goes; its block keeps a ``pass`` if nothing
     else is left."""
-    import libcst as cst
 
     if ctx.target.compile_backend is not None:
         return updated
@@ -576,10 +573,7 @@ def _compile_only_line(
         if not _removed(ctx, statement, ctx.code(statement), "model"):
             return updated
     ctx.imports.discard(updated)
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, [])
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.compiler_imports)
@@ -590,8 +584,8 @@ def _compiler_import(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CS
     return updated
 
 
-@on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.references)
-def _used_as_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.references)
+def _used_as_value(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """torch.compile passed around as a value: where it is called is not known here."""
     backend = ctx.target.compile_backend
     advice = (
@@ -600,8 +594,7 @@ def _used_as_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTN
         if backend
         else f"{_NO_TORCH_COMPILE}; remove it"
     )
-    ctx.report(TORCH_COMPILE, original, f"`{ctx.code(original)}` is used as a value: {advice}")
-    return updated
+    return f"`{ctx.code(original)}` is used as a value: {advice}"
 
 
 @on_facts(TORCH_COMPILE, nodes=lambda facts: facts.compile.settings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
-from codemods.engine.hooks import on_facts, on_references
+from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -322,8 +322,8 @@ CUDA_NO_EFFECT = Rule(
 )
 
 
-@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.environment)
-def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.environment)
+def _environment(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """``os.environ["NCCL_..."] = ...``, ``os.environ.setdefault("NCCL_...", ...)``."""
     target = ctx.target
     where = (
@@ -333,13 +333,10 @@ def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNod
         else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
         "CPU, TPU or NEURON); it has no effect"
     )
-    ctx.report(
-        CUDA_NO_EFFECT,
-        original,
+    return (
         f"`{ctx.code(original)}` sets {ctx.facts.cuda_only.environment[original]}, a CUDA or NCCL setting: XLA's "
-        f"runtime reads it only on NVIDIA GPUs ({where}",
+        f"runtime reads it only on NVIDIA GPUs ({where}"
     )
-    return updated
 
 
 @on_references(CUDA_NO_EFFECT, names=frozenset(NO_EFFECT))
@@ -362,7 +359,6 @@ def _no_effect_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTN
 def _remove_settings(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
     """The statement line minus its statements that only set or call a setting with no
     effect (all of them: the line goes, its comments move on; see Context.drop_statement)."""
-    import libcst as cst
 
     from codemods.cuda_only.rules.runtime_references import goes_with_device_call, passive, set_or_called
 
@@ -389,12 +385,7 @@ def _remove_settings(ctx: Context[Facts], original: StatementLineT, updated: Sta
     kept: list[cst.BaseSmallStatement] = [s for s in updated.body if id(s) not in removed]
     if len(kept) == len(updated.body):
         return updated
-    if kept:
-        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, kept)
 
 
 @on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.pinned_args)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -222,17 +222,14 @@ _SPARSE_ERROR = (
 )
 
 
-@on_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_optimizers)
-def _sparse_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        SPARSE_GRADIENTS,
-        original,
+@reports_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_optimizers)
+def _sparse_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
         "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
         '"SparseAdam does not support dense gradients"; use torch.optim.Adam (it updates every row at each '
-        "step where SparseAdam updates only the rows looked up, so the results differ)",
+        "step where SparseAdam updates only the rows looked up, so the results differ)"
     )
-    return updated
 
 
 @on_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_embeddings)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -221,29 +221,23 @@ SPARSE_TENSORS = Rule(
 _SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
 
 
-@on_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_moves)
-def _sparse_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_moves)
+def _sparse_move(ctx: Context[Facts], original: cst.Call) -> str:
     held, returned = ctx.facts.cuda_only.sparse_moves[original]
-    ctx.report(
-        SPARSE_TENSORS,
-        original,
+    return (
         f"`{held}` {'returns' if returned else 'holds'} a sparse tensor, which XLA cannot hold: moving it to "
         f"the device raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{held}"
-        ".to_dense()`), and use torch.mm on the dense tensor",
+        ".to_dense()`), and use torch.mm on the dense tensor"
     )
-    return updated
 
 
-@on_facts(
+@reports_facts(
     SPARSE_TENSORS,
     nodes=lambda facts: [call for call in facts.cuda_only.sparse_products if call not in facts.cuda_only.sparse_moves],
 )
-def _sparse_product(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        SPARSE_TENSORS,
-        original,
+def _sparse_product(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
         f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
-        "dense tensor moved to the device",
+        "dense tensor moved to the device"
     )
-    return updated

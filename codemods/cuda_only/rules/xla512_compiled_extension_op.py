@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -142,15 +142,12 @@ _EXTENSION_ADVICE = (
 )
 
 
-@on_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.extension_ops)
-def _extension_op(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        COMPILED_EXTENSION_OP,
-        original,
+@reports_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.extension_ops)
+def _extension_op(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}(...)` runs an op of a compiled extension "
-        f"({ctx.facts.cuda_only.extension_ops[original]}), which raises on XLA tensors: {_EXTENSION_ADVICE}",
+        f"({ctx.facts.cuda_only.extension_ops[original]}), which raises on XLA tensors: {_EXTENSION_ADVICE}"
     )
-    return updated
 
 
 @on_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.cuda_only_forwards)

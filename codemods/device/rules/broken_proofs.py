@@ -1,6 +1,8 @@
 """What the rules of the device obligations share: where a proof broke (device/obligations.py:
 the stepped model and each batch on the XLA device), the rule it broke says so (XLA111, XLA112,
-XLA115, XLA116), with what the obligations found, as the rewrite leaves the module."""
+XLA115, XLA116), with what the obligations found, as the rewrite leaves the module.  What it
+says is that rule module's: its message functions, which the obligations call with the names
+and places they found."""
 
 from __future__ import annotations
 
@@ -31,3 +33,8 @@ def reports_broken_proofs(rule: Rule) -> None:
             if broken is rule:
                 ctx.report(rule, node, ctx.target.advice(message))
         return updated
+
+
+def stepped_model(model: str, optimizer: str) -> str:
+    """How the findings of obligation (1) name the model (XLA111, XLA112, XLA115)."""
+    return f"`{model}`, whose parameters `{optimizer}` steps,"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -252,19 +252,16 @@ def _index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
     return updated.with_changes(args=args)
 
 
-@on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.unsure_index_moves)
-def _unsure_index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.unsure_index_moves)
+def _unsure_index_move(ctx: Context[Facts], original: cst.Call) -> str:
     from codemods.engine.nodes import arg_value
 
     device = ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]  # an unsure index move has its device argument (the analysis records it only then)
-    ctx.report(
-        INTEGER_DEVICE,
-        original,
+    return (
         f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
         f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
-        "move fails without CUDA",
+        "move fails without CUDA"
     )
-    return updated
 
 
 @on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.int_devices)

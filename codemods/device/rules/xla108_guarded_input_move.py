@@ -241,10 +241,6 @@ GUARDED_INPUT_MOVE = Rule(
 def _input_guard(
     ctx: Context[Facts], original: cst.If, updated: cst.If
 ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
-    import libcst as cst
-
-    from codemods.device.rules.folded_ifs import fold_if
-
     test = ctx.code(original.test)
     if not ctx.facts.training.input_guards[original]:
         ctx.report(
@@ -254,19 +250,13 @@ def _input_guard(
             "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
         )
         return updated
-    parent = ctx.parent()
-    is_elif = isinstance(parent, cst.If) and parent.orelse is original
-    new = ctx.fix(
-        GUARDED_INPUT_MOVE,
-        original.test,
+    return _dropped(
+        ctx,
+        original,
+        updated,
         f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
         "inputs otherwise, is gone), so its inputs always move",
-        lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after),
     )
-    if new is None:
-        return updated
-    ctx.imports.discard(original.test)
-    return new
 
 
 @on_facts(GUARDED_INPUT_MOVE, nodes=lambda facts: facts.obligations.count_guards)
@@ -274,6 +264,20 @@ def _count_guard(
     ctx: Context[Facts], original: cst.If, updated: cst.If
 ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
     """``if n_gpu == 1:`` around a loop's batch moves, the count now the XLA runtime's."""
+    return _dropped(
+        ctx,
+        original,
+        updated,
+        f"`if {ctx.code(original.test)}:` dropped: {ctx.facts.obligations.count_guards[original]}, so the batches "
+        "always move",
+    )
+
+
+def _dropped(
+    ctx: Context[Facts], original: cst.If, updated: cst.If, message: str
+) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    """The ``if`` around the input moves goes, its body kept in its place (``message`` says why);
+    what only its test used is no longer imported."""
     import libcst as cst
 
     from codemods.device.rules.folded_ifs import fold_if
@@ -281,11 +285,7 @@ def _count_guard(
     parent = ctx.parent()
     is_elif = isinstance(parent, cst.If) and parent.orelse is original
     new = ctx.fix(
-        GUARDED_INPUT_MOVE,
-        original.test,
-        f"`if {ctx.code(original.test)}:` dropped: {ctx.facts.obligations.count_guards[original]}, so the batches "
-        "always move",
-        lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after),
+        GUARDED_INPUT_MOVE, original.test, message, lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after)
     )
     if new is None:
         return updated

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -351,6 +351,46 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
 )
+
+# What the device obligations (device/obligations.py) say where a proof breaks with this rule.
+
+
+def cpu_default_flag(dest: str) -> str:
+    """A device flag whose default is "cpu" while its choices name an accelerator."""
+    return (
+        f'the device flag `{dest}` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
+        'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
+        "ported) or code of the project sets it; the port leaves the author's CPU default as it is: "
+        'make it "xla" to train on the XLA device'
+    )
+
+
+def cpu_switch_handed(name: str, root: str, callee: str, chooser: str, attr: str) -> str:
+    """A script's own GPU switch set to False, handed to a project module that picks the device
+    with it (device/cpu_flags.py)."""
+    return (
+        f"`{name} = False` keeps the run on the CPU: `{root}` goes to `{callee}()`, and {chooser}, which "
+        f"this script imports, picks the device with `{attr}` (the XLA device after the port only when it is "
+        f"True), so on an XLA host the model trains on the CPU; set `{name} = True` to train on the XLA "
+        "device (the port leaves this choice of the script as it is)"
+    )
+
+
+def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> str:
+    """The stepped model goes to ``device``, which ends off the XLA device (``why``: where)."""
+    return (
+        f"{stepped_model(model, optimizer)} goes to `{device}`, which ends on {why} on an XLA "
+        "host after the port: make it the XLA device (torch_xla.device())"
+    )
+
+
+def moved_off_xla(name: str, device: str, why: str) -> str:
+    """A module or tensor no optimizer of the file steps goes to a device chosen off XLA."""
+    return (
+        f"`{name}` goes to `{device}`, which ends on {why} on an XLA host after "
+        "the port: make it the XLA device (torch_xla.device())"
+    )
+
 
 # Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
 reports_broken_proofs(DEVICE_OFF_XLA)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
 from codemods.device.rules.config_cases import config_invalid_cases, config_valid_cases
 from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
@@ -468,6 +468,61 @@ DEVICE_FROM_PROJECT = Rule(
         ),
     ),
 )
+
+# What the device obligations (device/obligations.py) say where a proof breaks with this rule.
+
+
+def stepped_model_device_from_function(model: str, optimizer: str, why: str) -> str:
+    """The stepped model goes to a device a function of a module the run does not convert returns."""
+    return (
+        f"{stepped_model(model, optimizer)} goes to a device that comes from {why} on an XLA host: make that function "
+        "return the XLA device (torch_xla.device()), or convert that module too"
+    )
+
+
+def stepped_model_device_from_module(model: str, optimizer: str, why: str) -> str:
+    """The stepped model's device (or the condition of its move) comes from another module."""
+    return (
+        f"{stepped_model(model, optimizer)} goes to a device (or moves under a condition) that comes from another "
+        f"module: {why}; a run on the project folder follows it (or make sure it is the XLA device)"
+    )
+
+
+def device_from_module(name: str, device: str, why: str) -> str:
+    """A module or tensor no optimizer of the file steps goes to a device chosen in another module."""
+    return (
+        f"`{device}`, where `{name}` goes, is chosen with what comes from another "
+        f"module: {why}; a run on the project folder follows it (or make sure it is the "
+        "XLA device)"
+    )
+
+
+def stepped_model_built_elsewhere(model: str, optimizer: str, func: str, where: str) -> str:
+    """The stepped model is built by ``func`` of a module the run does not convert, and not moved here."""
+    return (
+        f"{stepped_model(model, optimizer)} comes from `{func}()` in {where}, and "
+        "nothing here moves it: where it goes (and whether to the XLA device) is decided there; a run on the "
+        "project folder follows it"
+    )
+
+
+def switched_flag_handed(flag: str, callee: str, path: str) -> str:
+    """A flag the port switches on, handed to a module still to convert that picks the device with it."""
+    return (
+        f"`{flag}`, which the port switches on, goes to `{callee}` in {path}, which picks "
+        "the device with it and still needs converting: there it builds a CUDA device; convert that "
+        "module too (run the tool on the project folder)"
+    )
+
+
+def trains_elsewhere(callee: str, path: str) -> str:
+    """A call of a function that trains in a module still to convert."""
+    return (
+        f"`{callee}` in {path} trains a model and still needs converting: its device, model, "
+        "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
+        "on the project folder)"
+    )
+
 
 # Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
 reports_broken_proofs(DEVICE_FROM_PROJECT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 MODEL_MOVE_SKIPPED = Rule(
@@ -88,6 +88,17 @@ MODEL_MOVE_SKIPPED = Rule(
         ),
     ),
 )
+
+# What the device obligations (device/obligations.py) say where a proof breaks with this rule.
+
+
+def stepped_model_moves_only_if(model: str, optimizer: str, test: str) -> str:
+    """The stepped model moves only under a condition that is False on an XLA host."""
+    return (
+        f"{stepped_model(model, optimizer)} moves only under `if {test}:`, which is False on an XLA host after the "
+        "port: it trains on the CPU; move it to the XLA device on every path"
+    )
+
 
 # Where a proof of the obligations broke with this rule (device/obligations.py), as the module is left.
 reports_broken_proofs(MODEL_MOVE_SKIPPED)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -574,15 +574,86 @@ BATCH_OFF_XLA = Rule(
 reports_broken_proofs(BATCH_OFF_XLA)
 
 
-@on_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
-def _scattered_inputs(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
+def _scattered_inputs(ctx: Context[Facts], original: cst.Call) -> str:
     why, inputs = ctx.facts.distributed.scattered_inputs[original]
     listed = ", ".join(f"`{name}`" for name in inputs)
-    ctx.report(
-        BATCH_OFF_XLA,
-        original,
+    return (
         f"{listed} {'reaches' if len(inputs) == 1 else 'reach'} `{ctx.code(original.func)}` on the CPU: "
         f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first if it is a tensor "
-        f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
+        f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`"
     )
-    return updated
+
+
+# What the device obligations (device/obligations.py) say where a proof breaks with this rule.
+
+
+def cuda_default_tensor_type(call: str, constructor: str) -> str:
+    """A CUDA default tensor type that stays, which a legacy constructor relies on."""
+    return (
+        f'`{call}` stays: without CUDA it fails ("Found no NVIDIA driver") at the first '
+        f"`{constructor}(...)`, which relies on it to make its tensors on the device; "
+        "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
+        "(`torch.set_default_dtype(torch.float32)`)"
+    )
+
+
+def batch_from_unconverted(name: str, model: str, func: str, where: str) -> str:
+    """A batch made by ``func`` of a module the run does not convert."""
+    return (
+        f"`{name}` reaches `{model}` (on the XLA device) from `{func}()` in {where}: whether the batch "
+        "reaches the XLA device is decided there; a run on the project folder follows it"
+    )
+
+
+def model_handed_to_unconverted(model: str, callee: str, path: str) -> str:
+    """A model on the XLA device handed to a function, still to convert, that feeds it batches."""
+    return (
+        f"`{model}` (on the XLA device) goes to `{callee}` in {path}, which feeds it batches "
+        "and still needs converting: there they stay on CUDA terms; convert that module too (run "
+        "the tool on the project folder)"
+    )
+
+
+def feeds_unmoved(loader: str, batches: tuple[str, ...], model: str) -> str:
+    """What a callable handed a loader and a model does with them (also the device loader's fix, XLA302)."""
+    listed = ", ".join(f"`{n}`" for n in batches)
+    return f"feeds the batches of its `{loader}` ({listed}) to `{model}` (on the XLA device) without moving them"
+
+
+def loader_not_wrapped(loader: str, callee: str, where: str, feeds: str, loader_param: str, *, built: bool) -> str:
+    """A loader handed to a callable that feeds its batches unmoved, which the tool cannot wrap."""
+    why = (
+        "the loader is built in the call"
+        if built
+        else f"it uses `{loader_param}` otherwise than by iterating it (a device loader has no `sampler` or `dataset`)"
+    )
+    return (
+        f"`{loader}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
+        "cannot wrap it: move each batch to the device there before the forward "
+        "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop"
+    )
+
+
+def batches_moved_only_if(test: str, why: str) -> str:
+    """The batches move only under a test of a CUDA device count that may be False on XLA (count_guards.py)."""
+    return f"the batches move to the device only `if {test}`: {why}; move them whenever the model is on the XLA device"
+
+
+def batch_on_cpu(batch: str, model: str, reason: str) -> str:
+    """A loop feeds ``model`` (on the XLA device) a batch it does not move, from a CPU source."""
+    return (
+        f"`{batch}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
+        f"device first (`{batch} = {batch}.to(device)`), or iterate "
+        "`pl.MpDeviceLoader(loader, device)`"
+    )
+
+
+def loaded_onto_cpu(data: str, location: str) -> str:
+    """Why a batch is on the CPU: its data set is loaded onto the CPU (XLA cannot load onto its device)."""
+    return f'`{data}` is loaded onto the CPU (`{location}` becomes "cpu": XLA cannot load onto its device)'
+
+
+def moved_by_training_loop(source: str) -> str:
+    """Why a batch is on the CPU: the loop that trains on its source moves the batches."""
+    return f"`{source}` yields CPU tensors (the loop that trains on it moves them)"

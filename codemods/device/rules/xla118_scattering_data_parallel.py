@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -158,21 +158,18 @@ SCATTERING_DATA_PARALLEL = Rule(
 )
 
 
-@on_facts(
+@reports_facts(
     SCATTERING_DATA_PARALLEL,
     nodes=lambda facts: [
         call for call in facts.distributed.scattering_wraps if call not in facts.distributed.fed_scattering_wraps
     ],
 )
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
     wrapper, module = ctx.facts.distributed.scattering_wraps[original]
-    ctx.report(
-        SCATTERING_DATA_PARALLEL,
-        original,
+    return (
         f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) moves the batches in its own `scatter`, "
         "which never runs on XLA: without CUDA devices DataParallel calls the wrapped module directly, with the "
         "inputs as the loader gives them (on the CPU, not split per device); remove the wrapper (one process "
         "drives one XLA device) and move each batch to the XLA device, in the form the module takes, before "
-        "the forward",
+        "the forward"
     )
-    return updated

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from codemods.distributed.rules.launch_check_cases import launch_check_invalid
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
-from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -365,38 +365,27 @@ def _without_launch_asserts(ctx: Context[Facts], original: StatementLineT, updat
         else:
             ctx.forget_removed(old, new)
     kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in to_remove]
-    if kept:
-        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-    if isinstance(updated, cst.SimpleStatementSuite):
-        return updated.with_changes(body=[cst.Pass()])
-    ctx.drop_statement(updated)
-    return updated
+    return ctx.line_keeping(updated, kept)
 
 
-@on_facts(XLA_RANKS, nodes=lambda facts: facts.cuda_only.launcher_count_uses)
-def _launcher_count(ctx: Context[Facts], original: cst.Name, updated: cst.Name) -> cst.Name:
+@reports_facts(XLA_RANKS, nodes=lambda facts: facts.cuda_only.launcher_count_uses)
+def _launcher_count(ctx: Context[Facts], original: cst.Name) -> str:
     assignment = ctx.facts.cuda_only.launcher_count_uses[original]
-    ctx.report(
-        XLA_RANKS,
-        original,
+    return (
         f"`{original.value}` here is the CUDA device count (`{ctx.code(assignment.value)}`), 0 on an XLA machine: "
         f"the workers read the XLA world size ({ctx.target.api('world_size').spelled}()), but the launching process "
-        "still sees 0; compute what needs it inside the workers",
+        "still sees 0; compute what needs it inside the workers"
     )
-    return updated
 
 
-@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.argv_ranks)
-def _argv_rank(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-    ctx.report(
-        XLA_RANKS,
-        original,
+@reports_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.argv_ranks)
+def _argv_rank(ctx: Context[Facts], original: cst.Attribute) -> str:
+    return (
         f"`{ctx.code(original)}` is the `--rank` flag, which torch_xla's launcher does not set: every process it "
         "starts gets the same command line, so the same rank (the default, or whatever is passed): what it tells "
         "apart (a data shard, the master process) is the same in every process; read the rank from the XLA runtime "
-        f"({ctx.target.api('global_ordinal').spelled}()) where the processes are told apart",
+        f"({ctx.target.api('global_ordinal').spelled}()) where the processes are told apart"
     )
-    return updated
 
 
 # -- ranks and sizes read from the runtime ------------------------------------------------------

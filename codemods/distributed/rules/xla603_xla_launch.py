@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
-from codemods.engine.hooks import on_calls, on_facts
+from codemods.engine.hooks import on_calls, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.targets import ENTRY_FUNCTION, XMP
 
@@ -656,11 +656,6 @@ def _moved_groups(ctx: Context[Facts]) -> list[cst.SimpleStatementLine]:
     return lines
 
 
-@on_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.unmoved_import_time_groups)
-def _unmoved_import_time_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        XLA_LAUNCH,
-        original,
-        f"{ctx.code(original.func)}(...): {_import_time_crash(ctx)}; call it in the function each process runs",
-    )
-    return updated
+@reports_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.unmoved_import_time_groups)
+def _unmoved_import_time_group(ctx: Context[Facts], original: cst.Call) -> str:
+    return f"{ctx.code(original.func)}(...): {_import_time_crash(ctx)}; call it in the function each process runs"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -365,18 +365,15 @@ DATA_PARALLEL = Rule(
 )
 
 
-@on_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.fed_scattering_wraps)
-def _fed_scattering_wrap(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.fed_scattering_wraps)
+def _fed_scattering_wrap(ctx: Context[Facts], original: cst.Call) -> str:
     wrapper, module = ctx.facts.distributed.scattering_wraps[original]
-    ctx.report(
-        DATA_PARALLEL,
-        original,
+    return (
         f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) stays: its own `scatter` never "
         "runs on XLA (without CUDA devices DataParallel calls the wrapped module directly), and every call "
         "of it here gets inputs already on the device (moved, or batches of an iterable handed the device); "
-        "it changes nothing on XLA (one process drives one device: more devices mean more processes)",
+        "it changes nothing on XLA (one process drives one device: more devices mean more processes)"
     )
-    return updated
 
 
 def _kept_because(ctx: Context[Facts], original: cst.Call) -> tuple[str, str] | None:

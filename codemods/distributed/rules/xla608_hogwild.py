@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -73,13 +73,12 @@ HOGWILD = Rule(
 )
 
 
-@on_facts(HOGWILD, nodes=lambda facts: [facts.distributed.hogwild] if facts.distributed.hogwild is not None else [])
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        HOGWILD,
-        original,
+@reports_facts(
+    HOGWILD, nodes=lambda facts: [facts.distributed.hogwild] if facts.distributed.hogwild is not None else []
+)
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         "Hogwild training (a model in shared memory, updated by several "
         "processes at once) cannot run on XLA: device tensors are not shared between processes; "
-        "train in one process, or with DDP",
+        "train in one process, or with DDP"
     )
-    return updated

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -229,13 +229,10 @@ def _average_reduce(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
     )
 
 
-@on_facts(AVERAGE_ALL_REDUCE, nodes=lambda facts: facts.distributed.unsupported_reduce_ops)
-def _unsupported_op(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-    ctx.report(
-        AVERAGE_ALL_REDUCE,
-        original,
+@reports_facts(AVERAGE_ALL_REDUCE, nodes=lambda facts: facts.distributed.unsupported_reduce_ops)
+def _unsupported_op(ctx: Context[Facts], original: cst.Attribute) -> str:
+    return (
         f"`{ctx.code(original)}`: the xla process group refuses this "
         "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
-        "world size, or " + ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())'),
+        "world size, or " + ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())')
     )
-    return updated

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -286,8 +286,8 @@ ITERABLE_DATASET_SHARDS = Rule(
 )
 
 
-@on_facts(ITERABLE_DATASET_SHARDS, nodes=lambda facts: facts.distributed.iterable_loaders)
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(ITERABLE_DATASET_SHARDS, nodes=lambda facts: facts.distributed.iterable_loaders)
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
     data = ctx.facts.distributed.iterable_loaders[original]
     rank, world = (ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
     shard = (
@@ -309,5 +309,4 @@ def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.C
             "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
             f"process, {shard}"
         )
-    ctx.report(ITERABLE_DATASET_SHARDS, original, message)
-    return updated
+    return message

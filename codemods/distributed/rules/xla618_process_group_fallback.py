@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -224,16 +224,13 @@ PROCESS_GROUP_FALLBACK = Rule(
 )
 
 
-@on_facts(PROCESS_GROUP_FALLBACK, nodes=lambda facts: facts.distributed.group_fallbacks)
-def _report(ctx: Context[Facts], original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
+@reports_facts(PROCESS_GROUP_FALLBACK, nodes=lambda facts: facts.distributed.group_fallbacks)
+def _report(ctx: Context[Facts], original: cst.ExceptHandler) -> str:
     failing, ddp = ctx.facts.distributed.group_fallbacks[original]
-    ctx.report(
-        PROCESS_GROUP_FALLBACK,
-        original,
+    return (
         f"if this `except` runs, the script goes on without a process group, and `{ctx.code(ddp.func)}(...)` "
         'then raises ValueError ("Default process group has not been initialized"). On XLA it can run: '
         f"`{ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
         "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
-        "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
+        "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()"
     )
-    return updated

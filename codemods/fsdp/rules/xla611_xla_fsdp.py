@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codemods import apis
-from codemods.engine.hooks import on_facts, on_references
+from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.targets import Api
 
@@ -338,17 +338,14 @@ def _wrap(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Bas
     )
 
 
-@on_facts(XLA_FSDP, nodes=lambda facts: facts.fsdp.foreign_training)
-def _trained_elsewhere(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        XLA_FSDP,
-        original,
+@reports_facts(XLA_FSDP, nodes=lambda facts: facts.fsdp.foreign_training)
+def _trained_elsewhere(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"{ctx.facts.fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, "
         "with the step barrier after it (that module does not wrap the model itself: converted without this "
         "file, its step becomes xm.optimizer_step, which would reduce the sharded gradients a second time); "
-        "convert the two together (the project folder) and the step stays plain",
+        "convert the two together (the project folder) and the step stays plain"
     )
-    return updated
 
 
 # -- wrap policies ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -148,14 +148,13 @@ FSDP_STATE_DICT = Rule(
 )
 
 
-@on_facts(FSDP_STATE_DICT, nodes=lambda facts: facts.fsdp.state_dicts)
-def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(FSDP_STATE_DICT, nodes=lambda facts: facts.fsdp.state_dicts)
+def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """State-dict and checkpoint code that works on torch's FSDP modules only (a call, or a
     reference to a state-dict type or a checkpoint function)."""
     rank = ctx.target.api("global_ordinal")
     shown = f"{rank.alias or rank.module}.{rank.attr}()"
-    ctx.report(FSDP_STATE_DICT, original, _message(ctx.facts.fsdp.state_dicts[original], shown))
-    return updated
+    return _message(ctx.facts.fsdp.state_dicts[original], shown)
 
 
 def _message(what: str, rank: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
 
@@ -487,16 +487,13 @@ def _map_optim(
     )
 
 
-@on_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: facts.huggingface.cuda_optimizers)
-def _cuda_optimizer(ctx: Context[Facts], original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
-    ctx.report(
-        TRAINER_XLA_OPTIMIZER,
-        original,
+@reports_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: facts.huggingface.cuda_optimizers)
+def _cuda_optimizer(ctx: Context[Facts], original: cst.SimpleString) -> str:
+    return (
         f'optim "{ctx.facts.huggingface.cuda_optimizers[original]}" is a bitsandbytes optimizer: its CUDA kernels do '
         "not run on XLA parameters (the Trainer's first step raises), and no optimizer of the Trainer computes the "
-        f'same on XLA: use "{XLA_OPTIMIZER}" (AdamW with 32-bit states: more memory, and not the same updates)',
+        f'same on XLA: use "{XLA_OPTIMIZER}" (AdamW with 32-bit states: more memory, and not the same updates)'
     )
-    return updated
 
 
 @on_facts(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
 
@@ -74,12 +74,9 @@ TRAINER_ONE_DEVICE = Rule(
 )
 
 
-@on_facts(TRAINER_ONE_DEVICE, nodes=lambda facts: set(facts.huggingface.trainers))
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        TRAINER_ONE_DEVICE,
-        original,
+@reports_facts(TRAINER_ONE_DEVICE, nodes=lambda facts: set(facts.huggingface.trainers))
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         "the Trainer places the model and batches on the XLA device and ends every step "
-        "itself: with the changes reported here, nothing else is needed for one device",
+        "itself: with the changes reported here, nothing else is needed for one device"
     )
-    return updated

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
 from codemods.targets import ENTRY_FUNCTION
@@ -137,16 +137,13 @@ def _entry(
     )
 
 
-@on_facts(
+@reports_facts(
     MP_FN_ENTRY_POINT,
     nodes=lambda facts: facts.huggingface.trainers[:1] if _needs_entry(facts) and facts.entry.main is None else [],
 )
-def _no_main(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+def _no_main(ctx: Context[Facts], original: cst.Call) -> str:
     """A Trainer script with no ``main()`` to call: reported at its first Trainer."""
-    ctx.report(
-        MP_FN_ENTRY_POINT,
-        original,
+    return (
         f"no `main()` to call: add `def {ENTRY_FUNCTION}(index):` that runs the training, for the "
-        "distributed XLA launchers",
+        "distributed XLA launchers"
     )
-    return updated

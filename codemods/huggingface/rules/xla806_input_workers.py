@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
 
@@ -83,26 +83,20 @@ def _left_at_zero(facts: Facts) -> set[cst.CSTNode]:
     }
 
 
-@on_facts(INPUT_WORKERS, nodes=_left_at_zero)
-def _workers(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(INPUT_WORKERS, nodes=_left_at_zero)
+def _workers(ctx: Context[Facts], original: cst.CSTNode) -> str:
     """A TrainingArguments call, or the statement that parses them, that leaves
     dataloader_num_workers at 0."""
-    ctx.report(
-        INPUT_WORKERS,
-        original,
+    return (
         "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
         "waits; use at least the number of devices per host (and fewer than its CPUs)"
-        + (" (--dataloader_num_workers N)" if type(original).__name__ != "Call" else ""),
+        + (" (--dataloader_num_workers N)" if type(original).__name__ != "Call" else "")
     )
-    return updated
 
 
-@on_facts(INPUT_WORKERS, nodes=lambda facts: set(facts.huggingface.default_preprocessing_workers))
-def _preprocessing(ctx: Context[Facts], original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
-    ctx.report(
-        INPUT_WORKERS,
-        original,
+@reports_facts(INPUT_WORKERS, nodes=lambda facts: set(facts.huggingface.default_preprocessing_workers))
+def _preprocessing(ctx: Context[Facts], original: cst.AnnAssign) -> str:
+    return (
         "preprocessing_num_workers defaults to None: datasets.map runs in one process; "
-        "pass --preprocessing_num_workers N",
+        "pass --preprocessing_num_workers N"
     )
-    return updated

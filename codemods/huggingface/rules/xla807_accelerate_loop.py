@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -147,14 +147,11 @@ ACCELERATE_LOOP = Rule(
 )
 
 
-@on_facts(ACCELERATE_LOOP, nodes=lambda facts: set(facts.huggingface.accelerate_backwards))
-def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        ACCELERATE_LOOP,
-        original,
+@reports_facts(ACCELERATE_LOOP, nodes=lambda facts: set(facts.huggingface.accelerate_backwards))
+def _report(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
         "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
         "optimizer's step; "
-        "nothing to port (launch it with an XLA accelerate config)",
+        "nothing to port (launch it with an XLA accelerate config)"
     )
-    return updated

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
 
@@ -136,13 +136,13 @@ HOST_READ_VALUE = Rule(
 )
 
 
-@on_facts(
+@reports_facts(
     HOST_READ_VALUE,
     nodes=lambda facts: [
         node for node, read in facts.host_reads.reads.items() if read.kind in ("accumulation", "value")
     ],
 )
-def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
     code = ctx.code(original)
     if ctx.facts.host_reads.reads[original].kind == "accumulation":
         message = (
@@ -154,5 +154,4 @@ def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) ->
             f"`{code}` reads a device value to the host every step (an extra graph execution): read it inside "
             "xm.add_step_closure, or only every N steps"
         )
-    ctx.report(HOST_READ_VALUE, original, message)
-    return updated
+    return message

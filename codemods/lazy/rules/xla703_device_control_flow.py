@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
 
@@ -139,8 +139,8 @@ def _decisions(facts: Facts) -> list[cst.CSTNode]:
     return decided + tested
 
 
-@on_facts(DEVICE_CONTROL_FLOW, nodes=_decisions)
-def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+@reports_facts(DEVICE_CONTROL_FLOW, nodes=_decisions)
+def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
     code = ctx.code(original)
     if original in ctx.facts.host_reads.reads and ctx.facts.host_reads.reads[original].kind == "control":
         message = (
@@ -152,5 +152,4 @@ def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) ->
             f"`{code}` tests a device tensor: Python reads it to the host every step (an extra graph execution); "
             "decide every N steps, or use torch.where"
         )
-    ctx.report(DEVICE_CONTROL_FLOW, original, message)
-    return updated
+    return message

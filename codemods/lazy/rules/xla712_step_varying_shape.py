@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
 
@@ -80,13 +80,10 @@ STEP_VARYING_SHAPE = Rule(
 )
 
 
-@on_facts(STEP_VARYING_SHAPE, nodes=lambda facts: facts.recompilation.static_arguments)
-def _static_argument(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-    ctx.report(
-        STEP_VARYING_SHAPE,
-        original,
+@reports_facts(STEP_VARYING_SHAPE, nodes=lambda facts: facts.recompilation.static_arguments)
+def _static_argument(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return (
         f"`{ctx.code(original)}`: `{ctx.facts.recompilation.static_arguments[original]}` changes every step and is "
         "compiled into the graph (a shape or static argument), so every step compiles a new graph; keep it fixed "
-        "(pad to a maximum)",
+        "(pad to a maximum)"
     )
-    return updated

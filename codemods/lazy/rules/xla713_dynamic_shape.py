@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
 
@@ -90,12 +90,9 @@ DYNAMIC_SHAPE = Rule(
 )
 
 
-@on_facts(DYNAMIC_SHAPE, nodes=lambda facts: facts.recompilation.dynamic_shapes)
-def _dynamic_shape(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-    ctx.report(
-        DYNAMIC_SHAPE,
-        original,
+@reports_facts(DYNAMIC_SHAPE, nodes=lambda facts: facts.recompilation.dynamic_shapes)
+def _dynamic_shape(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return (
         f"`{ctx.code(original)}`: {ctx.facts.recompilation.dynamic_shapes[original]} has a data-dependent shape (a "
-        "host read and a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)",
+        "host read and a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)"
     )
-    return updated

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -194,12 +194,9 @@ SHORT_LAST_BATCH = Rule(
 )
 
 
-@on_facts(SHORT_LAST_BATCH, nodes=lambda facts: facts.recompilation.short_last_batch)
-def _short_last_batch(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        SHORT_LAST_BATCH,
-        original,
+@reports_facts(SHORT_LAST_BATCH, nodes=lambda facts: facts.recompilation.short_last_batch)
+def _short_last_batch(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
-        "compiles a second graph; pass drop_last=True if dropping the remainder is fine",
+        "compiles a second graph; pass drop_last=True if dropping the remainder is fine"
     )
-    return updated

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.lightning.rules.xla821_lightning_xla import LITERALS
 
@@ -244,11 +244,12 @@ def _no_xla_form(ctx: Context[Facts], original: cst.BaseExpression, updated: cst
     return updated
 
 
-@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.legacy)
-def _legacy(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+@reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.legacy)
+def _legacy(ctx: Context[Facts], original: cst.Arg) -> str:
     """A Trainer argument Lightning 2 removed, with advice in the terms of the API the call is
     written for: Lightning 0.x (it passes arguments only 0.x takes), else 1.x."""
-    name = original.keyword.value  # type: ignore[union-attr]  # the analysis records legacy keyword arguments only: keyword is not None
+    assert original.keyword is not None  # the analysis records legacy keyword arguments only
+    name = original.keyword.value
     old = ctx.facts.lightning.legacy[original]
     if old:
         shows = ", ".join(f"`{k}=`" for k in old)
@@ -263,24 +264,20 @@ def _legacy(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg
             f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
             "devices= the number of XLA devices (Lightning 1.5 and later; on any 1.x `tpu_cores=` does it too)"
         )
-    ctx.report(LIGHTNING_MANUAL, original, message)
-    return updated
+    return message
 
 
-@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.unknown)
-def _unknown(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-    ctx.report(
-        LIGHTNING_MANUAL,
-        original,
+@reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.unknown)
+def _unknown(ctx: Context[Facts], original: cst.Arg) -> str:
+    return (
         f"`{ctx.code(original).rstrip(',')}`: the tool cannot tell which {ctx.facts.lightning.unknown[original]} this "
         'selects; on XLA Lightning takes accelerator="tpu", strategy="xla" (Fabric: "xla_fsdp" too) and precision '
-        '"32-true" or "bf16-true"',
+        '"32-true" or "bf16-true"'
     )
-    return updated
 
 
-@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.from_command_line)
-def _from_command_line(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.from_command_line)
+def _from_command_line(ctx: Context[Facts], original: cst.Call) -> str:
     """``Trainer.from_argparse_args(args)``: the accelerator is the launch's to choose; the
     launchers that name the file and pass one are named."""
     launched = ctx.facts.lightning.from_command_line[original]
@@ -293,14 +290,11 @@ def _from_command_line(ctx: Context[Facts], original: cst.Call, updated: cst.Cal
         if ctx.target.lightning_xla_names
         else ""
     )
-    ctx.report(
-        LIGHTNING_MANUAL,
-        original,
+    return (
         f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from the command line"
         f"{source}: on XLA the launch must pass `--accelerator tpu` (Lightning's XLA accelerator; a CUDA one raises "
-        f"there){lightning_2}",
+        f"there){lightning_2}"
     )
-    return updated
 
 
 # What a launch passes on XLA, by parameter (Lightning 2.6.6's names; analysis.py).
@@ -311,18 +305,16 @@ _XLA_VALUES = {
 }
 
 
-@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.launched)
-def _launched_over(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+@reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.launched)
+def _launched_over(ctx: Context[Facts], original: cst.Arg) -> str:
     """``Trainer(accelerator=args.accelerator)``: the flag's default is the port's to change, but
     a launcher that names the file passes a CUDA value over it."""
     launched = ctx.facts.lightning.launched[original]
-    parameter = original.keyword.value  # type: ignore[union-attr]  # the analysis records keyword arguments only: keyword is not None
+    assert original.keyword is not None  # the analysis records keyword arguments only
+    parameter = original.keyword.value
     passed = "; ".join(f"{path} passes `{flags}`" for path, flags in launched)
-    ctx.report(
-        LIGHTNING_MANUAL,
-        original,
+    return (
         f"`{ctx.code(original).rstrip(',')}` comes from the command line, and {passed}: that value replaces the "
         f"flag's default on the launch, so the Trainer still gets a CUDA {parameter} there (Lightning raises on it on "
-        f"an XLA host): on XLA the launch must pass {_XLA_VALUES[parameter]}",
+        f"an XLA host): on XLA the launch must pass {_XLA_VALUES[parameter]}"
     )
-    return updated

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
 from codemods.training.rules.step_argument_cases import step_argument_invalid
@@ -417,29 +417,23 @@ def _receiver(ctx: Context[Facts], call: cst.Call) -> str:
     return ctx.code(call.func.value)  # type: ignore[attr-defined]  # as the docstring says
 
 
-@on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.unrecognized_steps)
-def _unrecognized(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        OPTIMIZER_STEP,
-        original,
+@reports_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.unrecognized_steps)
+def _unrecognized(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original)}` in a training loop: if this is an optimizer, "
-        f"call xm.optimizer_step({_receiver(ctx, original)}) instead",
+        f"call xm.optimizer_step({_receiver(ctx, original)}) instead"
     )
-    return updated
 
 
-@on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.fsdp_steps)
-def _fsdp_step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.fsdp_steps)
+def _fsdp_step(ctx: Context[Facts], original: cst.Call) -> str:
     annotation = ctx.facts.training.fsdp_steps[original]
-    ctx.report(
-        OPTIMIZER_STEP,
-        original,
+    return (
         f"`{ctx.code(original)}` stays: this file annotates its model as `{ctx.code(annotation.annotation)}`, "
         "wrapped elsewhere, and FSDP reduce-scatters the gradients itself (xm.optimizer_step would all-reduce the "
         "sharded gradients again); if this optimizer steps a model that is not FSDP-wrapped, call "
-        f"xm.optimizer_step({_receiver(ctx, original)})",
+        f"xm.optimizer_step({_receiver(ctx, original)})"
     )
-    return updated
 
 
 @on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.caller_fsdp_steps)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.caller_moved_optimizers import caller_moved_optimizer_invalid, caller_moved_optimizer_valid
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
@@ -496,8 +496,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
 )
 
 
-@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_own_optimizers)
-def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_own_optimizers)
+def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
     """No safe port: the constructor does not know the device, other instances of the
     class may stay on the CPU, and rebuilding the optimizer after the move would drop
     any state or groups the class gave it."""
@@ -507,9 +507,7 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
     through = f" through {stranded.through}" if stranded.through else ""
     # ``self.world.opt``, the optimizer of a submodule that built its own: over that submodule's parameters
     holder = ".".join([stranded.model, *stranded.attribute.split(".")[:-1]])
-    ctx.report(
-        OPTIMIZER_BEFORE_MOVE,
-        original,
+    return (
         f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after "
         f"{stranded.built_by or f'`{cls}.__init__`{stranded.origin}'} built `self.{stranded.attribute}` over the "
         "instance's own parameters: moving a module "
@@ -520,34 +518,30 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
             f"move the module before {stranded.built_by.split(' in ')[0]}"
             if stranded.built_by
             else f"move the module in `{cls}.__init__` before it builds the optimizer"
-        ),
+        )
     )
-    return updated
 
 
-@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_after_init_optimizers)
-def _moved_after_init_optimizers(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_after_init_optimizers)
+def _moved_after_init_optimizers(ctx: Context[Facts], original: cst.Call) -> str:
     """Not ported: what ``__init__`` does between the optimizers and the move may need the
     module where it is (the device may be set there, children registered)."""
     moved = ctx.facts.training.moved_after_init_optimizers[original]
     optimizers = " and ".join(f"`self.{attribute}`" for attribute in moved.attributes)
     where = "to the XLA device" if moved.xla else "to a device that may be the XLA device"
-    ctx.report(
-        OPTIMIZER_BEFORE_MOVE,
-        original,
+    return (
         f"`{ctx.code(original)}` moves the `{moved.cls}` instance{moved.moved_by} {where} after "
         f"`{moved.cls}.__init__` built {optimizers}{moved.built_by} over its parameters (or its submodules'): "
         "moving a module to XLA replaces its Parameter "
         f"objects, so {optimizers} {'hold' if len(moved.attributes) > 1 else 'holds'} the stale CPU copies and "
         "training changes nothing; move the module first "
         f"(`{ctx.code(original)}` before the optimizers are built, once its submodules are set) or build the "
-        "optimizers after the move",
+        "optimizers after the move"
     )
-    return updated
 
 
-@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.round_trips)
-def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.round_trips)
+def _round_trip(ctx: Context[Facts], original: cst.Call) -> str:
     """Reported, not fixed: code between the two moves may need the module on the CPU, and
     saving ``state_dict()`` instead of the module changes what a later load returns."""
     trip = ctx.facts.training.round_trips[original]
@@ -558,15 +552,12 @@ def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
         else f"moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the XLA device, and {trip.back} "
         "moves it back"
     )
-    ctx.report(
-        OPTIMIZER_BEFORE_MOVE,
-        original,
+    return (
         f"`{ctx.code(original)}` {moves}: on XLA each move replaces the module's Parameter objects "
         "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
         f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
-        "which xm.save moves to the CPU), or build the optimizer again after the move back",
+        "which xm.save moves to the CPU), or build the optimizer again after the move back"
     )
-    return updated
 
 
 @on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.optimizer_before_move)

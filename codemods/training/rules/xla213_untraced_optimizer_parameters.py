@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -157,14 +157,11 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
 )
 
 
-@on_facts(UNTRACED_OPTIMIZER_PARAMETERS, nodes=lambda facts: facts.training.untraced_parameters)
-def _untraced(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+@reports_facts(UNTRACED_OPTIMIZER_PARAMETERS, nodes=lambda facts: facts.training.untraced_parameters)
+def _untraced(ctx: Context[Facts], original: cst.Call) -> str:
     untraced = ctx.facts.training.untraced_parameters[original]
-    ctx.report(
-        UNTRACED_OPTIMIZER_PARAMETERS,
-        original,
+    return (
         f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
         f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
-        f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move",
+        f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move"
     )
-    return updated
