@@ -546,15 +546,19 @@ def _name_tables(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _reaches(tree: ast.Module, imported: set[str], tables: dict[str, tuple[str, ...]]) -> tuple[tuple[str, str], ...]:
-    """(top-level function or class, a name it uses) for the imported names it uses, and the
+    """(top-level function or class, a name it uses) for the imported names and the module's own
+    functions and classes it uses (``create_model_and_diffusion`` calling ``create_model``), and the
     names of the module-level tables it reads (a factory: ``return TRAINERS[args.trainer](...)``
     with ``TRAINERS = {"base": Trainer}``), as ProjectAnalysis records them for the files it parses."""
     found: set[tuple[str, str]] = set()
+    defined = {
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}:
-            if used in imported:
+            if used in imported or (used in defined and used != node.name):
                 found.add((node.name, used))
             found.update((node.name, written) for written in tables.get(used, ()))
     return tuple(sorted(found))

@@ -94,6 +94,11 @@ class DistributedFacts:
     argv_ranks: set[cst.CSTNode] = field(default_factory=set)
     # Environment reads the tool does not rewrite (not turned into numbers).
     raw_env_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # ``os.environ["MASTER_PORT"] = str(port)`` in the function that starts the process group,
+    # with a value each process computes at run time (a free port, an MPI broadcast): the
+    # xla:// rendezvous reads it in every process (the target -> the code of the value, and
+    # whether an MPI broadcast computes it).
+    varying_rendezvous: dict[cst.CSTNode, tuple[str, bool]] = field(default_factory=dict)
     # ``int(os.environ.get('RANK', -1)) != -1``, ``'LOCAL_RANK' in os.environ``: whether
     # the script runs as several processes (True: it does if the check holds).
     launched_checks: dict[cst.Comparison, bool] = field(default_factory=dict)

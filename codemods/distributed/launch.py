@@ -10,6 +10,7 @@ hands its processes to the rank reads (``RankAnalysis.place``)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -32,6 +33,7 @@ from codemods.engine.nodes import (
     target_names,
     walk,
 )
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
@@ -71,6 +73,8 @@ class LaunchAnalysis(Analysis):
         self.spawn_owners: dict[cst.Call, str] = {}
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
         self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...], cst.SimpleStatementLine | None]] = []
+        # The functions that start a process group (they run in every process).
+        self.group_functions: list[cst.FunctionDef] = []
         # The statement line the walk is in (the last one it entered), the asserts and their
         # lines, and the module: where the rewrite hooks that change whole lines, or report
         # on the module, look.
@@ -161,6 +165,8 @@ class LaunchAnalysis(Analysis):
             elif index < len(PROCESS_GROUP_PARAMETERS):
                 named.append((PROCESS_GROUP_PARAMETERS[index], arg))
         self.pending_groups.append((node, tuple(named), self._line_of(node)))
+        if (function := self.walk.enclosing_function) is not None and function not in self.group_functions:
+            self.group_functions.append(function)
         self._distributed_code(node)
 
     def _line_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
@@ -353,6 +359,37 @@ class LaunchAnalysis(Analysis):
             keep_init = self._sources_become("init_method", arguments.get("init_method"), "xla://")
             from_flag = keep_init and self._flag_of(arguments["init_method"]) is not None
             self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init, line, from_flag)
+        for function in self.group_functions:
+            self._varying_rendezvous(function)
+
+    def _varying_rendezvous(self, function: cst.FunctionDef) -> None:
+        """``os.environ["MASTER_PORT"] = str(port)`` in a function that starts the process group, where
+        the value comes from a call each process makes (``port = comm.bcast(_find_free_port(), root=0)``):
+        the xla:// rendezvous builds its store from each process's MASTER_PORT, so processes that
+        computed different ports never meet.  Under torch_xla.launch an MPI communicator's
+        broadcast does not make them agree: each process is a world of its own."""
+        assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        writes: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+        for statement in walk(function.body):
+            if type(statement) is not cst.Assign:
+                continue
+            for target in statement.targets:
+                if type(target.target) is cst.Name:
+                    assigned[target.target.value].append(statement.value)
+                elif self._environ_key(target.target) in _RENDEZVOUS_PORTS:
+                    writes.append((target.target, statement.value))
+        for written, value in writes:
+            callees = _per_process_calls(value, assigned, self.walk.resolve, set())
+            if callees:
+                broadcast = any(callee.rpartition(".")[2] == "bcast" for callee in callees)
+                self.part.varying_rendezvous[written] = (code_of(value), broadcast)
+
+    def _environ_key(self, node: cst.BaseExpression) -> str | None:
+        """``KEY`` of ``os.environ["KEY"]``."""
+        if type(node) is not cst.Subscript or len(node.slice) != 1 or self.walk.resolve(node.value) != "os.environ":
+            return None
+        index = node.slice[0].slice
+        return string_value(index.value) if type(index) is cst.Index else None
 
     def _import_time_groups(self) -> None:
         """The process groups that module-level code starts, in the launching process: those
@@ -397,6 +434,33 @@ class LaunchAnalysis(Analysis):
         for source in sources:
             self.part.backend_values[source] = value
         return True
+
+
+# The port the xla:// rendezvous's store listens on, read from each process's environment.
+_RENDEZVOUS_PORTS = frozenset({"MASTER_PORT"})
+# Calls whose value is what they are handed (a conversion) or the environment the processes share.
+_SAME_IN_EVERY_PROCESS = frozenset({"str", "int", "os.environ.get", "os.getenv"})
+
+
+def _per_process_calls(
+    value: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    resolve: Callable[[cst.BaseExpression], str | None],
+    seen: set[str],
+) -> list[str]:
+    """The calls that the value (followed through the function's own names) holds that each process
+    makes for itself: not a conversion (``str(port)``) or a read of the environment they share."""
+    found: list[str] = []
+    for node in walk(value):
+        if type(node) is cst.Call:
+            callee = resolve(node.func) or dotted(node.func) or ""
+            if callee not in _SAME_IN_EVERY_PROCESS:
+                found.append(callee)
+        elif type(node) is cst.Name and node.value in assigned and node.value not in seen:
+            seen.add(node.value)
+            for assigned_value in assigned[node.value]:
+                found += _per_process_calls(assigned_value, assigned, resolve, seen)
+    return found
 
 
 def _ignite_backend(call: cst.Call) -> cst.Arg | None:

@@ -218,7 +218,7 @@ def analyse_launcher(module: cst.Module, imports: ImportTable) -> LauncherFacts:
         if kind is not None:
             facts.estimators.append(_estimator(call, kind, resolver))
     if collector.smp_imports:
-        script = SmpScript(collector.smp_imports[0], init_statements=collector.init_lines)
+        script = SmpScript(collector.smp_imports[0], init_statements=collector.init_lines, inits=collector.calls_init)
         for call in collector.calls:
             if imports.resolve(call.func) == SET_DEVICE:
                 script.set_device_calls.append((call, _takes_smp_local_rank(call, imports, collector.bindings)))
@@ -258,6 +258,8 @@ class _Collector(cst.CSTVisitor):
         self.calls: list[cst.Call] = []
         self.smp_imports: list[cst.CSTNode] = []
         self.init_lines: list[cst.SimpleStatementLine] = []
+        # A call of ``smp.init()``, as a statement or not.
+        self.calls_init = False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if type(node) not in _COLLECTED:  # most nodes: names, operators, whitespace
@@ -265,6 +267,7 @@ class _Collector(cst.CSTVisitor):
         self.bindings.note(node)
         if isinstance(node, cst.Call):
             self.calls.append(node)
+            self.calls_init = self.calls_init or self.imports.resolve(node.func) == f"{SMP_TORCH}.init"
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and _imports_smp_torch(node):
             self.smp_imports.append(node)
         elif isinstance(node, cst.SimpleStatementLine) and _is_smp_init(node, self.imports):

@@ -89,6 +89,9 @@ class SmpScript:
     set_device_calls: list[tuple[cst.Call, bool]] = field(default_factory=list)
     # Statement lines that are just `smp.init()`: the device is pinned right after.
     init_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
+    # It calls `smp.init()` (as a statement or not): it starts model parallel itself, and pins
+    # its GPU; a module without the call is code that such a script runs.
+    inits: bool = False
 
 
 @dataclass

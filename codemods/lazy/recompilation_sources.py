@@ -345,7 +345,12 @@ class RecompilationSourceAnalysis(Analysis):
             owner = self.flow.owner(site.scope, name) if site is not None else self.flow.module_scope
             local = "." not in name and name in owner.locals and name not in owner.params
             key = (id(owner), name) if local or (id(owner), name) in loaders else (0, name)
-            calls = [source] if type(source) is cst.Call else loaders.get(key, [])
+            # A call that is no torch DataLoader (a project's own loader, ``loader.get_iterator()``,
+            # which may pad its last batch) says nothing of its batches' shapes.
+            if type(source) is cst.Call:
+                calls = [source] if self.walk.resolve(source.func) in apis.DATA_LOADERS else []
+            else:
+                calls = loaders.get(key, [])
             for call in calls:
                 keywords = call_args(call)[1]
                 drop = keywords.get("drop_last")

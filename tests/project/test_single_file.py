@@ -591,3 +591,73 @@ def test_a_project_package_whose_name_starts_with_torch_is_followed(
     assert "torchkit/nets.py" in finding.message and "`Net` has `torch.ones(1).cuda()`" in finding.message
     assert outside_project("torchvision.models") and outside_project("torch_xla.core.xla_model")
     assert not outside_project("torchkit.nets")
+
+
+# A model whose attention block takes FlashAttention by default (consistency_models' unet), built by a
+# factory module that names no torch: its functions call one another (``create_model_and_loss`` calls
+# ``create_model``), which a run reads with Python's own parser.
+FLASH_BLOCKS = """\
+import torch
+
+
+class Attention(torch.nn.Module):
+    def __init__(self, dim, kind="flash"):
+        super().__init__()
+        self.inner = FlashBlock(dim) if kind == "flash" else torch.nn.Identity()
+
+
+class FlashBlock(torch.nn.Module):
+    def __init__(self, dim):
+        from flash_attn.flash_attention import FlashAttention
+
+        super().__init__()
+        self.inner = FlashAttention()
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = Attention(4)
+"""
+
+FACTORY = """\
+from blocks import Net
+
+
+def create_model_and_loss(kind):
+    return create_model(), kind
+
+
+def create_model():
+    return Net()
+
+
+def defaults():
+    return dict(lr=0.1)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_cuda_only_library_reached_through_a_factory_module_without_torch_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """The factory's ``create_model_and_loss`` calls its own ``create_model``, which builds ``Net``,
+    whose attention takes FlashAttention (a CUDA kernel) by default."""
+    repo = _project(tmp_path, monkeypatch, "from factory import create_model_and_loss", "Net().to(device)")
+    (repo / "blocks.py").write_text(FLASH_BLOCKS)
+    (repo / "factory.py").write_text(FACTORY)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "factory.py" in finding.message, finding.message
+    assert "`FlashBlock` in blocks.py has `FlashAttention`" in finding.message
+    assert PROJECT_RUN + "would not port it" in finding.message
+    assert _findings(repo, ["train.py", "factory.py", "blocks.py"], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_function_of_a_factory_module_without_torch_that_reaches_no_cuda_code_gets_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from factory import defaults", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "blocks.py").write_text(FLASH_BLOCKS)
+    (repo / "factory.py").write_text(FACTORY)
+    assert _findings(repo, ["train.py"], target) == []

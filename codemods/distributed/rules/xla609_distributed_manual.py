@@ -31,7 +31,11 @@ DISTRIBUTED_MANUAL = Rule(
     "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
     "environment, and starts no process group): it stays as it is, since wrapping it in torch_xla.launch would "
     "start every worker once per device; its workers are not torchrun's, so start the training script with "
-    "torchrun or torch_xla.launch instead.",
+    "torchrun or torch_xla.launch instead. A MASTER_PORT that the function starting the process group sets "
+    "from a value each process computes for itself (a free port, an MPI job's port broadcast from rank 0: under "
+    "the XLA launcher each process is an MPI world of its own) differs between the processes, and the "
+    "rendezvous, which builds its store from each process's MASTER_PORT, never meets: checked on torch_xla "
+    "2.9's xla:// handler.",
     examples=lambda: (
         invalid(
             """
@@ -69,6 +73,65 @@ DISTRIBUTED_MANUAL = Rule(
                 port = os.environ.get("MASTER_PORT", "12355")
             """,
             note="ported",
+        ),
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+
+            def worker(rank, world_size, port):
+                os.environ["MASTER_PORT"] = str(port)
+                dist.init_process_group("nccl", rank=rank, world_size=world_size)
+
+
+            def main(find_port):
+                mp.spawn(worker, args=(2, find_port()), nprocs=2)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def worker(rank, world_size, port):
+                os.environ["MASTER_PORT"] = str(port)
+                dist.init_process_group("xla", init_method="xla://")
+
+
+            def main(find_port):
+                torch_xla.launch(worker, args=(2, find_port()))
+            """,
+            note="a port picked once in the launching process and handed to every worker",
+        ),
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+
+
+            def setup(args):
+                os.environ["MASTER_ADDR"] = "localhost"
+                os.environ["MASTER_PORT"] = str(args.port or int(os.environ.get("PORT", "12355")))
+                dist.init_process_group("nccl")
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup(args):
+                os.environ["MASTER_ADDR"] = "localhost"
+                os.environ["MASTER_PORT"] = str(args.port or int(os.environ.get("PORT", "12355")))
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="a port from a flag or the environment every process shares",
         ),
     ),
     invalid=lambda: (
@@ -140,6 +203,169 @@ DISTRIBUTED_MANUAL = Rule(
             note="a-launcher-of-its-own",
             findings=(Expected(11, 9, "`subprocess.Popen(...)` starts this script's workers with rank variables"),),
         ),
+        # An MPI job's set-up (mpiexec -n 8): a free port broadcast from rank 0. Under the XLA launcher each
+        # process is an MPI world of its own, so each sets its own port and the rendezvous never meets.
+        invalid(
+            """
+            import os
+            import socket
+
+            import torch.distributed as dist
+            from mpi4py import MPI
+
+
+            def setup_dist():
+                comm = MPI.COMM_WORLD
+                port = comm.bcast(_find_free_port(), root=0)
+                os.environ["MASTER_PORT"] = str(port)
+                dist.init_process_group(backend="nccl", init_method="env://")
+
+
+            def _find_free_port():
+                with socket.socket() as s:
+                    s.bind(("", 0))
+                    return s.getsockname()[1]
+            """,
+            """
+            import os
+            import socket
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from mpi4py import MPI
+
+
+            def setup_dist():
+                comm = MPI.COMM_WORLD
+                port = comm.bcast(_find_free_port(), root=0)
+                os.environ["MASTER_PORT"] = str(port)
+                dist.init_process_group("xla", init_method="xla://")
+
+
+            def _find_free_port():
+                with socket.socket() as s:
+                    s.bind(("", 0))
+                    return s.getsockname()[1]
+            """,
+            note="a port broadcast over MPI",
+            findings=(Expected(12, 5, "under torch_xla.launch its MPI broadcast makes nothing agree"),),
+        ),
+        invalid(
+            """
+            import os
+            import socket
+
+            import torch.distributed as dist
+            from mpi4py import MPI
+
+
+            def setup_dist():
+                comm = MPI.COMM_WORLD
+                port = comm.bcast(_find_free_port(), root=0)
+                os.environ["MASTER_PORT"] = str(port)
+                dist.init_process_group(backend="nccl", init_method="env://")
+
+
+            def _find_free_port():
+                with socket.socket() as s:
+                    s.bind(("", 0))
+                    return s.getsockname()[1]
+            """,
+            """
+            import os
+            import socket
+
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from mpi4py import MPI
+
+
+            def setup_dist():
+                comm = MPI.COMM_WORLD
+                port = comm.bcast(_find_free_port(), root=0)
+                os.environ["MASTER_PORT"] = str(port)
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+
+
+            def _find_free_port():
+                with socket.socket() as s:
+                    s.bind(("", 0))
+                    return s.getsockname()[1]
+            """,
+            target="sagemaker",
+            note="a port broadcast over MPI, sagemaker",
+            findings=(Expected(13, 5, "under xmp.spawn its MPI broadcast makes nothing agree"),),
+        ),
+        invalid(
+            """
+            from os import environ
+
+            import torch.distributed as dist
+            from mpi4py import MPI
+
+
+            def setup(find_port):
+                environ["MASTER_PORT"] = str(MPI.COMM_WORLD.bcast(find_port(), root=0))
+                dist.init_process_group("nccl")
+            """,
+            """
+            from os import environ
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from mpi4py import MPI
+
+
+            def setup(find_port):
+                environ["MASTER_PORT"] = str(MPI.COMM_WORLD.bcast(find_port(), root=0))
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            alias=True,
+            note="a port broadcast over MPI, environ imported by name",
+            findings=(Expected(9, 5, "sets a port that each process computes for itself"),),
+        ),
+        invalid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from helpers import find_free_port
+
+
+            def setup(rank, world_size):
+                os.environ["MASTER_ADDR"] = "localhost"
+                os.environ["MASTER_PORT"] = str(find_free_port())
+                dist.init_process_group("nccl", rank=rank, world_size=world_size)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from helpers import find_free_port
+
+
+            def setup(rank, world_size):
+                os.environ["MASTER_ADDR"] = "localhost"
+                os.environ["MASTER_PORT"] = str(find_free_port())
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="a free port picked in each process",
+            findings=(
+                Expected(
+                    10,
+                    5,
+                    '`os.environ["MASTER_PORT"] = str(find_free_port())` sets a port that each process computes '
+                    "for itself: the process group's rendezvous builds its store from MASTER_PORT as each process "
+                    "sees it, so processes with different ports never meet (with more than one device, "
+                    "init_process_group waits until it times out). Drop the assignment (every process then uses "
+                    "port 12355) or set one fixed port before torch_xla.launch",
+                ),
+            ),
+        ),
     ),
 )
 
@@ -167,6 +393,25 @@ def _external_launch_check(ctx: Context[Facts], original: cst.Call) -> str:
             "optimizer step each trains its own copy, with xm.optimizer_step they average their "
             "gradients and step one model, each process over all the data (no speedup). Replace the check there with True (every "
             "process is started by the XLA launcher), or start this script with torchrun"
+        )
+    )
+
+
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.varying_rendezvous)
+def _varying_rendezvous(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    value, broadcast = ctx.facts.distributed.varying_rendezvous[original]
+    mpi = (
+        "under torch_xla.launch its MPI broadcast makes nothing agree (each process is an MPI world of its own). "
+        if broadcast
+        else ""
+    )
+    return (
+        f"`{ctx.code(original)} = {value}` sets a port that each process computes for itself: the process group's "
+        "rendezvous builds its store from MASTER_PORT as each process sees it, so processes with different ports "
+        "never meet (with more than one device, init_process_group waits until it times out). "
+        + ctx.target.advice(
+            f"{mpi}Drop the assignment (every process then uses port 12355) or set one fixed port before "
+            "torch_xla.launch"
         )
     )
 

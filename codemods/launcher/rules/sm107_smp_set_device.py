@@ -20,7 +20,10 @@ SMP_SET_DEVICE = Rule(
     "`torch.cuda.set_device(smp.local_rank())`",
     fixable=True,
     why="Without it every process of a host starts on GPU 0 and the partitions do not fit or collide; the call "
-    "is added right after `smp.init()`.",
+    "is added right after `smp.init()`. A module that does not call `smp.init()` is not asked for it: it does not "
+    "start model parallel (a helper of such a script, whose script pins the GPU, or code that imports smdistributed "
+    "only as an option, as a copy of transformers' Trainer does: `if is_sagemaker_mp_enabled(): import "
+    "smdistributed.modelparallel.torch as smp`).",
     examples=lambda: (
         _fixed(
             _SMP_SCRIPT,
@@ -41,6 +44,46 @@ SMP_SET_DEVICE = Rule(
             smp.init()
             """,
             note="tensorflow",
+        ),
+        valid(
+            """
+            import torch
+            from transformers.utils import is_sagemaker_mp_enabled
+
+            if is_sagemaker_mp_enabled():
+                import smdistributed.modelparallel.torch as smp
+
+
+            def world_size():
+                return smp.dp_size() if is_sagemaker_mp_enabled() else 1
+            """,
+            note="an import under a check, no smp.init(): model parallel as an option",
+        ),
+        valid(
+            """
+            import torch
+
+            try:
+                from smdistributed.modelparallel import torch as smp_torch
+            except ImportError:
+                smp_torch = None
+
+
+            def rank():
+                return smp_torch.rank() if smp_torch is not None else 0
+            """,
+            note="an import under a try, no smp.init(), spelled from the package",
+        ),
+        valid(
+            """
+            import torch
+            import smdistributed.modelparallel.torch as smp
+
+
+            def world_size():
+                return smp.dp_size()
+            """,
+            note="a helper module of a model-parallel script: no smp.init() to pin the GPU after",
         ),
     ),
     invalid=lambda: (
@@ -71,13 +114,29 @@ SMP_SET_DEVICE = Rule(
             alias=True,
             findings=(Expected(7, 5, "smp.init() -> th.cuda.set_device(smp_torch.local_rank())"),),
         ),
+        _fixed(
+            """
+            import torch
+
+            if args.model_parallel:
+                import smdistributed.modelparallel.torch as smp
+
+                smp.init()
+            """,
+            "    smp.init()\n",
+            "    smp.init()\n    torch.cuda.set_device(smp.local_rank())\n",
+            filename="train.py",
+            note="an import under a check that calls smp.init(): a model-parallel script",
+            findings=(Expected(7, 5, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
+        ),
     ),
 )
 
 
 def check_smp_script(findings: Findings, script: SmpScript) -> None:
     """The training script of a model-parallel job pins its process's GPU: a set_device call
-    that does not take ``smp.local_rank()`` is reported; a missing one added after ``smp.init()``."""
+    that does not take ``smp.local_rank()`` is reported; a missing one added after ``smp.init()``
+    (a module that does not call it does not start model parallel: nothing to add there)."""
     import libcst as cst
 
     from codemods.launcher.facts import SET_DEVICE, SMP_TORCH
@@ -85,6 +144,8 @@ def check_smp_script(findings: Findings, script: SmpScript) -> None:
 
     if any(pinned for _, pinned in script.set_device_calls):
         return
+    if not script.inits and not script.set_device_calls:
+        return  # it does not start model parallel: the script that calls smp.init() pins the GPU
     if script.set_device_calls:
         call = script.set_device_calls[0][0]
         findings.report(

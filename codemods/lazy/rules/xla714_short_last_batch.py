@@ -21,7 +21,9 @@ SHORT_LAST_BATCH = Rule(
     summary="A training DataLoader without drop_last=True: its short last batch compiles a second graph",
     fixable=False,
     why="When the dataset size is not a multiple of the batch size the last batch has another shape, "
-    "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine.",
+    "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine. "
+    "Only torch's DataLoader is reported: a loader class of the project's own (`loader.get_iterator()`) may pad "
+    "its last batch to full size.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
@@ -109,6 +111,58 @@ SHORT_LAST_BATCH = Rule(
             """,
             note="evaluation loader of the same name in another function",
         ),
+        valid(
+            """
+            import numpy as np
+            import torch
+
+
+            class Batches:
+                def __init__(self, xs, ys, batch_size):
+                    padding = (batch_size - len(xs) % batch_size) % batch_size
+                    self.xs = np.concatenate([xs, np.repeat(xs[-1:], padding, axis=0)])
+                    self.ys = np.concatenate([ys, np.repeat(ys[-1:], padding, axis=0)])
+                    self.batch_size = batch_size
+
+                def get_iterator(self):
+                    for start in range(0, len(self.xs), self.batch_size):
+                        yield self.xs[start : start + self.batch_size], self.ys[start : start + self.batch_size]
+
+
+            loaders = {"train": Batches(xs, ys, 64)}
+            for i, (x, y) in enumerate(loaders["train"].get_iterator()):
+                loss = model(torch.Tensor(x).to(device), torch.Tensor(y).to(device))
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import numpy as np
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Batches:
+                def __init__(self, xs, ys, batch_size):
+                    padding = (batch_size - len(xs) % batch_size) % batch_size
+                    self.xs = np.concatenate([xs, np.repeat(xs[-1:], padding, axis=0)])
+                    self.ys = np.concatenate([ys, np.repeat(ys[-1:], padding, axis=0)])
+                    self.batch_size = batch_size
+
+                def get_iterator(self):
+                    for start in range(0, len(self.xs), self.batch_size):
+                        yield self.xs[start : start + self.batch_size], self.ys[start : start + self.batch_size]
+
+
+            loaders = {"train": Batches(xs, ys, 64)}
+            for i, (x, y) in enumerate(loaders["train"].get_iterator()):
+                loss = model(torch.Tensor(x).to(device), torch.Tensor(y).to(device))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="the project's own loader pads its last batch: no torch DataLoader",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -189,6 +243,33 @@ SHORT_LAST_BATCH = Rule(
                 torch_xla.sync()
             """,
             findings=(Expected(6, 16, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            from tqdm import tqdm
+
+            for x, y in tqdm(DataLoader(train_set, batch_size=32, shuffle=True)):
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from tqdm import tqdm
+
+            for x, y in tqdm(DataLoader(train_set, batch_size=32, shuffle=True)):
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            findings=(Expected(7, 18, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+            note="a DataLoader built in the loop's header",
         ),
     ),
 )
