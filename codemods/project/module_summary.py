@@ -120,6 +120,9 @@ class ModuleSummary:
     # Functions that return a tuple holding an instance of a project class: (function,
     # position, the class as this module names it); ``model, optimizer = get_model()``.
     returned_instances: tuple[tuple[str, int, str], ...] = ()
+    # Functions that return a name of the module looked up at run time (``return
+    # globals()[name]``): what they return may be any class of the module.
+    globals_lookups: frozenset[str] = frozenset()
     # Callables of other project modules that this one hands an FSDP model to, which train it:
     # (their module's path, their name).
     trains_fsdp: frozenset[tuple[str, str]] = frozenset()

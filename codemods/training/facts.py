@@ -72,6 +72,9 @@ class MovedOwnOptimizer:
     # For an optimizer built by a method the caller called (``model.compile(lr)``), not by
     # ``__init__``: that call and the method (`` `model.compile(0.1)` in `Base.compile` ``).
     built_by: str = ""
+    # For an instance of a class looked up by its name (``algorithm_class(...)`` with
+    # ``algorithm_class = get_algorithm_class(name)``): the classes it may be that build one.
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from codemods.training.rules.folded_device_cases import folded_device_invalid, f
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_invalid, init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
+from codemods.training.rules.looked_up_classes import looked_up_invalid, looked_up_valid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
@@ -83,7 +84,13 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
     "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
-    "sampling script) get no finding. In a run that does not convert the callable's module, XLA003 names that "
+    "sampling script) get no finding. A subclass that runs its base's `__init__` (it defines none, or "
+    "calls `super().__init__(...)` and moves nothing) builds what that `__init__` builds. An instance of a class "
+    "the tool cannot tell, looked up by its name (`algorithm_class = algorithms.get_algorithm_class(name)` "
+    "with `return globals()[name]`, `getattr(algorithms, name)`), moved after it is built, is reported at the "
+    "move naming the classes of that module that build their optimizer in `__init__` (else the project's "
+    "classes whose methods it calls, where those methods train): it may be any of them. Classes that build "
+    "it lazily, after moving themselves, or take it from outside give no finding. In a run that does not convert the callable's module, XLA003 names that "
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
@@ -203,6 +210,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
+        *looked_up_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -492,6 +500,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_move_invalid(),
         *init_moved_optimizer_invalid(),
         *caller_moved_optimizer_invalid(),
+        *looked_up_invalid(),
     ),
 )
 
@@ -507,6 +516,23 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
     through = f" through {stranded.through}" if stranded.through else ""
     # ``self.world.opt``, the optimizer of a submodule that built its own: over that submodule's parameters
     holder = ".".join([stranded.model, *stranded.attribute.split(".")[:-1]])
+    if stranded.candidates:  # a class looked up by its name
+        shown = [f"`{name}`" for name in stranded.candidates[:4]]
+        more = len(stranded.candidates) - len(shown)
+        classes = ", ".join(shown[:-1]) + (" or " if len(shown) > 1 and not more else ", " if more else "") + shown[-1]
+        classes += f" and {more} more" if more else ""
+        ctx.report(
+            OPTIMIZER_BEFORE_MOVE,
+            original,
+            f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after the `__init__` of {classes}"
+            f"{stranded.origin}, classes that `{stranded.constructor}` may be (looked up by name), built "
+            f"`self.{stranded.attribute}` "
+            "over the instance's own parameters: moving a module to XLA replaces its Parameter objects, so "
+            f"`{stranded.model}.{stranded.attribute}` steps the stale CPU copies and training changes nothing; "
+            f"build the optimizer after the move (e.g. `{stranded.model}.{stranded.attribute} = ...` over "
+            f"`{holder}.parameters()`), or move the module in `__init__` before it builds the optimizer",
+        )
+        return updated
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
