@@ -40,6 +40,7 @@ from codemods.training.rules.programs import (
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
 )
+from codemods.training.rules.returned_optimizer_cases import returned_optimizer_invalid, returned_optimizer_valid
 from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
 
@@ -90,7 +91,12 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "with `return globals()[name]`, `getattr(algorithms, name)`), moved after it is built, is reported at the "
     "move naming the classes of that module that build their optimizer in `__init__` (else the project's "
     "classes whose methods it calls, where those methods train): it may be any of them. Classes that build "
-    "it lazily, after moving themselves, or take it from outside give no finding. In a run that does not convert the callable's module, XLA003 names that "
+    "it lazily, after moving themselves, or take it from outside give no finding. An optimizer that a factory "
+    "builds over a model and returns with it (`return tokenizer, model, optimizer`; the factory reached "
+    "directly, through a dict of factories, `FACTORIES[kind](cfg)`, or a router handed such a dict) strands the "
+    "model's parameters when the caller moves it afterwards, itself or through a callable of the project that "
+    "moves what it is handed (`setup_for_distributed_mode(model, optimizer, device)`): reported at that move; "
+    "an optimizer built again after the move, or a factory that moved the model first, gives no finding. In a run that does not convert the callable's module, XLA003 names that "
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
@@ -211,6 +217,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
         *looked_up_valid(),
+        *returned_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -501,6 +508,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_moved_optimizer_invalid(),
         *caller_moved_optimizer_invalid(),
         *looked_up_invalid(),
+        *returned_optimizer_invalid(),
     ),
 )
 
@@ -547,6 +555,24 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
             if stranded.built_by
             else f"move the module in `{cls}.__init__` before it builds the optimizer"
         ),
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_returned_optimizers)
+def _moved_returned_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: the optimizer is built in the factory, which other callers may use on the CPU."""
+    stranded = ctx.facts.training.moved_returned_optimizers[original]
+    where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+    through = f" through {stranded.through}" if stranded.through else ""
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{stranded.factory}`"
+        f"{stranded.origin} built `{stranded.optimizer}` over its parameters and returned both: moving a module "
+        f"to XLA replaces its Parameter objects, so `{stranded.optimizer}` steps the stale CPU copies and training "
+        f"changes nothing; build the optimizer after the move (again over `{stranded.model}.parameters()`, or in "
+        "the factory once it has moved the model)",
     )
     return updated
 
