@@ -509,6 +509,7 @@ def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary 
         imported=imported,
         name_tables=tables,
         classes=_classes(tree),
+        forwards=_forwards(tree),
         reaches=_reaches(tree, {local for local, _, _ in imported}, dict(tables)),
         flag_defaults=_flag_defaults(tree),
     )
@@ -575,6 +576,35 @@ def _classes(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...], tuple[str, .
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     )
+
+
+def _forwards(tree: ast.Module) -> tuple[tuple[str, str, str, int, tuple[str, ...]], ...]:
+    """The top-level functions that return what a call returns (ModuleSummary.forwards), for a
+    module without torch (a package's ``__init__.py`` routing to its factories)."""
+    found: list[tuple[str, str, str, int, tuple[str, ...]]] = []
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        parameters = [a.arg for a in function.args.args]
+        imported = {
+            alias.asname or alias.name: "." * node.level + (node.module or "")
+            for node in ast.walk(function)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Return) and isinstance(node.value, ast.Call)):
+                continue
+            call = node.value
+            arguments = tuple(_dotted(a) or "" for a in call.args if not isinstance(a, ast.Starred))
+            if isinstance(call.func, ast.Subscript) and (table := _dotted(call.func.value)) is not None:
+                if table in parameters:
+                    found.append((function.name, "", "", parameters.index(table), arguments))
+                else:
+                    found.append((function.name, "", table, -2, arguments))
+            elif (callee := _dotted(call.func)) is not None:
+                found.append((function.name, imported.get(callee.split(".")[0], ""), callee, -1, arguments))
+    return tuple(found)
 
 
 def _flag_defaults(tree: ast.Module) -> tuple[tuple[str, str], ...]:

@@ -72,6 +72,8 @@ class ProjectAnalysis(Analysis):
         # Names bound to a call of a name that is neither imported nor of the project: name -> that
         # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
         self.local_calls: dict[str, str] = {}
+        # Names bound to ``getattr(<project module>, name)``: name -> that module's summary.
+        self.attribute_lookups: dict[str, ModuleSummary] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -210,6 +212,8 @@ class ProjectAnalysis(Analysis):
             return
         if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
+        if callee == "getattr" and "." not in name and (looked := self._project_module(arg_value(value, 0, "o"))):
+            self.attribute_lookups[name] = looked  # ``algorithm_class = getattr(algorithms, name)``
         head = callee.split(".")[0]
         if head not in project_names and head not in self.aliases:
             self.local_calls[name] = callee
@@ -227,6 +231,15 @@ class ProjectAnalysis(Analysis):
             self.built_calls[name] = value
         if is_device_name(name):
             self.device_calls.append(value)
+
+    def _project_module(self, value: cst.BaseExpression | None) -> ModuleSummary | None:
+        """The summary of the project module that ``value`` (an imported name) is."""
+        written = dotted(value) if value is not None else None
+        if written is None or (head := written.split(".")[0]) not in self.facts.imports.project_names:
+            return None
+        module, imported = self.facts.imports.project_names[head]
+        found = self.part.context.lookup(module, ".".join(p for p in [imported, *written.split(".")[1:]] if p))
+        return found.summary if found is not None and not found.name else None
 
     def _typed(self, value: cst.BaseExpression) -> bool | None:
         """Whether the tool can tell the class of ``value`` (see ``bindings``)."""
@@ -267,6 +280,24 @@ class ProjectAnalysis(Analysis):
                         return True  # (one the tool cannot read is left to the findings on its import)
         return False
 
+    def looked_up_module(self, name: str) -> ModuleSummary | None:
+        """The project module whose classes ``name`` may be, a class looked up by its name at run
+        time: bound to what a function of that module returns from its globals
+        (``algorithm_class = algorithms.get_algorithm_class(args.algorithm)`` with ``return
+        globals()[name]``) or to ``getattr(<project module>, name)``; None for anything else."""
+        if "." in name:
+            return None
+        for module, function in self.builders.get(name, []):
+            found = self.part.context.lookup(module, function)
+            if found is not None and found.summary is not None and found.name in found.summary.globals_lookups:
+                return found.summary
+        return self.attribute_lookups.get(name)
+
+    def looked_up_here(self, name: str) -> bool:
+        """``name`` is bound to what a function of this file returns from its globals
+        (``cls = get_algorithm_class(args.algorithm)`` with ``return globals()[name]``)."""
+        return self.local_calls.get(name) in self.part.globals_lookups
+
     def named_origins(self, callee: str) -> list[Found]:
         """The project methods that ``callee`` (``model.optimize_parameters``) may run by its name,
         where the tool cannot tell the class of its receiver: those that take a training step or run
@@ -303,6 +334,8 @@ class ProjectAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         if self.walk.enclosing_function is None or node.value is None:
             return
+        if _globals_lookup(node.value) and len(self.walk.scopes) == 1:  # ``return globals()[name]``, top-level
+            self.part.globals_lookups.add(self.walk.qualname)
         if type(node.value) is cst.Call and (callee := dotted(node.value.func)) is not None:
             # ``return MultiOptimizer(...)``: the instance itself (position -1)
             if callee.split(".")[0] in self.facts.imports.project_names or callee in self.part.classes:
@@ -628,9 +661,22 @@ _BUILTIN_TYPES = frozenset(
     "dict list set tuple frozenset str int float bool bytes range enumerate zip map filter open iter "
     "sorted reversed len object type super".split()
 )
+
+
 # Methods that torch's modules, optimizers, schedulers and tensors, or Python's containers, define:
 # on a receiver whose class is not known, such a call is more likely theirs than a project
 # method of that name.
+def _globals_lookup(value: cst.BaseExpression) -> bool:
+    """``globals()[name]``, ``globals().get(name)``: a name of the module looked up at run time."""
+    if type(value) is cst.Subscript:
+        holder: cst.BaseExpression = value.value
+    elif type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "get":
+        holder = value.func.value
+    else:
+        return False
+    return type(holder) is cst.Call and dotted(holder.func) == "globals" and not holder.args
+
+
 _GENERIC_METHODS = frozenset(
     "step zero_grad backward forward train eval to cuda cpu float half double parameters named_parameters "
     "modules children state_dict load_state_dict apply register_buffer add_module update get items keys values "

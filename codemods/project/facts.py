@@ -60,6 +60,9 @@ class ProjectFacts:
     # For other files: functions that return a tuple holding an instance of a project class
     # (``return model, ScheduledOptim(...)``): (function, position, the class as written here).
     returned_instances: set[tuple[str, int, str]] = field(default_factory=set)
+    # For other files: functions that return a name of this module looked up at run time
+    # (``return globals()[name]``): a caller may build an instance of any class of the module.
+    globals_lookups: set[str] = field(default_factory=set)
     # For other files: ``importlib.import_module(name)`` of a name not written here (a module a
     # config names, Palette's ``create_model``): what it runs, no run can follow.
     dynamic_imports: list[cst.Call] = field(default_factory=list)

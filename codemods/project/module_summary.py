@@ -120,6 +120,19 @@ class ModuleSummary:
     # Functions that return a tuple holding an instance of a project class: (function,
     # position, the class as this module names it); ``model, optimizer = get_model()``.
     returned_instances: tuple[tuple[str, int, str], ...] = ()
+    # Functions that return a name of the module looked up at run time (``return
+    # globals()[name]``): what they return may be any class of the module.
+    globals_lookups: frozenset[str] = frozenset()
+    # Functions that return a model still on the CPU with an optimizer built over its
+    # parameters (``return tensorizer, model, optimizer``): (function, the model's position,
+    # the optimizer's); a caller that moves the model strands the optimizer.
+    returned_optimizers: frozenset[tuple[str, int, int]] = frozenset()
+    # Top-level functions that return what a call returns: (function, the module the callee is
+    # imported from inside the function, "" for a name of the module's; the callee as written, or
+    # the module-level dict of callables it calls one of (``return FACTORIES[kind](cfg)``: index
+    # -2), or "" for a dict handed in as a parameter (``return table[kind](args)``: its index); the
+    # call's positional arguments as written, "" for what is no name).
+    forwards: tuple[tuple[str, str, str, int, tuple[str, ...]], ...] = ()
     # Callables of other project modules that this one hands an FSDP model to, which train it:
     # (their module's path, their name).
     trains_fsdp: frozenset[tuple[str, str]] = frozenset()

@@ -94,7 +94,19 @@ def find_root(path: Path, top: Path | None = None, marks: dict[Path, bool] | Non
                 marks[folder] = marked
         if marked:
             return folder
-    return top if top is not None and start.is_relative_to(top) else start
+    found = top if top is not None and start.is_relative_to(top) else start
+    # An unmarked package inside a package (``domainbed/scripts/``, the scripts of ``domainbed``):
+    # its imports name the outermost one (``from domainbed import algorithms``), the project.
+    while _is_package(found) and _is_package(found.parent) and found.parent != found:
+        found = found.parent
+    return found
+
+
+def _is_package(folder: Path) -> bool:
+    try:
+        return (folder / "__init__.py").is_file()
+    except OSError:
+        return False
 
 
 def _marks_a_root(folder: Path) -> bool:
@@ -452,6 +464,8 @@ class FileImports:
         between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
         scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
         folders = [path.parent, *scripts, project.root, *sorted(project.wider_roots)]
+        if _is_package(project.root) and not _marks_a_root(project.root):
+            folders.append(project.root.parent)  # an unmarked root that is a package: imports name it
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))

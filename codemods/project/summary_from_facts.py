@@ -83,6 +83,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),
+        globals_lookups=frozenset(facts.project.globals_lookups),
+        returned_optimizers=frozenset(facts.training.returned_optimizers),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),
     )
 

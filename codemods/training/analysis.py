@@ -29,11 +29,12 @@ from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
+from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
 from codemods.training.step_kinds import StepKinds
 
 
-class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
+class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTrips, StepKinds):
     name = "training"
     reads = (
         "imports",
@@ -79,6 +80,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         self.instances: dict[str, str] = {}  # name -> the class of this file it was built from
         self.optimizer_inputs: set[cst.Call] = set()
         self.call_targets: dict[cst.Call, str] = {}
+        self.unpacked_calls: dict[cst.Call, list[str | None]] = {}  # ``a, model, opt = f(...)``: the names, in order
         self.next_statement: dict[int, cst.BaseStatement] = {}
         self.used_outside_loops: set[str] = set()
         # Barriers under availability checks in a loop: (loop, the checks, the barrier).
@@ -175,6 +177,10 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
                 for element, value in zip(names.elements, values.elements):  # q, q_target = QNet(), QNet()
                     self._assignment(dotted(element.value), value.value)
+                continue
+            if (type(names) is cst.Tuple or type(names) is cst.List) and type(values) is cst.Call:
+                # ``tok, model, optimizer = build(cfg)``: (training/returned_optimizers.py)
+                self.unpacked_calls[values] = [dotted(element.value) for element in names.elements]
                 continue
             name = dotted(names)
             self._assignment(name, values)
@@ -508,6 +514,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
         self.note_self_driven()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
+        self._note_returned_optimizers()
+        self._moves_after_returned_optimizers([self.module_scope, *self.function_records.values()])
         self._round_trips([self.module_scope, *self.function_records.values()])
 
     def _device_less(self) -> None:

@@ -72,6 +72,22 @@ class MovedOwnOptimizer:
     # For an optimizer built by a method the caller called (``model.compile(lr)``), not by
     # ``__init__``: that call and the method (`` `model.compile(0.1)` in `Base.compile` ``).
     built_by: str = ""
+    # For an instance of a class looked up by its name (``algorithm_class(...)`` with
+    # ``algorithm_class = get_algorithm_class(name)``): the classes it may be that build one.
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MovedReturnedOptimizer:
+    """``tok, model, optimizer = factory(cfg)``, where the factory built the optimizer over the
+    model on the CPU and returned both, then a move of the model (XLA203, at the move)."""
+
+    model: str  # the name the model is bound to
+    optimizer: str  # the name the optimizer is bound to
+    factory: str  # the factory's call, as written
+    origin: str  # where the factory is, for one of another module: `` (pkg/models.py)``
+    xla: bool  # the move goes to the XLA device on every path (else: it may)
+    through: str = ""  # for a callable handed the model that moves it: the move it makes
 
 
 @dataclass(frozen=True)
@@ -197,6 +213,11 @@ class TrainingFacts:
     # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
     held_steppers: set[tuple[str, str, str]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
+    # Moves of a model that a factory returned with an optimizer over its CPU parameters
+    # (training/returned_optimizers.py); and for other files, the functions of this one that
+    # return such a pair: (function, the model's position, the optimizer's).
+    moved_returned_optimizers: dict[cst.Call, MovedReturnedOptimizer] = field(default_factory=dict)
+    returned_optimizers: set[tuple[str, int, int]] = field(default_factory=set)
     # ``self.to(device)`` in ``__init__`` after the optimizers were built there.
     moved_after_init_optimizers: dict[cst.Call, MovedAfterInitOptimizers] = field(default_factory=dict)
     # Moves to the CPU of a module an optimizer steps, which moves back to the device later.

@@ -22,6 +22,7 @@ import libcst as cst
 from codemods.engine.nodes import arg_value, dotted, method_name, names_the_cpu, string_value, walk
 from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_summary import ModuleSummary
 from codemods.training.early_optimizers import _PARAMETERS, EarlyOptimizers, _module_calls, _root_in
 from codemods.training.facts import MovedAfterInitOptimizers, MovedOwnOptimizer
 from codemods.training.held_children import HeldChildren
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
 
 # An instance of a class with its own optimizer: (the class as called, the optimizer's
 # attribute, where the class is for a class of another module: `` (BigGAN.py)``, and for
-# one built by a method the caller called, that call and the method).
-_Built = tuple[str, str, str, str]
+# one built by a method the caller called, that call and the method; for an instance of a class
+# looked up by its name, the classes it may be that build one).
+_Built = tuple[str, str, str, str, tuple[str, ...]]
 
 
 class OwnOptimizerMoves(EarlyOptimizers):
@@ -70,6 +72,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     self._own_optimizers_of(fn, records, optimizers, builders, children, found, init_moves)
             if found == before:
                 break
+        self._inherited_own_optimizers(found, records, init_moves)
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         self.part.own_optimizer_children.update(
             (owner, tuple(held_in)) for owner, held_in in children.items() if held_in
@@ -184,6 +187,39 @@ class OwnOptimizerMoves(EarlyOptimizers):
             if built:  # not all built again after the move
                 move, xla, moved_by = stranding
                 init_moves[move] = MovedAfterInitOptimizers(cls, tuple(built), xla, _joined(built_by), moved_by)
+
+    def _inherited_own_optimizers(
+        self,
+        found: dict[str, tuple[str, tuple[str, ...]]],
+        records: dict[str, _Function],
+        init_moves: dict[cst.Call, MovedAfterInitOptimizers],
+    ) -> None:
+        """The top-level module classes of this file that run their first base's ``__init__``
+        (they define none, or theirs calls ``super().__init__(...)`` and moves nothing), where that
+        base builds an optimizer over the instance's own parameters: ``class IGA(ERM): ...``
+        builds ``ERM``'s. The base is of this file or of another project module."""
+        classes = self.facts.project.classes
+        moved_in_init = {moved.cls for moved in init_moves.values()}
+        project = self.walk.analysis(ProjectAnalysis)
+        for _ in range(3):  # a subclass of a subclass: found once its base is
+            added = False
+            for cls, (bases, methods) in classes.items():
+                if cls in found or not bases or cls in moved_in_init:
+                    continue
+                if cls not in self.module_classes and not self._has_project_bases(cls):
+                    continue
+                if "__init__" in methods and not _runs_super_init(records.get(f"{cls}.__init__"), bases[0]):
+                    continue
+                base = bases[0]
+                own = found.get(base)
+                if own is None and base not in classes and (hit := project.origin(base)) is not None and hit.summary:
+                    attribute, skips = own_of(hit.summary.own_optimizers, hit.name)
+                    own = None if attribute is None else (attribute, skips)
+                if own is not None:
+                    found[cls] = own
+                    added = True
+            if not added:
+                break
 
     def _has_project_bases(self, cls: str) -> bool:
         """The top-level class ``cls`` of this file derives from a class of another project module."""
@@ -344,11 +380,11 @@ class OwnOptimizerMoves(EarlyOptimizers):
         parameters the move replaced."""
         own, init_moves = self._own_optimizers()
         part = self.part
-        if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
-            if self.facts.entry.main_guard is None:  # a module of classes, for the files that train with them
-                part.moved_after_init_optimizers.update(init_moves)
-            return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
-        part.moved_after_init_optimizers.update(init_moves)
+        # The file trains nothing the tool can tell (a sampling or evaluation script: the optimizers
+        # stay unused), but for the methods it calls on an instance of a class looked up by its name.
+        trains = bool(part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables)
+        if trains or self.facts.entry.main_guard is None:  # (else a module of classes, for the files that train)
+            part.moved_after_init_optimizers.update(init_moves)
         records = {fn.qualname: fn for fn in self.function_records.values()}
         for scope in scopes:
             built: dict[str, _Built] = {}
@@ -359,6 +395,8 @@ class OwnOptimizerMoves(EarlyOptimizers):
             reported: dict[str, list[cst.Call]] = {}  # name -> its moves reported here
             for kind, name, *rest in _with_method_calls(scope):
                 if kind == "method_call":
+                    if not trains:
+                        continue
                     holder, call = str(rest[0]), rest[1]
                     assert isinstance(call, cst.Call)
                     self._instance_method(holder, str(name), call, records, classes, built, moved, reported)
@@ -369,7 +407,8 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     _rebuilt_after_move(str(name), reported, self.part.moved_own_optimizers)
                     classes[str(name)] = constructor
                     followed.add(call)
-                    self._moves_by_callable(constructor, call, str(name), built, dynamic, own)
+                    if trains:
+                        self._moves_by_callable(constructor, call, str(name), built, dynamic, own)
                     built.pop(str(name), None)
                     dynamic.pop(str(name), None)
                     moved.discard(str(name))
@@ -378,7 +417,9 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     if (modules := self._imported_at_run_time(call, constructor)) is not None:
                         dynamic[str(name)] = modules
                         continue
-                    entry = self._own_optimizer_class(constructor, call, dynamic, own)
+                    entry = self._own_optimizer_class(constructor, call, dynamic, own) if trains else None
+                    if entry is None:  # a class looked up by its name: those it may be
+                        entry = self._looked_up_own_optimizers(constructor, str(name), call, scope, own, trains)
                     if entry is None or self._children_moved_first(constructor, call, moved):
                         continue
                     built[str(name)] = entry
@@ -393,7 +434,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                         moved.add(str(name))
                 elif kind == "move" and isinstance(rest[1], cst.Call) and self._to_the_device(rest[1]):
                     moved.add(str(name))
-                elif kind == "call" and rest[0] not in followed:
+                elif kind == "call" and rest[0] not in followed and trains:
                     assert isinstance(rest[0], cst.Call)
                     self._moves_by_callable(str(name), rest[0], None, built, dynamic, own)
 
@@ -423,11 +464,11 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 if holder in moved:  # built over the moved parameters
                     _rebuilt_after_move(f"{holder}.{what}", reported, self.part.moved_own_optimizers)
                 else:
-                    built[holder] = (constructor, what, "", f"`{code_of(call)}` in {where}")
+                    built[holder] = (constructor, what, "", f"`{code_of(call)}` in {where}", ())
             elif (entry := built.get(holder)) is not None:
-                constructor, attribute, origin, built_by = entry
+                constructor, attribute, origin, built_by, candidates = entry
                 self.part.moved_own_optimizers[call] = MovedOwnOptimizer(
-                    holder, constructor, attribute, origin, xla, f"`{what}` in {where}", built_by
+                    holder, constructor, attribute, origin, xla, f"`{what}` in {where}", built_by, candidates
                 )
                 reported.setdefault(holder, []).append(call)
                 moved.add(holder)
@@ -463,7 +504,77 @@ class OwnOptimizerMoves(EarlyOptimizers):
             attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
         if attribute is None or skips_it(call, skips):
             return None
-        return constructor, attribute, origin, ""
+        return constructor, attribute, origin, "", ()
+
+    def _looked_up_own_optimizers(
+        self,
+        constructor: str,
+        name: str,
+        call: cst.Call,
+        scope: _Scope,
+        own: dict[str, tuple[str, tuple[str, ...]]],
+        trains: bool,
+    ) -> _Built | None:
+        """``name = constructor(...)`` where the tool cannot tell the class ``constructor`` is:
+        the project classes it may be that build an optimizer over the instance's own parameters
+        in ``__init__`` (without a flag of ``call`` that skips it), as an entry naming them. The
+        classes it may be: those of the module that a lookup by name reads (``cls =
+        algorithms.get_algorithm_class(name)`` returning ``globals()[name]``, ``getattr(algorithms,
+        name)``, ``globals()[name]`` here); else those whose methods the caller calls on ``name``
+        (``model.optimize_parameters()``), where such a method trains. In a file that trains nothing else, only the classes
+        for which a method the caller calls on ``name`` takes a training step (``algorithm.update(x,
+        y)``)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        candidates: dict[str, tuple[str, ModuleSummary | None]] = {}  # class -> (attribute, its module's)
+        summary = project.looked_up_module(constructor)
+        if summary is not None:
+            order = {cls: index for index, (cls, _, _) in enumerate(summary.classes)}  # as the module defines them
+            for cls, attribute, skips in sorted(summary.own_optimizers, key=lambda own: order.get(own[0], len(order))):
+                if "." not in cls and not skips_it(call, skips):
+                    candidates.setdefault(cls, (attribute, summary))
+        elif project.looked_up_here(constructor):
+            for cls, (attribute, skips) in own.items():
+                if "." not in cls and not skips_it(call, skips):
+                    candidates.setdefault(cls, (attribute, None))
+        elif project.untyped(name) and project.untyped(constructor):
+            for method in dict.fromkeys(m for _, holder, m, _ in scope.method_calls if holder == name):
+                for hit in project.named_origins(f"{name}.{method}"):
+                    owner = hit.name.rpartition(".")[0]
+                    held, skips = own_of(hit.summary.own_optimizers, owner) if hit.summary else (None, ())
+                    if held is not None and hit.summary is not None and not skips_it(call, skips):
+                        candidates.setdefault(owner, (held, hit.summary))
+        if not trains:
+            called = {m for _, holder, m, _ in scope.method_calls if holder == name}
+            candidates = {
+                cls: found
+                for cls, found in candidates.items()
+                if any(self._steps_in(found[1], f"{cls}.{method}") for method in called)
+            }
+        if not candidates:
+            return None
+        attributes = [attr for attr, _ in candidates.values()]
+        attribute = max(dict.fromkeys(attributes), key=attributes.count)  # the most classes' (the first of a tie)
+        named = [cls for cls, (attr, _) in candidates.items() if attr == attribute]
+        paths = dict.fromkeys(found.path for cls, (_, found) in candidates.items() if cls in named and found)
+        origin = f" ({', '.join(paths)})" if paths else ""
+        return constructor, attribute, origin, "", tuple(named)
+
+    def _steps_in(self, summary: ModuleSummary | None, method: str, hops: int = 0) -> bool:
+        """``Cls.method`` of the project module of ``summary`` (None: this file), or the base's
+        it inherits, takes a training step or runs a training loop."""
+        if summary is None:
+            return method in self.part.step_callables or method in self.part.training_callables
+        if method in summary.steps or method in summary.trainers:
+            return True
+        name = method.partition(".")[2]
+        for base in summary.inherits(method) if hops < 3 else ():
+            if (imported := summary.origin_of(base)) is None:  # a class of the same module
+                if self._steps_in(summary, f"{base}.{name}", hops + 1):
+                    return True
+            elif (hit := self.facts.project.context.lookup_from(summary, imported[0], imported[1])) is not None:
+                if self._steps_in(hit.summary, f"{hit.name}.{name}", hops + 1) and hit.summary is not None:
+                    return True
+        return False
 
     def _to_the_device(self, move: cst.Call) -> bool:
         """``.cuda()``, ``.to(device)``: a move that is neither to the CPU nor a cast (``.to(torch.float16)``)."""
@@ -517,11 +628,18 @@ class OwnOptimizerMoves(EarlyOptimizers):
             return  # a module this run does not convert keeps its CUDA moves (XLA003 names it)
         for event in self._argument_events(callee, call, False, named):
             if event[0] == "move" and (entry := handed.get(str(event[1]))) is not None:
-                constructor, attribute, origin, built_by = entry
+                constructor, attribute, origin, built_by, candidates = entry
                 self.part.moved_own_optimizers.setdefault(
                     call,
                     MovedOwnOptimizer(
-                        str(event[1]), constructor, attribute, origin, bool(event[2]), str(event[3]), built_by
+                        str(event[1]),
+                        constructor,
+                        attribute,
+                        origin,
+                        bool(event[2]),
+                        str(event[3]),
+                        built_by,
+                        candidates,
                     ),
                 )
 
@@ -559,10 +677,27 @@ class OwnOptimizerMoves(EarlyOptimizers):
         if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
-        constructor, attribute, origin, built_by = built
+        constructor, attribute, origin, built_by, candidates = built
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(
-            name, constructor, attribute, origin, xla, built_by=built_by
+            name, constructor, attribute, origin, xla, built_by=built_by, candidates=candidates
         )
+
+
+def _runs_super_init(init: _Function | None, base: str) -> bool:
+    """The ``__init__`` ``init`` calls its base's (``super().__init__(...)``, ``Base.__init__(self,
+    ...)``) and moves neither the instance nor a submodule."""
+    if init is None or init.node is None or any(event[0] == "move" for event in init.events):
+        return False
+    return any(
+        type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value == "__init__"
+        and (
+            (type(sub.func.value) is cst.Call and dotted(sub.func.value.func) == "super")
+            or dotted(sub.func.value) == base
+        )
+        for sub in walk(init.node)
+    )
 
 
 def _note_child(

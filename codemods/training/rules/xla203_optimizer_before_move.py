@@ -16,6 +16,7 @@ from codemods.training.rules.folded_device_cases import folded_device_invalid, f
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_invalid, init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
+from codemods.training.rules.looked_up_classes import looked_up_invalid, looked_up_valid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
@@ -39,6 +40,7 @@ from codemods.training.rules.programs import (
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
 )
+from codemods.training.rules.returned_optimizer_cases import returned_optimizer_invalid, returned_optimizer_valid
 from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
 
@@ -83,7 +85,18 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
     "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
-    "sampling script) get no finding. In a run that does not convert the callable's module, XLA003 names that "
+    "sampling script) get no finding. A subclass that runs its base's `__init__` (it defines none, or "
+    "calls `super().__init__(...)` and moves nothing) builds what that `__init__` builds. An instance of a class "
+    "the tool cannot tell, looked up by its name (`algorithm_class = algorithms.get_algorithm_class(name)` "
+    "with `return globals()[name]`, `getattr(algorithms, name)`), moved after it is built, is reported at the "
+    "move naming the classes of that module that build their optimizer in `__init__` (else the project's "
+    "classes whose methods it calls, where those methods train): it may be any of them. Classes that build "
+    "it lazily, after moving themselves, or take it from outside give no finding. An optimizer that a factory "
+    "builds over a model and returns with it (`return tokenizer, model, optimizer`; the factory reached "
+    "directly, through a dict of factories, `FACTORIES[kind](cfg)`, or a router handed such a dict) strands the "
+    "model's parameters when the caller moves it afterwards, itself or through a callable of the project that "
+    "moves what it is handed (`setup_for_distributed_mode(model, optimizer, device)`): reported at that move; "
+    "an optimizer built again after the move, or a factory that moved the model first, gives no finding. In a run that does not convert the callable's module, XLA003 names that "
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
@@ -203,6 +216,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
+        *looked_up_valid(),
+        *returned_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -492,6 +507,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *init_move_invalid(),
         *init_moved_optimizer_invalid(),
         *caller_moved_optimizer_invalid(),
+        *looked_up_invalid(),
+        *returned_optimizer_invalid(),
     ),
 )
 
@@ -507,6 +524,20 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
     through = f" through {stranded.through}" if stranded.through else ""
     # ``self.world.opt``, the optimizer of a submodule that built its own: over that submodule's parameters
     holder = ".".join([stranded.model, *stranded.attribute.split(".")[:-1]])
+    if stranded.candidates:  # a class looked up by its name
+        shown = [f"`{name}`" for name in stranded.candidates[:4]]
+        more = len(stranded.candidates) - len(shown)
+        classes = ", ".join(shown[:-1]) + (" or " if len(shown) > 1 and not more else ", " if more else "") + shown[-1]
+        classes += f" and {more} more" if more else ""
+        return (
+            f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after the `__init__` of {classes}"
+            f"{stranded.origin}, classes that `{stranded.constructor}` may be (looked up by name), built "
+            f"`self.{stranded.attribute}` "
+            "over the instance's own parameters: moving a module to XLA replaces its Parameter objects, so "
+            f"`{stranded.model}.{stranded.attribute}` steps the stale CPU copies and training changes nothing; "
+            f"build the optimizer after the move (e.g. `{stranded.model}.{stranded.attribute} = ...` over "
+            f"`{holder}.parameters()`), or move the module in `__init__` before it builds the optimizer"
+        )
     return (
         f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after "
         f"{stranded.built_by or f'`{cls}.__init__`{stranded.origin}'} built `self.{stranded.attribute}` over the "
@@ -519,6 +550,21 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
             if stranded.built_by
             else f"move the module in `{cls}.__init__` before it builds the optimizer"
         )
+    )
+
+
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_returned_optimizers)
+def _moved_returned_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
+    """Not ported: the optimizer is built in the factory, which other callers may use on the CPU."""
+    stranded = ctx.facts.training.moved_returned_optimizers[original]
+    where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+    through = f" through {stranded.through}" if stranded.through else ""
+    return (
+        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{stranded.factory}`"
+        f"{stranded.origin} built `{stranded.optimizer}` over its parameters and returned both: moving a module "
+        f"to XLA replaces its Parameter objects, so `{stranded.optimizer}` steps the stale CPU copies and training "
+        f"changes nothing; build the optimizer after the move (again over `{stranded.model}.parameters()`, or in "
+        "the factory once it has moved the model)"
     )
 
 
