@@ -27,6 +27,16 @@ from codemods.training.early_optimizers import _PARAMETERS, EarlyOptimizers, _mo
 from codemods.training.facts import MovedAfterInitOptimizers, MovedOwnOptimizer
 from codemods.training.held_children import HeldChildren
 from codemods.training.optimizer_lists import is_optimizer_class
+from codemods.training.own_optimizer_parts import (
+    NOT_FOLLOWED,
+    built_by_a_method,
+    joined_built_by,
+    note_child,
+    reads_own_parameters,
+    rebuilt_after_move,
+    runs_super_init,
+    with_method_calls,
+)
 from codemods.training.own_optimizer_skips import handed_in, own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
@@ -116,11 +126,11 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 return
             built[attribute] = None
             found.setdefault(owner, (attribute, skipped_by(fn.node, call)))  # type: ignore[arg-type]  # asserted above
-            _note_child(children, owner, child)
+            note_child(children, owner, child)
             if by:
                 built_by.append(by)
 
-        for kind, name, *rest in _with_method_calls(fn):
+        for kind, name, *rest in with_method_calls(fn):
             if kind == "method_call":
                 effects = self._self_method(owner, str(name), records) if rest[0] == "self" else None
                 if effects is None:
@@ -154,7 +164,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 if child is not None:  # ``self.world = WorldModel(config)``, which builds its own
                     note(child, call, None)
                     continue
-            if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
+            if kind == "model" and (by_method := built_by_a_method(str(name), rest[0], moved)) is not None:
                 # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
                 bound_to, method = by_method
                 call = rest[2]
@@ -163,7 +173,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 if method in builders or self._imported_optimizer_method(method):
                     note(bound_to, call, holder)
                 elif not after:  # a class of another module may define it: the file that moves the instance asks
-                    _note_child(children, owner, holder)
+                    note_child(children, owner, holder)
                     self.part.method_optimizers.add((owner, bound_to, method, skipped_by(fn.node, call)))
                 continue
             if kind != "optimizer" or rest[0] in self.part.optimizer_before_move:
@@ -186,7 +196,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
             found.pop(owner, None)  # the caller's move keeps the parameters the instance moved to
             if built:  # not all built again after the move
                 move, xla, moved_by = stranding
-                init_moves[move] = MovedAfterInitOptimizers(cls, tuple(built), xla, _joined(built_by), moved_by)
+                init_moves[move] = MovedAfterInitOptimizers(cls, tuple(built), xla, joined_built_by(built_by), moved_by)
 
     def _inherited_own_optimizers(
         self,
@@ -208,7 +218,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     continue
                 if cls not in self.module_classes and not self._has_project_bases(cls):
                     continue
-                if "__init__" in methods and not _runs_super_init(records.get(f"{cls}.__init__"), bases[0]):
+                if "__init__" in methods and not runs_super_init(records.get(f"{cls}.__init__"), bases[0]):
                     continue
                 base = bases[0]
                 own = found.get(base)
@@ -274,7 +284,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
         ``_note_method_effects``), and the method that runs (``BaseModel.compile``, with its
         module for one of another file): the class's own, or a base class's, of this file or
         of another project module; None where it does nothing to the instance."""
-        if method in _NOT_FOLLOWED:
+        if method in NOT_FOLLOWED:
             return None
         classes, seen = [owner], {owner}
         project = self.walk.analysis(ProjectAnalysis)
@@ -354,7 +364,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 and method != "__init__"
                 and owner.rsplit(".", 1)[-1] in self.module_classes
                 and fn.node is not None
-                and _reads_own_parameters(fn.node)
+                and reads_own_parameters(fn.node)
                 and any(type(sub) is cst.Return and sub.value is not None for sub in walk(fn.node))
             ):
                 found.add(method)
@@ -393,7 +403,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
             moved: set[str] = set()  # names moved to the device so far (``net = Net().cuda()``, ``net.cuda()``)
             classes: dict[str, str] = {}  # name -> the class it was built from, as called
             reported: dict[str, list[cst.Call]] = {}  # name -> its moves reported here
-            for kind, name, *rest in _with_method_calls(scope):
+            for kind, name, *rest in with_method_calls(scope):
                 if kind == "method_call":
                     if not trains:
                         continue
@@ -404,7 +414,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 if kind == "model":
                     constructor, move, call = rest
                     assert isinstance(constructor, str) and isinstance(call, cst.Call)
-                    _rebuilt_after_move(str(name), reported, self.part.moved_own_optimizers)
+                    rebuilt_after_move(str(name), reported, self.part.moved_own_optimizers)
                     classes[str(name)] = constructor
                     followed.add(call)
                     if trains:
@@ -462,7 +472,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
         for effect, what, xla, _ in effects:
             if effect == "built":
                 if holder in moved:  # built over the moved parameters
-                    _rebuilt_after_move(f"{holder}.{what}", reported, self.part.moved_own_optimizers)
+                    rebuilt_after_move(f"{holder}.{what}", reported, self.part.moved_own_optimizers)
                 else:
                     built[holder] = (constructor, what, "", f"`{code_of(call)}` in {where}", ())
             elif (entry := built.get(holder)) is not None:
@@ -681,90 +691,3 @@ class OwnOptimizerMoves(EarlyOptimizers):
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(
             name, constructor, attribute, origin, xla, built_by=built_by, candidates=candidates
         )
-
-
-def _runs_super_init(init: _Function | None, base: str) -> bool:
-    """The ``__init__`` ``init`` calls its base's (``super().__init__(...)``, ``Base.__init__(self,
-    ...)``) and moves neither the instance nor a submodule."""
-    if init is None or init.node is None or any(event[0] == "move" for event in init.events):
-        return False
-    return any(
-        type(sub) is cst.Call
-        and type(sub.func) is cst.Attribute
-        and sub.func.attr.value == "__init__"
-        and (
-            (type(sub.func.value) is cst.Call and dotted(sub.func.value.func) == "super")
-            or dotted(sub.func.value) == base
-        )
-        for sub in walk(init.node)
-    )
-
-
-def _note_child(
-    children: dict[str, dict[tuple[str, int], None] | None], owner: str, child: tuple[str, int] | None
-) -> None:
-    """Another optimizer of ``owner`` holds the modules of that ``__init__`` parameter (None:
-    modules of its own, which no caller can have moved first)."""
-    if child is None:
-        children[owner] = None
-    elif (held_in := children.setdefault(owner, {})) is not None:
-        held_in[child] = None
-
-
-def _built_by_a_method(target: str, called: object, moved: set[str]) -> tuple[str, str] | None:
-    """The attribute of ``self`` that ``target = called()`` binds to what a method of the
-    instance or of a child it holds returns (``self.optimizer = self.net.get_optimizer()``),
-    and that method; None when that child was moved first."""
-    if not isinstance(called, str) or not target.startswith("self.") or "." in target.removeprefix("self."):
-        return None
-    holder, _, method = called.rpartition(".")
-    if _root_in(holder, {"self"}) is None or holder in moved:
-        return None
-    return target.removeprefix("self."), method
-
-
-def _reads_own_parameters(function: cst.FunctionDef) -> bool:
-    """``function`` calls ``self.parameters()`` or ``self.named_parameters()``."""
-    return any(
-        type(sub) is cst.Call
-        and type(sub.func) is cst.Attribute
-        and sub.func.attr.value in ("parameters", "named_parameters")
-        and dotted(sub.func.value) == "self"
-        for sub in walk(function)
-    )
-
-
-def _with_method_calls(scope: _Scope) -> list[tuple[object, ...]]:
-    """The events of ``scope`` with its method calls on names (``model.compile(lr)``) among
-    them, in the order of the code: ("method_call", method, the name, call)."""
-    calls = list(scope.method_calls)
-    merged: list[tuple[object, ...]] = []
-    for index, event in enumerate(scope.events):
-        while calls and calls[0][0] <= index:
-            merged.append(("method_call", calls[0][2], calls[0][1], calls[0][3]))
-            calls.pop(0)
-        merged.append(event)
-    merged.extend(("method_call", method, holder, call) for _, holder, method, call in calls)
-    return merged
-
-
-def _rebuilt_after_move(
-    target: str, reported: dict[str, list[cst.Call]], moves: dict[cst.Call, MovedOwnOptimizer]
-) -> None:
-    """``agent.opt = Adam(agent.parameters())`` (``target``) after the move of ``agent`` that
-    was reported: the optimizer is built again over the moved parameters, no finding."""
-    holder, _, attribute = target.partition(".")
-    for cut in range(target.count("."), 0, -1):
-        holder, attribute = ".".join(target.split(".")[:cut]), ".".join(target.split(".")[cut:])
-        for move in reported.get(holder, ()):
-            if (stranded := moves.get(move)) is not None and stranded.attribute == attribute:
-                del moves[move]
-
-
-def _joined(built_by: list[str]) -> str:
-    """`` (by `self.compile(lr)` in `BaseModel.compile`)``, or nothing."""
-    return f" (by {', '.join(dict.fromkeys(built_by))})" if built_by else ""
-
-
-# Methods of ``self`` that are torch.nn.Module's (their moves are events of their own).
-_NOT_FOLLOWED = frozenset({"to", "cuda", "cpu", "parameters", "named_parameters", "apply", "register_buffer"})
