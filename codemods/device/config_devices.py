@@ -320,6 +320,7 @@ class ConfigDeviceAnalysis(Analysis):
             return
         self._follow()
         said: set[tuple[_Source, str]] = set()
+        said_set: set[str] = set()
         for scope, chain, node, order in self.device_reads:
             found = self._holder(scope, chain)
             if found is None or chain in self.assigned:
@@ -329,7 +330,8 @@ class ConfigDeviceAnalysis(Analysis):
             setters = (*self._handed_to(scope, holder, order), *self.handed_before.get(held, ()))
             set_here = self._set_in_code(chain, key, setters)
             if set_here is not None:
-                if set_here:
+                if set_here and set_here not in said_set:  # once per helper and key
+                    said_set.add(set_here)
                     self.broken[node] = set_here
                 continue
             if (source, key) in said:

@@ -362,6 +362,7 @@ class Trainer:
 def main(cfg):
     cfg = setup_gpu(cfg)
     Trainer(cfg)
+    print("trained on", cfg.device)
 
 
 if __name__ == "__main__":
@@ -415,6 +416,7 @@ def test_a_device_key_a_helper_of_the_project_sets_is_not_the_configs(
         "folder ports it)"
     )
     assert not any("Hydra config" in f.message for f in conversion.findings)
+    assert len([f for f in conversion.findings if "before it is read" in f.message]) == 1  # once per helper and key
 
 
 @pytest.mark.parametrize("target", TARGETS)
