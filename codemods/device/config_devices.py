@@ -14,6 +14,14 @@ that neither the file nor the files its defaults list picks hold is said too.  A
 CPU) or anything else that names no CUDA or MPS device gives nothing, and so does a key the
 script sets itself (``cfg.device = ...``: the device values follow that).
 
+The config is followed into the classes and functions of the file it is handed to by their
+names, by a name assigned them (``W = Workspace``) and by an import of the script's own module
+(``from train import Workspace as W`` in train.py, which the script's folder makes itself).  A
+key that a call handed the config before the read sets (``cfg = setup_gpu(cfg)``, a helper of
+another module that does ``cfg.device = ...``) is what is read, not the config's: where that
+helper's device ends after the port (its module's summary) decides the finding.  The keys that
+interpolate the device key (``agent: {device: ${device}}``) are named with it.
+
 ruamel.yaml loads one too (``YAML(typ="safe").load(stream)``, its older ``safe_load``), the stream
 a file beside the script (``(Path(sys.argv[0]).parent / "configs.yaml").read_text()``); and a
 script may make its flags from a loaded config's keys (``for key, value in cfg.items():
@@ -28,9 +36,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.yaml_values import hydra_defaults, is_global_package, yaml_value
+from codemods.device.yaml_values import (
+    hydra_defaults,
+    interpolations_of,
+    is_global_package,
+    yaml_source,
+    yaml_value,
+)
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, method_name, string_value
 from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -57,6 +72,21 @@ _PARSE_CALLS = ("parse_args", "parse_known_args")
 _OFF_XLA = ("cuda", "mps")
 _OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
 _MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
+
+
+@dataclass(frozen=True)
+class _Handed:
+    """A name handed to a call by position: in ``scope``, ``callee`` as written (and as the
+    imports resolve it: ``W`` of ``from train import Workspace as W``), the argument's index,
+    the name, and when (the walk's order: a key set by a call before a read is what it reads)."""
+
+    scope: str
+    callee: str
+    resolved: str | None
+    index: int
+    name: str
+    order: int
+    call: cst.Call
 
 
 @dataclass(frozen=True)
@@ -87,14 +117,20 @@ class ConfigDeviceAnalysis(Analysis):
         # ("Class" for those: the class's methods share them).
         self.holders: dict[tuple[str, str], _Source] = {}
         self.positions: dict[str, list[str]] = {}  # function -> its positional parameters without self
-        self.handed: list[tuple[str, str, int, str]] = []  # (scope, callee as written, position, name handed)
+        self.handed: list[_Handed] = []
+        # The calls a holder was handed to before it was handed on (the holder in the callee ->
+        # those calls): a call of the project that sets a key (``setup_gpu(cfg)``) is followed.
+        self.handed_before: dict[tuple[str, str], tuple[_Handed, ...]] = {}
+        self.aliases: dict[str, str] = {}  # ``W = Workspace``: W -> Workspace
+        self.order = 0  # the walk's order of the calls handed a name and of the reads
         self.kept: list[tuple[str, str, str]] = []  # (class, ``self.cfg``, the name kept there) in its methods
-        # (scope, the chain, its node: ``cfg.device``, ``cfg["device"]``, ``cfg.get("device")``)
-        self.device_reads: list[tuple[str, str, cst.BaseExpression]] = []
+        # (scope, the chain, its node: ``cfg.device``, ``cfg["device"]``, ``cfg.get("device")``, its order)
+        self.device_reads: list[tuple[str, str, cst.BaseExpression, int]] = []
         self.strings: dict[str, str] = {}  # a name the file sets to a string once (``CONFIG = "conf.yaml"``)
         self.flag_defaults: dict[str, str] = {}  # an argparse flag's string default (``args.config``)
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
+        self.assigned_in: set[tuple[str, str]] = set()  # (scope, chain) of those
         self.yaml_objects: set[str] = set()  # names bound to ruamel's ``YAML(...)``
         # Parsers whose flags are a loaded config's keys (``for key, value in cfg.items():
         # parser.add_argument(f"--{key}", default=value)``): (scope, parser) -> the config.
@@ -141,7 +177,10 @@ class ConfigDeviceAnalysis(Analysis):
             if name is None:
                 continue
             self.assigned.add(name)
+            self.assigned_in.add((scope, name))
             value = node.value
+            if type(target.target) is cst.Name and type(value) is cst.Name:
+                self.aliases[name] = value.value
             loaded = self._loaded(value) if type(value) is cst.Call else None
             if type(value) is cst.SimpleString and (text := string_value(value)) is not None:
                 self.strings[name] = text
@@ -226,14 +265,18 @@ class ConfigDeviceAnalysis(Analysis):
             self._key_flags(node)
         if (callee := dotted(node.func)) is None:
             return
+        resolved = self.walk.resolve(node.func)
         for index, arg in enumerate(node.args):
+            handed = None
             if arg.keyword is None and not arg.star and (handed := dotted(arg.value)) is not None:
-                self.handed.append((self._scope(), callee, index, handed))
+                pass
             elif arg.keyword is None and type(arg.value) is cst.Call and (parsed := self._parsed(arg.value)):
                 # ``main(parser.parse_args(remaining))``: the namespace handed on as it is made
-                made = f"<{self.walk.resolve(arg.value.func) or dotted(arg.value.func)}>"
-                self.holders[(self._scope(), made)] = parsed
-                self.handed.append((self._scope(), callee, index, made))
+                handed = f"<{self.walk.resolve(arg.value.func) or dotted(arg.value.func)}>"
+                self.holders[(self._scope(), handed)] = parsed
+            if handed is not None:
+                self.order += 1
+                self.handed.append(_Handed(self._scope(), callee, resolved, index, handed, self.order, node))
 
     def _key_flags(self, node: cst.Call) -> None:
         """``parser.add_argument(f"--{key}", default=...)`` in ``for key, value in X:`` (a
@@ -267,7 +310,8 @@ class ConfigDeviceAnalysis(Analysis):
 
     def _read(self, node: cst.BaseExpression) -> None:
         if (chain := _chain(node)) is not None:
-            self.device_reads.append((self._scope(), chain, node))
+            self.order += 1
+            self.device_reads.append((self._scope(), chain, node, self.order))
 
     # -- results ----------------------------------------------------------------------------
 
@@ -276,18 +320,89 @@ class ConfigDeviceAnalysis(Analysis):
             return
         self._follow()
         said: set[tuple[_Source, str]] = set()
-        for scope, chain, node in self.device_reads:
+        said_set: set[str] = set()
+        for scope, chain, node, order in self.device_reads:
             found = self._holder(scope, chain)
             if found is None or chain in self.assigned:
                 continue
-            holder, source = found
+            held, holder, source = found
             key = chain.removeprefix(holder + ".")
+            setters = (*self._handed_to(scope, holder, order), *self.handed_before.get(held, ()))
+            set_here = self._set_in_code(chain, key, setters)
+            if set_here is not None:
+                if set_here and set_here not in said_set:  # once per helper and key
+                    said_set.add(set_here)
+                    self.broken[node] = set_here
+                continue
             if (source, key) in said:
                 continue
             said.add((source, key))
             message = self._message(chain, key, source)
             if message is not None:
-                self.broken[node] = message
+                self.broken[node] = message + self._unread_setter(setters)
+
+    def _handed_to(self, scope: str, holder: str, before: int) -> tuple[_Handed, ...]:
+        """The calls of ``scope`` handed ``holder`` before ``before`` (the walk's order)."""
+        return tuple(h for h in self.handed if h.scope == scope and h.name == holder and h.order < before)
+
+    def _unread_setter(self, setters: tuple[_Handed, ...]) -> str:
+        """What the finding adds where a callable of a module this run does not read was handed
+        the config before the read: it may set the key itself."""
+        project = self.walk.analysis(ProjectAnalysis)
+        for handed in setters:
+            if self._function(handed.scope, handed.callee, handed.resolved) is not None:
+                continue
+            origin = project.origin(handed.callee)
+            if origin is not None and origin.summary is None:
+                return (
+                    f"; `{handed.callee}()` in {project.module_file(handed.callee)}, handed the config before the read, "
+                    "may set it itself: this run does not read that module, a run on the project folder follows it"
+                )
+        return ""
+
+    def _set_in_code(self, chain: str, key: str, setters: tuple[_Handed, ...]) -> str | None:
+        """Where a call the config was handed to before the read sets the key itself: "" for a
+        function of this file (``cfg.device = ...`` on its parameter: the device values follow
+        it) or a module of the project whose device ends on the XLA device; what the read
+        depends on, for one whose device does not, or that this run does not convert; None
+        where no call sets it (the config's value is read)."""
+        for handed in setters:
+            function = self._function(handed.scope, handed.callee, handed.resolved)
+            if function is not None:
+                params = self.positions.get(function, [])
+                param = params[handed.index] if handed.index < len(params) else None
+                if param is not None and any(
+                    scope == function and name == f"{param}.{key}" for scope, name in self.assigned_in
+                ):
+                    return ""
+                continue
+            if "." in key:
+                continue
+            origin = self.walk.analysis(ProjectAnalysis).origin(handed.callee)
+            if origin is None or origin.summary is None:
+                continue
+            found = origin.summary.device_set_on(origin.name, handed.index, key)
+            if found is None:
+                continue
+            on_xla, why = found
+            where = (
+                f"`{chain}` is set by `{handed.callee}()` in {origin.summary.path} before it is read, not by the config"
+            )
+            if origin.summary.pending:
+                return (
+                    f"{where}, and this run does not convert that module: the device it sets there is not ported; "
+                    "convert it too (a run on the project folder ports it)"
+                )
+            if on_xla:
+                return ""
+            if on_xla is False:
+                ends = f"it ends on {why}" if why else "it ends"
+                return f"{where}: {ends}, off the XLA device; make it the XLA device there"
+            return (
+                f"{where}, and the tool cannot tell which device it sets there: make it the XLA device "
+                f"(`torch_xla.device()`)"
+            )
+        return None
 
     def _follow(self) -> None:
         """The config handed on, by position, to functions and classes of the file, and kept
@@ -295,16 +410,23 @@ class ConfigDeviceAnalysis(Analysis):
         grew = True
         while grew:
             grew = False
-            for scope, callee, index, name in self.handed:
-                source = self.holders.get((scope, name)) or self.holders.get(("", name))
-                function = self._function(scope, callee)
+            for handed in self.handed:
+                scope, name = handed.scope, handed.name
+                held = (scope, name) if (scope, name) in self.holders else ("", name)
+                source = self.holders.get(held)
+                function = self._function(scope, handed.callee, handed.resolved)
                 params = self.positions.get(function or "", [])
-                if source is not None and function is not None and index < len(params):
-                    grew |= self._hold((function, params[index]), source)
+                if source is not None and function is not None and handed.index < len(params):
+                    into = (function, params[handed.index])
+                    if self._hold(into, source):
+                        grew = True
+                        before = self._handed_to(scope, name, handed.order)
+                        self.handed_before[into] = (*self.handed_before.get(held, ()), *before)
             for cls, attribute, name in self.kept:
-                for (scope, held), source in list(self.holders.items()):
-                    if held == name and scope.rsplit(".", 1)[0] == cls:
-                        grew |= self._hold((cls, attribute), source)
+                for (scope, kept), source in list(self.holders.items()):
+                    if kept == name and scope.rsplit(".", 1)[0] == cls and self._hold((cls, attribute), source):
+                        grew = True
+                        self.handed_before[(cls, attribute)] = self.handed_before.get((scope, kept), ())
 
     def _hold(self, key: tuple[str, str], source: _Source) -> bool:
         if key in self.holders:
@@ -312,25 +434,37 @@ class ConfigDeviceAnalysis(Analysis):
         self.holders[key] = source
         return True
 
-    def _function(self, scope: str, callee: str) -> str | None:
-        """The function of this file a call in ``scope`` runs (a class: its ``__init__``)."""
+    def _function(self, scope: str, callee: str, resolved: str | None = None) -> str | None:
+        """The function of this file a call in ``scope`` runs (a class: its ``__init__``),
+        by its name, a name assigned it (``W = Workspace``) or an import of the script's own
+        module (``from train import Workspace as W`` in train.py, which runs it as a script)."""
         if callee.startswith("self.") and "." in scope:
             callee = f"{scope.rsplit('.', 1)[0]}.{callee.removeprefix('self.')}"
-        for name in (callee, f"{callee}.__init__"):
-            if name in self.positions:
-                return name
+        names = [callee]
+        if callee in self.aliases:
+            names.append(self.aliases[callee])
+        context = self.facts.project.context
+        own = context.own_module() if resolved is not None else None
+        if own is not None and resolved is not None and resolved.startswith(own + "."):
+            module, _, name = resolved.rpartition(".")
+            if module == own and context.lookup(own, name) is None:
+                names.append(name)  # the project holds no other module of that name
+        for name in names:
+            for function in (name, f"{name}.__init__"):
+                if function in self.positions:
+                    return function
         return None
 
-    def _holder(self, scope: str, chain: str) -> tuple[str, _Source] | None:
-        """The config that ``chain`` (``self.cfg.device``) reads a key of: (the holder as
-        written, its source)."""
+    def _holder(self, scope: str, chain: str) -> tuple[tuple[str, str], str, _Source] | None:
+        """The config that ``chain`` (``self.cfg.device``) reads a key of: (its key among the
+        holders, the holder as written, its source)."""
         parts = chain.split(".")
         scopes = [scope, ""] + ([scope.rsplit(".", 1)[0]] if "." in scope and chain.startswith("self.") else [])
         for cut in range(len(parts) - 1, 0, -1):
             holder = ".".join(parts[:cut])
-            source = next((self.holders[(s, holder)] for s in scopes if (s, holder) in self.holders), None)
-            if source is not None:
-                return holder, source
+            held = next(((s, holder) for s in scopes if (s, holder) in self.holders), None)
+            if held is not None:
+                return held, holder, self.holders[held]
         return None
 
     def _message(self, chain: str, key: str, source: _Source) -> str | None:
@@ -355,6 +489,23 @@ class ConfigDeviceAnalysis(Analysis):
             )
         path, text = read
         found = yaml_value(text, keys)
+        held = yaml_source(text, keys)
+        others = ""  # the other keys that interpolate the one that holds the value
+        if held is not None and not accelerator:
+            reaching = [(k, n) for k, n in interpolations_of(text, held[2]) if k != ".".join(keys)][:3]
+            if reaching:
+                listed = ", ".join(f"`{k}` (line {n})" for k, n in reaching)
+                one = len(reaching) == 1
+                others = (
+                    f"; {listed} {'interpolates' if one else 'interpolate'} it (`${{{'.'.join(held[2])}}}`), so the "
+                    f"same change reaches {'it' if one else 'them'}"
+                )
+        if held is not None and held[2] != keys and not accelerator:
+            # ``agent: {device: ${device}}`` read as ``cfg.agent.device``: the value is ``device``'s
+            holding = ".".join(held[2])
+            key = f"{key}`, which is `${{{holding}}}`: `{holding}"
+            override = f" (or run the script with `{holding}=xla`)" if source.hydra else ""
+            todo = f"set `{holding}: xla` there{override}, with torch_xla imported (it registers that device)"
         if found is None and source.flags and (found := yaml_value(text, [_DEFAULTS_SECTION, *keys])) is not None:
             key = ".".join([_DEFAULTS_SECTION, *keys])
         written, picked = key, ","  # the key as the file that sets it writes it; the defaults entry that picks it
@@ -380,7 +531,7 @@ class ConfigDeviceAnalysis(Analysis):
             todo = todo.replace(f"`{key}: xla`", f"`{written}: xla`")
         return (
             f"`{chain}` is `{value}` in {what} {path} (`{written}`, line {line}){picked} which the tool does not "
-            f"rewrite: on an XLA host the script asks for a device there is none of; {todo}"
+            f"rewrite: on an XLA host the script asks for a device there is none of; {todo}{others}"
         )
 
     def _from_defaults(

@@ -379,6 +379,8 @@ class DeviceValueAnalysis(ProjectFlags):
             if found.on_xla is False:
                 return Where(False, f"`{func}()` returns {found.why}", found.node)
             return found
+        if func == "str" and callee is None and local is None and len(call.args) == 1 and not call.args[0].star:
+            return self.where(call.args[0].value, scope)  # ``str(torch.device(...))``: the same device, named
         origin = self.project.origin(func)
         if origin is None:
             return UNKNOWN

@@ -7,6 +7,7 @@ A value in a flow mapping or a list, an anchor or a multi-line scalar is not rea
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # ``  key: value`` (the value may be empty: a block mapping follows).
 _KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w.-]*)\s*:(?:\s+(?P<value>.*?))?\s*$")
@@ -18,6 +19,14 @@ _GLOBAL = re.compile(r"^#\s*@package\s+_global_\s*$", re.MULTILINE)
 def yaml_value(text: str, keys: list[str]) -> tuple[str, int] | None:
     """The scalar at ``keys`` (``["trainer", "device"]``) and its line, interpolations of
     other keys followed (``device: ${device}``); None if the config has no such scalar."""
+    found = yaml_source(text, keys)
+    return None if found is None else found[:2]
+
+
+def yaml_source(text: str, keys: list[str]) -> tuple[str, int, list[str]] | None:
+    """``yaml_value``, and the keys of the scalar that holds the value: those of another key
+    where ``keys`` interpolates it (``agent: {device: ${device}}`` read at ``agent.device``
+    is ``device``'s value, set at ``["device"]``)."""
     for _ in range(_MAX_HOPS):
         found = _scalar(text, keys)
         if found is None:
@@ -25,7 +34,7 @@ def yaml_value(text: str, keys: list[str]) -> tuple[str, int] | None:
         value, line = found
         interpolated = _INTERPOLATION.match(value)
         if interpolated is None:
-            return value, line
+            return value, line, keys
         keys = interpolated["key"].split(".")
     return None
 
@@ -70,7 +79,19 @@ def is_global_package(text: str) -> bool:
     return _GLOBAL.search(text) is not None
 
 
+def interpolations_of(text: str, keys: list[str]) -> list[tuple[str, int]]:
+    """The keys whose value is ``keys``' own (``agent: {device: ${device}}`` for ``["device"]``),
+    dotted, and their lines."""
+    wanted = "${" + ".".join(keys) + "}"
+    return [(".".join(path), number) for path, value, number in _scalars(text) if value == wanted]
+
+
 def _scalar(text: str, keys: list[str]) -> tuple[str, int] | None:
+    return next(((value, number) for path, value, number in _scalars(text) if path == keys), None)
+
+
+def _scalars(text: str) -> Iterator[tuple[list[str], str, int]]:
+    """Each scalar of the block mappings: its keys, its value, its line."""
     open_keys: list[tuple[int, str]] = []  # the mappings around the line: (indent, key)
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(("#", "-", "---")):
@@ -85,9 +106,8 @@ def _scalar(text: str, keys: list[str]) -> tuple[str, int] | None:
         value = _unquoted(found["value"] or "")
         if not value:
             open_keys.append((indent, found["key"]))
-        elif path == keys:
-            return value, number
-    return None
+        else:
+            yield path, value, number
 
 
 def _unquoted(value: str) -> str:

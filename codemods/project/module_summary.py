@@ -413,6 +413,12 @@ class ImportContext(Protocol):
         only at run time may load, the script's folder being first on sys.path)."""
         ...
 
+    def own_module(self) -> str | None:
+        """The module name that the file's own folder gives it (``train`` for train.py: what
+        ``from train import Workspace`` in it imports when it runs as a script, its folder
+        first on sys.path); None where the file's name is not known."""
+        ...
+
     def config_file(self, relative: str) -> tuple[str, str] | None:
         """A config file (YAML) that the file names by a path relative to its own folder, as
         Hydra finds ``config_path``: (its path as findings name it, its text); None where there
@@ -523,6 +529,9 @@ class GuessedImports:
 
     def neighbours(self) -> tuple[str, ...]:
         return ()
+
+    def own_module(self) -> str | None:
+        return None  # the file's name is not known
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known

@@ -508,6 +508,9 @@ class FileImports:
             return ()
         return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
 
+    def own_module(self) -> str | None:
+        return self.path.stem if self.path.stem.isidentifier() else None
+
     def config_file(self, relative: str) -> tuple[str, str] | None:
         path = self.path.parent / relative
         try:

@@ -260,3 +260,177 @@ def test_a_device_flag_made_from_a_yaml_configs_keys_is_an_error_naming_the_key(
     )
     _write(tmp_path, {"configs.yaml": "defaults:\n  lr: 0.1\n  device: xla\n"})
     assert [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)] == []
+
+
+# An RL workspace (issue 32): ``main`` imports the script's own class under another name
+# (``from train import Workspace as W``) and hands it the Hydra config, whose agent section
+# interpolates the device (``device: ${device}``).
+SELF_IMPORT_TRAIN = """\
+import hydra
+import torch
+
+
+class Workspace:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.device = torch.device(cfg.device)
+        self.net = torch.nn.Linear(4, 2).to(self.device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+
+
+@hydra.main(config_path="cfgs", config_name="config")
+def main(cfg):
+    from train import Workspace as W
+
+    workspace = W(cfg)
+
+
+if __name__ == "__main__":
+    main()
+"""
+SELF_IMPORT_CONFIG = """\
+seed: 1
+device: {device}
+agent:
+  _target_: agent.Agent
+  device: ${{device}}
+  lr: 1e-4
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_config_handed_to_the_scripts_own_class_through_a_self_import_is_an_error_at_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {"train.py": SELF_IMPORT_TRAIN, "cfgs/config.yaml": SELF_IMPORT_CONFIG.format(device="cuda")})
+    fired = [(r.path, f) for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    ((path, finding),) = fired
+    assert path.endswith("train.py") and (finding.line, finding.col) == (8, 36)  # torch.device(cfg.device)
+    assert finding.message.startswith(
+        "`cfg.device` is `cuda` in the Hydra config cfgs/config.yaml (`device`, line 2), which the tool does not "
+        "rewrite"
+    )
+    assert "set `device: xla` there (or run the script with `device=xla`)" in finding.message
+    assert finding.message.endswith(
+        "; `agent.device` (line 5) interpolates it (`${device}`), so the same change reaches it"
+    )
+    # A single-file run reads the config beside the script too.
+    project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=[tmp_path / "train.py"])
+    conversion = convert_source(
+        (tmp_path / "train.py").read_bytes(), target=target, imports=project.imports_of(tmp_path / "train.py")
+    )
+    assert [(f.line, f.col) for f in _config_errors(conversion.findings)] == [(8, 36)]
+    # The XLA device in the config: nothing.
+    _write(tmp_path, {"cfgs/config.yaml": SELF_IMPORT_CONFIG.format(device="xla")})
+    assert [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)] == []
+
+
+def test_a_module_of_the_scripts_name_elsewhere_in_the_project_is_not_the_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``from train import Workspace`` in scripts/train.py, where the project's root holds a
+    package ``train`` with a class of that name: that class is what runs, not the script's."""
+    monkeypatch.chdir(tmp_path)
+    _write(
+        tmp_path,
+        {
+            "scripts/train.py": SELF_IMPORT_TRAIN,
+            "scripts/cfgs/config.yaml": SELF_IMPORT_CONFIG.format(device="cuda"),
+            "train/__init__.py": "class Workspace:\n    def __init__(self, cfg):\n        self.cfg = cfg\n",
+        },
+    )
+    assert [f for r in _lint(tmp_path, "2.9") for f in _config_errors(r.findings)] == []
+
+
+# A helper of the project that sets the device on the config before the script's class reads it
+# (``cfg = setup_gpu(cfg)``): what is read is what the helper sets, not the config's key.
+SET_BY_HELPER_TRAIN = """\
+import hydra
+import torch
+
+from pkg.options import setup_gpu
+
+
+class Trainer:
+    def __init__(self, cfg):
+        self.net = torch.nn.Linear(4, 2).to(cfg.device)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+
+@hydra.main(config_path="conf", config_name="train")
+def main(cfg):
+    cfg = setup_gpu(cfg)
+    Trainer(cfg)
+    print("trained on", cfg.device)
+
+
+if __name__ == "__main__":
+    main()
+"""
+SETS_FROM_CUDA = """\
+import torch
+
+
+def setup_gpu(cfg):
+    if cfg.local_rank == -1 or cfg.no_cuda:
+        device = str(torch.device("cuda" if torch.cuda.is_available() and not cfg.no_cuda else "cpu"))
+    else:
+        torch.cuda.set_device(cfg.local_rank)
+        device = str(torch.device("cuda", cfg.local_rank))
+    cfg.device = device
+    return cfg
+"""
+
+
+def _set_by_helper(tmp_path: Path, options: str) -> None:
+    _write(
+        tmp_path,
+        {
+            "train.py": SET_BY_HELPER_TRAIN,
+            "pkg/__init__.py": "",
+            "pkg/options.py": options,
+            "conf/train.yaml": "device:\nlocal_rank: -1\nno_cuda: false\n",
+        },
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_device_key_a_helper_of_the_project_sets_is_not_the_configs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """A whole-project run ports the helper (its devices become the XLA device): nothing is said of
+    the config; a single-file run says the helper, which it does not convert, sets the key."""
+    monkeypatch.chdir(tmp_path)
+    _set_by_helper(tmp_path, SETS_FROM_CUDA)
+    assert [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)] == []
+    project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=[tmp_path / "train.py"])
+    conversion = convert_source(
+        (tmp_path / "train.py").read_bytes(), target=target, imports=project.imports_of(tmp_path / "train.py")
+    )
+    at_read = [f for f in _config_errors(conversion.findings) if (f.line, f.col) == (9, 45)]
+    (finding,) = at_read
+    assert finding.message == (
+        "`cfg.device` is set by `setup_gpu()` in pkg/options.py before it is read, not by the config, and this run "
+        "does not convert that module: the device it sets there is not ported; convert it too (a run on the project "
+        "folder ports it)"
+    )
+    assert not any("Hydra config" in f.message for f in conversion.findings)
+    assert len([f for f in conversion.findings if "before it is read" in f.message]) == 1  # once per helper and key
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_helper_that_sets_the_cpu_on_the_config_is_an_error_naming_the_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _set_by_helper(
+        tmp_path, 'import torch\n\n\ndef setup_gpu(cfg):\n    cfg.device = torch.device("cpu")\n    return cfg\n'
+    )
+    fired = [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings) if r.path.endswith("train.py")]
+    assert [(f.line, f.col) for f in fired if "pkg/options.py" in f.message][:1] == [(9, 45)]
+    assert fired[0].message.startswith(
+        "`cfg.device` is set by `setup_gpu()` in pkg/options.py before it is read, not by the config"
+    )
+    assert 'it ends on "cpu" (the CPU), off the XLA device; make it the XLA device there' in fired[0].message
+    assert not any("Hydra config" in f.message for f in fired)

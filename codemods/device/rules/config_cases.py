@@ -111,6 +111,86 @@ def config_invalid_cases() -> tuple[Invalid, ...]:
         ),
         *_yaml_text_cases(),
         *_key_flag_cases(),
+        *_handed_on_cases(),
+    )
+
+
+# A Hydra config handed to a class of the file through a name assigned it, and to a helper of a
+# module of the project first (``setup_gpu(cfg)``), which may set the device key itself.
+HANDED_ON_TRAIN = """
+import hydra
+import torch
+
+
+class Workspace:
+    def __init__(self, cfg):
+        self.device = torch.device(cfg.device)
+        self.model = torch.nn.Linear(4, 2).to(self.device)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+
+@hydra.main(config_path="cfgs", config_name="config")
+def main(cfg):
+    W = Workspace
+    workspace = W(cfg)
+"""
+# The same, the device key set by a helper of another module before the class reads it.
+SET_BY_A_HELPER_TRAIN = HANDED_ON_TRAIN.replace(
+    "import torch\n", "import torch\n\nfrom pkg.options import setup_gpu\n"
+).replace("    W = Workspace\n", "    cfg = setup_gpu(cfg)\n    W = Workspace\n")
+
+
+def _handed_on_cases() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            HANDED_ON_TRAIN,
+            note="a-hydra-config-handed-to-a-class-through-a-name-assigned-it",
+            findings=(
+                Expected(
+                    7,
+                    36,
+                    "`cfg.device` comes from the Hydra config cfgs/config.yaml, which this run did not read",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import hydra as hy
+            import torch as th
+
+            class Agent:
+                def __init__(self, conf):
+                    self.net = th.nn.Linear(4, 2).to(conf["device"])
+                    self.opt = th.optim.Adam(self.net.parameters())
+
+            Learner = Agent
+
+            @hy.main(config_path="cfgs", config_name="config")
+            def run(conf):
+                Learner(conf)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-hydra-config-handed-to-a-class-through-a-name-assigned-it-sagemaker",
+            findings=(Expected(6, 42, "`conf.device` comes from the Hydra config cfgs/config.yaml"),),
+        ),
+        *(
+            invalid(
+                SET_BY_A_HELPER_TRAIN,
+                target=target,
+                note=f"a-hydra-config-device-a-helper-of-an-unread-module-may-set-{target}",
+                findings=(
+                    Expected(
+                        9,
+                        36,
+                        "; `setup_gpu()` in pkg/options.py, handed the config before the read, may set it itself: "
+                        "this run does not read that module, a run on the project folder follows it",
+                    ),
+                    Expected(16, 11, "`cfg.device` may be set by `setup_gpu()` in pkg/options.py"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
     )
 
 
@@ -180,6 +260,22 @@ def _key_flag_cases() -> tuple[Invalid, ...]:
     )
 
 
+# A helper of the project that sets the device on the config (from CUDA's availability, which the
+# port makes the XLA device) before the class of the script reads it.
+SETS_DEVICE_OPTIONS = """
+import torch
+
+
+def setup_gpu(cfg):
+    if cfg.no_cuda:
+        device = "cpu"
+    else:
+        device = str(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    cfg.device = device
+    return cfg
+"""
+
+
 def config_valid_cases() -> tuple[Valid | Run, ...]:
     return tuple(
         case
@@ -223,6 +319,27 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
             ),
             valid(
                 """
+                import hydra
+                import torch
+
+                def use_the_xla_device(options):
+                    options.device = "xla"
+
+                class Workspace:
+                    def __init__(self, cfg):
+                        self.net = torch.nn.Linear(4, 2).to(torch.device(cfg.device))
+
+                @hydra.main(config_path="cfgs", config_name="config")
+                def main(cfg):
+                    use_the_xla_device(cfg)
+                    W = Workspace
+                    W(cfg)
+                """,
+                target=target,
+                note=f"a-hydra-config-device-a-function-of-the-file-sets-on-its-parameter-{target}",
+            ),
+            valid(
+                """
                 import torch
                 import yaml
 
@@ -246,5 +363,24 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
         run(
             ("train.py", _YAML_TRAIN.replace('cfg["device"]', '"xla"')),
             ("configs/run.yaml", "device: cuda\nlr: 0.1\n"),
+        ),
+        run(
+            ("train.py", SET_BY_A_HELPER_TRAIN),
+            ("pkg/__init__.py", ""),
+            ("pkg/options.py", SETS_DEVICE_OPTIONS),
+            ("cfgs/config.yaml", "device:\nno_cuda: false\n"),
+        ),
+        run(
+            (
+                "train.py",
+                SET_BY_A_HELPER_TRAIN.replace("setup_gpu", "sg").replace("import sg", "import setup_gpu as sg"),
+            ),
+            ("pkg/__init__.py", ""),
+            ("pkg/options.py", SETS_DEVICE_OPTIONS),
+            ("cfgs/config.yaml", "device: cuda\nno_cuda: false\n"),
+        ),
+        run(
+            ("train.py", HANDED_ON_TRAIN),
+            ("cfgs/config.yaml", "device: xla\n"),
         ),
     )

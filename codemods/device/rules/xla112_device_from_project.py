@@ -37,10 +37,19 @@ DEVICE_FROM_PROJECT = Rule(
     'hold no device choice that converting them would port: a `--device` flag defaulting to "cuda:0" there is '
     'an error at the read, naming the module and the default; one defaulting to "xla" is none. '
     "A device read from a YAML config that the script loads (Hydra's `@hydra.main(config_path=..., "
-    "config_name=...)`, its config handed on to the classes and functions of the file and kept on `self`; "
+    "config_name=...)`, its config handed on to the classes and functions of the file, by their names, by a name "
+    "assigned them or by an import of the script's own module (`from train import Workspace as W` in train.py), "
+    "and kept on `self`; "
     '`OmegaConf.load("conf.yaml")`) is decided in that file, which the tool does not rewrite: a `device: cuda` '
     "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
     "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
+    "The keys of that file whose value interpolates the device key (`agent: {device: ${device}}`, handed to "
+    "`hydra.utils.instantiate`) are named too: the same change reaches them. "
+    "A key that a function the config is handed to before the read sets itself (`cfg = setup_gpu(cfg)`, which "
+    "does `cfg.device = ...`) is not the config's: a function of the file gives nothing (the device values follow "
+    "it); one of another module of the project is followed there, nothing where its device ends on the XLA "
+    "device once that module is ported, an error naming it where it does not or where this run does not convert "
+    "that module; one of a module the run does not read is named as one that may set it. "
     'The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg["device"]`, '
     '`cfg.get("device")`); the config may also come from PyYAML (`yaml.safe_load(open(path))`, `yaml.load(f, '
     "Loader=...)` after `with open(path) as f`), its path written as a string, held by a name, or the default of "
