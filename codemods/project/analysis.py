@@ -69,6 +69,9 @@ class ProjectAnalysis(Analysis):
         # attribute, a subscript), None for a call of a project callable (a class, or not: see
         # ``untyped``); one entry for each binding.
         self.bindings: dict[str, list[bool | None]] = defaultdict(list)
+        # Names whose every binding is a call (``algorithm = algorithm_class(...)``, ``agent =
+        # make_agent(cfg)``): True while each is one, False once one is not.
+        self.call_bound: dict[str, bool] = {}
         # Names bound to a call of a name that is neither imported nor of the project: name -> that
         # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
         self.local_calls: dict[str, str] = {}
@@ -185,6 +188,7 @@ class ProjectAnalysis(Analysis):
         ):
             value = attribute.value
         self.bindings[name].append(self._typed(value))
+        self.call_bound[name] = self.call_bound.get(name, True) and type(value) is cst.Call
         project_names = self.facts.imports.project_names
         if (
             (type(value) is cst.Dict or type(value) is cst.List or type(value) is cst.Tuple)
@@ -271,9 +275,14 @@ class ProjectAnalysis(Analysis):
         """The project methods that ``callee`` (``model.optimize_parameters``) may run by its name,
         where the tool cannot tell the class of its receiver: those that take a training step or run
         a training loop (ImportContext.named_methods); none for a name that torch's modules,
-        optimizers and tensors or Python's containers define (``update``, ``train``, ``step``)."""
+        optimizers and tensors define (``train``, ``step``), nor for one that Python's containers
+        define (``update``, ``get``) unless the receiver is an instance that a call the tool cannot
+        tell built (``algorithm = algorithm_class(...)``, a class looked up at run time; ``agent =
+        make_agent(cfg)``): a dict or a meter is rarely made that way, a project's agent often."""
         head, _, method = callee.rpartition(".")
-        if not head or method in _GENERIC_METHODS or method.startswith("__") or not self.untyped(head):
+        if not head or method.startswith("__") or not self.untyped(head):
+            return []
+        if method in _GENERIC_METHODS and not (method in _CONTAINER_METHODS and self.call_bound.get(head, False)):
             return []
         return list(self.part.context.named_methods(method))
 
@@ -637,6 +646,8 @@ _GENERIC_METHODS = frozenset(
     "pop setdefault append extend insert remove sort copy clear add discard item detach clone numpy "
     "size view reshape mean sum add_param_group".split()
 )
+# Those of them that only Python's containers define (not torch's modules, optimizers or tensors).
+_CONTAINER_METHODS = frozenset("update get items keys values pop setdefault".split())
 
 
 def _used_of(found: Found) -> list[str]:

@@ -3,7 +3,9 @@ files, and the summaries of those files.
 
 The root is the nearest folder above the file that holds ``.git``, ``pyproject.toml``,
 ``setup.py`` or ``setup.cfg`` (a repository, or a package's own folder)
-(without one: in a run of several files, the folder they share; else the file's folder).
+(without one: in a run of several files, the folder they share; else the file's folder; that
+folder, when it is a package's, climbed to the outermost package that holds it, whose folder above
+is searched too: ``domainbed/scripts/train.py``'s ``from domainbed import algorithms``).
 An import resolves the way Python would find it when the script runs from its own folder,
 a folder above it, or the root: ``from util.misc import X`` is ``util/misc.py`` (or
 ``util/misc/__init__.py``) next to the file or under the root; relative imports follow
@@ -94,7 +96,28 @@ def find_root(path: Path, top: Path | None = None, marks: dict[Path, bool] | Non
                 marks[folder] = marked
         if marked:
             return folder
-    return top if top is not None and start.is_relative_to(top) else start
+    return outermost_package(top if top is not None and start.is_relative_to(top) else start)
+
+
+def outermost_package(folder: Path) -> Path:
+    """``folder``, or the outermost package that holds it when it is a package's folder (a
+    package's modules import each other by the top-level package's name, ``from domainbed import
+    algorithms`` in ``domainbed/scripts/train.py``: the project is at least that package)."""
+    try:
+        while (
+            (folder / "__init__.py").is_file() and folder.parent != folder and (folder.parent / "__init__.py").is_file()
+        ):
+            folder = folder.parent
+    except OSError:  # a folder we may not look into: the project stops below it
+        pass
+    return folder
+
+
+def _is_package(folder: Path) -> bool:
+    try:
+        return (folder / "__init__.py").is_file()
+    except OSError:
+        return False
 
 
 def _marks_a_root(folder: Path) -> bool:
@@ -144,6 +167,10 @@ class Project:
         # Folders above (or beside) an unmarked root that a file puts on sys.path (see _widen): the
         # project's modules are under them too, and every module's imports search them.
         self.wider_roots: set[Path] = set()
+        # The folder above a root that is itself a package (``domainbed/``, its files run as
+        # ``python -m domainbed.scripts.train`` from there): ``from domainbed import algorithms``
+        # is searched from it, and leads only to the root's own modules (``contains``).
+        self.package_base = self.root.parent if _is_package(self.root) and self.root.parent != self.root else None
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self._rank_guarded: dict[Path, set[str]] | None = None  # project file -> rank_guarded_calls
@@ -452,6 +479,8 @@ class FileImports:
         between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
         scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
         folders = [path.parent, *scripts, project.root, *sorted(project.wider_roots)]
+        if project.package_base is not None:
+            folders.append(project.package_base)
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
