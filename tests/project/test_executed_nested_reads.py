@@ -19,11 +19,11 @@ from tests.support.executed import (
     Executed,
     Run,
     convert_folder,
+    largest_graph,
     loss_problems,
     parse_run,
     run_command,
     run_environment,
-    largest_graph,
     steady_problems,
 )
 
