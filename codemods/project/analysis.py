@@ -69,9 +69,12 @@ class ProjectAnalysis(Analysis):
         # attribute, a subscript), None for a call of a project callable (a class, or not: see
         # ``untyped``); one entry for each binding.
         self.bindings: dict[str, list[bool | None]] = defaultdict(list)
-        # Names whose every binding is a call (``algorithm = algorithm_class(...)``, ``agent =
-        # make_agent(cfg)``): True while each is one, False once one is not.
-        self.call_bound: dict[str, bool] = {}
+        # Names whose every binding is a call whose class the tool cannot tell (``algorithm =
+        # algorithm_class(...)``, ``agent = make_agent(cfg)``, not a project function's: it may return
+        # a dict): their callees as written (None: ``getattr(zoo, name)(...)``); None once one is not.
+        self.call_bound: dict[str, list[str | None] | None] = {}
+        # The functions of this file that return a container they build (``return {...}``, ``dict(...)``).
+        self.container_returns: set[str] = set()
         # Names bound to a call of a name that is neither imported nor of the project: name -> that
         # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
         self.local_calls: dict[str, str] = {}
@@ -187,8 +190,10 @@ class ProjectAnalysis(Analysis):
             and attribute.attr.value in _MOVES
         ):
             value = attribute.value
-        self.bindings[name].append(self._typed(value))
-        self.call_bound[name] = self.call_bound.get(name, True) and type(value) is cst.Call
+        self.bindings[name].append(typed := self._typed(value))
+        callees = self.call_bound.get(name, [])
+        untold = type(value) is cst.Call and typed is False
+        self.call_bound[name] = [*callees, dotted(value.func)] if untold and callees is not None else None  # type: ignore[attr-defined]  # value is a Call when untold
         project_names = self.facts.imports.project_names
         if (
             (type(value) is cst.Dict or type(value) is cst.List or type(value) is cst.Tuple)
@@ -282,9 +287,15 @@ class ProjectAnalysis(Analysis):
         head, _, method = callee.rpartition(".")
         if not head or method.startswith("__") or not self.untyped(head):
             return []
-        if method in _GENERIC_METHODS and not (method in _CONTAINER_METHODS and self.call_bound.get(head, False)):
+        if method in _GENERIC_METHODS and not (method in _CONTAINER_METHODS and self._constructed(head)):
             return []
         return list(self.part.context.named_methods(method))
+
+    def _constructed(self, head: str) -> bool:
+        """Every binding of ``head`` is a call whose class the tool cannot tell, none of a function
+        of this file that returns a container it builds."""
+        callees = self.call_bound.get(head)
+        return bool(callees) and not any(c in self.container_returns for c in callees if c is not None)  # type: ignore[union-attr]  # bool(callees) is False for None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
@@ -312,6 +323,10 @@ class ProjectAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         if self.walk.enclosing_function is None or node.value is None:
             return
+        if type(node.value) in _CONTAINER_LITERALS or (
+            type(node.value) is cst.Call and dotted(node.value.func) in _CONTAINER_BUILDERS
+        ):
+            self.container_returns.add(self.walk.qualname)
         if type(node.value) is cst.Call and (callee := dotted(node.value.func)) is not None:
             # ``return MultiOptimizer(...)``: the instance itself (position -1)
             if callee.split(".")[0] in self.facts.imports.project_names or callee in self.part.classes:
@@ -648,6 +663,10 @@ _GENERIC_METHODS = frozenset(
 )
 # Those of them that only Python's containers define (not torch's modules, optimizers or tensors).
 _CONTAINER_METHODS = frozenset("update get items keys values pop setdefault".split())
+_CONTAINER_LITERALS = (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)
+_CONTAINER_BUILDERS = frozenset(
+    "dict OrderedDict collections.OrderedDict defaultdict collections.defaultdict copy.deepcopy copy.copy".split()
+)
 
 
 def _used_of(found: Found) -> list[str]:
