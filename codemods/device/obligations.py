@@ -77,6 +77,9 @@ class ObligationAnalysis(Analysis):
         self.functions: dict[str, cst.FunctionDef] = {}
         self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
         self.handed_in: dict[cst.Call, str] = {}  # a handed call -> the scope it is made in
+        # Calls outside loops in a function: (the function, the callee, the names given), for the
+        # step functions that move their batches themselves and feed them to a module handed in.
+        self.function_forwards: list[tuple[str, str, list[str]]] = []
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
@@ -194,6 +197,10 @@ class ObligationAnalysis(Analysis):
             )
             if loop is not None and batch and callee is None:
                 loop.forwards.append((node, func, batch))
+            elif loop is None and callee is None and "." not in func and self.walk.enclosing_function is not None:
+                self.function_forwards.append(
+                    (self.walk.qualname, func, [n for a in node.args if (n := dotted(a.value)) is not None])
+                )
             if callee is None or func.split(".")[0] in self.facts.imports.project_names:
                 self.handed.append((node, func, [n for a in node.args if (n := dotted(a.value)) is not None]))
                 self.handed_in[node] = self.walk.qualname
@@ -217,6 +224,13 @@ class ObligationAnalysis(Analysis):
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)
+        # A step function that takes its batch (``pos = next(iterator)``), moves it itself and
+        # feeds it to a module handed in (``model(pos.cuda())``): it feeds that module too.
+        for scope, model, names in self.function_forwards:
+            if model in self.params.get(scope, ()) and any(
+                move.scope == scope for name in names for move in self.moves.get(name, ())
+            ):
+                self.part.feeding_callables.add(scope)
         if self.default_types and self.legacy_constructors:
             call = self.default_types[0]
             self.part.broken[call] = (

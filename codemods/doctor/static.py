@@ -15,7 +15,8 @@ from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYN
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection, matches
 from codemods.pipeline import convert_source, summarise_with
-from codemods.project.resolver import Project, find_root
+from codemods.project.resolver import Project
+from codemods.project.roots import find_root
 from codemods.rules import RULES_BY_CODE
 from codemods.targets import DEFAULT_TARGET
 

@@ -4,7 +4,7 @@ ancestors: ``Facts.nodes_to_visit``), the fact-sheet scan that finds those nodes
 only the fields whose annotations may hold nodes), the node caches
 (``engine.nodemap.node_cache``), the walk's keyed hooks (``@calls_of`` and
 ``@attributes_named``: the walk hands a call or an attribute to the hooks of its callee or
-name alone) and the resolved paths the run keeps (``project.resolver.resolved``).
+name alone) and the resolved paths the run keeps (``project.roots.resolved``).
 
 They are on.  ``full_traversal()`` turns them off for a block, so that tests can check
 that the shortcuts change nothing (tests/engine/test_speed_guards.py): the rewrite then runs as

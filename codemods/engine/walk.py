@@ -298,6 +298,12 @@ class Walk:
         return bool(self._ifs_in_loop and self._ifs_in_loop[-1])
 
     @property
+    def every_outer_iteration(self) -> bool:
+        """The innermost loop (just entered) sits in the body of another loop, outside any
+        ``if`` of it: it runs in every iteration of that loop."""
+        return len(self.loops) >= 2 and self.loops[-2] is not None and not self._ifs_in_loop[-2]
+
+    @property
     def ifs_in_loop(self) -> list[cst.If]:
         """The ``if`` statements around here within the innermost loop (innermost last)."""
         count = self._ifs_in_loop[-1] if self._ifs_in_loop else 0

@@ -14,10 +14,19 @@ from codemods.engine.nodes import arg_value, dotted, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.receivers import (
+    BUILTIN_TYPES,
+    CONTAINER_BUILDERS,
+    CONTAINER_LITERALS,
+    CONTAINER_METHODS,
+    GENERIC_METHODS,
+    globals_lookup,
+    is_class,
+    optimizer_arguments,
+    used_of,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
@@ -69,6 +78,12 @@ class ProjectAnalysis(Analysis):
         # attribute, a subscript), None for a call of a project callable (a class, or not: see
         # ``untyped``); one entry for each binding.
         self.bindings: dict[str, list[bool | None]] = defaultdict(list)
+        # Names whose every binding is a call whose class the tool cannot tell (``algorithm =
+        # algorithm_class(...)``, ``agent = make_agent(cfg)``, not a project function's: it may return
+        # a dict): their callees as written (None: ``getattr(zoo, name)(...)``); None once one is not.
+        self.call_bound: dict[str, list[str | None] | None] = {}
+        # The functions of this file that return a container they build (``return {...}``, ``dict(...)``).
+        self.container_returns: set[str] = set()
         # Names bound to a call of a name that is neither imported nor of the project: name -> that
         # callee (a class of this file, ``trainer = MyTrainer(...)``, whose bases may be the project's).
         self.local_calls: dict[str, str] = {}
@@ -186,7 +201,10 @@ class ProjectAnalysis(Analysis):
             and attribute.attr.value in _MOVES
         ):
             value = attribute.value
-        self.bindings[name].append(self._typed(value))
+        self.bindings[name].append(typed := self._typed(value))
+        callees = self.call_bound.get(name, [])
+        untold = type(value) is cst.Call and typed is False
+        self.call_bound[name] = [*callees, dotted(value.func)] if untold and callees is not None else None  # type: ignore[attr-defined]  # value is a Call when untold
         project_names = self.facts.imports.project_names
         if (
             (type(value) is cst.Dict or type(value) is cst.List or type(value) is cst.Tuple)
@@ -255,7 +273,7 @@ class ProjectAnalysis(Analysis):
             return None
         if self.walk.resolve(value.func) is not None or callee in self.part.classes:
             return True  # an import from outside the project, or a class of this file
-        return callee in _BUILTIN_TYPES
+        return callee in BUILTIN_TYPES
 
     def untyped(self, head: str) -> bool:
         """The tool cannot tell the class of what ``head`` (a name chain) holds: a parameter, a loop
@@ -276,7 +294,7 @@ class ProjectAnalysis(Analysis):
             if typed is None and (built := self.builders.get(head)):
                 for module, callable_name in built:
                     found = self.part.context.lookup(module, callable_name)
-                    if found is not None and found.summary is not None and not _is_class(found):
+                    if found is not None and found.summary is not None and not is_class(found):
                         return True  # (one the tool cannot read is left to the findings on its import)
         return False
 
@@ -302,11 +320,22 @@ class ProjectAnalysis(Analysis):
         """The project methods that ``callee`` (``model.optimize_parameters``) may run by its name,
         where the tool cannot tell the class of its receiver: those that take a training step or run
         a training loop (ImportContext.named_methods); none for a name that torch's modules,
-        optimizers and tensors or Python's containers define (``update``, ``train``, ``step``)."""
+        optimizers and tensors define (``train``, ``step``), nor for one that Python's containers
+        define (``update``, ``get``) unless the receiver is an instance that a call the tool cannot
+        tell built (``algorithm = algorithm_class(...)``, a class looked up at run time; ``agent =
+        make_agent(cfg)``): a dict or a meter is rarely made that way, a project's agent often."""
         head, _, method = callee.rpartition(".")
-        if not head or method in _GENERIC_METHODS or method.startswith("__") or not self.untyped(head):
+        if not head or method.startswith("__") or not self.untyped(head):
+            return []
+        if method in GENERIC_METHODS and not (method in CONTAINER_METHODS and self._constructed(head)):
             return []
         return list(self.part.context.named_methods(method))
+
+    def _constructed(self, head: str) -> bool:
+        """Every binding of ``head`` is a call whose class the tool cannot tell, none of a function
+        of this file that returns a container it builds."""
+        callees = self.call_bound.get(head)
+        return bool(callees) and not any(c in self.container_returns for c in callees if c is not None)  # type: ignore[union-attr]  # bool(callees) is False for None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
@@ -334,8 +363,12 @@ class ProjectAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         if self.walk.enclosing_function is None or node.value is None:
             return
-        if _globals_lookup(node.value) and len(self.walk.scopes) == 1:  # ``return globals()[name]``, top-level
+        if globals_lookup(node.value) and len(self.walk.scopes) == 1:  # ``return globals()[name]``, top-level
             self.part.globals_lookups.add(self.walk.qualname)
+        if type(node.value) in CONTAINER_LITERALS or (
+            type(node.value) is cst.Call and dotted(node.value.func) in CONTAINER_BUILDERS
+        ):
+            self.container_returns.add(self.walk.qualname)
         if type(node.value) is cst.Call and (callee := dotted(node.value.func)) is not None:
             # ``return MultiOptimizer(...)``: the instance itself (position -1)
             if callee.split(".")[0] in self.facts.imports.project_names or callee in self.part.classes:
@@ -484,7 +517,7 @@ class ProjectAnalysis(Analysis):
         for call, callee in self.calls:
             # Of what it may run (each class of a dict it was looked up in), one still to convert.
             founds = self.origins(callee)
-            for index, keyword in _optimizer_arguments(call, is_optimizer):
+            for index, keyword in optimizer_arguments(call, is_optimizer):
                 self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
             if not any(f.summary is None or f.summary.trains(f.name) for f in founds):
                 self._named_training(call, callee)
@@ -547,7 +580,7 @@ class ProjectAnalysis(Analysis):
                 continue
             used = [found.name] if found.name else sorted(attributes[local])
             if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
-                used = _used_of(Found(found.summary, ""))
+                used = used_of(Found(found.summary, ""))
             uses.append((node, found.summary, used))
         # ``from deepctr_torch.models import *``: the names the file calls that it neither
         # defines nor imports by name.
@@ -598,7 +631,7 @@ class ProjectAnalysis(Analysis):
                 found.extend(self._held_by(summary, [used], depth))
             elif depth < _MAX_DEPTH and (other := self.part.context.lookup_from(summary, *origin)) is not None:
                 if other.summary is not None:
-                    found.extend(self._held_by(other.summary, ["", *_used_of(other)], depth + 1))
+                    found.extend(self._held_by(other.summary, ["", *used_of(other)], depth + 1))
         return found
 
     def held_device(self, callee: str) -> _Held | None:
@@ -609,7 +642,7 @@ class ProjectAnalysis(Analysis):
         found = self.origin(callee)
         if found is None or found.summary is None:
             return None
-        held = self._held_by(found.summary, _used_of(found), 0)
+        held = self._held_by(found.summary, used_of(found), 0)
         return next((h for h in held if h[1] == "device"), None)
 
     def module_file(self, func: str) -> str:
@@ -636,60 +669,3 @@ class ProjectAnalysis(Analysis):
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
-
-
-def _optimizer_arguments(call: cst.Call, is_optimizer: Callable[[str | None], bool]) -> list[tuple[int, str]]:
-    """The arguments of ``call`` that are known optimizers: (position, "") or (-1, keyword);
-    none after a starred argument (their positions are not known)."""
-    found: list[tuple[int, str]] = []
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            break
-        if is_optimizer(dotted(arg.value)):
-            found.append((-1, arg.keyword.value) if arg.keyword is not None else (index, ""))
-    return found
-
-
-def _is_class(found: Found) -> bool:
-    """``found`` names a class of its module."""
-    assert found.summary is not None
-    return any(cls == found.name for cls, _, _ in found.summary.classes)
-
-
-# Builtins whose calls give a value of a known class.
-_BUILTIN_TYPES = frozenset(
-    "dict list set tuple frozenset str int float bool bytes range enumerate zip map filter open iter "
-    "sorted reversed len object type super".split()
-)
-
-
-# Methods that torch's modules, optimizers, schedulers and tensors, or Python's containers, define:
-# on a receiver whose class is not known, such a call is more likely theirs than a project
-# method of that name.
-def _globals_lookup(value: cst.BaseExpression) -> bool:
-    """``globals()[name]``, ``globals().get(name)``: a name of the module looked up at run time."""
-    if type(value) is cst.Subscript:
-        holder: cst.BaseExpression = value.value
-    elif type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "get":
-        holder = value.func.value
-    else:
-        return False
-    return type(holder) is cst.Call and dotted(holder.func) == "globals" and not holder.args
-
-
-_GENERIC_METHODS = frozenset(
-    "step zero_grad backward forward train eval to cuda cpu float half double parameters named_parameters "
-    "modules children state_dict load_state_dict apply register_buffer add_module update get items keys values "
-    "pop setdefault append extend insert remove sort copy clear add discard item detach clone numpy "
-    "size view reshape mean sum add_param_group".split()
-)
-
-
-def _used_of(found: Found) -> list[str]:
-    """The names of a module that a use of ``found`` may run: the name itself, or, for the
-    module as a whole (a dict of modules, ``FORMATS = {"base": base}``, then
-    ``FORMATS[name].parse_args(...)``), every name of it that holds or reaches something."""
-    if found.name or found.summary is None:
-        return [found.name]
-    summary = found.summary
-    return sorted({held[0] for held in summary.holds} | {name for name, _ in summary.reaches})

@@ -3,7 +3,9 @@ files, and the summaries of those files.
 
 The root is the nearest folder above the file that holds ``.git``, ``pyproject.toml``,
 ``setup.py`` or ``setup.cfg`` (a repository, or a package's own folder)
-(without one: in a run of several files, the folder they share; else the file's folder).
+(without one: in a run of several files, the folder they share; else the file's folder; that
+folder, when it is a package's, climbed to the outermost package that holds it, whose folder above
+is searched too: ``domainbed/scripts/train.py``'s ``from domainbed import algorithms``).
 An import resolves the way Python would find it when the script runs from its own folder,
 a folder above it, or the root: ``from util.misc import X`` is ``util/misc.py`` (or
 ``util/misc/__init__.py``) next to the file or under the root; relative imports follow
@@ -31,9 +33,9 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
+from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
@@ -55,65 +57,6 @@ _READS_MODULE = re.compile(rb"\.\s*module\b")
 _MAX_NESTED_SUMMARIES = 16
 # A config file (YAML) larger than this is not read for a device (a data file, not a config).
 _MAX_CONFIG_BYTES = 256 * 1024
-
-
-def resolved(path: Path | str) -> Path:
-    """The absolute path with symlinks followed (as it is, when they loop).  Kept for the
-    run: the runner and the resolver ask it of the same files many times, and following
-    links is a walk over the path's parts in Python."""
-    text = os.fspath(path)
-    key = text if os.path.isabs(text) else os.path.join(os.getcwd(), text)
-    found = _RESOLVED.get(key) if speed.shortcuts() else None
-    if found is None:
-        try:
-            found = Path(key).resolve()
-        except (OSError, RuntimeError):
-            found = Path(os.path.abspath(key))
-        _RESOLVED[key] = found
-    return found
-
-
-_RESOLVED: dict[str, Path] = {}
-
-
-_ROOT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-
-
-def find_root(path: Path, top: Path | None = None, marks: dict[Path, bool] | None = None) -> Path:
-    """The nearest folder at or above ``path``'s folder with .git, pyproject.toml, setup.py or
-    setup.cfg (a copy of a repository without .git, such as pycls's, still has its setup.py); else
-    ``top`` (the folder a run's files share) when ``path`` is under it; else its folder.
-    ``marks``: whether each folder looked at has one, kept across calls (a run's folders
-    share the folders above them)."""
-    start = path.parent
-    for folder in [start, *start.parents]:
-        marked = marks.get(folder) if marks is not None else None
-        if marked is None:
-            marked = _marks_a_root(folder)
-            if marks is not None:
-                marks[folder] = marked
-        if marked:
-            return folder
-    found = top if top is not None and start.is_relative_to(top) else start
-    # An unmarked package inside a package (``domainbed/scripts/``, the scripts of ``domainbed``):
-    # its imports name the outermost one (``from domainbed import algorithms``), the project.
-    while _is_package(found) and _is_package(found.parent) and found.parent != found:
-        found = found.parent
-    return found
-
-
-def _is_package(folder: Path) -> bool:
-    try:
-        return (folder / "__init__.py").is_file()
-    except OSError:
-        return False
-
-
-def _marks_a_root(folder: Path) -> bool:
-    try:
-        return (folder / ".git").exists() or any((folder / marker).is_file() for marker in _ROOT_FILES)
-    except OSError:  # a folder we may not look into: keep going up
-        return False
 
 
 class Project:
@@ -156,6 +99,10 @@ class Project:
         # Folders above (or beside) an unmarked root that a file puts on sys.path (see _widen): the
         # project's modules are under them too, and every module's imports search them.
         self.wider_roots: set[Path] = set()
+        # The folder above a root that is itself a package (``domainbed/``, its files run as
+        # ``python -m domainbed.scripts.train`` from there): ``from domainbed import algorithms``
+        # is searched from it, and leads only to the root's own modules (``contains``).
+        self.package_base = self.root.parent if is_package(self.root) and self.root.parent != self.root else None
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self._rank_guarded: dict[Path, set[str]] | None = None  # project file -> rank_guarded_calls
@@ -395,7 +342,7 @@ class Project:
             if (self.root.is_relative_to(f) and f != self.root and f.parent != f)
             or (f.parent == self.root.parent and f != self.root)
         ]
-        if above and not _marks_a_root(self.root):
+        if above and not marks_a_root(self.root):
             self.wider_roots.update(above)
 
     def requests_of(self, path: Path, data: bytes) -> list[tuple[str, str]]:
@@ -464,8 +411,8 @@ class FileImports:
         between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
         scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
         folders = [path.parent, *scripts, project.root, *sorted(project.wider_roots)]
-        if _is_package(project.root) and not _marks_a_root(project.root):
-            folders.append(project.root.parent)  # an unmarked root that is a package: imports name it
+        if project.package_base is not None:
+            folders.append(project.package_base)
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))

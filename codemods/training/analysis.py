@@ -164,6 +164,9 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
     def _loop(self, node: cst.For | cst.While) -> None:
         outer = next((loop for loop in reversed(self.walk.loops) if loop is not None and loop is not node), None)
         record = self.loop_records[id(node)] = _Loop(node, self.walk.qualname, outer=outer)
+        record.every_outer_iteration = (
+            bool(self.walk.loops) and self.walk.loops[-1] is node and self.walk.every_outer_iteration
+        )
         if type(node) is cst.For and type(node.target) is cst.Name:
             record.iterates = (node.target.value, dotted(node.iter) or "")
 
@@ -312,7 +315,14 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
                 method in apis.HOST_READ_METHODS
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
             ):
-                loop.host_read = True
+                # A read in every iteration of a nested loop that runs in every iteration of its
+                # outer loop (``for i in range(n): ranks.append(hit[i].nonzero().item())``) is a
+                # read per iteration of that loop too.
+                reading: _Loop | None = loop
+                while reading is not None:
+                    reading.host_read = True
+                    outer_loop = reading.outer if reading.every_outer_iteration else None
+                    reading = self.loop_records.get(id(outer_loop)) if outer_loop is not None else None
             if (func_name := dotted(node.func)) is not None:
                 loop.called.append(func_name)
                 arguments = [name for a in node.args if (name := dotted(a.value)) is not None]

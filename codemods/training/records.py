@@ -50,6 +50,7 @@ class _Loop:
     # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
     handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
     outer: cst.CSTNode | None = None  # the loop it is in
+    every_outer_iteration: bool = False  # it runs in every iteration of ``outer`` (no ``if`` of it around)
     iterates: tuple[str, str] = ("", "")  # ``for opt in self.optims``: ("opt", "self.optims")
 
 

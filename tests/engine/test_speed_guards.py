@@ -34,7 +34,7 @@ from codemods.analyse import analyse
 from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
-from codemods.project.resolver import resolved
+from codemods.project.roots import resolved
 from tests.support.derived_cases import TARGET_CASES
 from tests.support.fixtures import convert_fixture, fixture_scripts
 from tests.support.paths import FIXTURES

@@ -12,7 +12,8 @@ from codemods import convert_source
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
-from codemods.project.resolver import Project, find_root
+from codemods.project.resolver import Project
+from codemods.project.roots import find_root
 from tests.support.paths import FIXTURES
 
 REPO = FIXTURES / "vision_repo"

@@ -15,7 +15,8 @@ from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
 from codemods.project.module_summary import outside_project
-from codemods.project.resolver import Project, find_root
+from codemods.project.resolver import Project
+from codemods.project.roots import find_root
 
 TARGETS = ["2.9", "sagemaker"]
 PROJECT_RUN = "converting the project (`xla-codemod convert .` at its root) "

@@ -34,7 +34,9 @@ BATCH_OFF_XLA = Rule(
     'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
     '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
-    "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
+    "needs converting (a single-file run): its loops keep their CUDA moves; so does a step function there that "
+    "takes its batch itself, moves it and feeds it to the model handed in (`model.train_step(model, optimizer, "
+    "train_iterator, args)`, whose `pos = pos.cuda()` stays). Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
     "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too. Batches made "
     "by a callable of a project module that this run does not convert (`x, y = model.parse_batch(batch)`, whose "

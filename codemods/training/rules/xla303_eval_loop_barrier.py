@@ -51,7 +51,9 @@ EVAL_LOOP_BARRIER = Rule(
     "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
-    "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too. "
+    "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too, "
+    "and so is one in a loop nested in every iteration, outside an `if` (`for i in range(n): "
+    "ranks.append(hits[i].nonzero().item())`). "
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
     "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts and "
     "container reads and writes, no model's forward), computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
@@ -192,6 +194,20 @@ EVAL_LOOP_BARRIER = Rule(
             import torch
 
             with torch.no_grad():
+                for pos, bias in test_loader:
+                    pos = pos.to(device)
+                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
+                    for i in range(pos.size(0)):
+                        rank = (argsort[i] == pos[i, 2]).nonzero().item()
+                        logs.append(1.0 / (rank + 1))
+            """,
+            note="reads-in-a-nested-loop-every-iteration",
+        ),
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
                 for images, target in val_loader:
                     images = images.to(device)
                     loss = criterion(model(images), target.to(device))
@@ -304,6 +320,34 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for pos, bias in test_loader:
+                    pos = pos.to(device)
+                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
+                    if len(logs) < 100:
+                        for i in range(pos.size(0)):
+                            logs.append((argsort[i] == pos[i, 2]).nonzero().item())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            with torch.no_grad():
+                for pos, bias in test_loader:
+                    pos = pos.to(device)
+                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
+                    if len(logs) < 100:
+                        for i in range(pos.size(0)):
+                            logs.append((argsort[i] == pos[i, 2]).nonzero().item())
+                    torch_xla.sync()
+            """,
+            note="a-nested-loop-reads-only-under-an-if",
+            findings=(Expected(11, 9, "evaluation loop over the device (no host read per iteration)"),),
+        ),
         invalid(
             _scores("out"),
             """

@@ -1,0 +1,105 @@
+"""Executed: an evaluation loop whose nested per-sample loop reads every rank to the host
+(``(argsort[i] == target[i]).nonzero().item()``, KnowledgeGraphEmbedding's ``test_step``), on
+torch_xla 2.9 (CPU).  The read runs in every iteration, so each iteration's graph is one batch long:
+the port adds no barrier (no XLA303), and the converted loop gives the eager original's ranks with
+no new graph after the first pass.  The negative control: the same loop keeping its scores on the
+device (``kept.append(...)``, no read per iteration) with XLA303 off makes one graph of all its
+iterations."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods import RuleSelection
+from tests.support.executed import (
+    XLA_RUNNER,
+    Executed,
+    Run,
+    convert_folder,
+    largest_graph,
+    loss_problems,
+    parse_run,
+    run_command,
+    run_environment,
+    steady_problems,
+)
+
+pytestmark = pytest.mark.executed
+
+EVALUATE = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def evaluate(model, batches):
+    step = 0
+    with torch.no_grad():
+        for x, target in batches:
+            x, target = x.to(device), target.to(device)
+            argsort = torch.argsort(model(x), dim=1, descending=True)
+            ranks = []
+            for i in range(x.size(0)):
+                ranks.append(1 + (argsort[i, :] == target[i]).nonzero().item())
+            print(f"step {step} loss {sum(1.0 / r for r in ranks) / len(ranks)}")
+            step += 1
+
+
+def main():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 6).to(device)
+    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
+    for epoch in range(3):
+        evaluate(model, batches)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+# No read per iteration: the scores stay on the device across the passes, read once at the end.
+KEPT = (
+    EVALUATE.replace(
+        """            ranks = []
+            for i in range(x.size(0)):
+                ranks.append(1 + (argsort[i, :] == target[i]).nonzero().item())
+            print(f"step {step} loss {sum(1.0 / r for r in ranks) / len(ranks)}")
+""",
+        """            kept.append(argsort[:, 0].float().mean())
+""",
+    )
+    .replace("def evaluate(model, batches):", "def evaluate(model, batches, kept):")
+    .replace("evaluate(model, batches)\n", "evaluate(model, batches, kept)\n    print(sum(kept).item())\n")
+    .replace("    torch.manual_seed(0)\n", "    torch.manual_seed(0)\n    kept = []\n")
+)
+
+CASE = Executed("evaluate.py", steps_per_epoch=6)
+
+
+def _run(folder: Path, source: str, selection: RuleSelection | None = None) -> tuple[str, Run, Run]:
+    eager = folder / "eager"
+    eager.mkdir(parents=True)
+    (eager / "evaluate.py").write_text(source)
+    want = parse_run(run_command([sys.executable, "evaluate.py"], eager, run_environment()), eager)
+    ported = folder / "ported"
+    ported.mkdir()
+    (ported / "evaluate.py").write_text(source)
+    convert_folder(ported, selection)
+    output = run_command([sys.executable, str(XLA_RUNNER), "evaluate.py"], ported, run_environment(PJRT_DEVICE="CPU"))
+    return (ported / "evaluate.py").read_text(), parse_run(output, ported), want
+
+
+def test_a_loop_that_reads_every_rank_to_the_host_gets_no_barrier_and_reaches_a_steady_state(tmp_path: Path) -> None:
+    code, got, want = _run(tmp_path, EVALUATE)
+    assert "torch_xla.sync()" not in code
+    assert len(want.losses) == 18
+    assert not loss_problems(got, want)
+    assert not steady_problems(got, CASE)
+    # The negative control: the scores kept on the device with no barrier (XLA303 off) make one
+    # graph of every iteration of the three passes, many times the largest graph of the loop that reads.
+    kept_code, kept, _ = _run(tmp_path / "kept", KEPT, RuleSelection(ignore=("XLA303",)))
+    assert "torch_xla.sync()" not in kept_code
+    assert largest_graph(kept) > 3 * largest_graph(got), (largest_graph(kept), largest_graph(got))
