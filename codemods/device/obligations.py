@@ -57,6 +57,7 @@ class ObligationAnalysis(Analysis):
         "loaders",
         "fsdp",
         "config_devices",
+        "distributed",
     )
 
     def __init__(self, walk: Walk) -> None:
@@ -76,6 +77,9 @@ class ObligationAnalysis(Analysis):
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
+        # name -> the calls whose value (or an element of the tuple they return) it is bound to:
+        # (call, position or -1), ``model, optimizer = setup(model, optimizer)``.
+        self.bound_from: dict[str, list[tuple[cst.Call, int]]] = defaultdict(list)
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -138,6 +142,10 @@ class ObligationAnalysis(Analysis):
                 # (a batch already moved here stays on the device through whatever takes it)
                 loop.targets.update(names)
                 loop.through.update((name, (value, func)) for name in names)
+            if type(value) is cst.Call and type(target.target) is cst.Tuple:
+                for index, element in enumerate(target.target.elements):
+                    if (name := dotted(element.value)) is not None:
+                        self.bound_from[name].append((value, index))
             if len(names) != 1:
                 continue
             core = value
@@ -147,6 +155,7 @@ class ObligationAnalysis(Analysis):
                 core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
+                self.bound_from[names[0]].append((core, -1))
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
                     self.loaded[names[0]] = core
@@ -560,8 +569,11 @@ class ObligationAnalysis(Analysis):
                 move = self._xla_move(model) if model is not None else None
                 # ``model = FSDP(model, ...)``: torch_xla's FSDP, where the target ports it, puts it there
                 sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
+                # ``model = make_parallel(model)``, a DataParallel (or DDP with device_ids) wrap made
+                # elsewhere: on CUDA its forward moved the batches, which it does not do on XLA
+                scatter = self._scattering(model) if move is None and not sharded and model is not None else None
                 if (
-                    (move is None and not sharded)
+                    (move is None and not sharded and scatter is None)
                     or loader is None
                     or loader_param in done
                     or not self._data_loader(loader)
@@ -572,6 +584,9 @@ class ObligationAnalysis(Analysis):
                 feeds = (
                     f"feeds the batches of its `{loader_param}` ({batches}) to `{model}` (on the XLA device) "
                     "without moving them"
+                    if scatter is None
+                    else f"feeds the batches of its `{loader_param}` ({batches}) to `{model}` without moving them: "
+                    f"{scatter}"
                 )
                 if only_iterated and type(loader) in (cst.Name, cst.Attribute):
                     device = dotted(move.device) if move is not None and move.device is not None else None
@@ -598,6 +613,24 @@ class ObligationAnalysis(Analysis):
                             "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
                         ),
                     )
+
+    def _scattering(self, name: str) -> str | None:
+        """What moved the batches of the model ``name`` on CUDA, as a finding says it, where the
+        last call it is bound to is a function (of this file or of another module of the project)
+        returning it wrapped in nn.DataParallel or in DDP with device_ids; None otherwise."""
+        bound = self.bound_from.get(name)
+        if not bound or (func := dotted(bound[-1][0].func)) is None:
+            return None
+        call, index = bound[-1]
+        wrapper = self.facts.distributed.scattering_returns.get((func, index))
+        where = "in this file"
+        if wrapper is None:
+            found = self.walk.analysis(ProjectAnalysis).origin(func)
+            summary = found.summary if found is not None else None
+            if found is None or summary is None or (wrapper := summary.scattering_return(found.name, index)) is None:
+                return None
+            where = f"in {summary.path}"
+        return f"`{func}()` ({where}) returns it wrapped in {wrapper}"
 
     def _xla_move(self, name: str) -> Move | None:
         """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""
@@ -635,7 +668,10 @@ class ObligationAnalysis(Analysis):
                 continue
             params = self.params.get(loop.scope, [])
             for call, model, batch in loop.forwards:
-                if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
+                if not (unmoved := [n for n in batch if n not in loop.moved]):
+                    continue
+                if model not in on_xla:
+                    self._scattered_batch(loop, call, model, unmoved, params)
                     continue
                 if model in params and loop.source in params:
                     break  # both handed in: decided where they are handed (_handed_loaders)
@@ -662,3 +698,20 @@ class ObligationAnalysis(Analysis):
                     "`pl.MpDeviceLoader(loader, device)`",
                 )
                 break
+
+    def _scattered_batch(self, loop: Loop, call: cst.Call, model: str, unmoved: list[str], params: list[str]) -> None:
+        """A loop of the model's own scope that feeds it batches it moves only in part (they come on
+        the host), or batches of a DataLoader of the file, where the model comes wrapped in
+        DataParallel (or DDP with device_ids) from a function: on CUDA the wrapper moved the rest."""
+        if model in params or (scatter := self._scattering(model)) is None:
+            return
+        if not (loop.moved & loop.targets) and not (
+            loop.source in self.facts.loaders.names or self.loaders_of.get(loop.source or "") is not None
+        ):
+            return  # another iterable may yield batches on the device
+        self._break(
+            call,
+            BATCH_OFF_XLA,
+            f"`{unmoved[0]}` reaches `{model}` on the CPU: {scatter}; move it to the device first "
+            f"(`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
+        )

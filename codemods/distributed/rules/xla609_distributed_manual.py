@@ -31,7 +31,11 @@ DISTRIBUTED_MANUAL = Rule(
     "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
     "environment, and starts no process group): it stays as it is, since wrapping it in torch_xla.launch would "
     "start every worker once per device; its workers are not torchrun's, so start the training script with "
-    "torchrun or torch_xla.launch instead.",
+    "torchrun or torch_xla.launch instead. So does DistributedDataParallel built only under a CUDA check that "
+    "stays (`if torch.cuda.is_available(): model = DDP(model, ...)` beside an `else` that keeps the bare model): the "
+    "check is False on an XLA host, so the other path runs and nothing all-reduces the gradients across the "
+    "processes torch_xla.launch starts; the optimizer steps of a file that wraps its model in DDP stay plain, so "
+    "each process trains its own replica. Make the check hold on XLA (or drop it) so that DDP wraps the model.",
     examples=lambda: (
         invalid(
             """
@@ -69,6 +73,35 @@ DISTRIBUTED_MANUAL = Rule(
                 port = os.environ.get("MASTER_PORT", "12355")
             """,
             note="ported",
+        ),
+        # DDP on both paths of a CUDA check that stays: the model is wrapped either way.
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def wrap(model):
+                if torch.cuda.is_available():
+                    return DDP(model)
+                else:
+                    return DDP(model, find_unused_parameters=True)
+            """,
+            note="ddp-on-both-paths-of-a-kept-cuda-check",
+        ),
+        # DDP under a condition that is no CUDA check: it runs on XLA where it ran before.
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def wrap(model, distributed):
+                if distributed:
+                    model = DDP(model)
+                return model
+            """,
+            note="ddp-under-a-flag",
         ),
     ),
     invalid=lambda: (
@@ -140,6 +173,71 @@ DISTRIBUTED_MANUAL = Rule(
             note="a-launcher-of-its-own",
             findings=(Expected(11, 9, "`subprocess.Popen(...)` starts this script's workers with rank variables"),),
         ),
+        # DDP wraps the model only under a CUDA check that stays (False on XLA): the other path
+        # trains without DDP, and nothing all-reduces the gradients across processes.
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            class TrainLoop:
+                def __init__(self, model, device):
+                    self.model = model
+                    if torch.cuda.is_available():
+                        self.ddp_model = DDP(self.model, device_ids=[device])
+                    else:
+                        self.ddp_model = self.model
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            class TrainLoop:
+                def __init__(self, model, device):
+                    self.model = model
+                    if torch.cuda.is_available():
+                        self.ddp_model = DDP(self.model)
+                    else:
+                        self.ddp_model = self.model
+            """,
+            note="ddp-under-a-kept-cuda-check",
+            findings=(
+                Expected(
+                    9,
+                    30,
+                    "`DDP` wraps the model only under `torch.cuda.is_available()`, which stays and is False on an "
+                    "XLA host after the port: there the other path runs, without DDP, so nothing all-reduces the "
+                    "gradients across processes",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.nn.parallel.distributed import DistributedDataParallel as Wrapper
+
+
+            def wrap(model, rank):
+                if th.cuda.is_available():
+                    return Wrapper(model, device_ids=[rank], output_device=rank)
+                return model
+            """,
+            """
+            import torch as th
+            from torch.nn.parallel.distributed import DistributedDataParallel as Wrapper
+
+
+            def wrap(model, rank):
+                if th.cuda.is_available():
+                    return Wrapper(model)
+                return model
+            """,
+            note="ddp-under-a-kept-cuda-check-aliased",
+            alias=True,
+            findings=(Expected(7, 16, "`Wrapper` wraps the model only under `th.cuda.is_available()`"),),
+        ),
     ),
 )
 
@@ -154,6 +252,11 @@ def _own_launcher(ctx: Context[Facts], original: cst.Call) -> str:
         "their environment, and the script starts no process group: a launcher of its own, left "
         + ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}")
     )
+
+
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.device.guarded_ddp)
+def _guarded_ddp(ctx: Context[Facts], original: cst.Call) -> str:
+    return ctx.facts.device.guarded_ddp[original][1]
 
 
 @reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)
