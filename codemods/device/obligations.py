@@ -77,9 +77,10 @@ class ObligationAnalysis(Analysis):
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
-        # name -> the calls whose value (or an element of the tuple they return) it is bound to:
-        # (call, position or -1), ``model, optimizer = setup(model, optimizer)``.
-        self.bound_from: dict[str, list[tuple[cst.Call, int]]] = defaultdict(list)
+        # (scope, name) -> the calls whose value (or an element of the tuple they return) it is
+        # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
+        # scope is "" for an attribute (``self.model``, read in other methods).
+        self.bound_from: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -145,7 +146,7 @@ class ObligationAnalysis(Analysis):
             if type(value) is cst.Call and type(target.target) is cst.Tuple:
                 for index, element in enumerate(target.target.elements):
                     if (name := dotted(element.value)) is not None:
-                        self.bound_from[name].append((value, index))
+                        self.bound_from[self._bound_key(name)].append((value, index))
             if len(names) != 1:
                 continue
             core = value
@@ -155,12 +156,15 @@ class ObligationAnalysis(Analysis):
                 core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
-                self.bound_from[names[0]].append((core, -1))
+                self.bound_from[self._bound_key(names[0])].append((core, -1))
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
                     self.loaded[names[0]] = core
                 elif callee in apis.DATA_LOADERS and (data := dotted(arg_value(core, 0, "dataset"))) is not None:
                     self.loaders_of[names[0]] = data
+
+    def _bound_key(self, name: str, scope: str | None = None) -> tuple[str, str]:
+        return ("" if "." in name else self.walk.qualname if scope is None else scope), name
 
     def _move(self, name: str, call: cst.Call) -> None:
         device = arg_value(call, 0, "device") if method_name(call) == "to" else None
@@ -571,7 +575,11 @@ class ObligationAnalysis(Analysis):
                 sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
                 # ``model = make_parallel(model)``, a DataParallel (or DDP with device_ids) wrap made
                 # elsewhere: on CUDA its forward moved the batches, which it does not do on XLA
-                scatter = self._scattering(model) if move is None and not sharded and model is not None else None
+                scatter = (
+                    self._scattering(model, self.handed_in[call])
+                    if move is None and not sharded and model is not None
+                    else None
+                )
                 if (
                     (move is None and not sharded and scatter is None)
                     or loader is None
@@ -614,11 +622,11 @@ class ObligationAnalysis(Analysis):
                         ),
                     )
 
-    def _scattering(self, name: str) -> str | None:
+    def _scattering(self, name: str, scope: str) -> str | None:
         """What moved the batches of the model ``name`` on CUDA, as a finding says it, where the
         last call it is bound to is a function (of this file or of another module of the project)
         returning it wrapped in nn.DataParallel or in DDP with device_ids; None otherwise."""
-        bound = self.bound_from.get(name)
+        bound = self.bound_from.get(self._bound_key(name, scope))
         if not bound or (func := dotted(bound[-1][0].func)) is None:
             return None
         call, index = bound[-1]
@@ -703,7 +711,7 @@ class ObligationAnalysis(Analysis):
         """A loop of the model's own scope that feeds it batches it moves only in part (they come on
         the host), or batches of a DataLoader of the file, where the model comes wrapped in
         DataParallel (or DDP with device_ids) from a function: on CUDA the wrapper moved the rest."""
-        if model in params or (scatter := self._scattering(model)) is None:
+        if model in params or (scatter := self._scattering(model, loop.scope)) is None:
             return
         if not (loop.moved & loop.targets) and not (
             loop.source in self.facts.loaders.names or self.loaders_of.get(loop.source or "") is not None

@@ -3,7 +3,8 @@ device_ids (whose forward moved the inputs to the GPU on CUDA), handed with a Da
 function of a third module that moves only the targets: on XLA the wrapper moves nothing (without
 CUDA devices DataParallel calls the model directly; the port drops DDP's device_ids), so the run on
 the project wraps the loader in a device loader where it is handed (XLA302), and a loop of the
-caller itself that relies on the wrapper is an error (XLA116)."""
+caller itself (also in a method, the model held on an attribute) that relies on the wrapper is an
+error (XLA116)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,64 @@ def test_a_loop_of_the_caller_that_relied_on_ddp_device_ids_is_an_error(tmp_path
     (folder / "main.py").write_text(moved)
     found = unfixed_findings(folder, ["nets.py", "main.py"], "2.9")
     assert not [f for f in found["main.py"] if f[0] == "XLA116"], found["main.py"]
+
+
+# The model held on an attribute, wrapped under a GPU count and a local rank by a helper that
+# returns it with its optimizer; the training loop moves its batches, the evaluation loop only the
+# labels (on a machine with several GPUs the wrapper moved the rest).
+SETUP = """\
+import torch
+
+
+def setup_for_distributed_mode(model, optimizer, device, n_gpu=1, local_rank=-1):
+    model.to(device)
+    if n_gpu > 1:
+        model = torch.nn.DataParallel(model)
+    if local_rank != -1:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device], output_device=local_rank)
+    return model, optimizer
+"""
+
+TRAINER = """\
+import torch
+import torch.nn as nn
+
+from model_utils import setup_for_distributed_mode
+
+
+class Trainer:
+    def __init__(self, cfg, loader, dev_loader):
+        self.device = torch.device("cuda")
+        model = nn.Linear(4, 2).to(self.device)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.model, self.optimizer = setup_for_distributed_mode(model, optimizer, self.device, cfg.n_gpu, cfg.rank)
+        self.loader = loader
+        self.dev_loader = dev_loader
+
+    def train(self):
+        for inputs, targets in self.loader:
+            inputs, targets = inputs.to(self.device), targets.to(self.device)
+            loss = nn.functional.cross_entropy(self.model(inputs), targets)
+            loss.backward()
+            self.optimizer.step()
+
+    def validate(self):
+        for ids, labels in self.dev_loader:
+            labels = labels.to(self.device)
+            with torch.no_grad():
+                out = self.model(ids)
+            print((out.argmax(1) == labels).float().mean())
+"""
+
+
+def test_an_evaluation_loop_that_relied_on_a_helpers_wrap_of_an_attribute_is_an_error(tmp_path: Path) -> None:
+    folder = write_project(tmp_path / "p", "p", {"model_utils.py": SETUP, "trainer.py": TRAINER})
+    found = unfixed_findings(folder, ["model_utils.py", "trainer.py"], "2.9")
+    errors = [(line, message.split(":")[0]) for rule, line, message in found["trainer.py"] if rule == "XLA116"]
+    assert errors == [(27, "`ids` reaches `self.model` on the CPU")], found["trainer.py"]
+    moved = TRAINER.replace(
+        "labels = labels.to(self.device)", "ids, labels = ids.to(self.device), labels.to(self.device)"
+    )
+    (folder / "trainer.py").write_text(moved)
+    found = unfixed_findings(folder, ["model_utils.py", "trainer.py"], "2.9")
+    assert not [f for f in found["trainer.py"] if f[0] == "XLA116"], found["trainer.py"]
