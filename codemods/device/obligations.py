@@ -678,6 +678,8 @@ class ObligationAnalysis(Analysis):
             for call, model, batch in loop.forwards:
                 if not (unmoved := [n for n in batch if n not in loop.moved]):
                     continue
+                if call in self.facts.distributed.scattered_inputs:
+                    break  # the wrapper that moved them is named there (XLA116, distributed/scatter_inputs.py)
                 if model not in on_xla:
                     self._scattered_batch(loop, call, model, unmoved, params)
                     continue

@@ -481,6 +481,42 @@ def main(loader, rank):
 """
 
 
+# A removed DataParallel beside a loop that moves only the targets: one finding at the forward.
+REMOVED_WRAPPER_TARGETS_MOVED = """
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda")
+model = nn.Linear(4, 2).to(device)
+model = nn.DataParallel(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+for inputs, targets in loader:
+    targets = targets.to(device)
+    loss = nn.functional.cross_entropy(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+"""
+
+REMOVED_WRAPPER_TARGETS_MOVED_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+device = torch_xla.device()
+model = nn.Linear(4, 2).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+for inputs, targets in loader:
+    targets = targets.to(device)
+    loss = nn.functional.cross_entropy(model(inputs), targets)
+    loss.backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+"""
+
+
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
@@ -543,6 +579,19 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             note="a-batch-only-ddp-device-ids-moved-sagemaker",
             findings=(Expected(18, 11, "move it to the device first if it is a tensor (`x.to(device)`)"),),
+        ),
+        invalid(
+            REMOVED_WRAPPER_TARGETS_MOVED,
+            REMOVED_WRAPPER_TARGETS_MOVED_PORTED,
+            note="inputs-only-a-removed-data-parallel-moved-one-finding",
+            findings=(
+                Expected(
+                    12,
+                    40,
+                    "`inputs` reaches `model` on the CPU: `nn.DataParallel` scattered every tensor of its inputs "
+                    "to the GPUs, and the port removes it",
+                ),
+            ),
         ),
         invalid(
             WRAPPED_BY_A_FUNCTION,
