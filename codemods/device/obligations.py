@@ -624,8 +624,8 @@ class ObligationAnalysis(Analysis):
 
     def _scattering(self, name: str, scope: str) -> str | None:
         """What moved the batches of the model ``name`` on CUDA, as a finding says it, where the
-        last call it is bound to is a function (of this file or of another module of the project)
-        returning it wrapped in nn.DataParallel or in DDP with device_ids; None otherwise."""
+        last call it is bound to is a function (of this file or of a converted module of the
+        project) returning it wrapped in nn.DataParallel or in DDP with device_ids; None otherwise."""
         bound = self.bound_from.get(self._bound_key(name, scope))
         if not bound or (func := dotted(bound[-1][0].func)) is None:
             return None
@@ -635,7 +635,12 @@ class ObligationAnalysis(Analysis):
         if wrapper is None:
             found = self.walk.analysis(ProjectAnalysis).origin(func)
             summary = found.summary if found is not None else None
-            if found is None or summary is None or (wrapper := summary.scattering_return(found.name, index)) is None:
+            if (
+                found is None
+                or summary is None
+                or summary.pending  # (its moves stay on CUDA terms: XLA003 names it)
+                or (wrapper := summary.scattering_return(found.name, index)) is None
+            ):
                 return None
             where = f"in {summary.path}"
         return f"`{func}()` ({where}) returns it wrapped in {wrapper}"

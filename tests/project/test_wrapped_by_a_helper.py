@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codemods import RuleSelection, convert_source
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project
+from codemods.targets import DEFAULT_TARGET
 from tests.support.executed import convert_folder
 from tests.support.projects import unfixed_findings, write_project
 
@@ -95,6 +99,51 @@ def test_a_loader_handed_with_a_model_a_helper_wraps_gets_the_device_loader(tmp_
     )
     assert "nn.DataParallel(model)" in converted["nets.py"]  # kept: it leaves the file (XLA605)
     assert "targets = targets.to(device)" in converted["loops.py"]
+
+
+EVALUATION = """\
+import torch
+
+
+def evaluate(loader, model):
+    model.eval()
+    with torch.no_grad():
+        for inputs, targets in loader:
+            print((model(inputs).argmax(1) == targets).float().mean())
+"""
+
+EVALUATING_MAIN = """\
+import torch
+import torch.nn as nn
+
+from evaluation import evaluate
+from nets import make_parallel
+
+
+def main(dataset):
+    device = torch.device("cuda")
+    model = make_parallel(nn.Linear(4, 2), device)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    evaluate(loader, model)
+"""
+
+
+def _alone(folder: Path, name: str) -> str:
+    path = folder / name
+    project = Project(folder, summarise_with(DEFAULT_TARGET, RuleSelection(), None), in_run=[path])
+    return convert_source(path.read_text(), imports=project.imports_of(path)).output  # type: ignore[return-value]
+
+
+def test_a_file_converted_alone_leaves_the_loader_to_the_unconverted_helper(tmp_path: Path) -> None:
+    """main.py converted alone: nets.py, which wraps the model, still moves it on CUDA terms (the
+    model stays on the CPU there), so the loader handed to the evaluation (a module that needs no
+    converting) stays as it is; converted with the project, it becomes a device loader."""
+    files = {"nets.py": NETS, "evaluation.py": EVALUATION, "main.py": EVALUATING_MAIN}
+    folder = write_project(tmp_path / "p", "p", files)
+    assert "MpDeviceLoader" not in _alone(folder, "main.py")
+    assert (
+        "evaluate(pl.MpDeviceLoader(loader, torch_xla.device()), model)" in _converted(folder, ["main.py"])["main.py"]
+    )
 
 
 def test_the_same_loader_handed_with_a_model_moved_here_needs_the_same_wrap(tmp_path: Path) -> None:
