@@ -234,6 +234,8 @@ COMPILER_SETTINGS = {
 }
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
+# DistributedDataParallel, also as imported from the module that defines it.
+DDP_CLASSES = frozenset({DDP, "torch.nn.parallel.distributed.DistributedDataParallel"})
 # Multi-GPU APIs: their calls are ported (the distributed rules' hooks) or reported (XLA609).
 # PyTorch-Ignite's launchers (``import ignite.distributed as idist``): idist.Parallel
 # (backend, nproc_per_node, ...), idist.initialize(backend, ...) and idist.spawn(backend,

@@ -122,6 +122,9 @@ class DeviceFacts:
     # holds or returns it, or a flag handed to a function that moves only if it is true): reported
     # as an error (XLA119) in place of XLA105's warning (the value: the message).
     guarded_moves: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # DistributedDataParallel constructions that run only under such a check: on XLA the model
+    # trains without DDP, its gradients never all-reduced: the check, and XLA609's message.
+    guarded_ddp: dict[cst.Call, tuple[cst.CSTNode, str]] = field(default_factory=dict)
     # For other files: the functions that move an argument to the device only if a parameter of
     # theirs is true (``def prepare_sample(samples, cuda_enabled=True): if cuda_enabled: ...``):
     # (function, its index without self or -1 for a keyword-only one, the parameter).

@@ -19,9 +19,19 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.facts import negated_check
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.nodes import (
+    arg_value,
+    args_by_position,
+    call_args,
+    dotted,
+    method_name,
+    receiver,
+    string_value,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
@@ -30,6 +40,7 @@ if TYPE_CHECKING:
 
 _CODE = cst.Module([])
 _NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
+_DDP_PARAMETERS = ("module", "device_ids", "output_device")
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -65,6 +76,11 @@ class GuardedMoveAnalysis(Analysis):
         self.keyword_only: dict[str, list[str]] = {}
         self.calls: list[tuple[cst.Call, str, str]] = []  # (call, callee as written, scope)
         self.kept: set[cst.CSTNode] = set()
+        # DistributedDataParallel constructions under a condition: (call, scope, conditions); and
+        # the nodes of their device arguments (``device_ids=[dist_util.dev()]`` moves nothing).
+        self.ddp_wraps: list[tuple[cst.Call, str, tuple[cst.If | cst.IfExp, ...]]] = []
+        self.ddp_device_args: set[int] = set()
+        self.ddp_elses: set[int] = set()  # conditions with a DDP wrap in their ``else``: wrapped either way
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -89,6 +105,20 @@ class GuardedMoveAnalysis(Analysis):
                 self.assigned[(scope, name)].append(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.ddp_device_args:
+            return
+        if self.walk.callee in apis.DDP_CLASSES:
+            self.ddp_device_args.update(
+                id(sub)
+                for name, arg in args_by_position(node, _DDP_PARAMETERS)
+                if name in ("device_ids", "output_device")
+                for sub in walk(arg.value)
+            )
+            conds, elses = self._conds(node)
+            self.ddp_elses.update(id(cond) for cond in elses)
+            if conds:
+                self.ddp_wraps.append((node, self._scope(), conds))
+            return
         method = method_name(node)
         if (method == "cuda" and receiver(node) is not None) or (method == "to" and self._to_a_device(node)):
             conds, elses = self._conds(node)
@@ -151,6 +181,22 @@ class GuardedMoveAnalysis(Analysis):
         }
         if not self.kept and not self.moves and not self.calls:
             return
+        for call, scope, conds in self.ddp_wraps:
+            if any(id(cond) in self.ddp_elses for cond in conds):
+                continue
+            check = next((c for cond in reversed(conds) if (c := self._check_in(cond.test, scope)) is not None), None)
+            if check is not None:
+                device.guarded_ddp.setdefault(
+                    call,
+                    (
+                        check,
+                        f"`{_code(call.func)}` wraps the model only under `{_code(check)}`, which stays and is False on "
+                        "an XLA host after the port: there the other path runs, without DDP, so nothing all-reduces the "
+                        "gradients across processes (a file that wraps its model in DDP keeps its optimizer steps "
+                        "plain) and with more than one device each process trains its own replica; drop the check (or "
+                        "make it hold on XLA) so that DDP wraps the model there",
+                    ),
+                )
         project = self.walk.analysis(ProjectAnalysis)
         moves = [
             move

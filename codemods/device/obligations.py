@@ -61,6 +61,7 @@ class ObligationAnalysis(Analysis):
         "loaders",
         "fsdp",
         "config_devices",
+        "distributed",
     )
 
     def __init__(self, walk: Walk) -> None:
@@ -83,6 +84,10 @@ class ObligationAnalysis(Analysis):
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
+        # (scope, name) -> the calls whose value (or an element of the tuple they return) it is
+        # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
+        # scope is "" for an attribute (``self.model``, read in other methods).
+        self.bound_from: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -145,6 +150,10 @@ class ObligationAnalysis(Analysis):
                 # (a batch already moved here stays on the device through whatever takes it)
                 loop.targets.update(names)
                 loop.through.update((name, (value, func)) for name in names)
+            if type(value) is cst.Call and type(target.target) is cst.Tuple:
+                for index, element in enumerate(target.target.elements):
+                    if (name := dotted(element.value)) is not None:
+                        self.bound_from[self._bound_key(name)].append((value, index))
             if len(names) != 1:
                 continue
             core = value
@@ -154,11 +163,15 @@ class ObligationAnalysis(Analysis):
                 core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
+                self.bound_from[self._bound_key(names[0])].append((core, -1))
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
                     self.loaded[names[0]] = core
                 elif callee in apis.DATA_LOADERS and (data := dotted(arg_value(core, 0, "dataset"))) is not None:
                     self.loaders_of[names[0]] = data
+
+    def _bound_key(self, name: str, scope: str | None = None) -> tuple[str, str]:
+        return ("" if "." in name else self.walk.qualname if scope is None else scope), name
 
     def _move(self, name: str, call: cst.Call) -> None:
         device = arg_value(call, 0, "device") if method_name(call) == "to" else None
@@ -535,15 +548,22 @@ class ObligationAnalysis(Analysis):
                 move = self._xla_move(model) if model is not None else None
                 # ``model = FSDP(model, ...)``: torch_xla's FSDP, where the target ports it, puts it there
                 sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
+                # ``model = make_parallel(model)``, a DataParallel (or DDP with device_ids) wrap made
+                # elsewhere: on CUDA its forward moved the batches, which it does not do on XLA
+                scatter = (
+                    self._scattering(model, self.handed_in[call])
+                    if move is None and not sharded and model is not None
+                    else None
+                )
                 if (
-                    (move is None and not sharded)
+                    (move is None and not sharded and scatter is None)
                     or loader is None
                     or loader_param in done
                     or not self._data_loader(loader)
                 ):
                     continue
                 done.add(loader_param)
-                feeds = xla116.feeds_unmoved(loader_param, unmoved, str(model))
+                feeds = xla116.feeds_unmoved(loader_param, tuple(unmoved), str(model), scatter)
                 if only_iterated and type(loader) in (cst.Name, cst.Attribute):
                     device = dotted(move.device) if move is not None and move.device is not None else None
                     same_scope = move is not None and move.scope == self.handed_in.get(call)
@@ -563,6 +583,29 @@ class ObligationAnalysis(Analysis):
                             ),
                         ),
                     )
+
+    def _scattering(self, name: str, scope: str) -> str | None:
+        """What moved the batches of the model ``name`` on CUDA, as a finding says it, where the
+        last call it is bound to is a function (of this file or of a converted module of the
+        project) returning it wrapped in nn.DataParallel or in DDP with device_ids; None otherwise."""
+        bound = self.bound_from.get(self._bound_key(name, scope))
+        if not bound or (func := dotted(bound[-1][0].func)) is None:
+            return None
+        call, index = bound[-1]
+        wrapper = self.facts.distributed.scattering_returns.get((func, index))
+        where = "in this file"
+        if wrapper is None:
+            found = self.walk.analysis(ProjectAnalysis).origin(func)
+            summary = found.summary if found is not None else None
+            if (
+                found is None
+                or summary is None
+                or summary.pending  # (its moves stay on CUDA terms: XLA003 names it)
+                or (wrapper := summary.scattering_return(found.name, index)) is None
+            ):
+                return None
+            where = f"in {summary.path}"
+        return f"`{func}()` ({where}) returns it wrapped in {wrapper}"
 
     def _xla_move(self, name: str) -> Move | None:
         """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""
@@ -600,7 +643,12 @@ class ObligationAnalysis(Analysis):
                 continue
             params = self.params.get(loop.scope, [])
             for call, model, batch in loop.forwards:
-                if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
+                if not (unmoved := [n for n in batch if n not in loop.moved]):
+                    continue
+                if call in self.facts.distributed.scattered_inputs:
+                    break  # the wrapper that moved them is named there (XLA116, distributed/scatter_inputs.py)
+                if model not in on_xla:
+                    self._scattered_batch(loop, call, model, unmoved, params)
                     continue
                 if model in params and loop.source in params:
                     break  # both handed in: decided where they are handed (_handed_loaders)
@@ -618,3 +666,19 @@ class ObligationAnalysis(Analysis):
                     continue
                 self._break(call, BATCH_OFF_XLA, xla116.batch_on_cpu(unmoved[0], model, reason))
                 break
+
+    def _scattered_batch(self, loop: Loop, call: cst.Call, model: str, unmoved: list[str], params: list[str]) -> None:
+        """A loop of the model's own scope that feeds it batches it moves only in part (they come on
+        the host), or batches of a DataLoader of the file, where the model comes wrapped in
+        DataParallel (or DDP with device_ids) from a function: on CUDA the wrapper moved the rest."""
+        if model in params or (scatter := self._scattering(model, loop.scope)) is None:
+            return
+        if not (loop.moved & loop.targets) and not (
+            loop.source in self.facts.loaders.names or self.loaders_of.get(loop.source or "") is not None
+        ):
+            return  # another iterable may yield batches on the device
+        self._break(
+            call,
+            BATCH_OFF_XLA,
+            xla116.scattered_batch_on_cpu(unmoved[0], model, scatter),
+        )

@@ -70,6 +70,10 @@ class DdpAnalysis(Analysis):
         self.dp_scopes: dict[cst.Call, str] = {}
         # Values that leave the file: returned (the value, and the function that returns it).
         self.returned: list[tuple[cst.BaseExpression, str]] = []
+        # What functions return whole or as an element of a tuple: (value, function, position or -1).
+        self.returned_at: list[tuple[cst.BaseExpression, str, int]] = []
+        # (scope, name) -> the DDP construction bound to it.
+        self.ddp_holders: dict[tuple[str, str], cst.Call] = {}
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
         # Classes of the file: their bases (qualified where imported, and as written) and whether
@@ -122,8 +126,9 @@ class DdpAnalysis(Analysis):
             core = attribute.value
         if type(core) is cst.Call:
             callee = self.walk.resolve(core.func)
-            if callee == apis.DDP:
+            if callee in apis.DDP_CLASSES:
                 self.ddp_names.add(name)
+                self.ddp_holders[(self.walk.qualname, name)] = core
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
                 self.dp_holders.setdefault(core, set()).add(name)
@@ -155,7 +160,7 @@ class DdpAnalysis(Analysis):
         if (func := dotted(node.func)) is not None:
             self.model_calls.append((func, node))
         callee = self.walk.callee
-        if callee == apis.DDP:
+        if callee in apis.DDP_CLASSES:
             self.ddp_references.append(node)
             self._ddp(node)
         elif callee in apis.FSDP_CLASSES or callee in apis.FSDP2 or callee in apis.XLA_FSDP_CLASSES:
@@ -171,6 +176,12 @@ class DdpAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.returned.extend((value, self.walk.qualname) for value in _handed_values(node.value))
+            if type(node.value) is cst.Tuple:
+                self.returned_at.extend(
+                    (element.value, self.walk.qualname, index) for index, element in enumerate(node.value.elements)
+                )
+            else:
+                self.returned_at.append((node.value, self.walk.qualname, -1))
 
     def _ddp(self, node: cst.Call) -> None:
         dropped = tuple(
@@ -206,6 +217,7 @@ class DdpAnalysis(Analysis):
     def conclude(self) -> None:
         self._data_parallel()
         self._data_parallel_classes()
+        self._scattering_returns()
         if self.part.multi_process and not self.facts.huggingface.trainer_script:
             self._ddp_inputs()
             self._gradient_reduces()
@@ -248,6 +260,41 @@ class DdpAnalysis(Analysis):
         if removable:
             part.module_accesses = {node for node, base in self.module_attrs if base in wrapped - kept_names}
 
+    def _scattering_returns(self) -> None:
+        """Functions that return a model wrapped in nn.DataParallel, or in DDP given device_ids:
+        on CUDA the wrapper's forward moved the inputs to the GPU; on XLA neither does (without
+        CUDA devices DataParallel calls the model directly, XLA605; the port drops DDP's
+        device_ids, XLA604), so a caller's batches that relied on it stay on the CPU."""
+        for value, function, index in self.returned_at:
+            wrapper: cst.Call | None = None
+            if type(value) is cst.Call and self.walk.resolve(value.func) in (*DATA_PARALLEL, *apis.DDP_CLASSES):
+                wrapper = value
+            elif (name := dotted(value)) is not None:
+                wrapper = next(
+                    (
+                        call
+                        for call, _, _ in self.dp_calls
+                        if self.dp_scopes.get(call) == function and name in self.dp_holders.get(call, ())
+                    ),
+                    self.ddp_holders.get((function, name)),
+                )
+            if wrapper is None:
+                continue
+            if self.walk.resolve(wrapper.func) in apis.DDP_CLASSES and not any(
+                name == "device_ids" and dotted(arg.value) != "None"
+                for name, arg in args_by_position(wrapper, DDP_PARAMETERS)
+            ):
+                continue  # DDP without device_ids moves no inputs
+            written = dotted(wrapper.func) or "DataParallel"
+            self.part.scattering_returns.setdefault(
+                (function, index),
+                f"`{written}`, whose forward scattered them to the GPUs on CUDA; without CUDA devices it calls the "
+                "model directly"
+                if self.walk.resolve(wrapper.func) in DATA_PARALLEL
+                else f"`{written}`, whose forward moved them to the GPU of its device_ids on CUDA; the port drops "
+                "device_ids (XLA604), and without them it moves no inputs",
+            )
+
     def _state_dict_load(self) -> cst.Call | None:
         """The file's first ``x.load_state_dict(...)`` on a name a DataParallel construction
         binds: the checkpoint it reads was saved through the wrapper (``module.`` keys) by the
@@ -275,12 +322,19 @@ class DdpAnalysis(Analysis):
             if func.split(".")[0] in project_names
             for value in _handed_values_in(call.args)
         ]
-        returned = [(value, f"returned by `{function}`") for value, function in self.returned]
+        returned = [(value, f"returned by `{function}`", function) for value, function in self.returned]
         imported = self.facts.project.context.imported_in_run()
         for call, _, _ in self.dp_calls:
             holders = self.dp_holders[call]
-            for value, where in returned + handed:
-                if value is call or dotted(value) in holders:
+            for value, where, function in returned + [(value, where, None) for value, where in handed]:
+                # (a name returned by another function holds another model: ``model`` of each)
+                local = (
+                    function is None
+                    or function == self.dp_scopes.get(call)
+                    or call in self.module_level_dp
+                    or "." in (dotted(value) or "")
+                )
+                if value is call or (dotted(value) in holders and local):
                     leaving[call] = where
                     break
             else:

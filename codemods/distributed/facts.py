@@ -147,6 +147,12 @@ class DistributedFacts:
     # device_ids), handed tensors that the wrapper moved and nothing else does: what the
     # wrapper did, as the finding says it, and those inputs (reported: obligation 3).
     scattered_inputs: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Functions of the file that return a model wrapped in nn.DataParallel, or in DDP with
+    # device_ids (whose forward moved its inputs to the GPU on CUDA, which neither does on XLA):
+    # (function, the position in the tuple it returns, -1 for the whole value) -> the wrapper as
+    # written and what its forward did, as a finding says it. A caller's batches that reached the
+    # device only through that move stay on the CPU.
+    scattering_returns: dict[tuple[str, int], str] = field(default_factory=dict)
     # DistributedSampler calls without num_replicas/rank: the keywords they get.
     samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)

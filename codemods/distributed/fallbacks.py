@@ -39,7 +39,7 @@ class FallbackAnalysis(Analysis):
     def visit_Try(self, node: cst.Try) -> None:
         self.tries.append(node)
 
-    @calls_of(apis.DDP)
+    @calls_of(apis.DDP_CLASSES)
     def _ddp(self, node: cst.Call) -> None:
         if not self.walk.conds:
             self.unguarded_ddp.append(node)

@@ -126,7 +126,7 @@ class ScatterInputAnalysis(Analysis):
             and attribute.attr.value in ("to", "cuda")
         ):
             core = attribute.value
-        if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, apis.DDP):
+        if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, *apis.DDP_CLASSES):
             self.wrapped[name] = core
         if type(core) is cst.Call and dotted(core.func) is not None:
             self.built[name] = core

@@ -157,6 +157,11 @@ class ModuleSummary:
     # Classes that derive from nn.DataParallel: (class, whether it or a base of the project
     # defines its own ``scatter``, which never runs without CUDA).
     data_parallel_classes: tuple[tuple[str, bool], ...] = ()
+    # Functions that return a model wrapped in nn.DataParallel or in DDP with device_ids, whose
+    # forward moved the inputs to the GPU on CUDA and does not on XLA: (function, the position
+    # in the tuple it returns or -1 for the whole value, the wrapper as written and what its
+    # forward did, as a finding says it).
+    scattering_returns: tuple[tuple[str, int, str], ...] = ()
     # Classes that derive from transformers' TrainingArguments (or a TRL config).
     argument_classes: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
@@ -203,6 +208,10 @@ class ModuleSummary:
     def data_parallel_class(self, name: str) -> bool | None:
         """Whether the class ``name`` scatters its inputs itself; None: not a DataParallel class."""
         return next((scatters for cls, scatters in self.data_parallel_classes if cls == name), None)
+
+    def scattering_return(self, name: str, index: int) -> str | None:
+        """The wrapper whose input move the function ``name`` returns at ``index`` (-1: whole), or None."""
+        return next((w for f, i, w in self.scattering_returns if f == name and i == index), None)
 
     def inherits(self, name: str) -> tuple[str, ...]:
         """``Cls.method`` where the module's class ``Cls`` does not define ``method``: its bases

@@ -58,6 +58,12 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         ),
         iterable_datasets=frozenset(facts.distributed.iterable_datasets),
         data_parallel_classes=tuple(sorted(facts.distributed.data_parallel_classes.items())),
+        scattering_returns=tuple(
+            sorted(
+                (function, index, wrapper)
+                for (function, index), wrapper in facts.distributed.scattering_returns.items()
+            )
+        ),
         argument_classes=frozenset(facts.huggingface.argument_classes),
         device_flags=tuple(
             sorted(

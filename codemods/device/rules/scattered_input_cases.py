@@ -349,11 +349,184 @@ def main(model, dataset, device):
 """
 
 
+# A model that a function of the file returns wrapped in DDP with device_ids (or DataParallel): the
+# loop of its caller moves the targets and hands the inputs to it unmoved, as the wrapper moved them.
+WRAPPED_BY_A_FUNCTION = """
+import torch
+import torch.nn as nn
+
+
+def make_parallel(model, rank):
+    model.to(rank)
+    return nn.parallel.DistributedDataParallel(model, device_ids=[rank])
+
+
+def main(loader, rank):
+    model = make_parallel(nn.Linear(4, 2), rank)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for inputs, targets in loader:
+        targets = targets.to(rank)
+        loss = nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+"""
+
+WRAPPED_BY_A_FUNCTION_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+
+
+def make_parallel(model, rank):
+    model.to(torch_xla.device())
+    return nn.parallel.DistributedDataParallel(model)
+
+
+def main(loader, rank):
+    model = make_parallel(nn.Linear(4, 2), rank)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for inputs, targets in loader:
+        targets = targets.to(torch_xla.device())
+        loss = nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
+"""
+
+WRAPPED_BY_A_FUNCTION_ALIASED = """
+import torch as th
+from torch.nn import DataParallel as DP
+
+
+def make_parallel(model, device):
+    model = DP(model.to(device))
+    return model
+
+
+def main(dataset):
+    device = th.device("cuda")
+    net = make_parallel(th.nn.Linear(4, 2), device)
+    optimizer = th.optim.SGD(net.parameters(), lr=0.1)
+    loader = th.utils.data.DataLoader(dataset, batch_size=8)
+    for inputs, targets in loader:
+        loss = th.nn.functional.cross_entropy(net(inputs), targets.to(device))
+        loss.backward()
+        optimizer.step()
+"""
+
+WRAPPED_BY_A_FUNCTION_ALIASED_PORTED = """
+import torch as th
+from torch.nn import DataParallel as DP
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def make_parallel(model, device):
+    model = DP(model.to(device))
+    return model
+
+
+def main(dataset):
+    device = torch_xla.device()
+    net = make_parallel(th.nn.Linear(4, 2), device)
+    optimizer = th.optim.SGD(net.parameters(), lr=0.1)
+    loader = th.utils.data.DataLoader(dataset, batch_size=8)
+    for inputs, targets in loader:
+        loss = th.nn.functional.cross_entropy(net(inputs), targets.to(device))
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        torch_xla.sync()
+"""
+
+MOVED_BESIDE_A_FUNCTION_WRAP = """
+import torch
+import torch.nn as nn
+
+
+def make_parallel(model, rank):
+    model.to(rank)
+    return nn.parallel.DistributedDataParallel(model, device_ids=[rank])
+
+
+def main(loader, rank):
+    model = make_parallel(nn.Linear(4, 2), rank)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(rank), targets.to(rank)
+        loss = nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+"""
+
+MOVED_BESIDE_A_FUNCTION_WRAP_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+
+
+def make_parallel(model, rank):
+    model.to(torch_xla.device())
+    return nn.parallel.DistributedDataParallel(model)
+
+
+def main(loader, rank):
+    model = make_parallel(nn.Linear(4, 2), rank)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(torch_xla.device()), targets.to(torch_xla.device())
+        loss = nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
+"""
+
+
+# A removed DataParallel beside a loop that moves only the targets: one finding at the forward.
+REMOVED_WRAPPER_TARGETS_MOVED = """
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda")
+model = nn.Linear(4, 2).to(device)
+model = nn.DataParallel(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+for inputs, targets in loader:
+    targets = targets.to(device)
+    loss = nn.functional.cross_entropy(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+"""
+
+REMOVED_WRAPPER_TARGETS_MOVED_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+device = torch_xla.device()
+model = nn.Linear(4, 2).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+for inputs, targets in loader:
+    targets = targets.to(device)
+    loss = nn.functional.cross_entropy(model(inputs), targets)
+    loss.backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+"""
+
+
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
         valid(
             ITERATOR_GIVEN_THE_DEVICE, ITERATOR_GIVEN_THE_DEVICE_PORTED, note="batches-of-an-iterator-given-the-device"
+        ),
+        valid(
+            MOVED_BESIDE_A_FUNCTION_WRAP,
+            MOVED_BESIDE_A_FUNCTION_WRAP_PORTED,
+            note="inputs-moved-beside-a-wrap-a-function-returns",
         ),
     )
 
@@ -406,6 +579,47 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             note="a-batch-only-ddp-device-ids-moved-sagemaker",
             findings=(Expected(18, 11, "move it to the device first if it is a tensor (`x.to(device)`)"),),
+        ),
+        invalid(
+            REMOVED_WRAPPER_TARGETS_MOVED,
+            REMOVED_WRAPPER_TARGETS_MOVED_PORTED,
+            note="inputs-only-a-removed-data-parallel-moved-one-finding",
+            findings=(
+                Expected(
+                    12,
+                    40,
+                    "`inputs` reaches `model` on the CPU: `nn.DataParallel` scattered every tensor of its inputs "
+                    "to the GPUs, and the port removes it",
+                ),
+            ),
+        ),
+        invalid(
+            WRAPPED_BY_A_FUNCTION,
+            WRAPPED_BY_A_FUNCTION_PORTED,
+            note="inputs-only-a-wrap-a-function-returns-moved",
+            findings=(
+                Expected(
+                    16,
+                    44,
+                    "`inputs` reaches `model` on the CPU: `make_parallel()` (in this file) returns it wrapped in "
+                    "`nn.parallel.DistributedDataParallel`, whose forward moved them to the GPU of its device_ids on "
+                    "CUDA; the port drops device_ids (XLA604), and without them it moves no inputs",
+                ),
+            ),
+        ),
+        invalid(
+            WRAPPED_BY_A_FUNCTION_ALIASED,
+            WRAPPED_BY_A_FUNCTION_ALIASED_PORTED,
+            note="inputs-only-a-data-parallel-a-function-returns-moved-aliased",
+            alias=True,
+            findings=(
+                Expected(
+                    18,
+                    47,
+                    "`inputs` reaches `net` on the CPU: `make_parallel()` (in this file) returns it wrapped in `DP`, "
+                    "whose forward scattered them to the GPUs on CUDA; without CUDA devices it calls the model directly",
+                ),
+            ),
         ),
         invalid(
             HANDED_BATCHES,

@@ -215,12 +215,17 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
 
 def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
     """The checks that stay: those XLA110 and XLA117 port or report are theirs, and those that
-    guard a move are XLA119's errors."""
+    guard a move are XLA119's errors (those that guard a DDP wrap, XLA609's)."""
     device = facts.device
-    ported = (device.type_checks, device.tensor_checks, device.guarded_moves)
+    ddp_checks = {check for check, _ in device.guarded_ddp.values()}
+    ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks)
     return dict.fromkeys(
         [
-            *(check for check in device.kept_availability_checks if check not in device.guarded_moves),
+            *(
+                check
+                for check in device.kept_availability_checks
+                if check not in device.guarded_moves and check not in ddp_checks
+            ),
             *(check for check in device.cuda_checks if not any(check in checks for checks in ported)),
         ]
     )

@@ -617,9 +617,20 @@ def model_handed_to_unconverted(model: str, callee: str, path: str) -> str:
     )
 
 
-def feeds_unmoved(loader: str, batches: tuple[str, ...], model: str) -> str:
-    """What a callable handed a loader and a model does with them (also the device loader's fix, XLA302)."""
+def scattered_batch_on_cpu(batch: str, model: str, scatter: str) -> str:
+    """A batch that only the model's DataParallel or DDP wrapper moved on CUDA."""
+    return (
+        f"`{batch}` reaches `{model}` on the CPU: {scatter}; move it to the device first "
+        f"(`{batch} = {batch}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`"
+    )
+
+
+def feeds_unmoved(loader: str, batches: tuple[str, ...], model: str, scatter: str | None = None) -> str:
+    """What a callable handed a loader and a model does with them (also the device loader's fix, XLA302);
+    ``scatter``: what the model's DataParallel or DDP wrapper did with them on CUDA."""
     listed = ", ".join(f"`{n}`" for n in batches)
+    if scatter is not None:
+        return f"feeds the batches of its `{loader}` ({listed}) to `{model}` without moving them: {scatter}"
     return f"feeds the batches of its `{loader}` ({listed}) to `{model}` (on the XLA device) without moving them"
 
 

@@ -49,9 +49,13 @@ DATA_PARALLEL = Rule(
     "function, handed to a callable of another module of the project, or bound at module level in a module other "
     "files of the run import). Code elsewhere may read `.module` on it, often behind a flag handed to another class "
     "(`CheckpointIO(..., data_parallel=True)` saving `module.module.state_dict()`), and a removed wrapper would make "
-    "that an AttributeError at the first save. A kept wrapper is harmless on XLA: torch 2.9's DataParallel finds no "
+    "that an AttributeError at the first save. A kept wrapper runs on XLA: torch 2.9's DataParallel finds no "
     "CUDA device, keeps `device_ids == []` and calls the wrapped model directly (no scatter, no replicas), "
-    "`.module` still answers and the state dict keeps its `module.` prefix. Rewriting the flag instead would "
+    "`.module` still answers and the state dict keeps its `module.` prefix; but the inputs it scattered to the "
+    "GPUs on CUDA now reach the model where they are, so a loop that moved only some of a batch by hand (the "
+    "targets) must move the rest too: where the loop is handed the wrapped model and its loader, the tool wraps "
+    "the loader in a device loader, and where it calls the wrapper with tensors it never moves, XLA116 says so. "
+    "Rewriting the flag instead would "
     "change what other code reads, so the tool does not; remove the wrapper by hand with its `.module` uses once "
     "they are all known. A wrapper held on an attribute (`self.model = nn.DataParallel(net)` in a trainer class) is"
     " read where the instance goes: `trainer.model.module` in the driver, `self.model.module` in a subclass of "
@@ -407,7 +411,8 @@ def _data_parallel(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
             DATA_PARALLEL,
             original,
             f"`{ctx.code(original.func)}` kept: {why}; without CUDA devices DataParallel calls the model "
-            f"directly, so it changes nothing on XLA{removal}",
+            "directly: it no longer moves the inputs to the device, so each batch its calls get must already be "
+            f"on the XLA device{removal}",
         )
         return updated
     if not part.data_parallel[original]:

@@ -35,7 +35,11 @@ DISTRIBUTED_MANUAL = Rule(
     "from a value each process computes for itself (a free port, an MPI job's port broadcast from rank 0: under "
     "the XLA launcher each process is an MPI world of its own) differs between the processes, and the "
     "rendezvous, which builds its store from each process's MASTER_PORT, never meets: checked on torch_xla "
-    "2.9's xla:// handler.",
+    "2.9's xla:// handler. A DistributedDataParallel built only under a CUDA check that "
+    "stays (`if torch.cuda.is_available(): model = DDP(model, ...)` beside an `else` that keeps the bare model): the "
+    "check is False on an XLA host, so the other path runs and nothing all-reduces the gradients across the "
+    "processes torch_xla.launch starts; the optimizer steps of a file that wraps its model in DDP stay plain, so "
+    "each process trains its own replica. Make the check hold on XLA (or drop it) so that DDP wraps the model.",
     examples=lambda: (
         invalid(
             """
@@ -132,6 +136,35 @@ DISTRIBUTED_MANUAL = Rule(
                 dist.init_process_group("xla", init_method="xla://")
             """,
             note="a port from a flag or the environment every process shares",
+        ),
+        # DDP on both paths of a CUDA check that stays: the model is wrapped either way.
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def wrap(model):
+                if torch.cuda.is_available():
+                    return DDP(model)
+                else:
+                    return DDP(model, find_unused_parameters=True)
+            """,
+            note="ddp-on-both-paths-of-a-kept-cuda-check",
+        ),
+        # DDP under a condition that is no CUDA check: it runs on XLA where it ran before.
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def wrap(model, distributed):
+                if distributed:
+                    model = DDP(model)
+                return model
+            """,
+            note="ddp-under-a-flag",
         ),
     ),
     invalid=lambda: (
@@ -366,6 +399,71 @@ DISTRIBUTED_MANUAL = Rule(
                 ),
             ),
         ),
+        # DDP wraps the model only under a CUDA check that stays (False on XLA): the other path
+        # trains without DDP, and nothing all-reduces the gradients across processes.
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            class TrainLoop:
+                def __init__(self, model, device):
+                    self.model = model
+                    if torch.cuda.is_available():
+                        self.ddp_model = DDP(self.model, device_ids=[device])
+                    else:
+                        self.ddp_model = self.model
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            class TrainLoop:
+                def __init__(self, model, device):
+                    self.model = model
+                    if torch.cuda.is_available():
+                        self.ddp_model = DDP(self.model)
+                    else:
+                        self.ddp_model = self.model
+            """,
+            note="ddp-under-a-kept-cuda-check",
+            findings=(
+                Expected(
+                    9,
+                    30,
+                    "`DDP` wraps the model only under `torch.cuda.is_available()`, which stays and is False on an "
+                    "XLA host after the port: there the other path runs, without DDP, so nothing all-reduces the "
+                    "gradients across processes",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.nn.parallel.distributed import DistributedDataParallel as Wrapper
+
+
+            def wrap(model, rank):
+                if th.cuda.is_available():
+                    return Wrapper(model, device_ids=[rank], output_device=rank)
+                return model
+            """,
+            """
+            import torch as th
+            from torch.nn.parallel.distributed import DistributedDataParallel as Wrapper
+
+
+            def wrap(model, rank):
+                if th.cuda.is_available():
+                    return Wrapper(model)
+                return model
+            """,
+            note="ddp-under-a-kept-cuda-check-aliased",
+            alias=True,
+            findings=(Expected(7, 16, "`Wrapper` wraps the model only under `th.cuda.is_available()`"),),
+        ),
     ),
 )
 
@@ -380,6 +478,11 @@ def _own_launcher(ctx: Context[Facts], original: cst.Call) -> str:
         "their environment, and the script starts no process group: a launcher of its own, left "
         + ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}")
     )
+
+
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.device.guarded_ddp)
+def _guarded_ddp(ctx: Context[Facts], original: cst.Call) -> str:
+    return ctx.facts.device.guarded_ddp[original][1]
 
 
 @reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)

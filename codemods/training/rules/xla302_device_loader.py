@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.wrapped_model_cases import wrapped_model_invalid, wrapped_model_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -258,6 +259,7 @@ DEVICE_LOADER = Rule(
             target="sagemaker",
             note="handed-fsdp-model-of-a-target-that-does-not-port-fsdp",
         ),
+        *wrapped_model_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -515,6 +517,7 @@ DEVICE_LOADER = Rule(
                 ),
             ),
         ),
+        *wrapped_model_invalid(),
     ),
 )
 
