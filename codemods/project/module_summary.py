@@ -421,6 +421,12 @@ class ImportContext(Protocol):
         no loop that drives a step."""
         ...
 
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        """The C++/CUDA extension modules the project's ``setup.py`` files build with
+        torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
+        ``CppExtension``): (the module's dotted name, the setup file as findings name it)."""
+        ...
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
         gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
@@ -525,6 +531,9 @@ class GuessedImports:
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
         return ()  # the file's folder is not known
+
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the project's files are not known
 
 
 # torch, torch_xla and the packages of torch's family that are never a project's own code;

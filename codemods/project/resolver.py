@@ -38,6 +38,7 @@ from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
     RANK_CHECK,
+    built_extensions,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
@@ -150,6 +151,7 @@ class Project:
         self._takes_a_step: dict[Path, bool] = {}
         self._methods: dict[str, tuple[Path, ...]] | None = None  # (named_methods)
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
+        self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -249,6 +251,20 @@ class Project:
                         methods.setdefault(method.decode(), []).append(path)
             self._methods = {name: tuple(paths) for name, paths in methods.items()}
         return self._methods
+
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        """The extension modules the project's ``setup.py`` files build (text_scans.py's
+        ``built_extensions``), as findings name the files: read once for the run."""
+        if self._extensions is None:
+            found: list[tuple[str, str]] = []
+            for path in _setup_files(self.root):
+                try:
+                    data = read_bytes(str(path))
+                except FileProblem:
+                    continue
+                found.extend((name, self.display(path)) for name in built_extensions(data))
+            self._extensions = tuple(found)
+        return self._extensions
 
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
@@ -503,6 +519,9 @@ class FileImports:
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
             return None
 
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        return self.project.built_extensions()
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root
         places = dict.fromkeys((folder, folder / "scripts", root, root / "scripts"))
@@ -609,6 +628,12 @@ def _python_files(root: Path) -> Iterator[Path]:
                 if count > _MAX_SCANNED:
                     return
                 yield resolved(Path(folder) / name)
+
+
+def _setup_files(root: Path) -> Iterator[Path]:
+    """The project's ``setup.py`` files under ``root`` (the folders a run skips left out),
+    among at most _MAX_SCANNED Python files."""
+    return (path for path in _python_files(root) if path.name == "setup.py")
 
 
 def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:
