@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, dotted, is_false, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
-from codemods.project.facts import Unported
+from codemods.project.facts import DynamicLoad, Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
 
 if TYPE_CHECKING:
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
+# How many of the modules an ``importlib.import_module(name)`` may load are read, at most.
+_MAX_LOADABLE = 40
 # (module path, cause, top-level name there, the code it holds and its line, whether converting
 # that module ports it)
 _Held = tuple[str, str, str, str, bool]
@@ -39,6 +41,7 @@ class ProjectAnalysis(Analysis):
         super().__init__(walk)
         self.part = self.facts.project
         self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
+        self.string_flags: dict[str, str] = {}  # ``add_argument("--model", default="votenet")``: dest -> default
         self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
         # Every (module, callable) that built a name, in order: branches may build it apart
         # (``policy = TD3(...)`` under one condition, ``policy = DDPG(...)`` under another).
@@ -401,6 +404,11 @@ class ProjectAnalysis(Analysis):
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
             if string_value(node.args[0].value) is None:
                 self.part.dynamic_imports.append(node)
+        elif callee.endswith(".add_argument") and (dest := flag_dest(node)) is not None:
+            keywords = call_args(node)[1]
+            default = string_value(keywords["default"].value) if "default" in keywords else None
+            if default is not None:
+                self.string_flags[dest] = default
         imports = self.facts.imports
         if imports.unfollowed_stars and callee.startswith("torch.cuda.") and "torch" not in imports.table.bindings:
             # ``torch`` may come from a star import the tool could not read: the check is not known as torch's.
@@ -432,6 +440,8 @@ class ProjectAnalysis(Analysis):
         self._conclude_calls()
         if (project_names or self.star_imports) and self.part.context.converted():
             self._unported_uses()
+        if self.part.dynamic_imports and self.part.context.converted():
+            self._dynamic_loads()
 
     def _conclude_calls(self) -> None:
         is_optimizer = self.facts.training.is_optimizer
@@ -544,6 +554,37 @@ class ProjectAnalysis(Analysis):
         if self.part.unported_uses:
             self.part.unported_module = self.module
 
+    def _dynamic_loads(self) -> None:
+        """``importlib.import_module(args.model)``, ``import_module(f"model.{name}")``: the
+        project modules it may load (the module a flag's default names, else those of the
+        package its name starts with, else those of the folders the file's imports search and
+        the folders it puts on ``sys.path``), which a run on this file neither follows nor
+        converts: where they hold what converting them ports or reports, XLA003 at the call."""
+        context = self.part.context
+        for call in self.part.dynamic_imports:
+            package, default = _loaded_name(call.args[0].value, self.string_flags)
+            names = (default,) if default is not None else context.loadable_modules(package)
+            held: list[_Held] = []
+            paths: list[str] = []
+            for name in names[:_MAX_LOADABLE]:
+                found = context.lookup(name, "")
+                if found is None or found.summary is None or found.name:
+                    continue
+                paths.append(found.summary.path)
+                held.extend(
+                    h
+                    for h in self._held_by(found.summary, ["", *_used_of(found)], 0)
+                    if h[1] != "dynamic-import" and h not in held
+                )
+            if held:
+                causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
+                firsts = [next(h for h in held if h[1] == cause) for cause in causes]
+                examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
+                ported = tuple(sorted({ported for *_, ported in held}))
+                self.part.dynamic_loads[call] = DynamicLoad(
+                    default, package, tuple(paths), len(names), Unported("", causes, examples, ported)
+                )
+
     def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
         found: list[_Held] = []
@@ -637,6 +678,26 @@ _GENERIC_METHODS = frozenset(
     "pop setdefault append extend insert remove sort copy clear add discard item detach clone numpy "
     "size view reshape mean sum add_param_group".split()
 )
+
+
+def _loaded_name(name: cst.BaseExpression, flags: dict[str, str]) -> tuple[str, str | None]:
+    """What ``importlib.import_module(name)`` loads, as far as the file tells: the package
+    its name starts with (``f"model.{name}"``, ``"models." + name``: "model", "models"; ""
+    for none) and the module a flag's string default names (``args.model`` with
+    ``add_argument("--model", default="votenet")``; None: not known)."""
+    head: cst.BaseExpression = name
+    while type(head) is cst.BinaryOperation and type(head.operator) is cst.Add:
+        head = head.left
+    prefix = string_value(head) if head is not name else None
+    if type(name) is cst.FormattedString and name.parts and type(name.parts[0]) is cst.FormattedStringText:
+        prefix = name.parts[0].value
+    if prefix is not None:
+        package = prefix.rpartition(".")[0]
+        return (package, None) if all(p.isidentifier() for p in package.split(".")) else ("", None)
+    chain = dotted(name)
+    if chain is not None and "." in chain and (default := flags.get(chain.rsplit(".", 1)[-1])) is not None:
+        return "", default if all(p.isidentifier() for p in default.split(".")) else None
+    return "", None
 
 
 def _used_of(found: Found) -> list[str]:

@@ -421,6 +421,14 @@ class ImportContext(Protocol):
         no loop that drives a step."""
         ...
 
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
+        """The project modules that ``importlib.import_module(f"{package}.{name}")`` may load
+        from this file (``package`` "": ``import_module(name)``), as dotted names its imports
+        resolve: the modules and packages of the first folder named ``package`` under the
+        folders its imports search (its own folder first) and those it puts on ``sys.path``;
+        the file itself left out."""
+        ...
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The C++/CUDA extension modules the project's ``setup.py`` files build with
         torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
@@ -534,6 +542,9 @@ class GuessedImports:
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return ()  # the project's files are not known
+
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
+        return ()  # the file's folder is not known
 
 
 # torch, torch_xla and the packages of torch's family that are never a project's own code;

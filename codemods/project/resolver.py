@@ -522,6 +522,31 @@ class FileImports:
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()
 
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
+        parts = [p for p in package.split(".") if p]
+        added = self.project.path_folders(self.path) if self.follows_sys_path else ()
+        me = resolved(self.path)
+        found: list[str] = []
+        for base in dict.fromkeys([*self.folders, *added]):
+            folder = base.joinpath(*parts)
+            try:
+                if not folder.is_dir() or not self.project.contains(folder):
+                    continue
+                children = sorted(folder.iterdir())
+                for child in children:
+                    stem = child.name.removesuffix(".py")
+                    if not stem.isidentifier() or stem == "__init__" or child.name in SKIPPED_DIRS:
+                        continue
+                    if child.name.endswith(".py") and child.is_file() and resolved(child) != me:
+                        found.append(".".join([*parts, stem]))
+                    elif child.is_dir() and (parts or (child / "__init__.py").is_file()):
+                        found.append(".".join([*parts, stem]))
+            except OSError:  # a folder we may not list
+                continue
+            if parts:
+                break  # the first folder of that name is the package Python imports
+        return tuple(dict.fromkeys(found))
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root
         places = dict.fromkeys((folder, folder / "scripts", root, root / "scripts"))
