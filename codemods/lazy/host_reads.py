@@ -219,7 +219,8 @@ def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set
                     method is not None
                     and method.endswith("_")
                     and not method.startswith("_")
-                    and (held := dotted(receiver(node))) in watched  # type: ignore[arg-type]  # a Call
+                    and (held := dotted(receiver(node))) is not None  # type: ignore[arg-type]  # a Call
+                    and held in watched
                 ):
                     changed.add(held)
         if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):

@@ -41,7 +41,7 @@ CROSS_FILE = Rule(
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
     "hand). The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
     "importlib.import_module(FLAGS.model)` with the models' folder put on `sys.path`, "
-    "`importlib.import_module(f\"model.{model_name}\")`) loads a project module that a run on the file neither "
+    '`importlib.import_module(f"model.{model_name}")`) loads a project module that a run on the file neither '
     "follows nor converts: where the modules it may load (the one a flag's string default names, else those of "
     "the package its name starts with, else those of the folders the file's imports search) hold such code, "
     "the finding is at the call, naming them. A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "

@@ -163,7 +163,9 @@ def test_closure_given_the_tensor_changed_in_place_logs_the_total(tmp_path: Path
     text = path.read_text()
     assert "args=(step, loss.detach().clone(), penalty)" in text
     path.write_text(text.replace("loss.detach().clone()", "loss"))
-    output = run_command([sys.executable, str(XLA_RUNNER), script], converted.folder, run_environment(PJRT_DEVICE="CPU"))
+    output = run_command(
+        [sys.executable, str(XLA_RUNNER), script], converted.folder, run_environment(PJRT_DEVICE="CPU")
+    )
     uncopied = parse_run(output, converted.folder)
     assert_same_losses(uncopied, eager)  # the steps are the same: only the logged value differs
     base, original = printed(uncopied)["base"], printed(eager)["base"]

@@ -131,9 +131,7 @@ def _findings(repo: Path, script: str, target: str, whole: bool) -> list[Finding
     project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=in_run)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(repo)
-        conversion = convert_source(
-            path.read_bytes(), target=target, imports=project.imports_of(path), locate="input"
-        )
+        conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path), locate="input")
     return [f for f in conversion.findings if f.rule == "XLA003"]
 
 

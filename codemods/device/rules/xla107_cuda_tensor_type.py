@@ -71,6 +71,16 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             note="annotations and isinstance tests name the type and create no tensor",
         ),
+        valid(
+            """
+            import torch as th
+
+
+            def forward(points: th.cuda.FloatTensor) -> th.cuda.FloatTensor:
+                return points if issubclass(type(points), th.cuda.FloatTensor) else points.float()
+            """,
+            note="an aliased type in annotations and an issubclass test",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -101,16 +111,6 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 5, "th.cuda.FloatTensor(2, 2) -> th.FloatTensor(2, 2).to(torch_xla.device())"),),
-        ),
-        valid(
-            """
-            import torch as th
-
-
-            def forward(points: th.cuda.FloatTensor) -> th.cuda.FloatTensor:
-                return points if issubclass(type(points), th.cuda.FloatTensor) else points.float()
-            """,
-            note="an aliased type in annotations and an issubclass test",
         ),
         invalid(
             """
@@ -193,7 +193,7 @@ def _names_a_type(ctx: Context[Facts]) -> bool:
                 len(args) == 2
                 and args[1] is ancestors[index]
                 and type(func).__name__ == "Name"
-                and func.value in ("isinstance", "issubclass")  # type: ignore[union-attr]  # a Name (checked by name)
+                and func.value in ("isinstance", "issubclass")
             )
         if kind not in ("Element", "Tuple"):
             return False

@@ -81,9 +81,10 @@ def step_closure(
     (``loss.detach().clone()``: the closure runs at the barrier, after the change)."""
     params = [cst.Param(cst.Name(name)) for name in hoisting.names]
     function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]  # rebuild() of an expression returns an expression (typed CSTNode for all nodes)
+    passed: list[cst.BaseExpression] = [rewritten.get(id(value), value) for value in hoisting.values]  # type: ignore[misc]  # hoisted values are expressions (typed CSTNode)
     elements = [
-        cst.Element(_copied(rewritten.get(id(value), value)) if code_of(value) in changed_later else rewritten.get(id(value), value))  # type: ignore[arg-type]  # hoisted values are expressions (typed CSTNode)
-        for value in hoisting.values
+        cst.Element(_copied(new) if code_of(value) in changed_later else new)
+        for value, new in zip(hoisting.values, passed)
     ]
     elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]  # with_comma is typed for Arg; an Element has the same comma field and with_changes
     if len(elements) == 1:
