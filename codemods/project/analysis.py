@@ -61,6 +61,7 @@ class ProjectAnalysis(Analysis):
         self._origins: dict[str, Found | None] = {}
         self.top_level: set[str] = set()  # the functions and classes this module defines
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
+        self.module_aliases: list[tuple[str, str]] = []  # module-level ``name = other.attr``: (name, what it holds)
         self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
@@ -181,6 +182,9 @@ class ProjectAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
             self.function_names.append((self.walk.qualname, used))
+        elif self.walk.module_level and "." not in name and (used := dotted(value)) is not None:
+            # ``furthest_point_sample = FurthestPointSampling.apply``: the name runs what it holds.
+            self.module_aliases.append((name, used))
         while (
             type(value) is cst.Call
             and type(attribute := value.func) is cst.Attribute  # (method_name and receiver, at once)
@@ -434,7 +438,7 @@ class ProjectAnalysis(Analysis):
         project_names = self.facts.imports.project_names
         self.part.references = {
             (function.split(".")[0], callee)
-            for function, callee in [*self.function_calls, *self.function_names, *self.bases]
+            for function, callee in [*self.function_calls, *self.function_names, *self.bases, *self.module_aliases]
             if (head := callee.split(".")[0]) in self.top_level or head in project_names
         }
         self._conclude_calls()

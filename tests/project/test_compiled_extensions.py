@@ -151,3 +151,57 @@ def test_a_module_no_setup_py_builds_is_no_extension(tmp_path: Path, target: str
     assert _built_findings(tmp_path, target, imports, call, plain) == []
     other = SETUP.format(kind="CUDAExtension").replace("pts._ext", "pts._ops")
     assert _built_findings(tmp_path / "other", target, imports, call, other) == []
+
+
+MODEL = """\
+import torch
+from pts.pts_utils import furthest_point_sample
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, xyz):
+        return self.fc(xyz)[furthest_point_sample(xyz, 4)]
+"""
+
+TRAIN = """\
+import torch
+from model import Net
+
+net = Net().to("cuda")
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for xyz in [torch.randn(16, 3)]:
+    optimizer.zero_grad()
+    net(xyz.to("cuda")).sum().backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_single_file_run_names_the_extension_op_its_model_reaches(tmp_path: Path, target: str) -> None:
+    """The op is reached through a module-level alias of the Function (``furthest_point_sample =
+    FurthestPointSampling.apply``) of a module the run does not convert: XLA003 names it."""
+    repo = tmp_path / "repo"
+    (repo / "pts").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "pts" / "setup.py").write_text(SETUP.format(kind="CUDAExtension"))
+    sampling = SAMPLING.format(imports="import pts._ext as _ext", call="_ext.furthest_point_sampling")
+    (repo / "pts" / "pts_utils.py").write_text(sampling + "\n\nfurthest_point_sample = FurthestPointSampling.apply\n")
+    (repo / "model.py").write_text(MODEL)
+    (repo / "train.py").write_text(TRAIN)
+    path = repo / "train.py"
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repo)
+        conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path), locate="input")
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA003"]
+    assert finding.line == 2
+    assert "what this file uses of model.py, which this run does not convert, holds code that does not run on XLA" in (
+        finding.message
+    )
+    assert "`FurthestPointSampling` in pts/pts_utils.py has `_ext.furthest_point_sampling(xyz, npoint)`" in (
+        finding.message
+    )
