@@ -41,6 +41,7 @@ from codemods.engine.nodes import (
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_summary import outside_project
 
 if TYPE_CHECKING:
     from codemods.cuda_only.facts import SparseEvent
@@ -101,6 +102,10 @@ class CudaOnlyAnalysis(Analysis):
         # forward by the first name of their callee: which are extensions is known in conclude.
         self.relative_imports: dict[str, tuple[str, str]] = {}
         self.forward_calls: list[tuple[cst.Call, str]] = []
+        # Calls in a forward of what an absolute import binds, outside torch's family, by the
+        # callee's qualified name (``pointnet2._ext.ball_query``): which are ops of an extension
+        # the project's setup.py builds is known in conclude.
+        self.imported_forward_calls: list[tuple[cst.Call, str]] = []
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
@@ -319,6 +324,8 @@ class CudaOnlyAnalysis(Analysis):
         head = dotted(node.func)
         if head is not None and self._forward() is not None:
             self.forward_calls.append((node, head.split(".")[0]))
+            if callee is not None and "." in callee and not outside_project(callee):
+                self.imported_forward_calls.append((node, callee))
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -550,7 +557,9 @@ class CudaOnlyAnalysis(Analysis):
 
     def _extension_ops(self) -> None:
         """A relative import that finds no Python module of the project is a compiled
-        extension built in place; calls of it (or of a ``load(...)`` one) in a forward."""
+        extension built in place; so is a module that a setup.py of the project builds with
+        ``CUDAExtension``/``CppExtension`` (``import pointnet2._ext as _ext``); calls of them (or of
+        a ``load(...)`` one) in a forward."""
         context = self.facts.project.context
         for bound, (module, name) in self.relative_imports.items():
             if bound not in self.extensions and context.lookup(module, name) is None:
@@ -558,6 +567,13 @@ class CudaOnlyAnalysis(Analysis):
         for call, head in self.forward_calls:
             if head in self.extensions:
                 self.part.extension_ops[call] = self.extensions[head]
+        if self.imported_forward_calls and (built := context.built_extensions()):
+            for call, callee in self.imported_forward_calls:
+                for extension, setup in built:
+                    if callee.startswith(extension + ".") and call not in self.part.extension_ops:
+                        self.part.extension_ops[call] = (
+                            f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
+                        )
 
     def conclude(self) -> None:
         self._extension_ops()

@@ -28,6 +28,9 @@ class StepClosure:
     reads: tuple[cst.CSTNode, ...]
     loop: cst.CSTNode
     blocked: str | None = None  # why it cannot be moved (None: it can)
+    # The read values (name chains) that the step changes in place after the statement
+    # (``loss += w * reg``, ``loss.add_(...)``, ``loss[0] = ...``): the closure gets a copy.
+    changed_later: frozenset[str] = frozenset()
 
 
 @dataclass(repr=False, eq=False)

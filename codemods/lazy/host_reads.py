@@ -10,11 +10,12 @@ only what it reads, and the carried graph keeps growing.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
+from codemods.engine.nodes import children, dotted, method_name, names_in, receiver, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.expression_kinds import READ_BUILTINS, READ_METHODS, is_logging, reads_to_host
 from codemods.lazy.facts import HostRead, ReadKind, StepClosure
@@ -66,6 +67,10 @@ class HostReadAnalysis(Analysis):
     def finish(self) -> None:
         self.found = self._host_reads()
         self._carried_state(self.found)
+        for statement, closure in self.part.step_closures.items():
+            values = {dotted(self.part.reads[read].value) for read in closure.reads if read in self.part.reads}
+            if changed := changed_in_place_after(closure.loop, statement, {v for v in values if v is not None}):
+                self.part.step_closures[statement] = dataclasses.replace(closure, changed_later=frozenset(changed))
 
     def _host_reads(self) -> dict[cst.CSTNode, Site[cst.BaseExpression]]:
         """Every read of a device value to the host (in any loop), by node."""
@@ -178,3 +183,47 @@ class HostReadAnalysis(Analysis):
                         carried.append(target)
             if carried:
                 self.part.carried_state[loop] = tuple(carried)
+
+
+def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set[str]) -> set[str]:
+    """Which of the tensors ``names`` (name chains) the iteration changes in place after
+    ``statement``, before its barrier: ``loss += w * reg`` (a tensor's ``+=`` is in place),
+    ``loss.add_(...)``, ``loss[mask] = 0``; a name bound anew (``loss = ...``) holds another
+    tensor from there."""
+    changed: set[str] = set()
+    watched = set(names)
+    after = False
+    stack: list[cst.CSTNode] = [loop]
+    while stack and watched:
+        node = stack.pop()
+        if node is statement:
+            after = True
+            continue
+        kind = type(node)
+        if after:
+            if kind is cst.AugAssign:
+                target = node.target  # type: ignore[attr-defined]  # an AugAssign
+                held = dotted(target.value if type(target) is cst.Subscript else target)
+                if held in watched:
+                    changed.add(held)
+            elif kind is cst.Assign:
+                for assigned in node.targets:  # type: ignore[attr-defined]  # an Assign
+                    target = assigned.target
+                    if type(target) is cst.Subscript and (held := dotted(target.value)) in watched:
+                        changed.add(held)
+                    elif (held := dotted(target)) in watched:
+                        watched.discard(held)  # bound anew: later changes are another tensor's
+            elif kind is cst.Call:
+                method = method_name(node)  # type: ignore[arg-type]  # a Call
+                if (
+                    method is not None
+                    and method.endswith("_")
+                    and not method.startswith("_")
+                    and (held := dotted(receiver(node))) is not None  # type: ignore[arg-type]  # a Call
+                    and held in watched
+                ):
+                    changed.add(held)
+        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue  # runs when called, not in this step
+        stack.extend(reversed(children(node)))
+    return changed

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, dotted, is_false, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
+from codemods.project.dynamic_loads import Held, dynamic_loads
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
 from codemods.project.receivers import (
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
-# (module path, cause, top-level name there, the code it holds and its line, whether converting
-# that module ports it)
-_Held = tuple[str, str, str, str, bool]
 
 
 class ProjectAnalysis(Analysis):
@@ -48,6 +46,7 @@ class ProjectAnalysis(Analysis):
         super().__init__(walk)
         self.part = self.facts.project
         self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
+        self.string_flags: dict[str, str] = {}  # ``add_argument("--model", default="votenet")``: dest -> default
         self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
         # Every (module, callable) that built a name, in order: branches may build it apart
         # (``policy = TD3(...)`` under one condition, ``policy = DDPG(...)`` under another).
@@ -67,10 +66,11 @@ class ProjectAnalysis(Analysis):
         self._origins: dict[str, Found | None] = {}
         self.top_level: set[str] = set()  # the functions and classes this module defines
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
+        self.module_aliases: list[tuple[str, str]] = []  # module-level ``name = other.attr``: (name, what it holds)
         self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
-        self._held: dict[tuple[str, str], list[_Held]] = {}
+        self._held: dict[tuple[str, str], list[Held]] = {}
         self.module: cst.Module | None = None
         # How each name the file binds is bound: True where the tool can tell the class of its value
         # (a literal, a call of an import from outside the project, of a builtin, of a class of the
@@ -195,6 +195,9 @@ class ProjectAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
             self.function_names.append((self.walk.qualname, used))
+        elif self.walk.module_level and "." not in name and (used := dotted(value)) is not None:
+            # ``furthest_point_sample = FurthestPointSampling.apply``: the name runs what it holds.
+            self.module_aliases.append((name, used))
         while (
             type(value) is cst.Call
             and type(attribute := value.func) is cst.Attribute  # (method_name and receiver, at once)
@@ -467,6 +470,11 @@ class ProjectAnalysis(Analysis):
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
             if string_value(node.args[0].value) is None:
                 self.part.dynamic_imports.append(node)
+        elif callee.endswith(".add_argument") and (dest := flag_dest(node)) is not None:
+            keywords = call_args(node)[1]
+            default = string_value(keywords["default"].value) if "default" in keywords else None
+            if default is not None:
+                self.string_flags[dest] = default
         imports = self.facts.imports
         if imports.unfollowed_stars and callee.startswith("torch.cuda.") and "torch" not in imports.table.bindings:
             # ``torch`` may come from a star import the tool could not read: the check is not known as torch's.
@@ -492,12 +500,14 @@ class ProjectAnalysis(Analysis):
         project_names = self.facts.imports.project_names
         self.part.references = {
             (function.split(".")[0], callee)
-            for function, callee in [*self.function_calls, *self.function_names, *self.bases]
+            for function, callee in [*self.function_calls, *self.function_names, *self.bases, *self.module_aliases]
             if (head := callee.split(".")[0]) in self.top_level or head in project_names
         }
         self._conclude_calls()
         if (project_names or self.star_imports) and self.part.context.converted():
             self._unported_uses()
+        if self.part.dynamic_imports and self.part.context.converted():
+            dynamic_loads(self.part, self.string_flags, self.held_by)
 
     def _conclude_calls(self) -> None:
         is_optimizer = self.facts.training.is_optimizer
@@ -589,14 +599,14 @@ class ProjectAnalysis(Analysis):
             for name in sorted(bare - self.facts.imports.project_names.keys()):
                 if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
                     uses.append((star, found.summary, [found.name]))
-        by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
+        by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
         # A module imported by a name known only at run time holds the training loop where this file has none.
         # (A method of the file's that runs a project's training loop by its name names that loop already.)
         unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
         for at, summary, used in uses:
             held = [
                 h
-                for h in self._held_by(summary, ["", *used], 0)
+                for h in self.held_by(summary, ["", *used], 0)
                 if (h[0], h[1]) not in named and (h[1] != "dynamic-import" or unfollowed)
             ]
             if held:
@@ -610,9 +620,9 @@ class ProjectAnalysis(Analysis):
         if self.part.unported_uses:
             self.part.unported_module = self.module
 
-    def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
+    def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
-        found: list[_Held] = []
+        found: list[Held] = []
         for name in names:
             key = (summary.path, name.split(".")[0])
             if key not in self._held:
@@ -621,20 +631,20 @@ class ProjectAnalysis(Analysis):
             found.extend(self._held[key])
         return found
 
-    def _held_by_name(self, summary: ModuleSummary, top: str, depth: int) -> list[_Held]:
+    def _held_by_name(self, summary: ModuleSummary, top: str, depth: int) -> list[Held]:
         found = [(summary.path, cause, top, what, ported) for name, cause, what, ported in summary.holds if name == top]
         for name, used in summary.reaches:
             if name != top or not top:
                 continue
             origin = summary.origin_of(used)
             if origin is None:  # one of the module's own names
-                found.extend(self._held_by(summary, [used], depth))
+                found.extend(self.held_by(summary, [used], depth))
             elif depth < _MAX_DEPTH and (other := self.part.context.lookup_from(summary, *origin)) is not None:
                 if other.summary is not None:
-                    found.extend(self._held_by(other.summary, ["", *used_of(other)], depth + 1))
+                    found.extend(self.held_by(other.summary, ["", *used_of(other)], depth + 1))
         return found
 
-    def held_device(self, callee: str) -> _Held | None:
+    def held_device(self, callee: str) -> Held | None:
         """What calling the project callable ``callee`` reaches, in a module this run does not
         convert, of a device choice that converting it would port or report (``"cuda:0"``, the
         default of a ``--device`` flag that the function which parses the options reaches
@@ -642,7 +652,7 @@ class ProjectAnalysis(Analysis):
         found = self.origin(callee)
         if found is None or found.summary is None:
             return None
-        held = self._held_by(found.summary, used_of(found), 0)
+        held = self.held_by(found.summary, used_of(found), 0)
         return next((h for h in held if h[1] == "device"), None)
 
     def module_file(self, func: str) -> str:

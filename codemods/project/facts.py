@@ -66,6 +66,9 @@ class ProjectFacts:
     # For other files: ``importlib.import_module(name)`` of a name not written here (a module a
     # config names, Palette's ``create_model``): what it runs, no run can follow.
     dynamic_imports: list[cst.Call] = field(default_factory=list)
+    # In a run that does not convert them: such imports of this file, with the project modules
+    # they may load and what those hold that their conversion ports or reports as an error.
+    dynamic_loads: dict[cst.Call, DynamicLoad] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,3 +79,14 @@ class Unported:
     # What converting those modules does with it: (True,) ports all of it, (False,) only reports
     # it (as errors to fix by hand), (False, True) some of each.
     ported: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class DynamicLoad:
+    """What an ``importlib.import_module(name)`` of a name known only at run time may load."""
+
+    default: str | None  # the module a flag's default names (None: not known)
+    package: str  # the package the name starts with ("" for none)
+    paths: tuple[str, ...]  # the modules read (their paths)
+    candidates: int  # how many modules it may load
+    held: Unported  # what they hold (its path unused)

@@ -449,6 +449,20 @@ class ImportContext(Protocol):
         no loop that drives a step."""
         ...
 
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
+        """The project modules that ``importlib.import_module(f"{package}.{name}")`` may load
+        from this file (``package`` "": ``import_module(name)``), as dotted names its imports
+        resolve: the modules and packages of the first folder named ``package`` under the
+        folders its imports search (its own folder first) and those it puts on ``sys.path``;
+        the file itself left out."""
+        ...
+
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        """The C++/CUDA extension modules the project's ``setup.py`` files build with
+        torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
+        ``CppExtension``): (the module's dotted name, the setup file as findings name it)."""
+        ...
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
         gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
@@ -555,6 +569,12 @@ class GuessedImports:
         return False  # the file's name is not known
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the file's folder is not known
+
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the project's files are not known
+
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
         return ()  # the file's folder is not known
 
 

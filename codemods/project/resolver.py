@@ -40,6 +40,7 @@ from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
     RANK_CHECK,
+    built_extensions,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
@@ -109,6 +110,7 @@ class Project:
         self._takes_a_step: dict[Path, bool] = {}
         self._methods: dict[str, tuple[Path, ...]] | None = None  # (named_methods)
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
+        self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -208,6 +210,20 @@ class Project:
                         methods.setdefault(method.decode(), []).append(path)
             self._methods = {name: tuple(paths) for name, paths in methods.items()}
         return self._methods
+
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        """The extension modules the project's ``setup.py`` files build (text_scans.py's
+        ``built_extensions``), as findings name the files: read once for the run."""
+        if self._extensions is None:
+            found: list[tuple[str, str]] = []
+            for path in _setup_files(self.root):
+                try:
+                    data = read_bytes(str(path))
+                except FileProblem:
+                    continue
+                found.extend((name, self.display(path)) for name in built_extensions(data))
+            self._extensions = tuple(found)
+        return self._extensions
 
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
@@ -467,6 +483,34 @@ class FileImports:
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
             return None
 
+    def built_extensions(self) -> tuple[tuple[str, str], ...]:
+        return self.project.built_extensions()
+
+    def loadable_modules(self, package: str) -> tuple[str, ...]:
+        parts = [p for p in package.split(".") if p]
+        added = self.project.path_folders(self.path) if self.follows_sys_path else ()
+        me = resolved(self.path)
+        found: list[str] = []
+        for base in dict.fromkeys([*self.folders, *added]):
+            folder = base.joinpath(*parts)
+            try:
+                if not folder.is_dir() or not self.project.contains(folder):
+                    continue
+                children = sorted(folder.iterdir())
+                for child in children:
+                    stem = child.name.removesuffix(".py")
+                    if not stem.isidentifier() or stem == "__init__" or child.name in SKIPPED_DIRS:
+                        continue
+                    if child.name.endswith(".py") and child.is_file() and resolved(child) != me:
+                        found.append(".".join([*parts, stem]))
+                    elif child.is_dir() and (parts or (child / "__init__.py").is_file()):
+                        found.append(".".join([*parts, stem]))
+            except OSError:  # a folder we may not list
+                continue
+            if parts:
+                break  # the first folder of that name is the package Python imports
+        return tuple(dict.fromkeys(found))
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root
         places = dict.fromkeys((folder, folder / "scripts", root, root / "scripts"))
@@ -573,6 +617,12 @@ def _python_files(root: Path) -> Iterator[Path]:
                 if count > _MAX_SCANNED:
                     return
                 yield resolved(Path(folder) / name)
+
+
+def _setup_files(root: Path) -> Iterator[Path]:
+    """The project's ``setup.py`` files under ``root`` (the folders a run skips left out),
+    among at most _MAX_SCANNED Python files."""
+    return (path for path in _python_files(root) if path.name == "setup.py")
 
 
 def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:

@@ -39,7 +39,12 @@ CROSS_FILE = Rule(
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
-    "hand). A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
+    "hand). The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
+    "importlib.import_module(FLAGS.model)` with the models' folder put on `sys.path`, "
+    '`importlib.import_module(f"model.{model_name}")`) loads a project module that a run on the file neither '
+    "follows nor converts: where the modules it may load (the one a flag's string default names, else those of "
+    "the package its name starts with, else those of the folders the file's imports search) hold such code, "
+    "the finding is at the call, naming them. A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
     "getattr(model_zoo, name)(...)`, a model a registry builds) that is named like methods of the project's "
     "classes that take a training step or run a training loop, in modules the run does not convert, is an error "
     "at the call, naming them (not for a name that torch's modules, optimizers and tensors define: `train`, "
@@ -257,6 +262,38 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
                 f"on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its root) "
                 + _PROJECT_RUN[found.ported],
             )
+    return updated
+
+
+@on_facts(CROSS_FILE, nodes=lambda facts: facts.project.dynamic_loads)
+def _dynamic_load(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """An ``importlib.import_module(name)`` of a name known only at run time, in a run that
+    does not convert the project modules it may load, where those hold what converting them
+    ports or reports as an error."""
+    load = ctx.facts.project.dynamic_loads[original]
+    found = load.held
+    if load.default is not None:
+        what = f"`{load.default}` by default ({', '.join(load.paths)})"
+    else:
+        shown = ", ".join(load.paths[:_EXAMPLES])
+        more = load.candidates - min(len(load.paths), _EXAMPLES)
+        where = f"the modules of the `{load.package}` package" if load.package else "the modules on its path"
+        what = f"one of {where}: {shown}" + (f" and {more} more" if more > 0 else "")
+    causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
+    consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
+    held = "; ".join(
+        (f"`{name}`" if name else "module-level code") + f" in {path} has {code}"
+        for path, name, code in found.held[:_EXAMPLES]
+    )
+    more = len(found.held) - _EXAMPLES
+    held += f"; and {more} more" if more > 0 else ""
+    ctx.report(
+        CROSS_FILE,
+        original,
+        f"`{ctx.code(original)}` loads a module of the project named at run time, {what}, which a run on this file "
+        f"neither follows nor converts: it holds {causes} ({held}): on an XLA host {consequences}; converting the "
+        "project (`xla-codemod convert .` at its root) " + _PROJECT_RUN[found.ported],
+    )
     return updated
 
 

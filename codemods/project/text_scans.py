@@ -71,3 +71,31 @@ def calls_under_rank_checks(data: bytes) -> set[str]:
             if type(call) is cst.Call and (name := dotted(call.func)) is not None:
                 found.add(name.rsplit(".", 1)[-1])
     return found
+
+
+# torch.utils.cpp_extension's descriptions of an extension module that setuptools builds.
+_EXTENSION_CLASSES = frozenset({"CUDAExtension", "CppExtension"})
+
+
+def built_extensions(data: bytes) -> list[str]:
+    """The dotted names of the extension modules a ``setup.py`` builds with
+    torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", sources=[...])``, or the
+    name first: ``CppExtension("ops._C", [...])``); a name the file does not write as a string
+    is not known."""
+    if not any(kind.encode() in data for kind in _EXTENSION_CLASSES):
+        return []
+    import libcst as cst
+
+    from codemods.engine.nodes import arg_value, dotted, string_value, walk
+
+    try:
+        module = cst.parse_module(data)
+    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
+        return []
+    found: list[str] = []
+    for node in walk(module):
+        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[-1] in _EXTENSION_CLASSES:
+            name = string_value(arg_value(node, 0, "name"))
+            if name and all(part.isidentifier() for part in name.split(".")):
+                found.append(name)
+    return found

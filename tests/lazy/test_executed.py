@@ -19,13 +19,25 @@ the eager run).
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from codemods import RuleSelection, convert_source
-from tests.support.executed import LOSS_ATOL, LOSS_RTOL, Executed, Run, run_eager, run_xla
+from tests.support.executed import (
+    LOSS_ATOL,
+    LOSS_RTOL,
+    XLA_RUNNER,
+    Executed,
+    Run,
+    parse_run,
+    run_command,
+    run_eager,
+    run_environment,
+    run_xla,
+)
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
@@ -53,7 +65,9 @@ CASES = [
     LazyCase("lazy_word_language_model.py", warmup=14, compiling_steps=4),
     LazyCase("lazy_logging_forms.py", warmup=3, same_output=True),  # five logging forms in step closures
     LazyCase("lazy_accumulation.py", warmup=3, same_output=True),  # host accumulation next to closures
-    LazyCase("lazy_short_last_batch.py", warmup=8, compiling_steps=4),  # the short batch compiles once
+    LazyCase("lazy_short_last_batch.py", warmup=8, compiling_steps=4),
+    # logs the loss, then adds to it in place: the closure gets a copy, and logs the base loss
+    LazyCase("lazy_logged_before_in_place.py", warmup=3, same_output=True),  # the short batch compiles once
     LazyCase("hf_tokenizer_padding.py", warmup=3),  # padding=True -> "max_length"
     LazyCase("hf_trainer_code_args.py", warmup=3, huggingface=True),  # optim="adamw_torch_xla" in code
     LazyCase("hf_trainer_argparser.py", warmup=3, huggingface=True),  # optim set on the parsed arguments
@@ -136,3 +150,29 @@ def test_masked_select_loss_recompiles_where_lint_says(tmp_path: Path) -> None:
     source = (FIXTURES / "lazy_masked_select_loss.py").read_text()
     lines = {f.line for f in convert_source(source, locate="input").findings if f.rule == "XLA713"}
     assert {i + 1 for i, text in enumerate(source.splitlines()) if "[observed]" in text} == lines
+
+
+def test_closure_given_the_tensor_changed_in_place_logs_the_total(tmp_path: Path) -> None:
+    """Negative control: the converted script with the closure handed ``loss`` itself (no
+    copy) logs the loss after ``loss += 0.5 * penalty``, the total, not the base loss the
+    original printed; the comparison of printed lines sees it."""
+    script = "lazy_logged_before_in_place.py"
+    eager = run_eager(Executed(script), tmp_path)
+    converted = run_xla(Executed(script), tmp_path)
+    path = converted.folder / script
+    text = path.read_text()
+    assert "args=(step, loss.detach().clone(), penalty)" in text
+    path.write_text(text.replace("loss.detach().clone()", "loss"))
+    output = run_command(
+        [sys.executable, str(XLA_RUNNER), script], converted.folder, run_environment(PJRT_DEVICE="CPU")
+    )
+    uncopied = parse_run(output, converted.folder)
+    assert_same_losses(uncopied, eager)  # the steps are the same: only the logged value differs
+    base, original = printed(uncopied)["base"], printed(eager)["base"]
+    assert len(base) == len(original)
+    with pytest.raises(AssertionError):
+        for line, want in zip(base, original):
+            assert_same_numbers(line, want)
+    total = [float(line.split()[2]) for line in base]
+    losses = eager.losses
+    assert all(abs(got - want) <= LOSS_ATOL + LOSS_RTOL * abs(want) for got, want in zip(total, losses))

@@ -1,7 +1,11 @@
 """A layer whose forward calls a compiled extension imported relatively (``from ._ext import
 deform_conv``, built in place by the project's setup.py: no Python module of the project) is
 an error (XLA512) in a run that knows the project; a relative import of a module the project
-has is not, and a file whose folder is not known cannot tell the two apart (nothing said)."""
+has is not, and a file whose folder is not known cannot tell the two apart (nothing said).
+So is a call in a forward of a module that a setup.py of the project builds with
+torch.utils.cpp_extension's ``CUDAExtension``/``CppExtension`` (``import pointnet2._ext as _ext``,
+an absolute import: the module is installed by ``python setup.py install``), whatever the
+spelling of the import; a module the setup.py does not build is not."""
 
 from __future__ import annotations
 
@@ -67,3 +71,137 @@ def test_a_module_of_the_project_is_no_extension(tmp_path: Path, target: str) ->
 
 def test_a_file_whose_folder_is_not_known_says_nothing(tmp_path: Path) -> None:
     assert _findings(tmp_path, "_ext", "2.9", located=False) == []
+
+
+SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, {kind}
+
+setup(
+    name="pts",
+    ext_modules=[{kind}(name="pts._ext", sources=["src/ops.cpp", "src/ops_kernel.cu"])],
+    cmdclass={{"build_ext": BuildExtension}},
+)
+"""
+
+SAMPLING = """\
+import torch
+from torch.autograd import Function
+
+{imports}
+
+
+class FurthestPointSampling(Function):
+    @staticmethod
+    def forward(ctx, xyz, npoint):
+        return {call}(xyz, npoint)
+
+
+def warm_up(xyz):
+    return {call}(xyz, 1)
+"""
+
+IMPORTS = {
+    "module alias": ("import pts._ext as _ext", "_ext.furthest_point_sampling"),
+    "from the package": ("from pts import _ext", "_ext.furthest_point_sampling"),
+    "the op itself": ("from pts._ext import furthest_point_sampling as fps", "fps"),
+    "plain import": ("import pts._ext", "pts._ext.furthest_point_sampling"),
+}
+
+
+def _built_findings(tmp_path: Path, target: str, imports: str, call: str, setup: str | None) -> list[Finding]:
+    repo = tmp_path / "repo"
+    (repo / "pts").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    if setup is not None:
+        (repo / "pts" / "setup.py").write_text(setup)
+    (repo / "pts" / "pts_utils.py").write_text(SAMPLING.format(imports=imports, call=call))
+    path = repo / "pts" / "pts_utils.py"
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path))
+    return [f for f in conversion.findings if f.rule == "XLA512"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("spelling", list(IMPORTS))
+def test_an_op_of_an_extension_the_setup_py_builds_is_an_error_in_the_forward(
+    tmp_path: Path, target: str, spelling: str
+) -> None:
+    imports, call = IMPORTS[spelling]
+    (finding,) = _built_findings(tmp_path, target, imports, call, SETUP.format(kind="CUDAExtension"))
+    assert finding.line == 10  # the forward's call, not warm_up's
+    assert f"`{call}(...)` runs an op of a compiled extension (`pts._ext`, a C++/CUDA extension that " in (
+        finding.message
+    )
+    assert "pts/setup.py builds with torch.utils.cpp_extension), which raises on XLA tensors" in finding.message
+
+
+def test_an_op_of_a_cpp_extension_is_an_error_too(tmp_path: Path) -> None:
+    """A C++ op reads its tensors' memory on the CPU: it raises on XLA tensors, as a
+    ``load(...)`` extension's op does (XLA512 reports those whatever their sources)."""
+    imports, call = IMPORTS["module alias"]
+    (finding,) = _built_findings(tmp_path, "2.9", imports, call, SETUP.format(kind="CppExtension"))
+    assert finding.line == 10
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_module_no_setup_py_builds_is_no_extension(tmp_path: Path, target: str) -> None:
+    imports, call = IMPORTS["module alias"]
+    plain = 'from setuptools import setup\n\nsetup(name="pts", packages=["pts"])\n'
+    assert _built_findings(tmp_path, target, imports, call, plain) == []
+    other = SETUP.format(kind="CUDAExtension").replace("pts._ext", "pts._ops")
+    assert _built_findings(tmp_path / "other", target, imports, call, other) == []
+
+
+MODEL = """\
+import torch
+from pts.pts_utils import furthest_point_sample
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, xyz):
+        return self.fc(xyz)[furthest_point_sample(xyz, 4)]
+"""
+
+TRAIN = """\
+import torch
+from model import Net
+
+net = Net().to("cuda")
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for xyz in [torch.randn(16, 3)]:
+    optimizer.zero_grad()
+    net(xyz.to("cuda")).sum().backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_single_file_run_names_the_extension_op_its_model_reaches(tmp_path: Path, target: str) -> None:
+    """The op is reached through a module-level alias of the Function (``furthest_point_sample =
+    FurthestPointSampling.apply``) of a module the run does not convert: XLA003 names it."""
+    repo = tmp_path / "repo"
+    (repo / "pts").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "pts" / "setup.py").write_text(SETUP.format(kind="CUDAExtension"))
+    sampling = SAMPLING.format(imports="import pts._ext as _ext", call="_ext.furthest_point_sampling")
+    (repo / "pts" / "pts_utils.py").write_text(sampling + "\n\nfurthest_point_sample = FurthestPointSampling.apply\n")
+    (repo / "model.py").write_text(MODEL)
+    (repo / "train.py").write_text(TRAIN)
+    path = repo / "train.py"
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repo)
+        conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path), locate="input")
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA003"]
+    assert finding.line == 2
+    assert "what this file uses of model.py, which this run does not convert, holds code that does not run on XLA" in (
+        finding.message
+    )
+    assert "`FurthestPointSampling` in pts/pts_utils.py has `_ext.furthest_point_sampling(xyz, npoint)`" in (
+        finding.message
+    )

@@ -1,5 +1,6 @@
 """XLA512 compiled-extension-op: a forward that runs a compiled C++/CUDA extension's op
-(``cpp_extension.load``, a relative import of a built module), or raises unless its input is a
+(``cpp_extension.load``, a relative import of a built module, a module a setup.py of the project builds
+with ``CUDAExtension``/``CppExtension``), or raises unless its input is a
 CUDA tensor, fails at the first training step on XLA.  Reported at the call or the test."""
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ COMPILED_EXTENSION_OP = Rule(
     fixable=False,
     why="Ops of a compiled extension (built with torch.utils.cpp_extension: `load(...)`, `load_inline(...)`, "
     "or in place by the project's setup.py, imported as `from ._ext import ...`, a relative import that finds "
-    "no Python module of the project) read their tensors' memory through CUDA (or the CPU): they raise on XLA "
+    "no Python module of the project, or named in a `CUDAExtension(name=...)`/`CppExtension(name=...)` of a "
+    "setup.py of the project and imported by that name, `import pointnet2._ext as _ext`) read their tensors' memory through CUDA (or the CPU): they raise on XLA "
     "tensors, and so does a forward that starts with `if not x.is_cuda: raise ...`, which an XLA tensor never "
     "passes. Any model whose forward runs one fails at its first training step on XLA. The tool cannot port "
     "the op: write it in torch operations (which XLA compiles), or keep the layer out of the model trained on "

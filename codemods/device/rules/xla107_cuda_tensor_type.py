@@ -56,6 +56,31 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             note="a membership or equality test names the type and creates no tensor",
         ),
+        valid(
+            """
+            import torch
+            from typing import Optional
+
+
+            class Net(torch.nn.Module):
+                def forward(self, points: torch.cuda.FloatTensor, mask: Optional[torch.cuda.ByteTensor] = None):
+                    scale: torch.cuda.FloatTensor = points.new_ones(1)
+                    if isinstance(points, (torch.cuda.FloatTensor, torch.FloatTensor)):
+                        return points * scale
+                    return points
+            """,
+            note="annotations and isinstance tests name the type and create no tensor",
+        ),
+        valid(
+            """
+            import torch as th
+
+
+            def forward(points: th.cuda.FloatTensor) -> th.cuda.FloatTensor:
+                return points if issubclass(type(points), th.cuda.FloatTensor) else points.float()
+            """,
+            note="an aliased type in annotations and an issubclass test",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -86,6 +111,17 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 5, "th.cuda.FloatTensor(2, 2) -> th.FloatTensor(2, 2).to(torch_xla.device())"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def forward(points: torch.cuda.FloatTensor):
+                return points.type(torch.cuda.FloatTensor)
+            """,
+            note="the annotation is left alone, the type passed as a value beside it is reported",
+            findings=(Expected(5, 24, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
         ),
         invalid(
             """
@@ -128,7 +164,7 @@ def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, cal
 def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     parent = ctx.parent()
     called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
-    if not called and not _compared(ctx):
+    if not called and not _compared(ctx) and not _names_a_type(ctx):
         ctx.report(
             CUDA_TENSOR_TYPE,
             original,
@@ -136,6 +172,32 @@ def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.
             "torch.tensor(..., device=device) or move them with .to(device)",
         )
     return updated
+
+
+def _names_a_type(ctx: Context[Facts]) -> bool:
+    """The node being left is in an annotation (``def forward(self, x: torch.cuda.FloatTensor)``,
+    ``y: Optional[torch.cuda.LongTensor] = None``) or is the type tested by ``isinstance`` or
+    ``issubclass`` (``isinstance(x, (torch.cuda.FloatTensor, torch.FloatTensor))``): it names the
+    type and creates no tensor."""
+    ancestors = ctx.ancestors[:-1]
+    if any(type(ancestor).__name__ == "Annotation" for ancestor in ancestors):
+        return True
+    for index in range(len(ancestors) - 1, 0, -1):
+        kind = type(ancestors[index]).__name__
+        if kind == "Arg":
+            call = ancestors[index - 1]
+            if type(call).__name__ != "Call":
+                return False
+            func, args = call.func, call.args  # type: ignore[attr-defined]  # a Call (checked by name)
+            return (
+                len(args) == 2
+                and args[1] is ancestors[index]
+                and type(func).__name__ == "Name"
+                and func.value in ("isinstance", "issubclass")
+            )
+        if kind not in ("Element", "Tuple"):
+            return False
+    return False
 
 
 def _compared(ctx: Context[Facts]) -> bool:

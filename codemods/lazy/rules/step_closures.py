@@ -69,18 +69,34 @@ def closure_parts(facts: Facts, call: cst.Call, closure: StepClosure) -> tuple[H
 
 
 def step_closure(
-    ctx: Context[Any], hoisting: Hoisting, body: cst.CSTNode, rewritten: dict[int, cst.CSTNode]
+    ctx: Context[Any],
+    hoisting: Hoisting,
+    body: cst.CSTNode,
+    rewritten: dict[int, cst.CSTNode],
+    changed_later: frozenset[str] = frozenset(),
 ) -> cst.Call | None:
     """``xm.add_step_closure(lambda <params>: <body>, args=(<values>))``; ``rewritten``:
-    what other rewrites made of the values (by the original value's id)."""
+    what other rewrites made of the values (by the original value's id); ``changed_later``:
+    the tensors the step changes in place after the statement, passed as copies
+    (``loss.detach().clone()``: the closure runs at the barrier, after the change)."""
     params = [cst.Param(cst.Name(name)) for name in hoisting.names]
     function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]  # rebuild() of an expression returns an expression (typed CSTNode for all nodes)
-    elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]  # hoisted values are expressions (typed CSTNode)
+    passed: list[cst.BaseExpression] = [rewritten.get(id(value), value) for value in hoisting.values]  # type: ignore[misc]  # hoisted values are expressions (typed CSTNode)
+    elements = [
+        cst.Element(_copied(new) if code_of(value) in changed_later else new)
+        for value, new in zip(hoisting.values, passed)
+    ]
     elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]  # with_comma is typed for Arg; an Element has the same comma field and with_changes
     if len(elements) == 1:
         elements = [elements[0].with_changes(comma=cst.Comma())]
     args = cst.Arg(cst.Tuple(elements), keyword=cst.Name("args"), equal=_NO_SPACE)
     return ctx.call("add_step_closure", [with_comma(cst.Arg(function)), args])
+
+
+def _copied(value: cst.BaseExpression) -> cst.Call:
+    """``value.detach().clone()``: the tensor as it is now, which later in-place changes leave alone."""
+    detached = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("detach")))
+    return cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")))
 
 
 class Hoisting:

@@ -151,6 +151,112 @@ HOST_READ_LOGGING = Rule(
         invalid(
             """
             import torch
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("cuda"), y.to("cuda")
+                loss = criterion(model(x), y)
+                reg = model.weight.pow(2).sum()
+                print("base", loss.item(), "ratio", reg.item() / loss.item())
+                loss += 0.1 * reg
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("xla"), y.to("xla")
+                loss = criterion(model(x), y)
+                reg = model.weight.pow(2).sum()
+                xm.add_step_closure(lambda loss, reg: print("base", loss.item(), "ratio", reg.item() / loss.item()), args=(loss.detach().clone(), reg))
+                loss += 0.1 * reg
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="read tensor changed in place later: a copy",
+            findings=(
+                Expected(
+                    9,
+                    19,
+                    "logging-only host read `loss.item()` moved into a step closure: it runs after the step's "
+                    "graph, with this iteration's values passed in (`loss` as a copy, `.detach().clone()`: the step "
+                    "changes it in place after this line)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("cuda"), y.to("cuda")
+                losses = criterion(model(x), y)
+                writer.add_scalar("base", losses.item(), step)
+                losses.mul_(2.0)
+                losses.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("xla"), y.to("xla")
+                losses = criterion(model(x), y)
+                xm.add_step_closure(lambda losses, step: writer.add_scalar("base", losses.item(), step), args=(losses.detach().clone(), step))
+                losses.mul_(2.0)
+                losses.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="read tensor changed by an in-place method later: a copy",
+            findings=(Expected(8, 31, "(`losses` as a copy, `.detach().clone()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("cuda"), y.to("cuda")
+                loss = criterion(model(x), y)
+                writer.add_scalar("base", loss.item(), step)
+                loss = loss + 0.1 * model.weight.pow(2).sum()
+                loss.mul_(2.0)
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for step, (x, y) in enumerate(loader):
+                x, y = x.to("xla"), y.to("xla")
+                loss = criterion(model(x), y)
+                xm.add_step_closure(lambda loss, step: writer.add_scalar("base", loss.item(), step), args=(loss, step))
+                loss = loss + 0.1 * model.weight.pow(2).sum()
+                loss.mul_(2.0)
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="read name bound anew before the in-place change: the read tensor itself is passed",
+            findings=(
+                Expected(
+                    8,
+                    31,
+                    "logging-only host read `loss.item()` moved into a step closure: it runs after the step's "
+                    "graph, with this iteration's values passed in",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
             import torch_xla
 
             for x in loader:
@@ -208,11 +314,18 @@ def _into_step_closure(ctx: Context[Facts], original: cst.Expr, updated: cst.Exp
             "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints",
         )
         return updated
+    copies = sorted(closure.changed_later)
     new = ctx.fix(
         HOST_READ_LOGGING,
         first,
         f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
-        "with this iteration's values passed in",
-        lambda: step_closure(ctx, *hoisted, rewritten or {}),
+        "with this iteration's values passed in"
+        + (
+            f" ({', '.join(f'`{name}`' for name in copies)} as a copy, `.detach().clone()`: the step changes "
+            f"{'it' if len(copies) == 1 else 'them'} in place after this line)"
+            if copies
+            else ""
+        ),
+        lambda: step_closure(ctx, *hoisted, rewritten or {}, closure.changed_later),
     )
     return updated if new is None else updated.with_changes(value=new)
