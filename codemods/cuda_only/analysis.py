@@ -17,6 +17,18 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.code_shapes import (
+    ANSWERS,
+    CPP_EXTENSION_LOADS,
+    calls,
+    keyword_set,
+    passes_not_false,
+    raises,
+    requires_cuda,
+    runs_as_script,
+    sparse_core,
+    unavailable_check,
+)
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.facts import SparseParameter
@@ -107,7 +119,7 @@ class CudaOnlyAnalysis(Analysis):
         # the project's setup.py builds is known in conclude.
         self.imported_forward_calls: list[tuple[cst.Call, str]] = []
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
-        self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
+        self.queries: list[tuple[cst.Call, str]] = []  # calls of ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -216,9 +228,9 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_If(self, node: cst.If) -> None:
         self.if_bodies[id(node.body)] = node
-        if self._forward() is not None and _requires_cuda(node.test) and _raises(node.body):
+        if self._forward() is not None and requires_cuda(node.test) and raises(node.body):
             self.part.cuda_only_forwards[node.test] = code_of(node.test)
-        check = _unavailable_check(node.test)
+        check = unavailable_check(node.test)
         if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
             return
         last = node.body.body[-1] if node.body.body else None
@@ -330,9 +342,9 @@ class CudaOnlyAnalysis(Analysis):
             if method == "add_argument":
                 self._switch(node)
             return
-        if callee in _CPP_EXTENSION_LOADS and (target := self.call_targets.get(id(node))) is not None:
+        if callee in CPP_EXTENSION_LOADS and (target := self.call_targets.get(id(node))) is not None:
             self.extensions[target] = f"`{code_of(node.func)}(...)`, a C++/CUDA extension compiled at run time"
-        if callee in _ANSWERS:
+        if callee in ANSWERS:
             self.queries.append((node, callee))
         if (
             callee in apis.SPARSE_PRODUCTS
@@ -343,11 +355,11 @@ class CudaOnlyAnalysis(Analysis):
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
         elif apis.optimizer_class(callee) is not None:
-            fused = _keyword_set(node, "fused")
+            fused = keyword_set(node, "fused")
             if fused is not None:
                 self.part.fused_optimizers[node] = fused
         elif callee in apis.SPARSE_EMBEDDINGS:
-            sparse = _keyword_set(node, "sparse")
+            sparse = keyword_set(node, "sparse")
             if sparse is not None:
                 self.part.sparse_embeddings[node] = sparse
                 self._sparse_parameter(node, sparse)
@@ -367,14 +379,14 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Return(self, node: cst.Return) -> None:
         function = self.walk.enclosing_function
-        if function is not None and node.value is not None and type(_sparse_core(node.value)) is cst.Call:
+        if function is not None and node.value is not None and type(sparse_core(node.value)) is cst.Call:
             self.sparse_events.append(("return", self.walk.qualname, node.value))
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``,
         also followed by ``.coalesce()``; a call of a function of this file or of the
         project that returns one (``self._to_sparse_tensor(adj)``)."""
-        value = _sparse_core(value)
+        value = sparse_core(value)
         if type(value) is not cst.Call:
             return False
         if self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS:
@@ -412,9 +424,9 @@ class CudaOnlyAnalysis(Analysis):
         called: set[str] = set()
         for call, callee in project.calls:
             for qualname, index, param in functions:
-                if _calls(callee, qualname):
+                if calls(callee, qualname):
                     called.add(qualname)
-                    if (passed := _passes_not_false(call, index, param)) is not None:
+                    if (passed := passes_not_false(call, index, param)) is not None:
                         local[qualname].append(passed)
             found = project.origin(callee)
             if found is None or found.summary is None:
@@ -422,7 +434,7 @@ class CudaOnlyAnalysis(Analysis):
             for function, index, param in found.summary.sparse_functions:
                 if (
                     function in (found.name, f"{found.name}.__init__")
-                    and (passed := _passes_not_false(call, index, param)) is not None
+                    and (passed := passes_not_false(call, index, param)) is not None
                 ):
                     self.part.sparse_calls.add((found.summary.path, function, passed))
         for node, (qualname, _, param) in self.sparse_parameter_uses.items():
@@ -480,7 +492,7 @@ class CudaOnlyAnalysis(Analysis):
                 self.part.sparse_returns.add(event[1])
                 self.sparse_returning.add(event[1].rsplit(".", 1)[-1])
         # Only what is moved somewhere needs its value looked at (a project callee is looked up).
-        moved_names = {dotted(_sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
+        moved_names = {dotted(sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
         for event in self.sparse_events:
             if event[0] == "bind":
                 bound = {n for n in event[1] if n is not None}
@@ -489,7 +501,7 @@ class CudaOnlyAnalysis(Analysis):
                     names.update(bound)
             elif event[0] == "move":
                 subject = event[1]
-                moved = _sparse_core(event[2])
+                moved = sparse_core(event[2])
                 if (held := dotted(moved)) is not None and held in names:
                     self.part.sparse_moves[subject] = (held, False)
                 elif self._makes_sparse(moved):
@@ -544,8 +556,8 @@ class CudaOnlyAnalysis(Analysis):
         if node in device.kept_availability_checks:
             return False
         callee = self.walk.resolve(node.func)
-        if callee in _ANSWERS and node not in self._ported_queries:
-            return _ANSWERS[callee][0]
+        if callee in ANSWERS and node not in self._ported_queries:
+            return ANSWERS[callee][0]
         return UNKNOWN
 
     @functools.cached_property
@@ -598,7 +610,7 @@ class CudaOnlyAnalysis(Analysis):
         reads: ModuleReads | None = None
         if self.module is not None and (answered := self._answered()):
             reads = ModuleReads(self.module, self.walk.resolve)
-            script_alone = _runs_as_script(self.module) and not self.facts.project.context.imported_in_run()
+            script_alone = runs_as_script(self.module) and not self.facts.project.context.imported_in_run()
             answers = CudaAnswers(reads, self.walk.ends_the_process, script_alone)
             for call, on_xla, on_one_gpu in answered:
                 answer = answers.of(call, on_xla, on_one_gpu)
@@ -619,96 +631,7 @@ class CudaOnlyAnalysis(Analysis):
         (ranks and sizes, precision choices) and that a guard does not keep from running."""
         handled = self._ported_queries
         return [
-            (call, *_ANSWERS[callee])
+            (call, *ANSWERS[callee])
             for call, callee in self.queries
             if call not in handled and call.func not in self.part.guarded_cuda
         ]
-
-
-# torch.utils.cpp_extension's builders of an extension module from C++/CUDA sources.
-_CPP_EXTENSION_LOADS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
-
-
-def _runs_as_script(module: cst.Module) -> bool:
-    """The module does something when run: an ``if __name__ == "__main__":``, or a call at
-    its top level (``Trainer(model).fit(10)``, ``main()``)."""
-    for statement in module.body:
-        if isinstance(statement, cst.If) and "__main__" in code_of(statement.test):
-            return True
-        if isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in statement.body
-        ):
-            return True
-    return False
-
-
-def _requires_cuda(test: cst.BaseExpression) -> bool:
-    """``not x.is_cuda``: true for every tensor that is not on CUDA (an XLA one)."""
-    return (
-        type(test) is cst.UnaryOperation
-        and type(test.operator) is cst.Not
-        and type(test.expression) is cst.Attribute
-        and test.expression.attr.value == "is_cuda"
-    )
-
-
-def _raises(body: cst.BaseSuite) -> bool:
-    """The block raises (its only statement, or its last)."""
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and type(last.body[-1]) is cst.Raise
-
-
-# What the CUDA queries that return without CUDA answer on an XLA host, and with one GPU.
-_ANSWERS: dict[str, tuple[object, object]] = {
-    "torch.cuda.device_count": (0, 1),
-    "torch.cuda.is_bf16_supported": (False, UNKNOWN),
-}
-
-# Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
-_KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})
-
-
-def _unavailable_check(test: cst.BaseExpression) -> cst.Call | None:
-    """The call of ``not torch.cuda.is_available()`` (or another call under ``not``)."""
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and type(test.expression) is cst.Call:
-        return test.expression
-    return None
-
-
-def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``x`` of ``x.coalesce()``, ``x.coalesce().float()``: what a sparse tensor was before
-    methods that keep it sparse."""
-    while type(node) is cst.Call and not node.args and type(func := node.func) is cst.Attribute:
-        if func.attr.value not in _KEEP_SPARSE:  # (method_name(node))
-            break
-        node = func.value  # (receiver(node))
-    return node
-
-
-def _calls(callee: str, qualname: str) -> bool:
-    """A call of ``callee`` in the function's own file runs it: ``build``, ``self.build``
-    for ``Model.build``, ``Model`` for ``Model.__init__``."""
-    owner, _, name = qualname.rpartition(".")
-    if name == "__init__":
-        return callee == owner
-    return callee == qualname or (bool(owner) and callee == f"self.{name}")
-
-
-def _passes_not_false(call: cst.Call, index: int, param: str) -> str | None:
-    """What ``call`` passes for the parameter, as a finding names it, unless it is False,
-    None or nothing (the default); ``**kwargs`` may pass anything."""
-    value = arg_value(call, index, param) if index >= 0 else call_args(call)[1].get(param)
-    if isinstance(value, cst.Arg):
-        value = value.value
-    if value is None:
-        return f"`{code_of(call)}`" if any(a.star for a in call.args) else None
-    if is_false(value) or is_none(value):
-        return None
-    return f"`{code_of(call.func)}(..., {param}={code_of(value)})`"
-
-
-def _keyword_set(call: cst.Call, keyword: str) -> cst.Arg | None:
-    """The call's ``keyword=`` argument, unless it is False or None."""
-    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
-    return None if arg is None or (type(arg.value) is cst.Name and arg.value.value in ("False", "None")) else arg
