@@ -37,10 +37,10 @@ from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
-    RANK_CHECK,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
+    tests_the_rank,
     wraps_fsdp,
 )
 
@@ -269,7 +269,8 @@ class Project:
 
     def rank_guarded_calls(self, path: Path) -> frozenset[str]:
         """The names that the run's files importing ``path`` call under a rank check (read once
-        for the run: only files with such a check are parsed)."""
+        for the run: only files with such a check, and with project imports or not yet scanned
+        for them, are parsed)."""
         if self._rank_guarded is None:
             self._rank_guarded = {}
             for file in sorted(self.in_run):
@@ -277,8 +278,8 @@ class Project:
                     data = read_bytes(str(file))
                 except FileProblem:
                     continue
-                if not RANK_CHECK.search(data):
-                    continue
+                if self.file_imports.get(file) == set() or not tests_the_rank(data):
+                    continue  # no project file to guard (as the runner found its imports), or no rank check
                 names = calls_under_rank_checks(data)
                 for imported in imported_files(self, file, data) if names else ():
                     self._rank_guarded.setdefault(imported, set()).update(names)
