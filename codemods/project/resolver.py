@@ -135,6 +135,7 @@ class Project:
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
         self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
+        self._entries: dict[Path, frozenset[str] | None] = {}  # folder -> its entries' names, lowered (_may_hold)
         # Files -> the folders they, or the project modules they import, put on sys.path
         # (asked on a file's first import that its own folders do not resolve), and
         # modules -> the folders they put there themselves.
@@ -345,8 +346,25 @@ class Project:
         """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
         key = (base, parts)
         if key not in self._module_files:
-            self._module_files[key] = _module_file(base, list(parts))
+            self._module_files[key] = _module_file(base, list(parts)) if self._may_hold(base, parts) else None
         return self._module_files[key]
+
+    def _may_hold(self, base: Path, parts: tuple[str, ...]) -> bool:
+        """Whether ``base`` has an entry that module ``parts`` starts from (``parts[0]``, or
+        ``parts[0].py``), by its listing, read once for the run (as Python's own finder caches one),
+        instead of looking for the module's files one by one.  Names are compared in any case (a file
+        system may ignore it: the files are looked for then); True for a name that is not ASCII, for
+        a folder that cannot be listed, and without the shortcuts (engine/speed.py)."""
+        if not parts or not parts[0].isascii() or not speed.shortcuts():
+            return True
+        if base not in self._entries:
+            try:
+                self._entries[base] = frozenset(name.lower() for name in os.listdir(base))
+            except OSError:  # no such folder, or not one we may list: its files are looked for
+                self._entries[base] = None
+        entries = self._entries[base]
+        first = parts[0].lower()
+        return entries is None or first in entries or f"{first}.py" in entries
 
     def path_folders(self, path: Path) -> tuple[Path, ...]:
         """The folders that the file, or a project module it imports (``import _init_paths``),
