@@ -39,7 +39,8 @@ def _import_lines(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
     while at != -1:
         found = _IMPORT.match(data, data.rfind(b"\n", 0, at) + 1)
         if found is not None:
-            yield found.groups(b"")
+            module, names, plain = found.groups(b"")
+            yield module, names, plain
         end = data.find(b"\n", at)
         at = -1 if end == -1 else data.find(b"import", end)
 

@@ -12,6 +12,7 @@ import pytest
 
 from codemods.engine.rule import RuleSelection
 from codemods.project import resolver
+from codemods.project.text_scans import calls_under_rank_checks
 from codemods.runner import Job, run
 from tests.support.projects import write_project
 
@@ -77,8 +78,12 @@ def test_only_the_files_with_a_rank_check_and_project_imports_are_parsed_for_it(
     alone = TRAIN.replace("import utils\n", "").replace("utils.", "")
     folder = write_project(tmp_path, "guarded", {"utils.py": UTILS, "train.py": TRAIN, "alone.py": alone})
     parsed: list[bytes] = []
-    scan = resolver.calls_under_rank_checks
-    monkeypatch.setattr(resolver, "calls_under_rank_checks", lambda data: parsed.append(data) or scan(data))
+
+    def scan(data: bytes) -> set[str]:
+        parsed.append(data)
+        return calls_under_rank_checks(data)
+
+    monkeypatch.setattr(resolver, "calls_under_rank_checks", scan)
     run(
         [
             (str(folder / name), Job("check", "sagemaker", RuleSelection()))
