@@ -66,18 +66,24 @@ class Conversion:
 # a device to a CUDA string (``args.device = "cuda"`` in a function that receives the parsed
 # arguments, ``config.device = "cuda"`` in a config module), or gives a device flag "cuda" (its
 # default, or among its choices).  A run that knows the project reads and converts such a file too.
-_CHOOSES_A_DEVICE = re.compile(
-    rb"\.\w*(?:gpu|cuda)\w*\s*=\s*False\b"
-    rb"|dev\w*\s*=\s*[rRbBuUfF]?[\"']cuda\b"
-    rb"|choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']"
-    rb"|add_argument\(\s*[\"']--?\w*dev[^)]*[\"']cuda",
-    re.IGNORECASE,
+# Letters in any case: each expression is searched for, case-sensitively, in the lowered bytes (one
+# expression of four alternatives that ignores case would be tried at every byte; each of these starts
+# with a character or a word the search skips to).
+_CHOOSES_A_DEVICE = tuple(
+    re.compile(expression)
+    for expression in (
+        rb"\.\w*(?:gpu|cuda)\w*\s*=\s*false\b",
+        rb"dev\w*\s*=\s*[rbuf]?[\"']cuda\b",
+        rb"choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']",
+        rb"add_argument\(\s*[\"']--?\w*dev[^)]*[\"']cuda",
+    )
 )
 
 
 def chooses_a_device(raw: bytes) -> bool:
     """The file may choose the device for other modules of the project (read even without torch)."""
-    return _CHOOSES_A_DEVICE.search(raw) is not None and SKIP_FILE.encode() not in raw
+    lowered = raw.lower()
+    return any(expression.search(lowered) for expression in _CHOOSES_A_DEVICE) and SKIP_FILE.encode() not in raw
 
 
 def needs_parsing(raw: bytes) -> bool:

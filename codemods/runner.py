@@ -18,8 +18,9 @@ from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import convert_source, load_parser, summarise_with, with_reexports
 from codemods.project.module_summary import ImportContext, ModuleSummary
-from codemods.project.resolver import Project, imported_files, waves
+from codemods.project.resolver import Project, imported_files
 from codemods.project.roots import find_root, resolved
+from codemods.project.run_order import waves
 from codemods.project.run_summaries import RunSummaries
 from codemods.project.text_scans import wraps_fsdp
 from codemods.rules import Severity

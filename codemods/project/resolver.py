@@ -33,17 +33,18 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
-    RANK_CHECK,
     built_extensions,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
+    tests_the_rank,
     wraps_fsdp,
 )
 
@@ -91,6 +92,7 @@ class Project:
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
         self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
+        self._entries: dict[Path, frozenset[str] | None] = {}  # folder -> its entries' names, lowered (_may_hold)
         # Files -> the folders they, or the project modules they import, put on sys.path
         # (asked on a file's first import that its own folders do not resolve), and
         # modules -> the folders they put there themselves.
@@ -244,7 +246,8 @@ class Project:
 
     def rank_guarded_calls(self, path: Path) -> frozenset[str]:
         """The names that the run's files importing ``path`` call under a rank check (read once
-        for the run: only files with such a check are parsed)."""
+        for the run: only files with such a check, and with project imports or not yet scanned
+        for them, are parsed)."""
         if self._rank_guarded is None:
             self._rank_guarded = {}
             for file in sorted(self.in_run):
@@ -252,8 +255,8 @@ class Project:
                     data = read_bytes(str(file))
                 except FileProblem:
                     continue
-                if not RANK_CHECK.search(data):
-                    continue
+                if self.file_imports.get(file) == set() or not tests_the_rank(data):
+                    continue  # no project file to guard (as the runner found its imports), or no rank check
                 names = calls_under_rank_checks(data)
                 for imported in imported_files(self, file, data) if names else ():
                     self._rank_guarded.setdefault(imported, set()).update(names)
@@ -319,8 +322,25 @@ class Project:
         """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
         key = (base, parts)
         if key not in self._module_files:
-            self._module_files[key] = _module_file(base, list(parts))
+            self._module_files[key] = _module_file(base, list(parts)) if self._may_hold(base, parts) else None
         return self._module_files[key]
+
+    def _may_hold(self, base: Path, parts: tuple[str, ...]) -> bool:
+        """Whether ``base`` has an entry that module ``parts`` starts from (``parts[0]``, or
+        ``parts[0].py``), by its listing, read once for the run (as Python's own finder caches one),
+        instead of looking for the module's files one by one.  Names are compared in any case (a file
+        system may ignore it: the files are looked for then); True for a name that is not ASCII, for
+        a folder that cannot be listed, and without the shortcuts (engine/speed.py)."""
+        if not parts or not parts[0].isascii() or not speed.shortcuts():
+            return True
+        if base not in self._entries:
+            try:
+                self._entries[base] = frozenset(name.lower() for name in os.listdir(base))
+            except OSError:  # no such folder, or not one we may list: its files are looked for
+                self._entries[base] = None
+        entries = self._entries[base]
+        first = parts[0].lower()
+        return entries is None or first in entries or f"{first}.py" in entries
 
     def path_folders(self, path: Path) -> tuple[Path, ...]:
         """The folders that the file, or a project module it imports (``import _init_paths``),
@@ -673,19 +693,3 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
     if depth == 0:
         project.file_imports[resolved(path)] = found
     return found
-
-
-def waves(files: Sequence[Path], depends: Mapping[Path, set[Path]]) -> list[list[Path]]:
-    """The files in rounds, each after the ones it imports (an import cycle goes last,
-    its members read each other's summaries as they can)."""
-    remaining = list(files)
-    done: set[Path] = set()
-    rounds: list[list[Path]] = []
-    while remaining:
-        ready = [f for f in remaining if depends.get(f, set()) <= done or not (depends[f] & set(remaining))]
-        if not ready:
-            ready = remaining
-        rounds.append(ready)
-        done.update(ready)
-        remaining = [f for f in remaining if f not in done]
-    return rounds

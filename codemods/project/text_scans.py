@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from codemods.project.module_summary import outside_project
 
-# A line that may test the rank (what calls_under_rank_checks parses a file for).
-RANK_CHECK = re.compile(
-    rb"^\s*(?:el)?if\b[^\n]*(?:rank|master|main_process|is_main|ordinal|gpu_id)", re.IGNORECASE | re.MULTILINE
-)
+# A line that may test the rank (what calls_under_rank_checks parses a file for): an ``if`` on a
+# name that says one of these words (distributed/ranks.py's RANK_WORDS), in any case.
+_RANK_WORDS = (b"rank", b"master", b"main_process", b"is_main", b"ordinal", b"gpu_id")
+RANK_CHECK = re.compile(rb"^\s*(?:el)?if\b[^\n]*(?:" + b"|".join(_RANK_WORDS) + b")", re.IGNORECASE | re.MULTILINE)
 
 _IMPORT = re.compile(
     rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE
@@ -21,7 +21,7 @@ _IMPORT = re.compile(
 
 def import_requests(data: bytes) -> Iterator[tuple[str, str]]:
     """The ``(module, name)`` pairs a file's imports ask for (a quick textual scan), torch's left out."""
-    for module, names, plain in _IMPORT.findall(data):
+    for module, names, plain in _import_lines(data):
         if plain:
             requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
         else:
@@ -29,6 +29,20 @@ def import_requests(data: bytes) -> Iterator[tuple[str, str]]:
                 (module.decode(), "")
             ]
         yield from (request for request in requests if not outside_project(request[0]))
+
+
+def _import_lines(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """What ``_IMPORT.findall(data)`` finds, tried only at the start of the lines that say ``import``
+    (each match is within one line, and says it): a regular expression that starts with ``^``
+    is tried at every byte, which costs more than finding the word."""
+    at = data.find(b"import")
+    while at != -1:
+        found = _IMPORT.match(data, data.rfind(b"\n", 0, at) + 1)
+        if found is not None:
+            module, names, plain = found.groups(b"")
+            yield module, names, plain
+        end = data.find(b"\n", at)
+        at = -1 if end == -1 else data.find(b"import", end)
 
 
 def wraps_fsdp(data: bytes) -> bool:
@@ -48,6 +62,14 @@ _TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
 def takes_a_training_step(data: bytes) -> bool:
     """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
     return any(call in data for call in _TRAINING_CALLS)
+
+
+def tests_the_rank(data: bytes) -> bool:
+    """Some line of the file may test the rank (RANK_CHECK).  The expression, which starts with
+    ``^``, is tried at every byte: only when the file says one of its words (ASCII letters in any
+    case, as RANK_CHECK reads them)."""
+    lowered = data.lower()
+    return any(word in lowered for word in _RANK_WORDS) and RANK_CHECK.search(data) is not None
 
 
 def calls_under_rank_checks(data: bytes) -> set[str]:

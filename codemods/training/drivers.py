@@ -49,6 +49,7 @@ class StepDrivers(Analysis):
 
     module_scope: _Scope
     optimizer_classes: dict[str, str]  # optimizer classes of this file: name -> qualified name
+    _methods_defined: frozenset[str] | None = None  # (_method_names)
 
     if TYPE_CHECKING:
 
@@ -106,10 +107,17 @@ class StepDrivers(Analysis):
             or self.part.is_optimizer(head)
             or head in self.part.schedulers
             or head in self.facts.amp.scaler_names
-            or any(fn.name == method and "." in fn.qualname for fn in self.function_records.values())
+            or method in self._method_names()
         ):
             return []
         return [*found, *project.named_origins(callee)]
+
+    def _method_names(self) -> frozenset[str]:
+        """The names of the methods this file defines (and of functions nested in others): made
+        once, when first asked after the walk (every function is recorded by then)."""
+        if self._methods_defined is None:
+            self._methods_defined = frozenset(fn.name for fn in self.function_records.values() if "." in fn.qualname)
+        return self._methods_defined
 
     def _external_step(self, callee: str) -> tuple[bool, bool, str]:
         """Calling ``callee`` runs a training step of another project module: (whether it

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from codemods.engine import speed
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
@@ -89,6 +90,26 @@ def test_imports_resolve_like_python(repo: Path) -> None:
     assert imports.lookup("torch.nn", "Linear") is None
     assert imports.lookup("argparse", "ArgumentParser") is None
     assert imports.lookup("pytest", "fixture") is None
+
+
+def test_the_folder_listings_kept_for_the_run_find_the_modules_the_files_do(repo: Path) -> None:
+    """A module is looked for in a folder only when its listing has the first name (in any case);
+    the answers are those of looking for its files, with the shortcuts and without."""
+    (repo / "Loud.py").write_text("")
+    asked = [("utils",), ("utils", "misc"), ("engine",), ("datasets",), ("loud",), ("Loud",), ("argparse",)]
+    asked += [("utils", "nothing"), ("ünï",), ("main",)]
+    bases = [repo, repo / "utils", repo / "missing"]
+    found = {
+        (b, p): Project(repo, summarise_with("2.9", RuleSelection(), None)).module_file_at(b, p)
+        for b in bases
+        for p in asked
+    }
+    with speed.full_traversal():
+        project = Project(repo, summarise_with("2.9", RuleSelection(), None))
+        assert {(b, p): project.module_file_at(b, p) for b in bases for p in asked} == found
+    assert found[(repo, ("utils", "misc"))] == repo / "utils" / "misc.py"
+    assert found[(repo, ("Loud",))] == repo / "Loud.py" and found[(repo, ("argparse",))] is None
+    assert found[(repo / "missing", ("utils",))] is None
 
 
 def test_the_root_is_the_nearest_folder_with_git_or_pyproject(repo: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from codemods.engine.rule import RuleSelection
+from codemods.project import resolver
+from codemods.project.text_scans import calls_under_rank_checks
 from codemods.runner import Job, run
 from tests.support.projects import write_project
 
@@ -66,3 +68,26 @@ def test_a_helper_called_under_a_rank_check_in_another_file_keeps_torch_save_on_
     else:
         assert 'xm.save({"model": model.state_dict()}, path)' in converted
     assert "xm.save(model.state_dict(), path)" in converted  # called in every process
+
+
+def test_only_the_files_with_a_rank_check_and_project_imports_are_parsed_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose rank checks guard no project file (it imports none) is not parsed for them."""
+    monkeypatch.chdir(tmp_path)
+    alone = TRAIN.replace("import utils\n", "").replace("utils.", "")
+    folder = write_project(tmp_path, "guarded", {"utils.py": UTILS, "train.py": TRAIN, "alone.py": alone})
+    parsed: list[bytes] = []
+
+    def scan(data: bytes) -> set[str]:
+        parsed.append(data)
+        return calls_under_rank_checks(data)
+
+    monkeypatch.setattr(resolver, "calls_under_rank_checks", scan)
+    run(
+        [
+            (str(folder / name), Job("check", "sagemaker", RuleSelection()))
+            for name in ("utils.py", "train.py", "alone.py")
+        ]
+    )
+    assert parsed == [TRAIN.encode()]
