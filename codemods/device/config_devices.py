@@ -31,6 +31,8 @@ such scripts keep the defaults that named sections override)."""
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -40,6 +42,7 @@ from codemods.device.yaml_values import (
     hydra_defaults,
     interpolations_of,
     is_global_package,
+    scalars_at,
     yaml_source,
     yaml_value,
 )
@@ -72,6 +75,10 @@ _PARSE_CALLS = ("parse_args", "parse_known_args")
 _OFF_XLA = ("cuda", "mps")
 _OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
 _MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
+# A name that holds a config (``cfg``, ``self.config``, ``run_cfg``, ``model_conf``): a device read
+# through it with no config the file loads may come from a config file chosen at run time.
+_CONFIG_NAME = re.compile(r"(?:^|_)(?:cfg|cfgs|conf|config|configs)(?:_|$)")
+_CONFIGS_NAMED = 2  # the project's config files a finding names
 
 
 @dataclass(frozen=True)
@@ -169,8 +176,6 @@ class ConfigDeviceAnalysis(Analysis):
                 self.holders[(self.walk.qualname, positional[0])] = _Source(_hydra_path(call), True)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self.in_use:
-            return
         scope = self._scope()
         for target in node.targets:
             name = _chain(target.target)
@@ -178,6 +183,8 @@ class ConfigDeviceAnalysis(Analysis):
                 continue
             self.assigned.add(name)
             self.assigned_in.add((scope, name))
+            if not self.in_use:
+                continue
             value = node.value
             if type(target.target) is cst.Name and type(value) is cst.Name:
                 self.aliases[name] = value.value
@@ -250,15 +257,15 @@ class ConfigDeviceAnalysis(Analysis):
                 self.opened[item.asname.name.value] = path
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self.in_use and (key := _index_key(node)) is not None and _read_key(key):
+        if (key := _index_key(node)) is not None and _read_key(key):
             self._read(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.in_use:
-            return
         if method_name(node) == "get" and _read_key(string_value(arg_value(node, 0, "key")) or ""):
             self._read(node)
-        elif method_name(node) == "add_argument" and "default" in (keywords := call_args(node)[1]):
+        if not self.in_use:
+            return
+        if method_name(node) == "add_argument" and "default" in (keywords := call_args(node)[1]):
             default = string_value(keywords["default"].value)
             if default is not None and (dest := flag_dest(node)) is not None:
                 self.flag_defaults[dest] = default
@@ -305,7 +312,7 @@ class ConfigDeviceAnalysis(Analysis):
             self.key_parsers[(scope, parser)] = replace(loaded.pop(), flags=True)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self.in_use and _read_key(node.attr.value):
+        if _read_key(node.attr.value):
             self._read(node)
 
     def _read(self, node: cst.BaseExpression) -> None:
@@ -316,14 +323,25 @@ class ConfigDeviceAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def conclude(self) -> None:
-        if not self.holders:
+        if not self.device_reads:
             return
         self._follow()
         said: set[tuple[_Source, str]] = set()
         said_set: set[str] = set()
+        said_at_run_time: set[str] = set()
         for scope, chain, node, order in self.device_reads:
+            if chain in self.assigned:
+                continue
             found = self._holder(scope, chain)
-            if found is None or chain in self.assigned:
+            if found is None:  # in a file that loads no config itself: one handed in, perhaps
+                key = chain.rsplit(".", 1)[-1]
+                if (
+                    not self.holders
+                    and key not in said_at_run_time
+                    and (message := self._chosen_at_run_time(chain)) is not None
+                ):
+                    said_at_run_time.add(key)
+                    self.broken[node] = message
                 continue
             held, holder, source = found
             key = chain.removeprefix(holder + ".")
@@ -340,6 +358,25 @@ class ConfigDeviceAnalysis(Analysis):
             message = self._message(chain, key, source)
             if message is not None:
                 self.broken[node] = message + self._unread_setter(setters)
+
+    def _chosen_at_run_time(self, chain: str) -> str | None:
+        """A device read through a name that holds a config (``self.config.run_cfg.device``) in
+        a file that loads none (what it loads is followed there): the object was handed in, its file chosen at run time
+        (``--cfg-path``), so the project's config files that set the key to CUDA are what it may
+        read; None where none does (or the project is not known)."""
+        holder, _, key = chain.rpartition(".")
+        if not _device_key(key) or not any(_CONFIG_NAME.search(part) for part in holder.split(".")):
+            return None
+        configs = _off_xla_configs(self.facts.project.context.project_config_files(), key)
+        if not configs:
+            return None
+        return (
+            f"`{chain}` is read from a config handed in here, whose file is chosen at run time (a path on the "
+            f"command line or a parameter, which the tool cannot follow), and {_counted(configs, key)}, which the "
+            f"tool does not rewrite: on an XLA host the script asks for a device there is none of; set `{key}: xla` "
+            f"in the config files the runs load (or override it where the run sets its options), with torch_xla "
+            f"imported (it registers that device)"
+        )
 
     def _handed_to(self, scope: str, holder: str, before: int) -> tuple[_Handed, ...]:
         """The calls of ``scope`` handed ``holder`` before ``before`` (the walk's order)."""
@@ -480,6 +517,16 @@ class ConfigDeviceAnalysis(Analysis):
             read = self.facts.project.context.config_file(source.path)
         if read is None and accelerator:
             return None
+        if read is None and source.path is None and _device_key(keys[-1]):
+            configs = _off_xla_configs(self.facts.project.context.project_config_files(), keys[-1])
+            if configs:
+                return (
+                    f"`{chain}` comes from {what} whose file is chosen at run time (a path not written in the code), "
+                    f"and {_counted(configs, keys[-1])}, which the tool does not rewrite: on an XLA host the script "
+                    f"asks for a device there is none of; set `{keys[-1]}: xla` in the config files the runs load"
+                    f"{override or ' (or override it where the run sets its options)'}, with torch_xla imported (it "
+                    "registers that device)"
+                )
         if read is None:
             named = f" {source.path}" if source.path is not None else ""
             return (
@@ -565,6 +612,28 @@ class ConfigDeviceAnalysis(Analysis):
                 entry = f"{group}: {option}" if group is not None else option
                 return read[0], found, ".".join(within), entry
         return None
+
+
+@functools.lru_cache(maxsize=16)
+def _off_xla_configs(configs: tuple[tuple[str, str], ...], key: str) -> tuple[tuple[str, str, str, int], ...]:
+    """The project's config files that set ``key`` (at any depth: ``run: {device: cuda}``) to a
+    CUDA or MPS device: (file, the key as written, value, line), one per file.  Computed once
+    per run and key (every file of a run is handed the same configs)."""
+    found = []
+    for path, text in configs:
+        for keys, value, line in scalars_at(text, key):
+            if value.split(":")[0].lower() in _OFF_XLA:
+                found.append((path, ".".join(keys), value, line))
+                break
+    return tuple(found)
+
+
+def _counted(configs: tuple[tuple[str, str, str, int], ...], key: str) -> str:
+    """``3 of the project's config files set `device` to CUDA (a.yaml: `run.device: cuda`, line 5; ...)``."""
+    named = "; ".join(f"{path}: `{keys}: {value}`, line {line}" for path, keys, value, line in configs[:_CONFIGS_NAMED])
+    more = ", among others" if len(configs) > _CONFIGS_NAMED else ""
+    sets = "sets" if len(configs) == 1 else "set"
+    return f"{len(configs)} of the project's config files {sets} `{key}` to a CUDA device ({named}{more})"
 
 
 def _hydra_path(call: cst.Call) -> str | None:

@@ -57,6 +57,9 @@ _READS_MODULE = re.compile(rb"\.\s*module\b")
 _MAX_NESTED_SUMMARIES = 16
 # A config file (YAML) larger than this is not read for a device (a data file, not a config).
 _MAX_CONFIG_BYTES = 256 * 1024
+# How many YAML files of a project the scan for config files reads, at most, and how many bytes in all.
+_MAX_CONFIG_FILES = 2000
+_MAX_CONFIG_TOTAL = 32 * 1024 * 1024
 
 
 class Project:
@@ -126,6 +129,32 @@ class Project:
                 pass
             known = self._shell_scripts[folder] = tuple(read)
         return known
+
+    @functools.cached_property
+    def config_files(self) -> tuple[tuple[str, str], ...]:
+        """The project's YAML config files (path as findings name it, text), read once for the
+        run: none larger than _MAX_CONFIG_BYTES, at most _MAX_CONFIG_FILES and _MAX_CONFIG_TOTAL
+        bytes in all, the folders a run skips left out."""
+        found: list[tuple[str, str]] = []
+        total = 0
+        for folder, folders, files in os.walk(self.root):
+            folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
+            for name in sorted(files):
+                if not name.endswith((".yaml", ".yml")):
+                    continue
+                path = Path(folder) / name
+                try:
+                    size = path.stat().st_size
+                    if size > _MAX_CONFIG_BYTES:
+                        continue
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
+                    continue
+                total += size
+                if len(found) >= _MAX_CONFIG_FILES or total > _MAX_CONFIG_TOTAL:
+                    return tuple(found)
+                found.append((self.display(path), text))
+        return tuple(found)
 
     @functools.cached_property
     def src_layout(self) -> Path | None:
@@ -466,6 +495,9 @@ class FileImports:
             return self.project.display(path), path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
             return None
+
+    def project_config_files(self) -> tuple[tuple[str, str], ...]:
+        return self.project.config_files
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root
