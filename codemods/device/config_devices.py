@@ -138,6 +138,9 @@ class ConfigDeviceAnalysis(Analysis):
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
         self.assigned_in: set[tuple[str, str]] = set()  # (scope, chain) of those
+        # The chains the file sets to what is no name (``config = ckpt["config"]``): made here,
+        # not handed in.
+        self.made: set[str] = set()
         self.yaml_objects: set[str] = set()  # names bound to ruamel's ``YAML(...)``
         # Parsers whose flags are a loaded config's keys (``for key, value in cfg.items():
         # parser.add_argument(f"--{key}", default=value)``): (scope, parser) -> the config.
@@ -183,6 +186,8 @@ class ConfigDeviceAnalysis(Analysis):
                 continue
             self.assigned.add(name)
             self.assigned_in.add((scope, name))
+            if dotted(node.value) is None:
+                self.made.add(name)
             if not self.in_use:
                 continue
             value = node.value
@@ -365,8 +370,11 @@ class ConfigDeviceAnalysis(Analysis):
         (``--cfg-path``), so the project's config files that set the key to CUDA are what it may
         read; None where none does (or the project is not known)."""
         holder, _, key = chain.rpartition(".")
-        if not _device_key(key) or not any(_CONFIG_NAME.search(part) for part in holder.split(".")):
+        parts = holder.split(".")
+        if not _device_key(key) or not any(_CONFIG_NAME.search(part) for part in parts):
             return None
+        if any(".".join(parts[:cut]) in self.made for cut in range(1, len(parts) + 1)):
+            return None  # made in this file (``config = ckpt["config"]``), not handed in
         configs = _off_xla_configs(self.facts.project.context.project_config_files(), key)
         if not configs:
             return None

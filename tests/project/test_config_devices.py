@@ -524,6 +524,10 @@ def test_a_config_whose_file_is_chosen_at_run_time_is_an_error_naming_the_projec
                 "self.config = cfg", "self.config = cfg\n        self.config.run_cfg.device = 'xla'"
             ),
         ),  # the code sets the key
+        (
+            {"caption": "cuda"},
+            RUNTIME_RUNNER.replace("self.config = cfg", 'self.config = torch.load("last.pt")["config"]'),
+        ),  # a config the file makes (a checkpoint's), not one handed in
     ],
 )
 def test_a_config_chosen_at_run_time_gives_nothing_where_no_project_config_sets_cuda_or_no_config_is_read(
