@@ -27,7 +27,14 @@ a file beside the script (``(Path(sys.argv[0]).parent / "configs.yaml").read_tex
 script may make its flags from a loaded config's keys (``for key, value in cfg.items():
 parser.add_argument(f"--{key}", default=value)``): the namespace its parser returns holds that
 config, a key read in it looked up at the file's top or under its ``defaults`` section (where
-such scripts keep the defaults that named sections override)."""
+such scripts keep the defaults that named sections override).
+
+A config whose file is chosen at run time (``OmegaConf.load(args.cfg_path)``, or a config handed
+in to a module that loads none itself: ``torch.device(self.config.run_cfg.device)`` in a runner
+given ``cfg``, read through a name that holds a config) may be any of the project's YAML files,
+which the project reads once per run: where some set the key to CUDA (``run: {device: cuda}``),
+the read is an error naming how many and one or two of them; nothing where none does, or where
+the file makes that config itself (``config = ckpt["config"]``)."""
 
 from __future__ import annotations
 
