@@ -27,15 +27,34 @@ a file beside the script (``(Path(sys.argv[0]).parent / "configs.yaml").read_tex
 script may make its flags from a loaded config's keys (``for key, value in cfg.items():
 parser.add_argument(f"--{key}", default=value)``): the namespace its parser returns holds that
 config, a key read in it looked up at the file's top or under its ``defaults`` section (where
-such scripts keep the defaults that named sections override)."""
+such scripts keep the defaults that named sections override).
+
+A config whose file is chosen at run time (``OmegaConf.load(args.cfg_path)``, or a config handed
+in to a module that loads none itself: ``torch.device(self.config.run_cfg.device)`` in a runner
+given ``cfg``, read through a name that holds a config) may be any of the project's YAML files,
+which the project reads once per run: where some set the key to CUDA (``run: {device: cuda}``),
+the read is an error naming how many and one or two of them; nothing where none does, or where
+the file makes that config itself (``config = ckpt["config"]``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.config_shapes import (
+    OFF_XLA,
+    beside_the_script,
+    config_chain,
+    device_key,
+    hydra_path,
+    index_key,
+    named_off_xla_configs,
+    off_xla_configs,
+    read_key,
+)
 from codemods.device.yaml_values import (
     hydra_defaults,
     interpolations_of,
@@ -69,9 +88,11 @@ _YAML_OBJECT = "ruamel.yaml.YAML"
 # the device is no top-level key (``defaults: {device: 'cuda:0', ...}`` and named overrides).
 _DEFAULTS_SECTION = "defaults"
 _PARSE_CALLS = ("parse_args", "parse_known_args")
-_OFF_XLA = ("cuda", "mps")
 _OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
 _MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
+# A name that holds a config (``cfg``, ``self.config``, ``run_cfg``, ``model_conf``): a device read
+# through it with no config the file loads may come from a config file chosen at run time.
+_CONFIG_NAME = re.compile(r"(?:^|_)(?:cfg|cfgs|conf|config|configs)(?:_|$)")
 
 
 @dataclass(frozen=True)
@@ -131,6 +152,9 @@ class ConfigDeviceAnalysis(Analysis):
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
         self.assigned_in: set[tuple[str, str]] = set()  # (scope, chain) of those
+        # The chains the file sets to what is no name (``config = ckpt["config"]``): made here,
+        # not handed in.
+        self.made: set[str] = set()
         self.yaml_objects: set[str] = set()  # names bound to ruamel's ``YAML(...)``
         # Parsers whose flags are a loaded config's keys (``for key, value in cfg.items():
         # parser.add_argument(f"--{key}", default=value)``): (scope, parser) -> the config.
@@ -166,18 +190,20 @@ class ConfigDeviceAnalysis(Analysis):
         for decorator in node.decorators:
             call = decorator.decorator
             if type(call) is cst.Call and self.walk.resolve(call.func) == "hydra.main" and positional:
-                self.holders[(self.walk.qualname, positional[0])] = _Source(_hydra_path(call), True)
+                self.holders[(self.walk.qualname, positional[0])] = _Source(hydra_path(call), True)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self.in_use:
-            return
         scope = self._scope()
         for target in node.targets:
-            name = _chain(target.target)
+            name = config_chain(target.target)
             if name is None:
                 continue
             self.assigned.add(name)
             self.assigned_in.add((scope, name))
+            if dotted(node.value) is None:
+                self.made.add(name)
+            if not self.in_use:
+                continue
             value = node.value
             if type(target.target) is cst.Name and type(value) is cst.Name:
                 self.aliases[name] = value.value
@@ -209,10 +235,10 @@ class ConfigDeviceAnalysis(Analysis):
         if loader not in _YAML_LOADERS or (stream := arg_value(call, 0, "stream")) is None:
             return None
         if type(stream) is cst.Call and dotted(stream.func) == "open":
-            return _Source(self._path(arg_value(stream, 0, "file")) or _beside_the_script(stream), False)
+            return _Source(self._path(arg_value(stream, 0, "file")) or beside_the_script(stream), False)
         if type(stream) is cst.Name and stream.value in self.opened:
             return _Source(self._path(self.opened[stream.value]), False)
-        if (beside := _beside_the_script(stream)) is not None:
+        if (beside := beside_the_script(stream)) is not None:
             return _Source(beside, False)
         text = string_value(stream) if type(stream) is cst.SimpleString else self.strings.get(dotted(stream) or "")
         return _Source(None, False, text)
@@ -250,15 +276,15 @@ class ConfigDeviceAnalysis(Analysis):
                 self.opened[item.asname.name.value] = path
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self.in_use and (key := _index_key(node)) is not None and _read_key(key):
+        if (key := index_key(node)) is not None and read_key(key):
             self._read(node)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) == "get" and read_key(string_value(arg_value(node, 0, "key")) or ""):
+            self._read(node)
         if not self.in_use:
             return
-        if method_name(node) == "get" and _read_key(string_value(arg_value(node, 0, "key")) or ""):
-            self._read(node)
-        elif method_name(node) == "add_argument" and "default" in (keywords := call_args(node)[1]):
+        if method_name(node) == "add_argument" and "default" in (keywords := call_args(node)[1]):
             default = string_value(keywords["default"].value)
             if default is not None and (dest := flag_dest(node)) is not None:
                 self.flag_defaults[dest] = default
@@ -305,25 +331,36 @@ class ConfigDeviceAnalysis(Analysis):
             self.key_parsers[(scope, parser)] = replace(loaded.pop(), flags=True)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self.in_use and _read_key(node.attr.value):
+        if read_key(node.attr.value):
             self._read(node)
 
     def _read(self, node: cst.BaseExpression) -> None:
-        if (chain := _chain(node)) is not None:
+        if (chain := config_chain(node)) is not None:
             self.order += 1
             self.device_reads.append((self._scope(), chain, node, self.order))
 
     # -- results ----------------------------------------------------------------------------
 
     def conclude(self) -> None:
-        if not self.holders:
+        if not self.device_reads:
             return
         self._follow()
         said: set[tuple[_Source, str]] = set()
         said_set: set[str] = set()
+        said_at_run_time: set[str] = set()
         for scope, chain, node, order in self.device_reads:
+            if chain in self.assigned:
+                continue
             found = self._holder(scope, chain)
-            if found is None or chain in self.assigned:
+            if found is None:  # in a file that loads no config itself: one handed in, perhaps
+                key = chain.rsplit(".", 1)[-1]
+                if (
+                    not self.holders
+                    and key not in said_at_run_time
+                    and (message := self._chosen_at_run_time(chain)) is not None
+                ):
+                    said_at_run_time.add(key)
+                    self.broken[node] = message
                 continue
             held, holder, source = found
             key = chain.removeprefix(holder + ".")
@@ -340,6 +377,28 @@ class ConfigDeviceAnalysis(Analysis):
             message = self._message(chain, key, source)
             if message is not None:
                 self.broken[node] = message + self._unread_setter(setters)
+
+    def _chosen_at_run_time(self, chain: str) -> str | None:
+        """A device read through a name that holds a config (``self.config.run_cfg.device``) in
+        a file that loads none (what it loads is followed there): the object was handed in, its file chosen at run time
+        (``--cfg-path``), so the project's config files that set the key to CUDA are what it may
+        read; None where none does (or the project is not known)."""
+        holder, _, key = chain.rpartition(".")
+        parts = holder.split(".")
+        if not device_key(key) or not any(_CONFIG_NAME.search(part) for part in parts):
+            return None
+        if any(".".join(parts[:cut]) in self.made for cut in range(1, len(parts) + 1)):
+            return None  # made in this file (``config = ckpt["config"]``), not handed in
+        configs = off_xla_configs(self.facts.project.context.project_config_files(), key)
+        if not configs:
+            return None
+        return (
+            f"`{chain}` is read from a config handed in here, whose file is chosen at run time (a path on the "
+            f"command line or a parameter, which the tool cannot follow), and {named_off_xla_configs(configs, key)}, which the "
+            f"tool does not rewrite: on an XLA host the script asks for a device there is none of; set `{key}: xla` "
+            f"in the config files the runs load (or override it where the run sets its options), with torch_xla "
+            f"imported (it registers that device)"
+        )
 
     def _handed_to(self, scope: str, holder: str, before: int) -> tuple[_Handed, ...]:
         """The calls of ``scope`` handed ``holder`` before ``before`` (the walk's order)."""
@@ -472,7 +531,7 @@ class ConfigDeviceAnalysis(Analysis):
         override = f" (or run the script with `{key}=xla`)" if source.hydra else ""
         todo = f"set `{key}: xla` there{override}, with torch_xla imported (it registers that device)"
         keys = key.split(".")
-        accelerator = not _device_key(keys[-1])  # reported only where the config is read and names CUDA
+        accelerator = not device_key(keys[-1])  # reported only where the config is read and names CUDA
         read: tuple[str, str] | None = None  # (the file as findings name it, its text)
         if source.text is not None:
             what, read = "the YAML text", ("that the script loads", source.text)
@@ -480,6 +539,16 @@ class ConfigDeviceAnalysis(Analysis):
             read = self.facts.project.context.config_file(source.path)
         if read is None and accelerator:
             return None
+        if read is None and source.path is None and device_key(keys[-1]):
+            configs = off_xla_configs(self.facts.project.context.project_config_files(), keys[-1])
+            if configs:
+                return (
+                    f"`{chain}` comes from {what} whose file is chosen at run time (a path not written in the code), "
+                    f"and {named_off_xla_configs(configs, keys[-1])}, which the tool does not rewrite: on an XLA host the script "
+                    f"asks for a device there is none of; set `{keys[-1]}: xla` in the config files the runs load"
+                    f"{override or ' (or override it where the run sets its options)'}, with torch_xla imported (it "
+                    "registers that device)"
+                )
         if read is None:
             named = f" {source.path}" if source.path is not None else ""
             return (
@@ -523,7 +592,7 @@ class ConfigDeviceAnalysis(Analysis):
                 f"is none of; make sure it is `xla`{override}"
             )
         value, line = found
-        if value.split(":")[0].lower() not in (_OFF_XLA_ACCELERATORS if accelerator else _OFF_XLA):
+        if value.split(":")[0].lower() not in (_OFF_XLA_ACCELERATORS if accelerator else OFF_XLA):
             return None
         if accelerator:
             todo = f"set `{written}` there to the XLA device's name for what reads it (`xla`, or `tpu` for Lightning)"
@@ -565,71 +634,3 @@ class ConfigDeviceAnalysis(Analysis):
                 entry = f"{group}: {option}" if group is not None else option
                 return read[0], found, ".".join(within), entry
         return None
-
-
-def _hydra_path(call: cst.Call) -> str | None:
-    """The config file ``@hydra.main(...)`` loads, relative to the script's folder: its
-    ``config_path`` (a file, in Hydra before 1.0, or a folder) joined with ``config_name``."""
-    folder = arg_value(call, 0, "config_path")
-    name = arg_value(call, 1, "config_name")
-    folder_text = string_value(folder) if folder is not None else ""
-    name_text = string_value(name) if name is not None else ""
-    if folder_text is None or name_text is None:
-        return None
-    if not name_text:
-        return folder_text if folder_text.endswith((".yaml", ".yml")) else None
-    name_text = name_text if name_text.endswith((".yaml", ".yml")) else f"{name_text}.yaml"
-    return "/".join(p.strip("/") for p in (folder_text, name_text) if p.strip("/") not in ("", "."))
-
-
-def _beside_the_script(stream: cst.BaseExpression) -> str | None:
-    """``(Path(sys.argv[0]).parent / "configs.yaml").read_text()``, ``open(Path(__file__).parent /
-    "c.yaml")``: a file beside the script, by its name; None for any other stream."""
-    if type(stream) is cst.Call and method_name(stream) == "read_text" and type(stream.func) is cst.Attribute:
-        stream = stream.func.value
-    elif type(stream) is cst.Call and dotted(stream.func) == "open" and (first := arg_value(stream, 0, "file")):
-        stream = first
-    if type(stream) is not cst.BinaryOperation or type(stream.operator) is not cst.Divide:
-        return None
-    name = string_value(stream.right)
-    base = cst.Module([]).code_for_node(stream.left)
-    if name is None or not ("__file__" in base or "sys.argv[0]" in base) or ".parent" not in base:
-        return None
-    return name
-
-
-def _device_key(key: str) -> bool:
-    """A config key that names a device (``device``, ``train_device``), not a ``device_map``."""
-    return key in ("device", "dev") or key.endswith("_device")
-
-
-def _read_key(key: str) -> bool:
-    """A config key whose read the analysis follows: a device, or an accelerator
-    (``accelerator: gpu``), which is reported only where the config is read and names CUDA."""
-    return _device_key(key) or key == "accelerator" or key.endswith("_accelerator")
-
-
-def _index_key(node: cst.Subscript) -> str | None:
-    """``cfg["device"]``: the key, a string; None for any other index."""
-    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
-        return None
-    return string_value(node.slice[0].slice.value)
-
-
-def _chain(node: cst.BaseExpression) -> str | None:
-    """A read of a config as a dotted chain: ``cfg.train.device``, ``cfg["train"]["device"]``
-    and ``cfg.get("train").get("device")`` are all ``cfg.train.device``."""
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute:
-        base = _chain(node.value)
-        return f"{base}.{node.attr.value}" if base is not None else None
-    if type(node) is cst.Subscript:
-        key = _index_key(node)
-        base = _chain(node.value)
-        return f"{base}.{key}" if key is not None and base is not None else None
-    if type(node) is cst.Call and method_name(node) == "get" and type(node.func) is cst.Attribute:
-        key = string_value(arg_value(node, 0, "key"))
-        base = _chain(node.func.value)
-        return f"{base}.{key}" if key is not None and base is not None else None
-    return None

@@ -86,6 +86,12 @@ def interpolations_of(text: str, keys: list[str]) -> list[tuple[str, int]]:
     return [(".".join(path), number) for path, value, number in _scalars(text) if value == wanted]
 
 
+def scalars_at(text: str, key: str) -> Iterator[tuple[list[str], str, int]]:
+    """The scalars whose own key (the last of their keys) is ``key``: their keys, value, line."""
+    if key in text:
+        yield from ((path, value, number) for path, value, number in _scalars(text) if path[-1] == key)
+
+
 def _scalar(text: str, keys: list[str]) -> tuple[str, int] | None:
     return next(((value, number) for path, value, number in _scalars(text) if path == keys), None)
 

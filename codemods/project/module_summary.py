@@ -434,6 +434,12 @@ class ImportContext(Protocol):
         is none the tool can read."""
         ...
 
+    def project_config_files(self) -> tuple[tuple[str, str], ...]:
+        """The project's YAML config files, wherever they are (path as findings name it, text):
+        what a config whose file is chosen at run time (``--cfg-path``) may be; none without a
+        project."""
+        ...
+
     def named_methods(self, name: str) -> tuple[Found, ...]:
         """The methods named ``name`` of the project's classes (outside its test files) that take
         a training step or run a training loop (``SRModel.optimize_parameters``): what calling
@@ -558,6 +564,9 @@ class GuessedImports:
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known
+
+    def project_config_files(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the project is not known
 
     def named_methods(self, name: str) -> tuple[Found, ...]:
         return ()  # no module of the project is read

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
+from codemods.project.folder_scans import MAX_CONFIG_BYTES, package_modules, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
@@ -57,8 +58,6 @@ _READS_MODULE = re.compile(rb"\.\s*module\b")
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
 _MAX_NESTED_SUMMARIES = 16
-# A config file (YAML) larger than this is not read for a device (a data file, not a config).
-_MAX_CONFIG_BYTES = 256 * 1024
 
 
 class Project:
@@ -124,12 +123,17 @@ class Project:
             read = []
             try:
                 for path in sorted(folder.glob("*.sh")):
-                    if path.stat().st_size <= _MAX_CONFIG_BYTES:
+                    if path.stat().st_size <= MAX_CONFIG_BYTES:
                         read.append((path, tuple(path.read_text("utf-8").replace("\\\n", " ").splitlines())))
             except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
                 pass
             known = self._shell_scripts[folder] = tuple(read)
         return known
+
+    @functools.cached_property
+    def config_files(self) -> tuple[tuple[str, str], ...]:
+        """The project's YAML config files (path as findings name it, text), read once for the run."""
+        return yaml_files(self.root, self.display)
 
     @functools.cached_property
     def src_layout(self) -> Path | None:
@@ -497,7 +501,7 @@ class FileImports:
     def config_file(self, relative: str) -> tuple[str, str] | None:
         path = self.path.parent / relative
         try:
-            if not path.is_file() or path.stat().st_size > _MAX_CONFIG_BYTES:
+            if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
                 return None
             return self.project.display(path), path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
@@ -507,29 +511,11 @@ class FileImports:
         return self.project.built_extensions()
 
     def loadable_modules(self, package: str) -> tuple[str, ...]:
-        parts = [p for p in package.split(".") if p]
         added = self.project.path_folders(self.path) if self.follows_sys_path else ()
-        me = resolved(self.path)
-        found: list[str] = []
-        for base in dict.fromkeys([*self.folders, *added]):
-            folder = base.joinpath(*parts)
-            try:
-                if not folder.is_dir() or not self.project.contains(folder):
-                    continue
-                children = sorted(folder.iterdir())
-                for child in children:
-                    stem = child.name.removesuffix(".py")
-                    if not stem.isidentifier() or stem == "__init__" or child.name in SKIPPED_DIRS:
-                        continue
-                    if child.name.endswith(".py") and child.is_file() and resolved(child) != me:
-                        found.append(".".join([*parts, stem]))
-                    elif child.is_dir() and (parts or (child / "__init__.py").is_file()):
-                        found.append(".".join([*parts, stem]))
-            except OSError:  # a folder we may not list
-                continue
-            if parts:
-                break  # the first folder of that name is the package Python imports
-        return tuple(dict.fromkeys(found))
+        return package_modules([*self.folders, *added], package, resolved(self.path), self.project.contains)
+
+    def project_config_files(self) -> tuple[tuple[str, str], ...]:
+        return self.project.config_files
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root

@@ -434,3 +434,128 @@ def test_a_helper_that_sets_the_cpu_on_the_config_is_an_error_naming_the_helper(
     )
     assert 'it ends on "cpu" (the CPU), off the XLA device; make it the XLA device there' in fired[0].message
     assert not any("Hydra config" in f.message for f in fired)
+
+
+# A runner of one module handed the config that another loads from the path its command line
+# names (``--cfg-path``): the project's config files are what it may read.
+RUNTIME_TRAIN = """\
+import argparse
+
+from proj.config import Config
+from proj.runner import Runner
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cfg-path", required=True)
+Runner(cfg=Config(parser.parse_args())).train()
+"""
+RUNTIME_CONFIG = """\
+from omegaconf import OmegaConf
+
+
+class Config:
+    def __init__(self, args):
+        self.config = OmegaConf.load(args.cfg_path)
+
+    @property
+    def run_cfg(self):
+        return self.config.run
+"""
+RUNTIME_RUNNER = """\
+import torch
+
+
+class Runner:
+    def __init__(self, cfg):
+        self.config = cfg
+
+    @property
+    def device(self):
+        return torch.device(self.config.run_cfg.device)
+
+    def train(self):
+        model = torch.nn.Linear(4, 2).to(self.device)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(8, 4).to(self.device)).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def _runtime_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, devices: dict[str, str], runner: str) -> Path:
+    monkeypatch.chdir(tmp_path)
+    files = {"train.py": RUNTIME_TRAIN, "proj/__init__.py": "", "proj/config.py": RUNTIME_CONFIG}
+    files["proj/runner.py"] = runner
+    for name, device in devices.items():
+        files[f"proj/configs/{name}.yaml"] = f"model:\n  arch: tiny\nrun:\n  device: {device}\n  lr: 0.1\n"
+    _write(tmp_path, files)
+    return tmp_path
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_config_whose_file_is_chosen_at_run_time_is_an_error_naming_the_project_configs_that_set_cuda(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    devices = {"caption": '"cuda"', "eval": "xla", "retrieval": "cuda:0", "vqa": "'cuda'"}
+    repo = _runtime_project(tmp_path, monkeypatch, devices, RUNTIME_RUNNER)
+    fired = [(r.path, f) for r in _lint(repo, target) for f in _config_errors(r.findings)]
+    ((path, finding),) = fired
+    assert path.endswith("proj/runner.py") and (finding.line, finding.col) == (10, 29)
+    assert finding.message.startswith(
+        "`self.config.run_cfg.device` is read from a config handed in here, whose file is chosen at run time"
+    )
+    assert (
+        "3 of the project's config files set `device` to a CUDA device (proj/configs/caption.yaml: `run.device: "
+        "cuda`, line 4; proj/configs/retrieval.yaml: `run.device: cuda:0`, line 4, among others)"
+    ) in finding.message
+    assert "set `device: xla` in the config files the runs load" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("devices", "runner"),
+    [
+        ({"caption": "xla", "eval": "cpu"}, RUNTIME_RUNNER),  # no config file names CUDA
+        ({}, RUNTIME_RUNNER),  # no config files
+        ({"caption": "cuda"}, RUNTIME_RUNNER.replace("self.config.run_cfg.device", "self.args.device")),  # no config
+        (
+            {"caption": "cuda"},
+            RUNTIME_RUNNER.replace(
+                "self.config = cfg", "self.config = cfg\n        self.config.run_cfg.device = 'xla'"
+            ),
+        ),  # the code sets the key
+        (
+            {"caption": "cuda"},
+            RUNTIME_RUNNER.replace("self.config = cfg", 'self.config = torch.load("last.pt")["config"]'),
+        ),  # a config the file makes (a checkpoint's), not one handed in
+    ],
+)
+def test_a_config_chosen_at_run_time_gives_nothing_where_no_project_config_sets_cuda_or_no_config_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, devices: dict[str, str], runner: str
+) -> None:
+    repo = _runtime_project(tmp_path, monkeypatch, devices, runner)
+    assert [f for r in _lint(repo, "2.9") for f in _config_errors(r.findings)] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_config_the_script_loads_from_a_flags_path_names_the_project_configs_that_set_cuda(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    train = RUNTIME_TRAIN.replace("from proj.config import Config\nfrom proj.runner import Runner\n", "")
+    train = train.replace(
+        "Runner(cfg=Config(parser.parse_args())).train()",
+        "cfg = OmegaConf.load(parser.parse_args().cfg_path)\nmodel = torch.nn.Linear(4, 2).to(cfg.run.device)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+    )
+    _write(tmp_path, {"train.py": "import torch\nfrom omegaconf import OmegaConf\n" + train})
+    _write(tmp_path, {"configs/caption.yaml": "run:\n  device: cuda\n"})
+    (finding,) = [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    assert finding.message.startswith(
+        "`cfg.run.device` comes from the config whose file is chosen at run time (a path not written in the code), "
+        "and 1 of the project's config files sets `device` to a CUDA device (configs/caption.yaml: `run.device: "
+        "cuda`, line 2)"
+    )
+    _write(tmp_path, {"configs/caption.yaml": "run:\n  device: xla\n"})
+    (finding,) = [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    assert "which this run did not read" in finding.message  # what it was: the tool cannot tell

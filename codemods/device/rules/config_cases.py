@@ -35,6 +35,26 @@ def main(cfg):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 """
 
+# A runner handed a config whose file the command line names (``OmegaConf.load(sys.argv[1])``).
+HANDED_IN_TRAIN = """
+import sys
+
+import torch
+from omegaconf import OmegaConf
+
+
+class Runner:
+    def __init__(self, cfg):
+        self.config = cfg
+
+    def train(self):
+        model = torch.nn.Linear(4, 2).to(torch.device(self.config.run.device))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+Runner(OmegaConf.load(sys.argv[1])).train()
+"""
+
 # The XLA device as each target writes it.
 _XLA_IMPORT = {"2.9": "torch_xla", "sagemaker": "torch_xla.core.xla_model as xm"}
 _XLA_DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
@@ -339,6 +359,11 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
                 note=f"a-hydra-config-device-a-function-of-the-file-sets-on-its-parameter-{target}",
             ),
             valid(
+                HANDED_IN_TRAIN,
+                target=target,
+                note=f"a-config-handed-in-whose-file-is-chosen-at-run-time-without-a-project-{target}",
+            ),
+            valid(
                 """
                 import torch
                 import yaml
@@ -379,6 +404,8 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
             ("pkg/options.py", SETS_DEVICE_OPTIONS),
             ("cfgs/config.yaml", "device: cuda\nno_cuda: false\n"),
         ),
+        run(("train.py", HANDED_IN_TRAIN), ("configs/caption.yaml", "run:\n  device: xla\n  lr: 0.1\n")),
+        run(("train.py", HANDED_IN_TRAIN), ("configs/caption.yaml", "run:\n  device_map: cuda\n")),
         run(
             ("train.py", HANDED_ON_TRAIN),
             ("cfgs/config.yaml", "device: xla\n"),

@@ -64,6 +64,11 @@ DEVICE_FROM_PROJECT = Rule(
     "accelerator key read from a config (`accelerator: gpu`, `cuda` or `mps`) is an error too, where the config "
     'is read and names one. A config dict written in the script (`OmegaConf.create({"device": "cuda"})`) is '
     "no config file: its device literal is ported (XLA101). "
+    "A config whose file is chosen at run time (`OmegaConf.load(args.cfg_path)`, or a config object handed in "
+    "to a module that loads none itself and reads `torch.device(self.config.run_cfg.device)`) may be any of the "
+    "project's YAML files: where some of them set that key to CUDA (`run: {device: cuda}`), the read is an error "
+    "naming how many and one or two of them; set it to `xla` in the files the runs load, or override it where "
+    "the run sets its options. "
     "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
     "not there) or that holds no such key the tool can find (in it or the files its defaults list picks) is an "
     "error too, saying so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the "

@@ -1,0 +1,70 @@
+"""Scans of a project's folders: its YAML config files, and the modules a package folder
+holds (what ``importlib.import_module(f"pkg.{name}")`` may load)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from codemods.files import SKIPPED_DIRS
+from codemods.project.roots import resolved
+
+# A config file (YAML) larger than this is not read for a device (a data file, not a config).
+MAX_CONFIG_BYTES = 256 * 1024
+# How many YAML files of a project the scan for config files reads, at most, and how many bytes in all.
+_MAX_CONFIG_FILES = 2000
+_MAX_CONFIG_TOTAL = 32 * 1024 * 1024
+
+
+def yaml_files(root: Path, display: Callable[[Path], str]) -> tuple[tuple[str, str], ...]:
+    """The YAML files under ``root`` (path as ``display`` names it, text): none larger than
+    MAX_CONFIG_BYTES, at most _MAX_CONFIG_FILES and _MAX_CONFIG_TOTAL bytes in all, the
+    folders a run skips left out."""
+    found: list[tuple[str, str]] = []
+    total = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            path = Path(folder) / name
+            try:
+                size = path.stat().st_size
+                if size > MAX_CONFIG_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
+                continue
+            total += size
+            if len(found) >= _MAX_CONFIG_FILES or total > _MAX_CONFIG_TOTAL:
+                return tuple(found)
+            found.append((display(path), text))
+    return tuple(found)
+
+
+def package_modules(
+    folders: Sequence[Path], package: str, me: Path, contains: Callable[[Path], bool]
+) -> tuple[str, ...]:
+    """The modules and packages of ``package`` (dotted; "" for the folders themselves) in the
+    first of ``folders`` that holds it inside the project, ``me`` (the asking file) left out."""
+    parts = [p for p in package.split(".") if p]
+    found: list[str] = []
+    for base in dict.fromkeys(folders):
+        folder = base.joinpath(*parts)
+        try:
+            if not folder.is_dir() or not contains(folder):
+                continue
+            for child in sorted(folder.iterdir()):
+                stem = child.name.removesuffix(".py")
+                if not stem.isidentifier() or stem == "__init__" or child.name in SKIPPED_DIRS:
+                    continue
+                if child.name.endswith(".py") and child.is_file() and resolved(child) != me:
+                    found.append(".".join([*parts, stem]))
+                elif child.is_dir() and (parts or (child / "__init__.py").is_file()):
+                    found.append(".".join([*parts, stem]))
+        except OSError:  # a folder we may not list
+            continue
+        if parts:
+            break  # the first folder of that name is the package Python imports
+    return tuple(dict.fromkeys(found))
