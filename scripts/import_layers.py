@@ -70,6 +70,7 @@ CONCERN_MODULES = {
     "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
+    "codemods.project.folder_scans": "files",  # the project's folders listed and its YAML files read, for the resolver
     "codemods.verify": "runner",
     "codemods.doctor": "runner",
 }
