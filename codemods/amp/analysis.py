@@ -163,26 +163,13 @@ class AmpAnalysis(Analysis):
         if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled.value))))
 
-    def _autocast_spelling(self, callee: str) -> Spelling | None:
-        if callee in apis.CUDA_AUTOCAST:
-            return "cuda_amp"
-        if callee in apis.TORCH_AUTOCAST:
-            return "torch"
-        if callee in apis.XLA_AUTOCAST:
-            return "torch_xla"
-        return None
+    @staticmethod
+    def _autocast_spelling(callee: str) -> Spelling | None:
+        return _spelling(callee, _AUTOCAST_SPELLINGS)
 
     @staticmethod
     def _scaler_spelling(callee: str | None) -> Spelling | None:
-        if callee in apis.CUDA_GRAD_SCALERS:
-            return "cuda_amp"
-        if callee in apis.TORCH_GRAD_SCALERS:
-            return "torch"
-        if callee in apis.XLA_GRAD_SCALERS:
-            return "torch_xla"
-        if callee in apis.SHARDED_GRAD_SCALERS:
-            return "sharded"
-        return None
+        return _spelling(callee, _SCALER_SPELLINGS)
 
     # -- results ----------------------------------------------------------------------------
 
@@ -282,6 +269,24 @@ def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:
 
 def _mentions(value: cst.BaseExpression, device_type: str) -> bool:
     return any(string_value(n) == device_type for n in walk(value))
+
+
+# The spelling of an autocast and of a grad scaler by the qualified name called.
+_AUTOCAST_SPELLINGS: tuple[tuple[frozenset[str], Spelling], ...] = (
+    (apis.CUDA_AUTOCAST, "cuda_amp"),
+    (apis.TORCH_AUTOCAST, "torch"),
+    (apis.XLA_AUTOCAST, "torch_xla"),
+)
+_SCALER_SPELLINGS: tuple[tuple[frozenset[str], Spelling], ...] = (
+    (apis.CUDA_GRAD_SCALERS, "cuda_amp"),
+    (apis.TORCH_GRAD_SCALERS, "torch"),
+    (apis.XLA_GRAD_SCALERS, "torch_xla"),
+    (apis.SHARDED_GRAD_SCALERS, "sharded"),
+)
+
+
+def _spelling(callee: str | None, table: tuple[tuple[frozenset[str], Spelling], ...]) -> Spelling | None:
+    return next((spelling for names, spelling in table if callee in names), None)
 
 
 def _chooses_precision(value: cst.BaseExpression) -> bool:

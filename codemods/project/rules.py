@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+    from codemods.project.facts import Unported
 
 CROSS_FILE = Rule(
     code="XLA003",
@@ -233,6 +234,19 @@ _PROJECT_RUN = {
 }
 
 
+def _holdings(found: Unported, here: str | None) -> tuple[str, str, str]:
+    """What a finding says of what modules hold: their causes, the consequences on an XLA host,
+    and up to _EXAMPLES of the code (each with its module, unless it is ``here``)."""
+    causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
+    consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
+    held = "; ".join(
+        (f"`{name}`" if name else "module-level code") + ("" if path == here else f" in {path}") + f" has {what}"
+        for path, name, what in found.held[:_EXAMPLES]
+    )
+    more = len(found.held) - _EXAMPLES
+    return causes, consequences, held + (f"; and {more} more" if more > 0 else "")
+
+
 @on_facts(
     CROSS_FILE,
     nodes=lambda facts: [facts.project.unported_module] if facts.project.unported_module is not None else [],
@@ -245,16 +259,7 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
         for found in unported:
             if found.path in named or all(path in named for path, _, _ in found.held):
                 continue
-            causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
-            consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
-            held = "; ".join(
-                (f"`{name}`" if name else "module-level code")
-                + ("" if path == found.path else f" in {path}")
-                + f" has {what}"
-                for path, name, what in found.held[:_EXAMPLES]
-            )
-            more = len(found.held) - _EXAMPLES
-            held += f"; and {more} more" if more > 0 else ""
+            causes, consequences, held = _holdings(found, here=found.path)
             ctx.report(
                 CROSS_FILE,
                 node,
@@ -279,14 +284,7 @@ def _dynamic_load(ctx: Context[Facts], original: cst.Call, updated: cst.Call) ->
         more = load.candidates - min(len(load.paths), _EXAMPLES)
         where = f"the modules of the `{load.package}` package" if load.package else "the modules on its path"
         what = f"one of {where}: {shown}" + (f" and {more} more" if more > 0 else "")
-    causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
-    consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
-    held = "; ".join(
-        (f"`{name}`" if name else "module-level code") + f" in {path} has {code}"
-        for path, name, code in found.held[:_EXAMPLES]
-    )
-    more = len(found.held) - _EXAMPLES
-    held += f"; and {more} more" if more > 0 else ""
+    causes, consequences, held = _holdings(found, here=None)
     ctx.report(
         CROSS_FILE,
         original,

@@ -378,17 +378,18 @@ def cpu_switch_handed(name: str, root: str, callee: str, chooser: str, attr: str
 
 def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> str:
     """The stepped model goes to ``device``, which ends off the XLA device (``why``: where)."""
-    return (
-        f"{stepped_model(model, optimizer)} goes to `{device}`, which ends on {why} on an XLA "
-        "host after the port: make it the XLA device (torch_xla.device())"
-    )
+    return _goes_off_xla(stepped_model(model, optimizer), device, why)
 
 
 def moved_off_xla(name: str, device: str, why: str) -> str:
     """A module or tensor no optimizer of the file steps goes to a device chosen off XLA."""
+    return _goes_off_xla(f"`{name}`", device, why)
+
+
+def _goes_off_xla(what: str, device: str, why: str) -> str:
     return (
-        f"`{name}` goes to `{device}`, which ends on {why} on an XLA host after "
-        "the port: make it the XLA device (torch_xla.device())"
+        f"{what} goes to `{device}`, which ends on {why} on an XLA host after the port: make it the XLA "
+        "device (torch_xla.device())"
     )
 
 
