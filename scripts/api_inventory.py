@@ -59,6 +59,7 @@ MODULES = (
     "torch.nn",
     "torch.nn.functional",
     "torch.nn.parallel",
+    "torch.nn.parallel.distributed",
     "torch.optim",
     "torch.utils.data",
     "torch.utils.data.distributed",
