@@ -125,6 +125,17 @@ def valid(
     return Valid(_dedent(before), None if after is None else _dedent(after), target, filename, note, target_only)
 
 
+def substituted(program: str, *changes: tuple[str, str]) -> str:
+    """``program`` with each ``(old, new)`` of ``changes`` made in turn, wherever ``old`` stands:
+    a case's program written as its difference from another's (its conversion, a near variant).
+    An ``old`` that does not stand in the program is an error, not a change quietly not made."""
+    for old, new in changes:
+        if old not in program:
+            raise ValueError(f"not in the program: {old!r}")
+        program = program.replace(old, new)
+    return program
+
+
 def run(*files: tuple[str, str], alias: bool = False) -> Run:
     """A Run of (path, text) files, the texts written as indented triple-quoted blocks."""
     return Run(tuple((path, _dedent(text)) for path, text in files), alias)

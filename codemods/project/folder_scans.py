@@ -4,6 +4,7 @@ holds (what ``importlib.import_module(f"pkg.{name}")`` may load)."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,11 +18,23 @@ _MAX_CONFIG_FILES = 2000
 _MAX_CONFIG_TOTAL = 32 * 1024 * 1024
 
 
-def yaml_files(root: Path, display: Callable[[Path], str]) -> tuple[tuple[str, str], ...]:
-    """The YAML files under ``root`` (path as ``display`` names it, text): none larger than
-    MAX_CONFIG_BYTES, at most _MAX_CONFIG_FILES and _MAX_CONFIG_TOTAL bytes in all, the
-    folders a run skips left out."""
-    found: list[tuple[str, str]] = []
+def read_config(path: Path) -> tuple[int, str] | None:
+    """A YAML config file's size in bytes and text: None where it is no regular file, is larger
+    than MAX_CONFIG_BYTES, cannot be read or is not UTF-8 text.  The one reader of the
+    project's config files: the scan below and a file named by the code that reads it."""
+    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_CONFIG_BYTES:
+            return None
+        return status.st_size, path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
+        return None
+
+
+def yaml_files(root: Path) -> tuple[tuple[Path, str], ...]:
+    """The YAML files under ``root`` (path, text), each read by ``read_config``: at most
+    _MAX_CONFIG_FILES and _MAX_CONFIG_TOTAL bytes in all, the folders a run skips left out."""
+    found: list[tuple[Path, str]] = []
     total = 0
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
@@ -29,17 +42,14 @@ def yaml_files(root: Path, display: Callable[[Path], str]) -> tuple[tuple[str, s
             if not name.endswith((".yaml", ".yml")):
                 continue
             path = Path(folder) / name
-            try:
-                size = path.stat().st_size
-                if size > MAX_CONFIG_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
+            read = read_config(path)
+            if read is None:
                 continue
+            size, text = read
             total += size
             if len(found) >= _MAX_CONFIG_FILES or total > _MAX_CONFIG_TOTAL:
                 return tuple(found)
-            found.append((display(path), text))
+            found.append((path, text))
     return tuple(found)
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.folder_scans import MAX_CONFIG_BYTES, package_modules, yaml_files
+from codemods.project.folder_scans import MAX_CONFIG_BYTES, package_modules, read_config, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
@@ -112,6 +112,7 @@ class Project:
         self._methods: dict[str, tuple[Path, ...]] | None = None  # (named_methods)
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
+        self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -133,7 +134,21 @@ class Project:
     @functools.cached_property
     def config_files(self) -> tuple[tuple[str, str], ...]:
         """The project's YAML config files (path as findings name it, text), read once for the run."""
-        return yaml_files(self.root, self.display)
+        scanned = yaml_files(self.root)
+        self._scanned_configs = {resolved(path): text for path, text in scanned}
+        return tuple((self.display(path), text) for path, text in scanned)
+
+    def config_file(self, path: Path) -> tuple[str, str] | None:
+        """A YAML config file that a module names (path as findings name it, text): its text from
+        the run's scan of the config files where that has read it, else read now (``read_config``,
+        the scan's reader); None where there is none the tool can read."""
+        text = self._scanned_configs.get(resolved(path)) if self._scanned_configs else None
+        if text is None:
+            read = read_config(path)
+            if read is None:
+                return None
+            text = read[1]
+        return self.display(path), text
 
     @functools.cached_property
     def src_layout(self) -> Path | None:
@@ -499,13 +514,7 @@ class FileImports:
         return self.path.stem if self.path.stem.isidentifier() else None
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
-        path = self.path.parent / relative
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
-                return None
-            return self.project.display(path), path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
-            return None
+        return self.project.config_file(self.path.parent / relative)
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()

@@ -19,6 +19,7 @@ from codemods.engine.report import FileReport, Finding
 from codemods.engine.rule import RuleSelection
 from codemods.files import discover
 from codemods.pipeline import summarise_with
+from codemods.project.folder_scans import MAX_CONFIG_BYTES
 from codemods.project.resolver import Project
 from codemods.runner import Job, run
 from tests.support.rule_cases import case_source
@@ -559,3 +560,20 @@ def test_a_config_the_script_loads_from_a_flags_path_names_the_project_configs_t
     _write(tmp_path, {"configs/caption.yaml": "run:\n  device: xla\n"})
     (finding,) = [f for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
     assert "which this run did not read" in finding.message  # what it was: the tool cannot tell
+
+
+def test_a_config_a_module_names_is_read_as_the_project_scan_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One reader of the project's YAML files: a config a module names comes from the run's scan
+    once that has read it (the file's text as the scan found it), else is read with the scan's
+    limit (MAX_CONFIG_BYTES)."""
+    repo = _project(tmp_path, monkeypatch, "cuda")
+    (repo / "config" / "data.yaml").write_text("x: 1\n" * (MAX_CONFIG_BYTES // 5 + 1))
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None), in_run=[repo / "train.py"])
+    imports = project.imports_of(repo / "agent" / "learner.py")
+    assert imports.config_file("../config/train.yaml") == ("config/train.yaml", CONFIG.format(device="cuda"))
+    assert imports.config_file("../config/data.yaml") is None  # larger than a config: not read
+    assert project.config_files == (("config/train.yaml", CONFIG.format(device="cuda")),)
+    (repo / "config" / "train.yaml").write_text(CONFIG.format(device="xla"))
+    assert imports.config_file("../config/train.yaml") == ("config/train.yaml", CONFIG.format(device="cuda"))

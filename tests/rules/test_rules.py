@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
+from codemods.engine.rule import substituted
 from codemods.rules import SEVERITIES
 from tests.support.derived_cases import DERIVED_CASES, _save_may_be_guarded
 from tests.support.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
@@ -78,3 +79,13 @@ def test_a_save_an_if_may_guard_gives_no_sagemaker_case(output: str, guarded: bo
     """sagemaker keeps ``torch.save`` under a rank check: a 2.9 case whose ``xm.save`` an ``if``
     may guard is not respelled for it (tests/support/derived_cases.py)."""
     assert _save_may_be_guarded(output) is guarded
+
+
+def test_a_case_program_substituted_from_another_names_only_what_stands_in_it() -> None:
+    """``substituted`` (how a case writes its program as another's difference) makes each change
+    in turn, wherever it stands, and refuses one that does not stand in the program: a case
+    would otherwise keep its base's line unnoticed."""
+    base = 'x = f("cuda")\ny = g("cuda")\n'
+    assert substituted(base, ('"cuda"', '"xla"'), ('g("xla")', "h()")) == 'x = f("xla")\ny = h()\n'
+    with pytest.raises(ValueError, match="not in the program"):
+        substituted(base, ('"cuda"', '"xla"'), ('"cuda"', '"cpu"'))

@@ -3,10 +3,23 @@ scattered every tensor of its inputs to the GPUs (also inside lists, tuples and 
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
-# A batch element and a CPU tensor that only DataParallel's scatter moved.
-SCATTERED_INPUTS = """
+_NN = "import torch.nn as nn\n"
+_XLA_IMPORTS = "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+_TO_XLA = (".cuda()", ".to(torch_xla.device())")
+_CUDA_DEVICE = ('torch.device("cuda")', "torch_xla.device()")
+
+
+def _stepped(indent: str, optimizer: str = "optimizer", ported: str = "xm.optimizer_step({})") -> tuple[str, str]:
+    """The optimizer step that ends a training loop, and its port (``ported``: the step as the
+    port writes it), followed by the barrier."""
+    step = ported.format(optimizer)
+    return f"{indent}{optimizer}.step()\n", f"{indent}{step}\n{indent}torch_xla.sync()\n"
+
+
+# A detector whose forward takes its inputs in a list or tuple.
+_DET = """
 import torch
 import torch.nn as nn
 
@@ -20,7 +33,24 @@ class Det(nn.Module):
         img, annot = inputs
         return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
 
+"""
 
+
+def _det_ported(program: str, indent: str) -> str:
+    """A program of ``_DET`` as the port writes it: DataParallel removed, the step ending at ``indent``."""
+    return substituted(
+        program,
+        (_NN, _NN + _XLA_IMPORTS),
+        ("nn.DataParallel(Det()).cuda()", "Det().to(torch_xla.device())"),
+        _TO_XLA,
+        _stepped(indent),
+    )
+
+
+# A batch element and a CPU tensor that only DataParallel's scatter moved.
+SCATTERED_INPUTS = (
+    _DET
+    + """
 def train(loader, epochs):
     model = nn.DataParallel(Det()).cuda()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -33,56 +63,13 @@ def train(loader, epochs):
         noise = torch.randn(8, 5)
         print(model((torch.randn(8, 4).cuda(), noise)).item())
 """
-
-
-SCATTERED_INPUTS_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class Det(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Linear(4, 4)
-
-    def forward(self, inputs, scale=1.0):
-        img, annot = inputs
-        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
-
-
-def train(loader, epochs):
-    model = Det().to(torch_xla.device())
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    for epoch in range(epochs):
-        for data in loader:
-            loss = model([data["img"].to(torch_xla.device()).float(), data["annot"]], 0.5)
-            optimizer.zero_grad()
-            loss.backward()
-            xm.optimizer_step(optimizer)
-            torch_xla.sync()
-        noise = torch.randn(8, 5)
-        print(model((torch.randn(8, 4).to(torch_xla.device()), noise)).item())
-"""
+)
 
 
 # Every tensor moved by the script (a name bound to a move, a move in the call), and numbers.
-MOVED_INPUTS = """
-import torch
-import torch.nn as nn
-
-
-class Det(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Linear(4, 4)
-
-    def forward(self, inputs, scale=1.0, tag=None):
-        img, annot = inputs
-        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
-
-
+MOVED_INPUTS = (
+    substituted(_DET, ("scale=1.0)", "scale=1.0, tag=None)"))
+    + """
 model = nn.DataParallel(Det()).cuda()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 for step in range(10):
@@ -96,39 +83,7 @@ for img, annot in loader:
     img, annot = img.cuda(), annot.cuda()
     print(model((img, annot), step).item())
 """
-
-
-MOVED_INPUTS_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class Det(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Linear(4, 4)
-
-    def forward(self, inputs, scale=1.0, tag=None):
-        img, annot = inputs
-        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
-
-
-model = Det().to(torch_xla.device())
-optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-for step in range(10):
-    img, annot = torch.randn(8, 4), torch.randn(8, 5).to(torch_xla.device())
-    scale = 0.5
-    loss = model([img.to(torch_xla.device()), annot], scale, tag="train")
-    optimizer.zero_grad()
-    loss.backward()
-    xm.optimizer_step(optimizer)
-    torch_xla.sync()
-for img, annot in loader:
-    img, annot = img.to(torch_xla.device()), annot.to(torch_xla.device())
-    print(model((img, annot), step).item())
-"""
+)
 
 
 # A batch that only DDP(device_ids=[rank]) moved: the port drops device_ids.
@@ -150,48 +105,31 @@ def main(rank, loader):
 """
 
 
-DDP_MOVED_INPUTS_PORTED = """
-import torch
-import torch.distributed as dist
-import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel as DDP
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+DDP_MOVED_INPUTS_PORTED = substituted(
+    DDP_MOVED_INPUTS,
+    (
+        "as DDP\n",
+        'as DDP\nimport torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)\n',
+    ),
+    ('"nccl")', '"xla", init_method="xla://")'),
+    (".cuda(rank), device_ids=[rank])", ".to(torch_xla.device()))"),
+    (".cuda(rank)", ".to(torch_xla.device())"),
+    _stepped(" " * 8, ported="{}.step()"),
+)
 
 
-def main(rank, loader):
-    dist.init_process_group("xla", init_method="xla://")
-    model = DDP(nn.Linear(4, 2).to(torch_xla.device()))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for x, y in loader:
-        optimizer.zero_grad()
-        ((model(x) - y.to(torch_xla.device())) ** 2).mean().backward()
-        optimizer.step()
-        torch_xla.sync()
-"""
-
-
-DDP_MOVED_INPUTS_SAGEMAKER = """
-import torch
-import torch.distributed as dist
-import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel as DDP
-import os
-import torch_xla.core.xla_model as xm
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-def main(rank, loader):
-    os.environ.setdefault("MASTER_ADDR", "localhost")
-    os.environ.setdefault("MASTER_PORT", "12355")
-    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-    model = DDP(nn.Linear(4, 2).to(xm.xla_device()))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for x, y in loader:
-        optimizer.zero_grad()
-        ((model(x) - y.to(xm.xla_device())) ** 2).mean().backward()
-        optimizer.step()
-        xm.mark_step()
-"""
+DDP_MOVED_INPUTS_SAGEMAKER = substituted(
+    DDP_MOVED_INPUTS_PORTED,
+    ("as DDP\n", "as DDP\nimport os\nimport torch_xla.core.xla_model as xm\n"),
+    (
+        '    dist.init_process_group("xla", init_method="xla://")\n',
+        '    os.environ.setdefault("MASTER_ADDR", "localhost")\n'
+        '    os.environ.setdefault("MASTER_PORT", "12355")\n'
+        '    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())\n',
+    ),
+    ("torch_xla.device()", "xm.xla_device()"),
+    ("torch_xla.sync()", "xm.mark_step()"),
+)
 
 
 # Batches a loop hands to a trainer's step method, which gives parts of them to the model.
@@ -220,32 +158,13 @@ class Trainer:
 """
 
 
-HANDED_BATCHES_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class Trainer:
-    def __init__(self, net):
-        self.model = nn.DataParallel(net).to(torch_xla.device())
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
-
-    def step(self, batch):
-        images, targets, names = batch
-        loss = self.model({"x": images.to(torch_xla.device()), "y": targets, "names": names})
-        self.optimizer.zero_grad()
-        loss.backward()
-        xm.optimizer_step(self.optimizer)
-
-    def fit(self, loader):
-        for batch in loader:
-            self.step(batch)
-            torch_xla.sync()
-        for images, targets in loader:
-            print(self.model({"x": images.to(torch_xla.device()), "y": targets}).item())
-"""
+HANDED_BATCHES_PORTED = substituted(
+    HANDED_BATCHES,
+    (_NN, _NN + _XLA_IMPORTS),
+    _TO_XLA,
+    ("self.optimizer.step()", "xm.optimizer_step(self.optimizer)"),
+    ("            self.step(batch)\n", "            self.step(batch)\n            torch_xla.sync()\n"),
+)
 
 
 # Batches that a removed wrapper's scatter did not have to move: a project iterator given the
@@ -280,38 +199,12 @@ def main(model, tokens, dataset, device):
     train(model, tokens, loader, device)
 """
 
+# DataParallel removed (the port also drops the import of nn that it leaves unused).
+_DATA_PARALLEL_REMOVED = ("nn.DataParallel(model).to(device)", "model.to(device)")
 
-ITERATOR_GIVEN_THE_DEVICE_PORTED = """
-import torch
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class StreamIterator:
-    def __init__(self, data, batch_size, device):
-        self.data = data.to(device)
-        self.batch_size = batch_size
-
-    def __iter__(self):
-        for i in range(0, self.data.size(0) - 1, self.batch_size):
-            yield self.data[i:i + self.batch_size], self.data[i + 1:i + 1 + self.batch_size]
-
-
-def train(model, tokens, loader, device):
-    para_model = model.to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for data, target in StreamIterator(tokens, 8, device=device):
-        loss = (para_model(data) - target).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        xm.optimizer_step(optimizer)
-        torch_xla.sync()
-
-
-def main(model, tokens, dataset, device):
-    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
-    train(model, tokens, loader, device)
-"""
+ITERATOR_GIVEN_THE_DEVICE_PORTED = substituted(
+    ITERATOR_GIVEN_THE_DEVICE, (_NN, _XLA_IMPORTS), _DATA_PARALLEL_REMOVED, _stepped(" " * 8)
+)
 
 
 # A DataLoader handed in to an evaluation loop: the port wraps only training loops' loaders, so
@@ -333,20 +226,7 @@ def main(model, dataset, device):
 """
 
 
-HANDED_TO_AN_EVALUATION_PORTED = """
-import torch
-
-
-def evaluate(model, loader, device):
-    para_model = model.to(device)
-    for crops in loader:
-        print(para_model(crops).sum().item())
-
-
-def main(model, dataset, device):
-    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
-    evaluate(model, loader, device)
-"""
+HANDED_TO_AN_EVALUATION_PORTED = substituted(HANDED_TO_AN_EVALUATION, (_NN, ""), _DATA_PARALLEL_REMOVED)
 
 
 # A model that a function of the file returns wrapped in DDP with device_ids (or DataParallel): the
@@ -371,27 +251,23 @@ def main(loader, rank):
         optimizer.step()
 """
 
-WRAPPED_BY_A_FUNCTION_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
+# The inputs moved too, beside the targets.
+MOVED_BESIDE_A_FUNCTION_WRAP = substituted(
+    WRAPPED_BY_A_FUNCTION,
+    ("        targets = targets.to(rank)\n", "        inputs, targets = inputs.to(rank), targets.to(rank)\n"),
+)
 
 
-def make_parallel(model, rank):
-    model.to(torch_xla.device())
-    return nn.parallel.DistributedDataParallel(model)
+def _function_wrap_ported(program: str) -> str:
+    """A program of ``WRAPPED_BY_A_FUNCTION`` as the port writes it: DDP's device_ids dropped."""
+    return substituted(
+        program,
+        (_NN, _NN + "import torch_xla\n"),
+        (".to(rank)", ".to(torch_xla.device())"),
+        (", device_ids=[rank])", ")"),
+        _stepped(" " * 8, ported="{}.step()"),
+    )
 
-
-def main(loader, rank):
-    model = make_parallel(nn.Linear(4, 2), rank)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for inputs, targets in loader:
-        targets = targets.to(torch_xla.device())
-        loss = nn.functional.cross_entropy(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        torch_xla.sync()
-"""
 
 WRAPPED_BY_A_FUNCTION_ALIASED = """
 import torch as th
@@ -414,71 +290,12 @@ def main(dataset):
         optimizer.step()
 """
 
-WRAPPED_BY_A_FUNCTION_ALIASED_PORTED = """
-import torch as th
-from torch.nn import DataParallel as DP
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-def make_parallel(model, device):
-    model = DP(model.to(device))
-    return model
-
-
-def main(dataset):
-    device = torch_xla.device()
-    net = make_parallel(th.nn.Linear(4, 2), device)
-    optimizer = th.optim.SGD(net.parameters(), lr=0.1)
-    loader = th.utils.data.DataLoader(dataset, batch_size=8)
-    for inputs, targets in loader:
-        loss = th.nn.functional.cross_entropy(net(inputs), targets.to(device))
-        loss.backward()
-        xm.optimizer_step(optimizer)
-        torch_xla.sync()
-"""
-
-MOVED_BESIDE_A_FUNCTION_WRAP = """
-import torch
-import torch.nn as nn
-
-
-def make_parallel(model, rank):
-    model.to(rank)
-    return nn.parallel.DistributedDataParallel(model, device_ids=[rank])
-
-
-def main(loader, rank):
-    model = make_parallel(nn.Linear(4, 2), rank)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for inputs, targets in loader:
-        inputs, targets = inputs.to(rank), targets.to(rank)
-        loss = nn.functional.cross_entropy(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-"""
-
-MOVED_BESIDE_A_FUNCTION_WRAP_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
-
-
-def make_parallel(model, rank):
-    model.to(torch_xla.device())
-    return nn.parallel.DistributedDataParallel(model)
-
-
-def main(loader, rank):
-    model = make_parallel(nn.Linear(4, 2), rank)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for inputs, targets in loader:
-        inputs, targets = inputs.to(torch_xla.device()), targets.to(torch_xla.device())
-        loss = nn.functional.cross_entropy(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        torch_xla.sync()
-"""
+WRAPPED_BY_A_FUNCTION_ALIASED_PORTED = substituted(
+    WRAPPED_BY_A_FUNCTION_ALIASED,
+    ("as DP\n", "as DP\n" + _XLA_IMPORTS),
+    ('th.device("cuda")', "torch_xla.device()"),
+    _stepped(" " * 8),
+)
 
 
 # A removed DataParallel beside a loop that moves only the targets: one finding at the forward.
@@ -498,34 +315,24 @@ for inputs, targets in loader:
     optimizer.step()
 """
 
-REMOVED_WRAPPER_TARGETS_MOVED_PORTED = """
-import torch
-import torch.nn as nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-device = torch_xla.device()
-model = nn.Linear(4, 2).to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-loader = torch.utils.data.DataLoader(dataset, batch_size=8)
-for inputs, targets in loader:
-    targets = targets.to(device)
-    loss = nn.functional.cross_entropy(model(inputs), targets)
-    loss.backward()
-    xm.optimizer_step(optimizer)
-    torch_xla.sync()
-"""
+REMOVED_WRAPPER_TARGETS_MOVED_PORTED = substituted(
+    REMOVED_WRAPPER_TARGETS_MOVED,
+    (_NN, _NN + _XLA_IMPORTS),
+    _CUDA_DEVICE,
+    ("model = nn.DataParallel(model)\n", ""),
+    _stepped(" " * 4),
+)
 
 
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
-        valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
+        valid(MOVED_INPUTS, _det_ported(MOVED_INPUTS, " " * 4), note="data-parallel-inputs-the-script-moves"),
         valid(
             ITERATOR_GIVEN_THE_DEVICE, ITERATOR_GIVEN_THE_DEVICE_PORTED, note="batches-of-an-iterator-given-the-device"
         ),
         valid(
             MOVED_BESIDE_A_FUNCTION_WRAP,
-            MOVED_BESIDE_A_FUNCTION_WRAP_PORTED,
+            _function_wrap_ported(MOVED_BESIDE_A_FUNCTION_WRAP),
             note="inputs-moved-beside-a-wrap-a-function-returns",
         ),
     )
@@ -548,7 +355,7 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
         ),
         invalid(
             SCATTERED_INPUTS,
-            SCATTERED_INPUTS_PORTED,
+            _det_ported(SCATTERED_INPUTS, " " * 12),
             note="inputs-only-data-parallel-moved",
             findings=(
                 Expected(
@@ -595,7 +402,7 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
         ),
         invalid(
             WRAPPED_BY_A_FUNCTION,
-            WRAPPED_BY_A_FUNCTION_PORTED,
+            _function_wrap_ported(WRAPPED_BY_A_FUNCTION),
             note="inputs-only-a-wrap-a-function-returns-moved",
             findings=(
                 Expected(

@@ -5,30 +5,24 @@ of the module it may be that build their optimizer over their own parameters in
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
-# A class looked up in the module's globals, whose candidates build their optimizer in
-# ``__init__`` (ERM) or inherit that ``__init__`` (Mixup), moved after it is built.
-LOOKED_UP_AND_MOVED = """
-import torch
-from torch import nn
+_IMPORTS = "import torch\nfrom torch import nn\n"
+_XLA_IMPORTS = "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
 
-
-class ERM(nn.Module):
-    def __init__(self, lr):
-        super().__init__()
-        self.net = nn.Linear(4, 2)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
-
+# A candidate's training step.
+_UPDATE = """
     def update(self, x):
         self.optimizer.zero_grad()
         self.net(x).sum().backward()
         self.optimizer.step()
+"""
 
-
-class Mixup(ERM):
-    pass
-
+# The candidate classes, then their lookup by name in the module's globals and the move of the
+# instance after it is built.
+_LOOKED_UP = """
+{imports}
+{classes}
 
 def get_algorithm_class(name):
     return globals()[name]
@@ -42,49 +36,39 @@ for x in batches:
 """
 
 
-LOOKED_UP_AND_MOVED_PORTED = """
-import torch
-from torch import nn
-import torch_xla
-import torch_xla.core.xla_model as xm
+def _looked_up(classes: str) -> str:
+    """The program of ``_LOOKED_UP`` whose candidates are ``classes``."""
+    return _LOOKED_UP.format(imports=_IMPORTS, classes=classes)
 
 
+def _ported(program: str) -> str:
+    """A program of ``_LOOKED_UP`` as the port writes it."""
+    return substituted(
+        program,
+        (_IMPORTS, _IMPORTS + _XLA_IMPORTS),
+        ('"cuda"', '"xla"'),
+        ("self.optimizer.step()", "xm.optimizer_step(self.optimizer)"),
+        ('    algorithm.update(x.to("xla"))\n', '    algorithm.update(x.to("xla"))\n    torch_xla.sync()\n'),
+    )
+
+
+# The candidates build their optimizer in ``__init__`` (ERM) or inherit that ``__init__`` (Mixup).
+LOOKED_UP_AND_MOVED = _looked_up(f"""
 class ERM(nn.Module):
     def __init__(self, lr):
         super().__init__()
         self.net = nn.Linear(4, 2)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
-
-    def update(self, x):
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        xm.optimizer_step(self.optimizer)
-
+{_UPDATE}
 
 class Mixup(ERM):
     pass
-
-
-def get_algorithm_class(name):
-    return globals()[name]
-
-
-algorithm_class = get_algorithm_class(args.algorithm)
-algorithm = algorithm_class(1e-3)
-algorithm.to("xla")
-for x in batches:
-    algorithm.update(x.to("xla"))
-    torch_xla.sync()
-"""
+""")
 
 
 # The classes it may be build their optimizer lazily, after moving themselves, or take it
 # from outside: the move strands nothing.
-LOOKED_UP_NOTHING_STRANDED = """
-import torch
-from torch import nn
-
-
+LOOKED_UP_NOTHING_STRANDED = _looked_up(f"""
 class Lazy(nn.Module):
     def __init__(self, lr):
         super().__init__()
@@ -106,95 +90,14 @@ class MovedFirst(nn.Module):
         self.net = nn.Linear(4, 2)
         self.to("cuda")
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
-
-    def update(self, x):
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        self.optimizer.step()
-
+{_UPDATE}
 
 class Handed(nn.Module):
     def __init__(self, net, optimizer):
         super().__init__()
         self.net = net
         self.optimizer = optimizer
-
-    def update(self, x):
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        self.optimizer.step()
-
-
-def get_algorithm_class(name):
-    return globals()[name]
-
-
-algorithm_class = get_algorithm_class(args.algorithm)
-algorithm = algorithm_class(1e-3)
-algorithm.to("cuda")
-for x in batches:
-    algorithm.update(x.to("cuda"))
-"""
-
-
-LOOKED_UP_NOTHING_STRANDED_PORTED = """
-import torch
-from torch import nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class Lazy(nn.Module):
-    def __init__(self, lr):
-        super().__init__()
-        self.net = nn.Linear(4, 2)
-        self.lr = lr
-        self.optimizer = None
-
-    def update(self, x):
-        if self.optimizer is None:
-            self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.lr)
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        xm.optimizer_step(self.optimizer)
-
-
-class MovedFirst(nn.Module):
-    def __init__(self, lr):
-        super().__init__()
-        self.net = nn.Linear(4, 2)
-        self.to("xla")
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
-
-    def update(self, x):
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        xm.optimizer_step(self.optimizer)
-
-
-class Handed(nn.Module):
-    def __init__(self, net, optimizer):
-        super().__init__()
-        self.net = net
-        self.optimizer = optimizer
-
-    def update(self, x):
-        self.optimizer.zero_grad()
-        self.net(x).sum().backward()
-        xm.optimizer_step(self.optimizer)
-
-
-def get_algorithm_class(name):
-    return globals()[name]
-
-
-algorithm_class = get_algorithm_class(args.algorithm)
-algorithm = algorithm_class(1e-3)
-algorithm.to("xla")
-for x in batches:
-    algorithm.update(x.to("xla"))
-    torch_xla.sync()
-"""
+{_UPDATE}""")
 
 
 # Aliased imports, ``globals().get(name)``, ``super(Base, self).__init__()`` and a subclass
@@ -234,49 +137,23 @@ for x in batches:
 """
 
 
-LOOKED_UP_ALIASED_PORTED = """
-import torch.nn as tnn
-from torch import optim as o
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-class Base(tnn.Module):
-    def __init__(self):
-        super(Base, self).__init__()
-        self.net = tnn.Linear(4, 2)
-        self.opt = o.SGD(self.parameters(), lr=0.1)
-
-    def learn(self, x):
-        self.opt.zero_grad()
-        self.net(x).sum().backward()
-        xm.optimizer_step(self.opt)
-
-
-class Child(Base):
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("steps", None)
-
-
-def algorithm(name):
-    return globals().get(name)
-
-
-cls = algorithm(config["name"])
-model = cls()
-model.to(torch_xla.device())
-for x in batches:
-    model.learn(x.to(torch_xla.device()))
-    torch_xla.sync()
-"""
+LOOKED_UP_ALIASED_PORTED = substituted(
+    LOOKED_UP_ALIASED,
+    ("from torch import optim as o\n", "from torch import optim as o\n" + _XLA_IMPORTS),
+    ("self.opt.step()", "xm.optimizer_step(self.opt)"),
+    (".cuda()", ".to(torch_xla.device())"),
+    (
+        "    model.learn(x.to(torch_xla.device()))\n",
+        "    model.learn(x.to(torch_xla.device()))\n    torch_xla.sync()\n",
+    ),
+)
 
 
 def looked_up_valid() -> tuple[Valid, ...]:
     return (
         valid(
             LOOKED_UP_NOTHING_STRANDED,
-            LOOKED_UP_NOTHING_STRANDED_PORTED,
+            _ported(LOOKED_UP_NOTHING_STRANDED),
             note="looked-up-classes-build-lazily-after-moving-or-take-the-optimizer",
         ),
     )
@@ -286,7 +163,7 @@ def looked_up_invalid() -> tuple[Invalid, ...]:
     return (
         invalid(
             LOOKED_UP_AND_MOVED,
-            LOOKED_UP_AND_MOVED_PORTED,
+            _ported(LOOKED_UP_AND_MOVED),
             note="looked-up-by-name-in-globals-moved-after-init-built-the-optimizer",
             findings=(
                 Expected(

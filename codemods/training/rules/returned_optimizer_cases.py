@@ -4,22 +4,41 @@ the model by the caller: the optimizer holds the CPU Parameter objects the move 
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
-# A dict of factories (``FACTORIES[kind](cfg)``) whose factory returns the model and an
-# optimizer over it; the caller moves the model.
-RETURNED_AND_MOVED = """
-import torch
-from torch import nn
+_IMPORTS = "import torch\nfrom torch import nn\n"
+_XLA_IMPORTS = "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
 
-
-def build(cfg):
+# The factory: a model, and an optimizer over it, returned with it.
+_BUILD = """def build(cfg):
     biencoder = nn.Linear(4, 2)
     optimizer = torch.optim.AdamW(biencoder.parameters(), lr=cfg["lr"])
     return "tokenizer", biencoder, optimizer
+"""
 
 
-FACTORIES = {"linear": build}
+def _ported(program: str, *steps: str, more: tuple[tuple[str, str], ...] = ()) -> str:
+    """A program that imports ``_IMPORTS`` as the port writes it: the optimizers ``steps`` names
+    stepped through torch_xla (the last ends the loop: the barrier follows it), and ``more``."""
+    last = f"        xm.optimizer_step({steps[-1]})\n"
+    return substituted(
+        program,
+        (_IMPORTS, _IMPORTS + _XLA_IMPORTS),
+        ('"cuda"', '"xla"'),
+        *more,
+        *((f"        {step}.step()\n", f"        xm.optimizer_step({step})\n") for step in steps),
+        (last, last + "        torch_xla.sync()\n"),
+    )
+
+
+# A dict of factories (``FACTORIES[kind](cfg)``) whose factory returns the model and an
+# optimizer over it; the caller moves the model.
+RETURNED_AND_MOVED = f"""
+{_IMPORTS}
+
+{_BUILD}
+
+FACTORIES = {{"linear": build}}
 
 
 def init_components(kind, cfg):
@@ -36,48 +55,11 @@ def main(cfg):
 """
 
 
-RETURNED_AND_MOVED_PORTED = """
-import torch
-from torch import nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-def build(cfg):
-    biencoder = nn.Linear(4, 2)
-    optimizer = torch.optim.AdamW(biencoder.parameters(), lr=cfg["lr"])
-    return "tokenizer", biencoder, optimizer
-
-
-FACTORIES = {"linear": build}
-
-
-def init_components(kind, cfg):
-    return FACTORIES[kind](cfg)
-
-
-def main(cfg):
-    tok, encoder, optimizer = init_components("linear", cfg)
-    encoder.to("xla")
-    for x in batches:
-        optimizer.zero_grad()
-        encoder(x.to("xla")).sum().backward()
-        xm.optimizer_step(optimizer)
-        torch_xla.sync()
-"""
-
-
 # Built again after the move, built by a factory that moved the model first, or moved to the CPU.
-RETURNED_NOTHING_STRANDED = """
-import torch
-from torch import nn
+RETURNED_NOTHING_STRANDED = f"""
+{_IMPORTS}
 
-
-def build(cfg):
-    biencoder = nn.Linear(4, 2)
-    optimizer = torch.optim.AdamW(biencoder.parameters(), lr=cfg["lr"])
-    return "tokenizer", biencoder, optimizer
-
+{_BUILD}
 
 def build_moved(cfg):
     biencoder = nn.Linear(4, 2).cuda()
@@ -85,8 +67,8 @@ def build_moved(cfg):
     return biencoder, optimizer
 
 
-FACTORIES = {"linear": build}
-MOVED = {"linear": build_moved}
+FACTORIES = {{"linear": build}}
+MOVED = {{"linear": build_moved}}
 
 
 def init_components(table, kind, cfg):
@@ -106,50 +88,6 @@ def main(cfg):
         (encoder(x.to("cuda")).sum() + other(x.to("cuda")).sum()).backward()
         optimizer.step()
         other_optimizer.step()
-"""
-
-
-RETURNED_NOTHING_STRANDED_PORTED = """
-import torch
-from torch import nn
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-def build(cfg):
-    biencoder = nn.Linear(4, 2)
-    optimizer = torch.optim.AdamW(biencoder.parameters(), lr=cfg["lr"])
-    return "tokenizer", biencoder, optimizer
-
-
-def build_moved(cfg):
-    biencoder = nn.Linear(4, 2).to(torch_xla.device())
-    optimizer = torch.optim.AdamW(biencoder.parameters(), lr=cfg["lr"])
-    return biencoder, optimizer
-
-
-FACTORIES = {"linear": build}
-MOVED = {"linear": build_moved}
-
-
-def init_components(table, kind, cfg):
-    return table[kind](cfg)
-
-
-def main(cfg):
-    tok, encoder, optimizer = init_components(FACTORIES, "linear", cfg)
-    encoder.to("xla")
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=cfg["lr"])
-    other, other_optimizer = init_components(MOVED, "linear", cfg)
-    other.to(torch_xla.device())
-    kept, kept_optimizer = build_moved(cfg)
-    kept.to("cpu")
-    for x in batches:
-        optimizer.zero_grad()
-        (encoder(x.to("xla")).sum() + other(x.to("xla")).sum()).backward()
-        xm.optimizer_step(optimizer)
-        xm.optimizer_step(other_optimizer)
-        torch_xla.sync()
 """
 
 
@@ -174,35 +112,24 @@ def main(cfg):
 """
 
 
-RETURNED_ALIASED_PORTED = """
-import torch.nn as tnn
-from torch import optim as o
-import torch_xla
-import torch_xla.core.xla_model as xm
-
-
-def make(cfg):
-    biencoder = tnn.Linear(4, 2)
-    opt = o.SGD(biencoder.parameters(), lr=0.1)
-    return biencoder, opt
-
-
-def main(cfg):
-    encoder, opt = make(cfg)
-    encoder.to(torch_xla.device())
-    for x in batches:
-        opt.zero_grad()
-        encoder(x.to(torch_xla.device())).sum().backward()
-        xm.optimizer_step(opt)
-        torch_xla.sync()
-"""
+RETURNED_ALIASED_PORTED = substituted(
+    RETURNED_ALIASED,
+    ("from torch import optim as o\n", "from torch import optim as o\n" + _XLA_IMPORTS),
+    (".cuda()", ".to(torch_xla.device())"),
+    ("        opt.step()\n", "        xm.optimizer_step(opt)\n        torch_xla.sync()\n"),
+)
 
 
 def returned_optimizer_valid() -> tuple[Valid, ...]:
     return (
         valid(
             RETURNED_NOTHING_STRANDED,
-            RETURNED_NOTHING_STRANDED_PORTED,
+            _ported(
+                RETURNED_NOTHING_STRANDED,
+                "optimizer",
+                "other_optimizer",
+                more=((".cuda()", ".to(torch_xla.device())"),),
+            ),
             note="returned-optimizer-built-again-after-the-move-or-by-a-factory-that-moved-first",
         ),
     )
@@ -212,7 +139,7 @@ def returned_optimizer_invalid() -> tuple[Invalid, ...]:
     return (
         invalid(
             RETURNED_AND_MOVED,
-            RETURNED_AND_MOVED_PORTED,
+            _ported(RETURNED_AND_MOVED, "optimizer"),
             note="optimizer-returned-with-its-model-by-a-dict-of-factories-then-moved",
             findings=(
                 Expected(
