@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.class_tests import TESTED_CLASSES, class_tests
 from codemods.cuda_only.code_shapes import (
     ANSWERS,
     CPP_EXTENSION_LOADS,
@@ -121,6 +122,7 @@ class CudaOnlyAnalysis(Analysis):
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
+        self.class_references: list[cst.CSTNode] = []  # to CUDA-only classes (class_tests.py)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
@@ -254,6 +256,8 @@ class CudaOnlyAnalysis(Analysis):
         qualified = self.walk.qualified
         if qualified is not None and qualified.startswith("torch.cuda.") and (self.walk.conds or self.required_before):
             self._cuda_reference(node)
+        if qualified in TESTED_CLASSES:
+            self.class_references.append(node)
 
     def _cuda_reference(self, node: cst.CSTNode) -> None:
         if found := self._required(node):
@@ -282,6 +286,8 @@ class CudaOnlyAnalysis(Analysis):
         qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
+        if self.bindings.get(node.value) in TESTED_CLASSES:
+            self.class_references.append(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
             key = (node.value, self.walk.qualname)
             if key in self.counts:
@@ -592,6 +598,8 @@ class CudaOnlyAnalysis(Analysis):
         self._sparse_moves()
         self._sparse_calls()
         self._project_calls()
+        if self.module is not None and self.class_references:
+            self.part.class_tests = class_tests(self.module, self.class_references)
         if self.module is not None:
             self.part.unnamed_functions = {
                 statement.name.value
