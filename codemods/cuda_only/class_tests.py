@@ -63,12 +63,11 @@ def class_tests(module: cst.Module, references: Sequence[cst.CSTNode]) -> set[cs
 
 def _holder(reads: _Reads, node: cst.CSTNode) -> cst.CSTNode:
     """The tuple or list of classes the node is an element of (outermost), or the node."""
-    parent = reads.parents.get(node)
-    while type(parent) is cst.Element:
+    while type(parent := reads.parents.get(node)) is cst.Element:
         outer = reads.parents.get(parent)
-        if type(outer) not in (cst.Tuple, cst.List):
+        if outer is None or type(outer) not in (cst.Tuple, cst.List):
             break
-        node, parent = outer, reads.parents.get(outer)  # type: ignore[assignment]  # a Tuple or List
+        node = outer
     return node
 
 
