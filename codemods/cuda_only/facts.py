@@ -122,5 +122,9 @@ class CudaOnlyFacts:
     # extension comes from (``from ._ext import dcn_v2``) or the test as written.
     extension_ops: dict[cst.CSTNode, str] = field(default_factory=dict)
     cuda_only_forwards: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Outside a forward: calls of a compiled extension's op handed a tensor that their function
+    # puts on the device (on the XLA device after the port): where the extension comes from, and
+    # the name of that tensor.
+    extension_calls: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
