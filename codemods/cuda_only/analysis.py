@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.class_tests import TESTED_CLASSES, class_tests
 from codemods.cuda_only.code_shapes import (
     ANSWERS,
     CPP_EXTENSION_LOADS,
@@ -118,9 +119,16 @@ class CudaOnlyAnalysis(Analysis):
         # callee's qualified name (``pointnet2._ext.ball_query``): which are ops of an extension
         # the project's setup.py builds is known in conclude.
         self.imported_forward_calls: list[tuple[cst.Call, str]] = []
+        # Calls outside a forward, in a function, of a name's attribute (``ext.op(a, b)``): the call,
+        # the first name of its callee, its qualified callee, and the names it is handed; and the
+        # names each function binds to a tensor on the device (``out = torch.cuda.FloatTensor(n)``,
+        # ``x.cuda()``), by (function, name): which calls run an extension's op on one is known in conclude.
+        self.named_calls: list[tuple[cst.Call, str, str | None, tuple[str, ...], str]] = []
+        self.device_bound: set[tuple[str, str]] = set()
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
+        self.class_references: list[cst.CSTNode] = []  # to CUDA-only classes (class_tests.py)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
@@ -128,6 +136,14 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._stores(node.targets[0].target, node.value if len(node.targets) == 1 else None, node)
+        if self.walk.enclosing_function is not None and len(node.targets) == 1:
+            bound = node.targets[0].target
+            if type(bound) is cst.Name:
+                key = (self.walk.qualname, bound.value)
+                if self._on_the_device(node.value):
+                    self.device_bound.add(key)
+                else:
+                    self.device_bound.discard(key)
         for target in node.targets[1:]:
             self._stores(target.target, None, node)
         if len(node.targets) == 1 and type(node.value) is cst.Call and (name := dotted(node.targets[0].target)):
@@ -220,6 +236,23 @@ class CudaOnlyAnalysis(Analysis):
             if name is not None and bound is not None:
                 self.relative_imports[bound] = (module, name)
 
+    def _on_the_device(self, value: cst.BaseExpression) -> bool:
+        """A tensor the port puts on the XLA device: moved there (``x.cuda()``, ``x.to(device)`` but
+        the CPU, also in a method chain) or made as a CUDA tensor type (``torch.cuda.FloatTensor(n)``)."""
+        core = value
+        while type(core) is cst.Call:
+            method = method_name(core)
+            if method == "cuda" or (method == "to" and not names_the_cpu(arg_value(core, 0, "device"))):
+                return method == "cuda" or core.args != ()
+            if (self.walk.resolve(core.func) or "").startswith("torch.cuda.") and (dotted(core.func) or "").endswith(
+                "Tensor"
+            ):
+                return True
+            if type(core.func) is not cst.Attribute:
+                return False
+            core = core.func.value
+        return False
+
     def _forward(self) -> str | None:
         """The name of the enclosing ``forward`` or ``backward`` (a model's or an autograd
         Function's), if any."""
@@ -254,6 +287,8 @@ class CudaOnlyAnalysis(Analysis):
         qualified = self.walk.qualified
         if qualified is not None and qualified.startswith("torch.cuda.") and (self.walk.conds or self.required_before):
             self._cuda_reference(node)
+        if qualified in TESTED_CLASSES:
+            self.class_references.append(node)
 
     def _cuda_reference(self, node: cst.CSTNode) -> None:
         if found := self._required(node):
@@ -282,6 +317,8 @@ class CudaOnlyAnalysis(Analysis):
         qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
+        if self.bindings.get(node.value) in TESTED_CLASSES:
+            self.class_references.append(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
             key = (node.value, self.walk.qualname)
             if key in self.counts:
@@ -338,6 +375,10 @@ class CudaOnlyAnalysis(Analysis):
             self.forward_calls.append((node, head.split(".")[0]))
             if callee is not None and "." in callee and not outside_project(callee):
                 self.imported_forward_calls.append((node, callee))
+        elif head is not None and "." in head and self.walk.enclosing_function is not None:
+            handed = tuple(dotted(arg.value) or "" for arg in node.args if type(arg.value) is cst.Name)
+            if handed:
+                self.named_calls.append((node, head.split(".")[0], callee, handed, self.walk.qualname))
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -587,11 +628,35 @@ class CudaOnlyAnalysis(Analysis):
                             f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
                         )
 
+    def _extension_calls(self) -> None:
+        """Outside a forward: a call of an extension's op handed a tensor that its function puts
+        on the device (the port puts it on the XLA device): it raises there, on every call."""
+        built = self.facts.project.context.built_extensions() if self.named_calls else ()
+        for call, head, callee, handed, scope in self.named_calls:
+            on_device = next((name for name in handed if (scope, name) in self.device_bound), None)
+            if on_device is None:
+                continue
+            source = self.extensions.get(head)
+            if source is None and callee is not None and not outside_project(callee):
+                source = next(
+                    (
+                        f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
+                        for extension, setup in built
+                        if callee.startswith(extension + ".")
+                    ),
+                    None,
+                )
+            if source is not None:
+                self.part.extension_calls[call] = (source, on_device)
+
     def conclude(self) -> None:
         self._extension_ops()
+        self._extension_calls()
         self._sparse_moves()
         self._sparse_calls()
         self._project_calls()
+        if self.module is not None and self.class_references:
+            self.part.class_tests = class_tests(self.module, self.class_references)
         if self.module is not None:
             self.part.unnamed_functions = {
                 statement.name.value

@@ -114,10 +114,17 @@ class CudaOnlyFacts:
     # the value None), or under a command-line switch that is off by default (the value:
     # the switch as the test reads it, ``args.profile``).
     guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # References to a CUDA-only class (SyncBatchNorm) that only test a value's class
+    # (``isinstance(m, bn_types)``): they build nothing (class_tests.py).
+    class_tests: set[cst.CSTNode] = field(default_factory=set)
     # In a forward (or backward): calls of a compiled extension's ops, and the tests that make
     # it raise unless its input is a CUDA tensor (``if not x.is_cuda: raise``), with where the
     # extension comes from (``from ._ext import dcn_v2``) or the test as written.
     extension_ops: dict[cst.CSTNode, str] = field(default_factory=dict)
     cuda_only_forwards: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Outside a forward: calls of a compiled extension's op handed a tensor that their function
+    # puts on the device (on the XLA device after the port): where the extension comes from, and
+    # the name of that tensor.
+    extension_calls: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)

@@ -30,8 +30,25 @@ class EntryAnalysis(Analysis):
             part.main = node
 
     def visit_If(self, node: cst.If) -> None:
-        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
+        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test) and _runs_code(node):
             self.facts.entry.main_guard = node
+
+
+def _runs_code(guard: cst.If) -> bool:
+    """A guard whose block holds more than ``pass``, ``...`` and strings: one that does nothing
+    starts nothing (it is no entry point, and there is no code to launch in each process)."""
+    body = guard.body
+    statements: list[cst.CSTNode] = list(body.body) if isinstance(body, cst.SimpleStatementSuite) else []
+    if isinstance(body, cst.IndentedBlock):
+        for line in body.body:
+            statements.extend(line.body if isinstance(line, cst.SimpleStatementLine) else [line])
+    return guard.orelse is not None or any(not _does_nothing(statement) for statement in statements)
+
+
+def _does_nothing(statement: cst.CSTNode) -> bool:
+    return type(statement) is cst.Pass or (
+        type(statement) is cst.Expr and isinstance(statement.value, (cst.Ellipsis, cst.SimpleString))
+    )
 
 
 def _callable_bare(function: cst.FunctionDef) -> bool:

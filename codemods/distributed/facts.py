@@ -147,6 +147,10 @@ class DistributedFacts:
     # device_ids), handed tensors that the wrapper moved and nothing else does: what the
     # wrapper did, as the finding says it, and those inputs (reported: obligation 3).
     scattered_inputs: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Functions of the file that move the tensors of a parameter to the device in place
+    # (``batch[key] = val.cuda()``): (qualified name, the parameter's index without self, the
+    # parameter); a batch handed to one before the wrapped model's call is on the device.
+    batch_movers: set[tuple[str, int, str]] = field(default_factory=set)
     # Functions of the file that return a model wrapped in nn.DataParallel, or in DDP with
     # device_ids (whose forward moved its inputs to the GPU on CUDA, which neither does on XLA):
     # (function, the position in the tuple it returns, -1 for the whole value) -> the wrapper as

@@ -15,7 +15,10 @@ in to an evaluation loop, or of a loop that moves other parts of the same batch 
 (``data["annot"]`` beside ``data["img"].cuda()``: the batches come on the host), are not: XLA116
 names them at the call.  Other values (numbers, strings, a batch of another iterable: a project
 iterator may move its batches itself; a loader handed in to a training loop is wrapped where it is
-handed, or reported there) are left as they are: the wrapper's scatter moved only tensors.
+handed, or reported there) are left as they are: the wrapper's scatter moved only tensors.  A batch
+handed, before the call, to a function of the file or of the project (its summary's
+``batch_movers``) that moves the tensors of that argument in place (``batch[key] = val.cuda()``)
+is on the device.
 
 The same reading tells which inputs reach the device another way: moved by hand, or batches of
 a device loader or of an iterable handed the device (``OrderedIterator(tokens, 8,
@@ -36,6 +39,7 @@ from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
 from codemods.engine.nodes import call_args, dotted, method_name
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk, assignments
+from codemods.project.analysis import ProjectAnalysis
 from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
@@ -53,7 +57,7 @@ class ScatterInputAnalysis(Analysis):
 
     name = "scatter_inputs"
     fills = "distributed"
-    reads = ("imports",)
+    reads = ("imports", "project")
     conclude_reads = ("ddp", "training", "loaders")
 
     def __init__(self, walk: Walk) -> None:
@@ -85,12 +89,20 @@ class ScatterInputAnalysis(Analysis):
         # scatter the inputs themselves: XLA118).
         self.built: dict[str, cst.Call] = {}
         self.built_calls: list[tuple[cst.Call, cst.Call, bool]] = []
+        # The parameters of each function (without self), by its qualified name; the order of
+        # the calls walked; batches handed to a callable by their name, which may move them in
+        # place (``load_data_to_gpu(batch)``): (callee as written, index, scope, name, where the
+        # batch comes from, the call's order).
+        self.parameters: dict[str, list[str]] = {}
+        self.order: dict[cst.Call, int] = {}
+        self.handed_names: list[tuple[str, int, str, str, _Source, int]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = self.walk.qualname
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params[:1] in (["self"], ["cls"]) and self.walk.class_depth:
             params = params[1:]
+        self.parameters[scope] = params
         for index, param in enumerate(params):
             self.off_device[(scope, param)] = (scope, index)
 
@@ -155,6 +167,7 @@ class ScatterInputAnalysis(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         """``images, targets = batch``: each name holds a part of what the value holds (the
         ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
+        self._moved_in_place(node)
         unpacked = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
         if not unpacked or type(node.value) in (cst.Tuple, cst.List):
             return
@@ -163,6 +176,17 @@ class ScatterInputAnalysis(Analysis):
         for target in unpacked:
             for name in _names(target):
                 self._note(scope, name, source)
+
+    def _moved_in_place(self, node: cst.Assign) -> None:
+        """``batch[key] = val.cuda()`` in a function, ``batch`` a parameter: the function moves
+        the tensors of that argument to the device in place."""
+        if self.walk.enclosing_function is None or not moves(node.value):
+            return
+        scope = self.walk.qualname
+        params = self.parameters.get(scope, [])
+        for target in node.targets:
+            if type(target.target) is cst.Subscript and (root := dotted(target.target.value)) in params:
+                self.part.batch_movers.add((scope, params.index(root), root))
 
     def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
         """Where the value off the device comes from (``_Source``), or False: on the device,
@@ -195,6 +219,7 @@ class ScatterInputAnalysis(Analysis):
             if source is not False and source is not None:
                 self.moved_by_hand.add(source)  # a part of a batch moved by hand: the batches come on the host
         func = dotted(node.func)
+        self.order[node] = len(self.order)
         if (built := self.built.get(func or "")) is not None and node.args:
             fed = all(self._on_device(leaf, scope) for arg in node.args for leaf in _leaves(arg.value))
             self.built_calls.append((node, built, fed))
@@ -207,6 +232,10 @@ class ScatterInputAnalysis(Analysis):
                     and type(loop := self._off_device(arg.value, scope)) is cst.For
                 ):
                     self.handed.append((func, index, loop, scope))
+                if func is not None and type(arg.value) is cst.Name:
+                    source = self._off_device(arg.value, scope)
+                    if source is not False:
+                        self.handed_names.append((func, index, scope, arg.value.value, source, self.order[node]))
             return
         off = [
             (code, kind, leaf)
@@ -214,8 +243,27 @@ class ScatterInputAnalysis(Analysis):
             for leaf in _leaves(arg.value)
             if (kind := self._off_device(leaf, scope)) is not False and (code := code_of(leaf))
         ]
+        off = [(code, kind, leaf) for code, kind, leaf in off if not self._moved_by_helper(node, scope, code, kind)]
         if off:
             self.calls.append((node, wrapper, off))
+
+    def _moved_by_helper(self, call: cst.Call, scope: str, name: str, source: _Source) -> bool:
+        """``name`` (a batch from ``source``) was handed, before ``call``, to a function of the
+        file or of the project that moves the tensors of that argument to the device in place."""
+        for callee, index, at_scope, handed, handed_source, order in self.handed_names:
+            if at_scope != scope or handed != name or handed_source is not source or order >= self.order[call]:
+                continue
+            qualified = f"{scope}.{callee}" if scope and (f"{scope}.{callee}", index) in self._movers else callee
+            if (qualified, index) in self._movers:
+                return True
+            found = self.walk.analysis(ProjectAnalysis).origin(callee)
+            if found is not None and found.summary is not None and found.summary.moves_batch(found.name, index):
+                return True
+        return False
+
+    @property
+    def _movers(self) -> set[tuple[str, int]]:
+        return {(function, index) for function, index, _ in self.part.batch_movers}
 
     def conclude(self) -> None:
         part = self.part

@@ -152,6 +152,17 @@ class LightningAnalysis(Analysis):
         bases = [base.value for base in node.bases]
         if any(lightning_class(self.walk.resolve(b)) == "LightningModule" or dotted(b) in modules for b in bases):
             self.part.modules.add(node.name.value)
+            self._optimizer_index(node)
+
+    def _optimizer_index(self, node: cst.ClassDef) -> None:
+        """``def training_step(self, batch, batch_idx, optimizer_idx)`` in a LightningModule:
+        Lightning 1.x's automatic optimization over several optimizers, which Lightning 2 refuses."""
+        for statement in node.body.body:
+            if type(statement) is cst.FunctionDef and statement.name.value == "training_step":
+                params = statement.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    if param.name.value == "optimizer_idx":
+                        self.part.optimizer_indices[param] = node.name.value
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

@@ -40,6 +40,9 @@ class LightningFacts:
     # ``Trainer(accelerator=args.accelerator)`` whose flag's default the port changes but a launcher
     # passes a CUDA value on its command line: the launchers, with what they pass (``--accelerator gpu``).
     launched: dict[cst.Arg, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # The ``optimizer_idx`` parameter of a LightningModule's ``training_step`` (Lightning 1.x's
+    # automatic optimization over several optimizers; Lightning 2 raises on it), with the class.
+    optimizer_indices: dict[cst.Param, str] = field(default_factory=dict)
     # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
     fabric_used: bool = False
 

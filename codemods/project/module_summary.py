@@ -56,6 +56,9 @@ class ModuleSummary:
     # Callables that move an argument to the device only if a parameter of theirs is true:
     # (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
     flag_moves: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that move the tensors of an argument to the device in place (``batch[key] =
+    # val.cuda()``): (name, index without self, parameter).
+    batch_movers: frozenset[tuple[str, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
@@ -326,6 +329,10 @@ class ModuleSummary:
         devices = {(moved[4], moved[5]) for moved in elsewhere}
         device_at = devices.pop() if len(devices) == 1 and next(iter(devices))[1] else None
         return False, device_at, "`, `".join(dict.fromkeys(moved[6] for moved in elsewhere))
+
+    def moves_batch(self, name: str, index: int) -> bool:
+        """Calling ``name`` moves the tensors of its argument at ``index`` to the device in place."""
+        return any(function == name and at == index for function, at, _ in self.batch_movers)
 
     def flag_moves_of(self, name: str) -> list[tuple[int, str]]:
         """The parameters of ``name`` (a class: its ``__init__``) that it moves to the device only if true."""

@@ -34,6 +34,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
         flag_moves=frozenset(facts.device.flag_moves),
+        batch_movers=frozenset(facts.distributed.batch_movers),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
         own_optimizer_children=frozenset(facts.training.own_optimizer_children),

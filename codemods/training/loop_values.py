@@ -120,6 +120,9 @@ _MOVE_HELPERS = frozenset(
     }
 )
 _CONTAINER_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "list", "tuple", "dict", "isinstance"})
+# Calls that make a tensor of host data (an array, a list, an image) before it moves: they
+# build no graph (``torch.from_numpy(v).float().cuda()``, ``TF.to_tensor(image)``).
+_HOST_TENSORS = frozenset({"from_numpy", "as_tensor", "tensor", "Tensor", "to_tensor", "image_to_tensor"})
 
 
 def only_moves(node: cst.CSTNode) -> bool:
@@ -166,14 +169,15 @@ def _small_moves_only(small: cst.BaseSmallStatement) -> bool:
 
 
 def _calls_only_moves(value: cst.CSTNode) -> bool:
-    """Every call in the expression is a move, a cast, a container's or a container builtin."""
+    """Every call in the expression is a move, a cast, a container's or a container builtin, or
+    makes a tensor of host data."""
     for sub in walk(value):
         if type(sub) is not cst.Call:
             continue
         method = method_name(sub)
-        if method in _MOVES or method in _MOVE_HELPERS:
+        if method in _MOVES or method in _MOVE_HELPERS or method in _HOST_TENSORS:
             continue
-        if type(sub.func) is cst.Name and sub.func.value in _CONTAINER_BUILTINS:
+        if type(sub.func) is cst.Name and (sub.func.value in _CONTAINER_BUILTINS or sub.func.value in _HOST_TENSORS):
             continue
         return False
     return True

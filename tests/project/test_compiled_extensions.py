@@ -205,3 +205,28 @@ def test_a_single_file_run_names_the_extension_op_its_model_reaches(tmp_path: Pa
     assert "`FurthestPointSampling` in pts/pts_utils.py has `_ext.furthest_point_sampling(xyz, npoint)`" in (
         finding.message
     )
+
+
+# Outside a forward: the op handed a tensor the function moves to the GPU (on the XLA device after the port).
+WARM_UP_ON_THE_DEVICE = ("def warm_up(xyz):\n", "def warm_up(points):\n    xyz = points.cuda()\n")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_op_outside_a_forward_handed_a_device_tensor_is_an_error(tmp_path: Path, target: str) -> None:
+    imports, call = IMPORTS["module alias"]
+    setup = SETUP.format(kind="CUDAExtension")
+    repo = tmp_path / "repo"
+    (repo / "pts").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "pts" / "setup.py").write_text(setup)
+    text = SAMPLING.format(imports=imports, call=call)
+    assert WARM_UP_ON_THE_DEVICE[0] in text
+    path = repo / "pts" / "pts_utils.py"
+    path.write_text(text.replace(*WARM_UP_ON_THE_DEVICE))
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path))
+    found = [f for f in conversion.findings if f.rule == "XLA512"]
+    assert [f.line for f in found] == [11, 16]  # (in the output, below the added torch_xla import)
+    assert "on `xyz`, which the port puts on the XLA device: the op raises on XLA tensors" in found[1].message
+    assert "`pts._ext`, a C++/CUDA extension that " in found[1].message
+    assert "pts/setup.py builds with torch.utils.cpp_extension) on `xyz`" in found[1].message

@@ -30,7 +30,9 @@ CUDA_API = Rule(
     "0, a branch that stops the script, a failing assert, or a use the tool does not follow: another callable, a "
     "return); where they only choose a branch they are reported as CUDA checks (XLA105), where they change "
     "nothing as notes (XLA511). torch.nn.SyncBatchNorm is reported "
-    "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
+    "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started; named only "
+    "to test a module's class (`isinstance(m, (nn.BatchNorm2d, nn.SyncBatchNorm))`, `type(m) is nn.SyncBatchNorm`, "
+    "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent. Code under a test that is False on XLA as the port leaves it never runs "
     "there and is not reported: a kept availability check, a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
@@ -60,6 +62,32 @@ CUDA_API = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch.nn as nn
+
+            bn_types = (nn.BatchNorm1d, nn.BatchNorm2d, nn.SyncBatchNorm)
+
+
+            def split_bn(layer):
+                return [m for m in layer.children() if isinstance(m, bn_types)]
+
+
+            def is_sync(m):
+                return type(m) is nn.SyncBatchNorm or issubclass(type(m), (nn.SyncBatchNorm,))
+            """,
+            note="SyncBatchNorm named only in class tests, directly or through a tuple bound to a name",
+        ),
+        valid(
+            """
+            from torch.nn import SyncBatchNorm as SBN
+
+            def frozen(m):
+                return isinstance(m, SBN)
+            """,
+            target="sagemaker",
+            note="SyncBatchNorm through an alias, only in a class test (sagemaker)",
+        ),
         valid(
             """
             import torch
@@ -459,6 +487,28 @@ CUDA_API = Rule(
             note="event-timing",
             findings=(Expected(3, 9, "xm.wait_device_ops() and time.perf_counter()"),),
         ),
+        invalid(
+            """
+            import torch.nn as nn
+
+            bn_types = (nn.BatchNorm2d, nn.SyncBatchNorm)
+            norm = bn_types[1](64)
+            """,
+            note="a tuple of classes that builds one of them",
+            findings=(Expected(3, 29, "`nn.SyncBatchNorm` is torch's SyncBatchNorm, which takes only CUDA and XPU"),),
+        ),
+        invalid(
+            """
+            from torch.nn import SyncBatchNorm as SBN
+
+            layer = SBN(64)
+            is_sync = isinstance(layer, SBN)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a built SyncBatchNorm through an alias (sagemaker), its class test left alone",
+            findings=(Expected(3, 9, "`SBN` is torch's SyncBatchNorm"),),
+        ),
     ),
 )
 
@@ -467,7 +517,8 @@ CUDA_API = Rule(
 def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     from codemods.cuda_only.rules.runtime_references import goes_with_device_call
 
-    if goes_with_device_call(ctx, original) or original in ctx.facts.cuda_only.guarded_cuda:
+    facts = ctx.facts.cuda_only
+    if goes_with_device_call(ctx, original) or original in facts.guarded_cuda or original in facts.class_tests:
         return updated
     answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
     if answer is None:

@@ -133,7 +133,8 @@ CUDA_API_BEHIND_SWITCH = Rule(
 
 @on_references(CUDA_API_BEHIND_SWITCH, names=frozenset(CUDA_ONLY))
 def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-    _report_behind_switch(ctx, original, CUDA_ONLY[qualified].advice)
+    if original not in ctx.facts.cuda_only.class_tests:
+        _report_behind_switch(ctx, original, CUDA_ONLY[qualified].advice)
     return updated
 
 

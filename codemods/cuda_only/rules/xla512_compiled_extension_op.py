@@ -8,13 +8,46 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts, reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# Outside a forward: an extension's op handed a tensor its function makes on the GPU, and one
+# handed only CPU tensors.
+_HANDED_A_DEVICE_TENSOR = """
+import torch
+from torch.utils.cpp_extension import load
+
+ops = load(name="box_ops", sources=["box_ops.cu"])
+
+
+def box_iou(a, b):
+    iou = torch.cuda.FloatTensor(a.shape[0], b.shape[0]).zero_()
+    ops.box_iou_gpu(a, b, iou)
+    return iou
+
+
+def box_iou_cpu(a, b):
+    iou = torch.zeros(a.shape[0], b.shape[0])
+    ops.box_iou_cpu(a, b, iou)
+    return iou
+"""
+_HANDED_A_DEVICE_TENSOR_PORTED = substituted(
+    _HANDED_A_DEVICE_TENSOR,
+    ("from torch.utils.cpp_extension import load\n", "from torch.utils.cpp_extension import load\nimport torch_xla\n"),
+    (
+        "torch.cuda.FloatTensor(a.shape[0], b.shape[0])",
+        "torch.FloatTensor(a.shape[0], b.shape[0]).to(torch_xla.device())",
+    ),
+)
+_HANDED_ONLY_CPU_TENSORS = substituted(
+    _HANDED_A_DEVICE_TENSOR,
+    ("torch.cuda.FloatTensor(a.shape[0], b.shape[0]).zero_()", "torch.zeros(a.shape[0], b.shape[0])"),
+)
 
 COMPILED_EXTENSION_OP = Rule(
     code="XLA512",
@@ -29,7 +62,9 @@ COMPILED_EXTENSION_OP = Rule(
     "tensors, and so does a forward that starts with `if not x.is_cuda: raise ...`, which an XLA tensor never "
     "passes. Any model whose forward runs one fails at its first training step on XLA. The tool cannot port "
     "the op: write it in torch operations (which XLA compiles), or keep the layer out of the model trained on "
-    "XLA. A single file whose folder is not known cannot tell an extension from a module it could not read: "
+    "XLA. Outside a forward, a call of such an op that hands it a tensor its function puts on the device "
+    "(`iou = torch.cuda.FloatTensor(n, m)`, `x.cuda()`; on the XLA device after the port) raises at every call, "
+    "and is reported too. A single file whose folder is not known cannot tell an extension from a module it could not read: "
     "run the tool on the project for this check.",
     examples=lambda: (
         invalid(
@@ -55,6 +90,7 @@ COMPILED_EXTENSION_OP = Rule(
         ),
     ),
     valid=lambda: (
+        valid(_HANDED_ONLY_CPU_TENSORS, note="an extension's op outside a forward, handed only CPU tensors"),
         valid(
             """
             import torch
@@ -80,6 +116,34 @@ COMPILED_EXTENSION_OP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            _HANDED_A_DEVICE_TENSOR,
+            _HANDED_A_DEVICE_TENSOR_PORTED,
+            note="an extension's op outside a forward, handed a tensor its function makes on the GPU",
+            findings=(
+                Expected(
+                    10,
+                    5,
+                    "`ops.box_iou_gpu(...)` runs an op of a compiled extension (`load(...)`, a C++/CUDA extension "
+                    "compiled at run time) on `iou`, which the port puts on the XLA device: the op raises on XLA "
+                    "tensors, at every call",
+                ),
+            ),
+        ),
+        invalid(
+            substituted(_HANDED_A_DEVICE_TENSOR, ("import load\n", "import load as build\n"), ("= load(", "= build(")),
+            substituted(
+                _HANDED_A_DEVICE_TENSOR_PORTED,
+                ("import load\n", "import load as build\n"),
+                ("= load(", "= build("),
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="an extension's op outside a forward, handed a tensor its function makes on the GPU (sagemaker)",
+            findings=(Expected(10, 5, "on `iou`, which the port puts on the XLA device"),),
+        ),
         invalid(
             """
             import torch
@@ -149,6 +213,16 @@ def _extension_op(ctx: Context[Facts], original: cst.Call) -> str:
     return (
         f"`{ctx.code(original.func)}(...)` runs an op of a compiled extension "
         f"({ctx.facts.cuda_only.extension_ops[original]}), which raises on XLA tensors: {_EXTENSION_ADVICE}"
+    )
+
+
+@reports_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.extension_calls)
+def _extension_call(ctx: Context[Facts], original: cst.Call) -> str:
+    source, tensor = ctx.facts.cuda_only.extension_calls[original]
+    return (
+        f"`{ctx.code(original.func)}(...)` runs an op of a compiled extension ({source}) on `{tensor}`, which the "
+        "port puts on the XLA device: the op raises on XLA tensors, at every call; write it in torch operations "
+        "(XLA compiles those), or hand it CPU tensors (and move its result to the device)"
     )
 
 

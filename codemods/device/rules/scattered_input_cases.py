@@ -324,6 +324,35 @@ REMOVED_WRAPPER_TARGETS_MOVED_PORTED = substituted(
 )
 
 
+# A batch that a helper of the file moves in place before the model wrapped in DDP with device_ids takes it.
+MOVED_BY_A_HELPER = """
+import torch
+
+
+def to_device(batch):
+    for key, val in batch.items():
+        batch[key] = val.cuda()
+
+
+def evaluate(model, loader, rank):
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank])
+    for batch in loader:
+        to_device(batch)
+        model(batch)
+"""
+MOVED_BY_A_HELPER_PORTED = substituted(
+    MOVED_BY_A_HELPER,
+    ("import torch\n", "import torch\nimport torch_xla\n"),
+    _TO_XLA,
+    (", device_ids=[rank])", ")"),
+)
+# The helper runs after the forward: the forward gets the batch on the CPU.
+MOVED_AFTER_THE_FORWARD = substituted(
+    MOVED_BY_A_HELPER,
+    ("        to_device(batch)\n        model(batch)\n", "        model(batch)\n        to_device(batch)\n"),
+)
+
+
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, _det_ported(MOVED_INPUTS, " " * 4), note="data-parallel-inputs-the-script-moves"),
@@ -335,11 +364,34 @@ def scattered_input_valid() -> tuple[Valid, ...]:
             _function_wrap_ported(MOVED_BESIDE_A_FUNCTION_WRAP),
             note="inputs-moved-beside-a-wrap-a-function-returns",
         ),
+        valid(MOVED_BY_A_HELPER, MOVED_BY_A_HELPER_PORTED, note="a batch a helper of the file moves in place first"),
+        valid(
+            MOVED_BY_A_HELPER,
+            substituted(
+                MOVED_BY_A_HELPER_PORTED,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="a batch a helper of the file moves in place first (sagemaker)",
+        ),
     )
 
 
 def scattered_input_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            MOVED_AFTER_THE_FORWARD,
+            substituted(
+                MOVED_BY_A_HELPER_PORTED,
+                (
+                    "        to_device(batch)\n        model(batch)\n",
+                    "        model(batch)\n        to_device(batch)\n",
+                ),
+            ),
+            note="a batch a helper of the file moves only after the forward",
+            findings=(Expected(13, 9, "`batch` reaches `model` on the CPU"),),
+        ),
         invalid(
             HANDED_TO_AN_EVALUATION,
             HANDED_TO_AN_EVALUATION_PORTED,

@@ -56,7 +56,8 @@ BATCH_OFF_XLA = Rule(
     "first), and a batch of a loop over a loader the port does not wrap in a device loader (`annot`, "
     "`data['annot']`, also a part of a batch the loop hands to a function or method of the file: `for batch in "
     "loader: self.step(batch)`), are reported at the call; a move in the call or bound before it, a tensor made on "
-    "a device, and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
+    "a device, a batch handed before the call to a function of the file or of the project that moves its "
+    "tensors in place (`for k, v in batch.items(): batch[k] = v.cuda()`, ported with it), and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
     "are not moved by the tool: the call alone does not say which of a batch's values are tensors (a batch may "
     "carry file names), so the finding says to move each one that is.",
     examples=lambda: (

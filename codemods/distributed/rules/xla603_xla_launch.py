@@ -36,7 +36,8 @@ XLA_LAUNCH = Rule(
     'must not touch the XLA runtime before the launcher starts the others (it refuses: "Runtime is already '
     'initialized"), so a process group the module starts as it is imported (`dist.init_process_group(...)` on a '
     "line of its own before the main guard) moves into `_mp_fn`, first: each launched process starts its own, "
-    "as each process torchrun started did; one that cannot move (under a check at module level) is reported.",
+    "as each process torchrun started did; one that cannot move (under a check at module level) is reported. "
+    "A main guard that does nothing (`pass`, `...`, a docstring) starts nothing: it is left as it is.",
     examples=lambda: (
         invalid(
             """
@@ -78,6 +79,41 @@ XLA_LAUNCH = Rule(
                 main()
             """,
             note="one-device",
+        ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def evaluate(model):
+                model = torch.nn.parallel.DistributedDataParallel(model)
+                dist.barrier()
+                return model
+
+
+            if __name__ == "__main__":
+                "nothing to run: another script starts the evaluation"
+                pass
+            """,
+            note="a main guard that does nothing: no code to launch",
+        ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def evaluate(model):
+                model = torch.nn.parallel.DistributedDataParallel(model)
+                dist.barrier()
+                return model
+
+
+            if __name__ == "__main__": ...
+            """,
+            target="sagemaker",
+            note="a main guard that does nothing, on one line (sagemaker)",
         ),
         # A module-level script: no launcher is added, its group stays where it is.
         valid(

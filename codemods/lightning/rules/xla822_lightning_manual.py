@@ -30,7 +30,10 @@ LIGHTNING_MANUAL = Rule(
     "that Trainer has no accelerator=; any other gets Lightning 1.5's and 2's accelerator=\"tpu\" and devices=. "
     "`Trainer.from_argparse_args(args)` (Lightning 1.x; Lightning 2 removed it) without an `accelerator=` of its own "
     "takes the accelerator from the command line: the launch must pass `--accelerator tpu` (the launcher scripts "
-    "that name the file and pass an accelerator are named: those in its folder, the project's root and the `scripts/` folder of each).",
+    "that name the file and pass an accelerator are named: those in its folder, the project's root and the `scripts/` folder of each). "
+    "A LightningModule's `training_step(self, batch, batch_idx, optimizer_idx)` is Lightning 1.x's automatic "
+    "optimization over several optimizers, which Lightning 2 refuses when `fit` starts: it is reported at the "
+    "parameter for torch_xla 2.9 (torch_xla 1.13 goes with Lightning 1.x, which takes it).",
     examples=lambda: (
         invalid(
             """
@@ -42,6 +45,39 @@ LIGHTNING_MANUAL = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            import lightning as L
+
+
+            class GAN(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.automatic_optimization = False
+
+                def training_step(self, batch, batch_idx):
+                    opt_g, opt_d = self.optimizers()
+
+
+            class Helper:
+                def training_step(self, batch, batch_idx, optimizer_idx):
+                    return batch
+            """,
+            note="manual optimization, and a training_step of a class that is no LightningModule",
+        ),
+        valid(
+            """
+            import pytorch_lightning as pl
+
+
+            class VQModel(pl.LightningModule):
+                def training_step(self, batch, batch_idx, optimizer_idx):
+                    return batch
+            """,
+            target="sagemaker",
+            note="optimizer_idx on sagemaker: torch_xla 1.13 goes with Lightning 1.x, which takes it",
+        ),
         valid(
             """
             import lightning as L
@@ -63,6 +99,38 @@ LIGHTNING_MANUAL = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import pytorch_lightning as pl
+
+
+            class VQModel(pl.LightningModule):
+                def training_step(self, batch, batch_idx, optimizer_idx):
+                    return batch
+            """,
+            note="a training_step taking optimizer_idx (Lightning 1.x, several optimizers)",
+            findings=(
+                Expected(
+                    5,
+                    47,
+                    "`VQModel.training_step` takes `optimizer_idx`: Lightning 1.x's automatic optimization over "
+                    "several optimizers, which Lightning 2 (the release that goes with torch_xla 2.9) refuses at fit",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from lightning.pytorch import LightningModule as Module
+
+
+            class VQModel(Module):
+                def training_step(self, batch, batch_idx, optimizer_idx=0):
+                    return batch
+            """,
+            alias=True,
+            note="a training_step taking optimizer_idx, through an alias",
+            findings=(Expected(5, 47, "refuses at fit"),),
+        ),
         invalid(
             """
             import lightning as L
@@ -265,6 +333,23 @@ def _legacy(ctx: Context[Facts], original: cst.Arg) -> str:
             "devices= the number of XLA devices (Lightning 1.5 and later; on any 1.x `tpu_cores=` does it too)"
         )
     return message
+
+
+@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.optimizer_indices)
+def _optimizer_index(ctx: Context[Facts], original: cst.Param, updated: cst.Param) -> cst.Param:
+    """Only where the target's torch_xla goes with Lightning 2 (torch_xla 1.13 goes with 1.x,
+    which takes ``optimizer_idx``)."""
+    if not ctx.target.torch_xla_version.startswith("1."):
+        ctx.report(
+            LIGHTNING_MANUAL,
+            original,
+            f"`{ctx.facts.lightning.optimizer_indices[original]}.training_step` takes `optimizer_idx`: Lightning "
+            f"1.x's automatic optimization over several optimizers, which Lightning 2 (the release that goes with "
+            f"torch_xla {ctx.target.torch_xla_version}) refuses at fit (RuntimeError: training with multiple "
+            "optimizers is only supported with manual optimization); set `self.automatic_optimization = False` and "
+            "step each optimizer of `self.optimizers()` in `training_step`",
+        )
+    return updated
 
 
 @reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.unknown)

@@ -55,8 +55,9 @@ EVAL_LOOP_BARRIER = Rule(
     "and so is one in a loop nested in every iteration, outside an `if` (`for i in range(n): "
     "ranks.append(hits[i].nonzero().item())`). "
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
-    "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts and "
-    "container reads and writes, no model's forward), computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
+    "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts, "
+    "container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
+    "computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
     "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
@@ -144,6 +145,61 @@ EVAL_LOOP_BARRIER = Rule(
                 return model(batch, views)
             """,
             note="loops-that-only-move-a-batch-to-the-device",
+        ),
+        valid(
+            """
+            import numpy as np
+            import torch
+            from torch import from_numpy
+
+
+            def to_device(batch):
+                for key, value in batch.items():
+                    if not isinstance(value, np.ndarray):
+                        continue
+                    elif key == "ids":
+                        batch[key] = from_numpy(value).long().cuda()
+                    else:
+                        batch[key] = torch.from_numpy(value).float().cuda().contiguous()
+            """,
+            """
+            import numpy as np
+            import torch
+            from torch import from_numpy
+            import torch_xla
+
+
+            def to_device(batch):
+                for key, value in batch.items():
+                    if not isinstance(value, np.ndarray):
+                        continue
+                    elif key == "ids":
+                        batch[key] = from_numpy(value).long().to(torch_xla.device())
+                    else:
+                        batch[key] = torch.from_numpy(value).float().to(torch_xla.device()).contiguous()
+            """,
+            note="a loop that makes tensors of a batch's arrays and moves them computes nothing",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def to_device(batch):
+                for key, value in batch.items():
+                    batch[key] = torch.as_tensor(value).cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def to_device(batch):
+                for key, value in batch.items():
+                    batch[key] = torch.as_tensor(value).to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="a loop that makes tensors of a batch's values and moves them computes nothing (sagemaker)",
         ),
         valid(
             """
