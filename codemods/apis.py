@@ -420,6 +420,29 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 # and the rest are no optimizers either.
 SWA_UTILS = "torch.optim.swa_utils"
 SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
+# Optimizer classes of libraries (subclasses of torch.optim.Optimizer, stepped like them):
+# transformers' AdamW (deprecated in 4.x, removed in 5: old code still names it) and Adafactor,
+# every class of timm.optim, apex.optimizers and bitsandbytes.optim but these few that are none.
+LIBRARY_OPTIMIZERS = frozenset(
+    {
+        "transformers.AdamW",
+        "transformers.optimization.AdamW",
+        "transformers.Adafactor",
+        "transformers.optimization.Adafactor",
+    }
+)
+LIBRARY_OPTIMIZER_MODULES = ("timm.optim.", "apex.optimizers.", "bitsandbytes.optim.")
+LIBRARY_OPTIMIZER_OTHERS = frozenset({"OptimInfo", "OptimizerRegistry", "GlobalOptimManager"})
+
+
+def is_optimizer_class(callee: str) -> bool:
+    """``callee`` is an optimizer class: of torch.optim (not swa_utils'), or a library's."""
+    last = callee.rsplit(".", 1)[-1]
+    if callee.startswith(OPTIMIZER_MODULE + "."):
+        return not callee.startswith(SWA_UTILS + ".") and last[:1].isupper()
+    return callee in LIBRARY_OPTIMIZERS or (
+        callee.startswith(LIBRARY_OPTIMIZER_MODULES) and last[:1].isupper() and last not in LIBRARY_OPTIMIZER_OTHERS
+    )
 
 
 def optimizer_class(callee: str) -> str | None:

@@ -81,9 +81,13 @@ _CHOOSES_A_DEVICE = tuple(
 
 
 def chooses_a_device(raw: bytes) -> bool:
-    """The file may choose the device for other modules of the project (read even without torch)."""
+    """The file may choose the device for other modules of the project (read even without torch),
+    also through a Hydra config whose sections it instantiates (``agent: {device: ${device}}``)."""
     lowered = raw.lower()
-    return any(expression.search(lowered) for expression in _CHOOSES_A_DEVICE) and SKIP_FILE.encode() not in raw
+    return (
+        any(expression.search(lowered) for expression in _CHOOSES_A_DEVICE)
+        or (b"hydra" in raw and b"instantiate" in raw)
+    ) and SKIP_FILE.encode() not in raw
 
 
 def needs_parsing(raw: bytes) -> bool:

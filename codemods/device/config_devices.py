@@ -59,10 +59,12 @@ from codemods.device.yaml_values import (
     hydra_defaults,
     interpolations_of,
     is_global_package,
+    yaml_scalars,
     yaml_source,
     yaml_value,
 )
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, method_name, string_value
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
@@ -70,6 +72,9 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _LOADERS = frozenset({"omegaconf.OmegaConf.load"})
+# Hydra's instantiation: the section's keys (but ``_target_``) become the arguments of the
+# callable its ``_target_`` names.
+_INSTANTIATES = frozenset({"hydra.utils.instantiate", "hydra.utils.call"})
 # PyYAML's loaders, handed an open file (``yaml.safe_load(open(path))``, ``yaml.load(f, Loader=...)``).
 _YAML_LOADERS = frozenset(
     {
@@ -161,6 +166,9 @@ class ConfigDeviceAnalysis(Analysis):
         self.key_parsers: dict[tuple[str, str], _Source] = {}
         # What concluding found: the read that a finding points at -> its message.
         self.broken: dict[cst.CSTNode, str] = {}
+        # ``hydra.utils.instantiate(cfg.agent)``: (scope, the section's chain, the call, its order); the
+        # section's device keys reach the class its ``_target_`` names as arguments.
+        self.instantiated: list[tuple[str, str, cst.Call, int]] = []
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -292,6 +300,10 @@ class ConfigDeviceAnalysis(Analysis):
         if (callee := dotted(node.func)) is None:
             return
         resolved = self.walk.resolve(node.func)
+        if resolved in _INSTANTIATES and (section := arg_value(node, 0, "config")) is not None:
+            if (chain := config_chain(section)) is not None and "." in chain:
+                self.order += 1
+                self.instantiated.append((self._scope(), chain, node, self.order))
         for index, arg in enumerate(node.args):
             handed = None
             if arg.keyword is None and not arg.star and (handed := dotted(arg.value)) is not None:
@@ -342,13 +354,14 @@ class ConfigDeviceAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def conclude(self) -> None:
-        if not self.device_reads:
+        if not self.device_reads and not self.instantiated:
             return
         self._follow()
         said: set[tuple[_Source, str]] = set()
         said_set: set[str] = set()
         said_at_run_time: set[str] = set()
-        for scope, chain, node, order in self.device_reads:
+        sections = {call: section for _, section, call, _ in self.instantiated}
+        for scope, chain, node, order in [*self.device_reads, *self._instantiated_keys()]:
             if chain in self.assigned:
                 continue
             found = self._holder(scope, chain)
@@ -371,12 +384,71 @@ class ConfigDeviceAnalysis(Analysis):
                     said_set.add(set_here)
                     self.broken[node] = set_here
                 continue
-            if (source, key) in said:
-                continue
+            call = node if type(node) is cst.Call else None
+            section = sections.get(call) if call is not None else None
+            if (source, key) in said or (section is not None and (source, self._held_key(source, key)) in said):
+                continue  # (an instantiated section's key that interpolates one already named)
             said.add((source, key))
             message = self._message(chain, key, source)
+            if message is not None and call is not None and section is not None:
+                if node in self.broken:
+                    continue  # one finding per call: its first device key
+                message = self._instantiating(call, section, source) + message
             if message is not None:
                 self.broken[node] = message + self._unread_setter(setters)
+
+    def _instantiated_keys(self) -> list[tuple[str, str, cst.BaseExpression, int]]:
+        """The device keys that ``hydra.utils.instantiate(cfg.agent)`` hands the class its
+        section's ``_target_`` names, as reads at the call (``cfg.agent.device``): those the
+        section of the config, or the file of its config group that the defaults list picks,
+        holds, but not a key the call sets itself (``device=...``)."""
+        reads: list[tuple[str, str, cst.BaseExpression, int]] = []
+        for scope, section, call, order in self.instantiated:
+            found = self._holder(scope, f"{section}._target_")
+            read = self._config_text(found[2]) if found is not None else None
+            if found is None or read is None:
+                continue
+            keys = section.removeprefix(found[1] + ".").split(".")
+            overridden = set(call_args(call)[1])
+            for path, _, _ in _section_scalars(read[1], keys, self._group_text(found[2], read[1], keys)):
+                if device_key(path[-1]) and path[len(keys)] not in overridden:
+                    reads.append((scope, ".".join([section, *path[len(keys) :]]), call, order))
+        return reads
+
+    def _config_text(self, source: _Source) -> tuple[str, str] | None:
+        if source.text is not None:
+            return "that the script loads", source.text
+        return self.facts.project.context.config_file(source.path) if source.path is not None else None
+
+    def _group_text(self, source: _Source, text: str, keys: list[str]) -> str | None:
+        """The text of the config group file that the defaults list picks for the section
+        ``keys`` (``defaults: [agent: drq]`` and agent/drq.yaml), its keys at its root."""
+        if not source.hydra or source.path is None:
+            return None
+        folder = source.path.rsplit("/", 1)[0] if "/" in source.path else ""
+        for group, option, _ in hydra_defaults(text):
+            if group is None or group.split("/") != keys:
+                continue
+            relative = f"{group}/{option}" if option.endswith((".yaml", ".yml")) else f"{group}/{option}.yaml"
+            read = self.facts.project.context.config_file(f"{folder}/{relative}" if folder else relative)
+            if read is not None and not is_global_package(read[1]):
+                return read[1]
+        return None
+
+    def _held_key(self, source: _Source, key: str) -> str:
+        """The key that holds the value read at ``key`` (``agent.device``: ``device`` where it is
+        ``${device}``)."""
+        read = self._config_text(source)
+        held = yaml_source(read[1], key.split(".")) if read is not None else None
+        return ".".join(held[2]) if held is not None else key
+
+    def _instantiating(self, call: cst.Call, section: str, source: _Source) -> str:
+        """How the section's keys reach code: ``hydra.utils.instantiate(cfg.agent)`` builds its ``_target_``."""
+        read = self._config_text(source)
+        keys = section.split(".")[1:]
+        scalars = _section_scalars(read[1], keys, self._group_text(source, read[1], keys)) if read is not None else []
+        target = next((f"`{value}`" for path, value, _ in scalars if path == [*keys, "_target_"]), None)
+        return f"`{code_of(call)}` builds {target or 'what its `_target_` names'} with the keys of `{section}` as arguments: "
 
     def _chosen_at_run_time(self, chain: str) -> str | None:
         """A device read through a name that holds a config (``self.config.run_cfg.device``) in
@@ -634,3 +706,17 @@ class ConfigDeviceAnalysis(Analysis):
                 entry = f"{group}: {option}" if group is not None else option
                 return read[0], found, ".".join(within), entry
         return None
+
+
+def _section_scalars(text: str, keys: list[str], group: str | None) -> list[tuple[list[str], str, int]]:
+    """The scalars under the section ``keys`` of a config (``agent: {device: ..., lr: ...}``), or
+    at the root of the config group file that the defaults list picks for it (their keys
+    prefixed with the section's)."""
+    found = [
+        (path, value, line)
+        for path, value, line in yaml_scalars(text)
+        if path[: len(keys)] == keys and len(path) > len(keys)
+    ]
+    if group is not None:
+        found += [([*keys, *path], value, line) for path, value, line in yaml_scalars(group)]
+    return found

@@ -187,11 +187,7 @@ class ObligationAnalysis(Analysis):
             self._move(name, node)
             if loop is not None:
                 loop.moved.add(name)
-        elif (
-            callee is not None
-            and callee.startswith(apis.OPTIMIZER_MODULE + ".")
-            and callee.rsplit(".", 1)[-1][:1].isupper()
-        ):
+        elif callee is not None and apis.is_optimizer_class(callee):
             for arg in node.args:
                 for sub in calls_in(arg.value):
                     if method_name(sub) in ("parameters", "named_parameters") and (model := dotted(receiver(sub))):

@@ -92,6 +92,12 @@ def scalars_at(text: str, key: str) -> Iterator[tuple[list[str], str, int]]:
         yield from ((path, value, number) for path, value, number in _scalars(text) if path[-1] == key)
 
 
+def yaml_scalars(text: str) -> list[tuple[list[str], str, int]]:
+    """Each scalar of the config's block mappings: its keys, its value (as written: an
+    interpolation is not followed), its line."""
+    return list(_scalars(text))
+
+
 def _scalar(text: str, keys: list[str]) -> tuple[str, int] | None:
     return next(((value, number) for path, value, number in _scalars(text) if path == keys), None)
 

@@ -203,7 +203,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
-        core = value
+        core = _unless_none(value)
         moved: cst.Call | None = None  # the move of ``Model(...).to(device)``
         while (
             type(core) is cst.Call
@@ -517,6 +517,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         self._input_guards()
         self._device_less()
         self._round_trip_parameters()
+        self._follow_optimizer_helpers()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)
@@ -599,6 +600,17 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
+
+
+def _unless_none(value: cst.BaseExpression) -> cst.BaseExpression:
+    """What ``value`` binds where it binds anything: ``get_optimizer(model) if train else None``
+    is the call (the other path leaves nothing to step or move)."""
+    if type(value) is cst.IfExp:
+        if type(value.orelse) is cst.Name and value.orelse.value == "None":
+            return _unless_none(value.body)
+        if type(value.body) is cst.Name and value.body.value == "None":
+            return _unless_none(value.orelse)
+    return value
 
 
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:

@@ -15,11 +15,7 @@ from codemods.engine.nodes import dotted, method_name, receiver
 
 
 def is_optimizer_class(callee: str) -> bool:
-    return (
-        callee.startswith(apis.OPTIMIZER_MODULE + ".")
-        and not callee.startswith(apis.SWA_UTILS + ".")
-        and callee.rsplit(".", 1)[-1][:1].isupper()
-    )
+    return apis.is_optimizer_class(callee)
 
 
 def _builds_optimizer(value: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> bool:

@@ -4,6 +4,9 @@ through a dict of factories: ``return FACTORIES[kind](cfg)``): a caller that unp
 (``tok, model, optimizer = init_components(kind, cfg)``) and moves the model afterwards, here
 or through a callable that moves what it is handed (``setup(model, optimizer, device)``),
 leaves the optimizer over the CPU Parameter objects the move replaced (XLA203, at the move).
+The factory may build it through a chain of helpers (``get_optimizer(model)`` grouping the
+parameters with ``param_groups(model)`` and building with ``grouped_optimizer(groups, lr)``:
+``_follow_optimizer_helpers``), bound through a conditional (``x = build(...) if train else None``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,43 @@ class ReturnedOptimizers(EarlyOptimizers):
     """The part of TrainingAnalysis that follows optimizers returned with their model."""
 
     unpacked_calls: dict[cst.Call, list[str | None]]
+
+    def _follow_optimizer_helpers(self) -> None:
+        """Optimizers built through a chain of helpers (``get_optimizer(model, lr)`` doing
+        ``groups = param_groups(model, wd)`` then ``return grouped_optimizer(groups, lr)``): a
+        function that hands its parameter to a helper reading that argument's parameters, of
+        this file or of the project, reads them too; one that returns what a function of this
+        file that builds an optimizer returns (also through a name bound to it) builds one."""
+        functions = [fn for fn in self.function_records.values() if fn.node is not None]
+        handing = [
+            (fn, str(event[1]), event[2])
+            for fn in functions
+            if fn.params or fn.keyword_params
+            for event in fn.events
+            if event[0] == "call"
+            and any(
+                (held := dotted(arg.value)) is not None and _parameter_of(fn, held) is not None for arg in event[2].args
+            )
+        ]
+        returned = {fn.qualname: _returned_builders(fn.node, self.call_targets) for fn in functions}  # type: ignore[arg-type]  # fn.node is not None (above)
+        for _ in range(len(functions)):  # until nothing changes (each pass adds to some function)
+            changed = False
+            for fn, callee, call in handing:
+                for handed in self._argument_events(callee, call, True):
+                    param = _parameter_of(fn, str(handed[1])) if handed[0] == "optimizer" else None
+                    if param is not None and param not in fn.parameters_of:
+                        fn.parameters_of.add(param)
+                        changed = True
+            for fn in functions:
+                if fn.builds_optimizer:
+                    continue
+                for callee in returned[fn.qualname]:
+                    local = self._local_callable(callee)
+                    if local is not None and local is not fn and local.name != "__init__" and local.builds_optimizer:
+                        fn.builds_optimizer = changed = True
+                        break
+            if not changed:
+                break
 
     def _note_returned_optimizers(self) -> None:
         """The functions of this file that return a model still on the CPU and an optimizer
@@ -175,7 +215,7 @@ class ReturnedOptimizers(EarlyOptimizers):
                 positions = self._returned_by(event[2]) if targets is not None else None  # type: ignore[arg-type]  # as above
                 if targets is not None and positions is not None and max(positions) < len(targets):
                     model, optimizer = targets[positions[0]], targets[positions[1]]
-                    if model and optimizer:
+                    if model and optimizer and _used(scope, optimizer):
                         held[model] = (optimizer, event[2], self._factory_origin(name))  # type: ignore[assignment]  # as above
                     continue
                 if kind == "model":  # a name bound anew: the model, or an optimizer built again
@@ -209,6 +249,48 @@ class ReturnedOptimizers(EarlyOptimizers):
         self.part.moved_returned_optimizers.setdefault(
             move, MovedReturnedOptimizer(model, optimizer, code_of(factory), origin, xla, through)
         )
+
+
+def _used(scope: _Scope, optimizer: str) -> bool:
+    """The optimizer a call returns is used past its unpacking (``_``, or a name read nowhere
+    else in the function, is discarded: ``encoder, _ = build(cfg, inference_only=True)``)."""
+    node = getattr(scope, "node", None)
+    if optimizer == "_" or node is None:
+        return optimizer != "_"
+    root = optimizer.split(".")[0]
+    return sum(1 for sub in walk(node) if type(sub) is cst.Name and sub.value == root) > 1
+
+
+def _parameter_of(fn: _Function, name: str) -> str | None:
+    """The parameter of ``fn`` that ``name`` is, or a submodule of (``model.encoder``)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:cut])
+        if prefix in fn.params or prefix in fn.keyword_params:
+            return prefix
+        if (bound := fn.bound.get(prefix)) is not None:
+            return bound
+    return None
+
+
+def _returned_builders(function: cst.FunctionDef, targets: dict[cst.Call, str]) -> list[str]:
+    """The callables whose result ``function`` returns: ``return build(groups, lr)``, or
+    ``optimizer = build(groups, lr)`` then ``return optimizer``."""
+    calls = [node for node in walk(function) if type(node) is cst.Call]
+    found: list[str] = []
+    for node in walk(function):
+        if type(node) is not cst.Return or node.value is None:
+            continue
+        value = node.value
+        if type(value) is cst.Call:
+            found.extend(callee for callee in [dotted(value.func)] if callee is not None)
+        elif type(value) is cst.Name:
+            found.extend(
+                callee
+                for call in calls
+                if targets.get(call) == value.value and (callee := dotted(call.func)) is not None
+            )
+    return found
 
 
 def _bound_names(function: cst.FunctionDef) -> dict[cst.Call, str]:

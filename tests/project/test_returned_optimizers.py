@@ -55,6 +55,65 @@ def init_components(kind, cfg):
     return FACTORIES[kind](cfg)
 """
 
+# The optimizer built through a chain of helpers (the parameter groups from one, transformers'
+# AdamW, under a version check, from another), bound through a conditional.
+CHAINED_MODELS = """import torch
+import transformers
+from torch import nn
+
+if transformers.__version__.startswith("4"):
+    from transformers import AdamW
+else:
+    from transformers.optimization import AdamW
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def param_groups(model, weight_decay):
+    return [
+        {"params": [p for n, p in model.named_parameters() if "bias" not in n], "weight_decay": weight_decay},
+        {"params": [p for n, p in model.named_parameters() if "bias" in n], "weight_decay": 0.0},
+    ]
+
+
+def grouped_optimizer(groups, lr):
+    optimizer = AdamW(groups, lr=lr)
+    return optimizer
+
+
+def get_optimizer(model, lr):
+    return grouped_optimizer(param_groups(model, 0.01), lr)
+
+
+def get_components(cfg, inference_only=False, **kwargs):
+    model = Net()
+    optimizer = (
+        get_optimizer(model, cfg["lr"])
+        if not inference_only
+        else None
+    )
+    return "tokenizer", model, optimizer
+
+
+def get_moved_components(cfg):
+    model = Net().to(cfg["device"])
+    return "tokenizer", model, get_optimizer(model, cfg["lr"])
+
+
+FACTORIES = {"net": get_components}
+
+
+def init_components(kind, cfg):
+    return FACTORIES[kind](cfg)
+"""
+
 ROUTER = """import importlib
 
 
@@ -111,11 +170,13 @@ if __name__ == "__main__":
 HELPER = "model, optimizer = setup_for_distributed_mode(model, optimizer, device)"
 
 
-def _findings(root: Path, build: str, move: str, target: str, alone: bool) -> list[tuple[int, str]]:
+def _findings(
+    root: Path, build: str, move: str, target: str, alone: bool, models: str = MODELS
+) -> list[tuple[int, str]]:
     (root / "pyproject.toml").write_text("[project]\nname = 'components'\n")
     files = {
         "pkg/__init__.py": ROUTER,
-        "pkg/models.py": MODELS,
+        "pkg/models.py": models,
         "pkg/utils.py": UTILS,
         "train.py": TRAIN.format(build=build, move=move),
     }
@@ -179,3 +240,44 @@ def test_built_again_on_the_cpu_or_after_the_factorys_own_move_strands_nothing(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert _findings(tmp_path, build, move, "2.9", False) == []
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("alone", [False, True])
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        (
+            'tok, model, optimizer = init_components("net", cfg)',
+            '`init_components("net", cfg)` (pkg/models.py)',
+        ),
+        (
+            'tok, model, optimizer = routed_components("net", cfg)',
+            '`routed_components("net", cfg)` (pkg/__init__.py)',
+        ),
+    ],
+)
+def test_an_optimizer_built_through_a_chain_of_helpers_returned_then_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, alone: bool, build: str, expected: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    found = _findings(tmp_path, build, HELPER, target, alone, CHAINED_MODELS)
+    assert [line for line, _ in found] == [11], found
+    assert found[0][1].startswith(
+        "`setup_for_distributed_mode(model, optimizer, device)` moves `model` to the XLA device through "
+        f"`setup_for_distributed_mode` (pkg/utils.py) after {expected} built `optimizer` over its parameters"
+    ), found
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        "tok, model, optimizer = get_moved_components(cfg)",
+        'tok, model, _ = init_components("net", cfg)\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)',
+    ],
+)
+def test_a_chain_over_a_model_moved_first_or_a_discarded_optimizer_strands_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _findings(tmp_path, build, HELPER, "2.9", False, CHAINED_MODELS) == []

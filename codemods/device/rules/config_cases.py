@@ -55,6 +55,73 @@ class Runner:
 Runner(OmegaConf.load(sys.argv[1])).train()
 """
 
+# A Hydra script that reads no device itself: ``hydra.utils.instantiate(cfg.agent)`` hands the
+# agent class the keys of its section, ``device: ${device}`` among them.
+_INSTANTIATE_TRAIN = """
+import hydra
+import numpy as np
+
+
+@hydra.main(config_path="cfgs", config_name="config")
+def main(cfg):
+    agent = hydra.utils.instantiate(cfg.agent)
+    for step in range(10):
+        agent.update(np.zeros((8, 4), dtype=np.float32))
+"""
+
+_INSTANTIATED_AGENT = """
+import torch
+
+
+class Agent:
+    def __init__(self, device, lr):
+        self.net = torch.nn.Linear(4, 2).to(device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=lr)
+"""
+
+_AGENT_SECTION = "agent:\n  _target_: agent.Agent\n  device: ${device}\n  lr: 0.1\n"
+
+
+def instantiated_invalid_runs() -> tuple[Run, ...]:
+    """The device of a section that Hydra instantiates: in the section (through an interpolation
+    of the top-level key), or in the file of the config group the defaults list picks for it."""
+    return (
+        run(
+            ("train.py", _INSTANTIATE_TRAIN),
+            ("agent.py", _INSTANTIATED_AGENT),
+            ("cfgs/config.yaml", "device: cuda\n" + _AGENT_SECTION),
+        ),
+        run(
+            (
+                "train.py",
+                _INSTANTIATE_TRAIN.replace(
+                    "import hydra\n", "import hydra\nfrom hydra.utils import instantiate as build\n"
+                ).replace("hydra.utils.instantiate(", "build("),
+            ),
+            ("agent.py", _INSTANTIATED_AGENT),
+            ("cfgs/config.yaml", "defaults:\n  - agent: sac\n  - _self_\n"),
+            ("cfgs/agent/sac.yaml", "_target_: agent.Agent\ndevice: cuda:0\nlr: 0.1\n"),
+            alias=True,
+        ),
+    )
+
+
+def instantiated_valid_runs() -> tuple[Run, ...]:
+    """Nothing where the device is the XLA device, or where the call hands the device itself."""
+    return (
+        run(
+            ("train.py", _INSTANTIATE_TRAIN),
+            ("agent.py", _INSTANTIATED_AGENT),
+            ("cfgs/config.yaml", "device: xla\n" + _AGENT_SECTION),
+        ),
+        run(
+            ("train.py", _INSTANTIATE_TRAIN.replace("instantiate(cfg.agent)", 'instantiate(cfg.agent, device="xla")')),
+            ("agent.py", _INSTANTIATED_AGENT),
+            ("cfgs/config.yaml", "device: cuda\n" + _AGENT_SECTION),
+        ),
+    )
+
+
 # The XLA device as each target writes it.
 _XLA_IMPORT = {"2.9": "torch_xla", "sagemaker": "torch_xla.core.xla_model as xm"}
 _XLA_DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
@@ -404,6 +471,7 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
             ("pkg/options.py", SETS_DEVICE_OPTIONS),
             ("cfgs/config.yaml", "device: cuda\nno_cuda: false\n"),
         ),
+        *instantiated_valid_runs(),
         run(("train.py", HANDED_IN_TRAIN), ("configs/caption.yaml", "run:\n  device: xla\n  lr: 0.1\n")),
         run(("train.py", HANDED_IN_TRAIN), ("configs/caption.yaml", "run:\n  device_map: cuda\n")),
         run(

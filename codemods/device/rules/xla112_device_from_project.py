@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
-from codemods.device.rules.config_cases import config_invalid_cases, config_valid_cases
+from codemods.device.rules.config_cases import config_invalid_cases, config_valid_cases, instantiated_invalid_runs
 from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
 
@@ -44,7 +44,11 @@ DEVICE_FROM_PROJECT = Rule(
     "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
     "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
     "The keys of that file whose value interpolates the device key (`agent: {device: ${device}}`, handed to "
-    "`hydra.utils.instantiate`) are named too: the same change reaches them. "
+    "`hydra.utils.instantiate`) are named too: the same change reaches them. A script that reads no device "
+    "itself but builds a section with `hydra.utils.instantiate(cfg.agent)` hands the class its `_target_` names "
+    "the section's keys as arguments: a device key there (its own value, the key it interpolates, or the file "
+    "of the config group the defaults list picks for the section) that names CUDA is an error at that call, "
+    "naming the key; not a key the call sets itself (`instantiate(cfg.agent, device=device)`). "
     "A key that a function the config is handed to before the read sets itself (`cfg = setup_gpu(cfg)`, which "
     "does `cfg.device = ...`) is not the config's: a function of the file gives nothing (the device values follow "
     "it); one of another module of the project is followed there, nothing where its device ends on the XLA "
@@ -480,6 +484,7 @@ DEVICE_FROM_PROJECT = Rule(
             ),
             alias=True,
         ),
+        *instantiated_invalid_runs(),
     ),
 )
 
