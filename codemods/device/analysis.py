@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
+_PRINTER = cst.Module(body=[])
 
 
 class DeviceAnalysis(Analysis):
@@ -605,6 +606,12 @@ class DeviceAnalysis(Analysis):
             if type(check) is cst.Comparison and (compared := shapes.compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
+                    values = dict.fromkeys(
+                        " ".join(_PRINTER.code_for_node(value).split())
+                        for value in self.device_assignments.get(compared, [])
+                    )
+                    if len(values) == 1:
+                        part.unproven_values[compared] = next(iter(values))
 
     def switch_on(self, name: str, purpose: str) -> None:
         """The flag ``name`` picks the device (or switches on mixed precision): its checks are
