@@ -14,7 +14,16 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.rules import runtime_apis
-from codemods.device import device_flags, fallbacks, helper_moves, host_moves, shapes, tensor_checks, type_aliases
+from codemods.device import (
+    device_flags,
+    fallbacks,
+    helper_moves,
+    host_moves,
+    shapes,
+    tensor_checks,
+    type_aliases,
+    uncalled,
+)
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -612,6 +621,10 @@ class DeviceAnalysis(Analysis):
                     )
                     if len(values) == 1:
                         part.unproven_values[compared] = next(iter(values))
+        module = self.walk.analysis(ProjectAnalysis).module
+        if (part.strings or part.calls) and module is not None:
+            context = self.facts.project.context
+            part.uncalled = uncalled.uncalled_nodes(module, [*part.strings, *part.calls], context.mentioned_elsewhere)
 
     def switch_on(self, name: str, purpose: str) -> None:
         """The flag ``name`` picks the device (or switches on mixed precision): its checks are
