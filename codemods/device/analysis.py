@@ -56,7 +56,7 @@ class DeviceAnalysis(Analysis):
 
     name = "device"
     reads = ("imports", "project")
-    conclude_reads = ("amp", "checkpoint")
+    conclude_reads = ("amp", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)

@@ -37,6 +37,9 @@ OWN_XLA_PATH = Rule(
     summary="A module with SageMaker model parallel and XLA as options of its own (a copy of a framework's Trainer) "
     "is left as it is",
     fixable=False,
+    instead="Nothing to change for the port: the module's own XLA path runs on an XLA host. Where it uses torch_xla "
+    "names of another release than the target's (`xm.xrt_world_size()` on torch_xla 2.9), use the target's "
+    "(`torch_xla.runtime.world_size()`), or the framework's release that supports the target.",
     why="A module that imports smdistributed model parallel only under an `if` or a `try`, never calls `smp.init()`, "
     "and imports torch_xla under a check of its own (`if is_torch_tpu_available(): import "
     "torch_xla.core.xla_model as xm`: a copy of transformers' Trainer) chooses its backend itself: on an XLA host "
