@@ -322,10 +322,10 @@ class GuardedMoveAnalysis(Analysis):
         if unproven is None:
             return f"`{_code(check)}` is False on an XLA host after the port"
         value = self.part.unproven_values.get(unproven)
-        shown = "" if value is None else f" (`{unproven} = {value}`)"
+        shown = "" if value is None else f": `{unproven} = {value}`"
         return (
-            f"`{_code(check)}` is False on an XLA host only if `{unproven}` is the XLA device there, which this "
-            f"file does not show{shown}"
+            f"`{_code(check)}` is False on an XLA host only if `{unproven}` is the XLA device there (this file "
+            f"does not show what it holds{shown})"
         )
 
     def _advice(self, check: cst.CSTNode) -> str:

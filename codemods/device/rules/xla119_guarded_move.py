@@ -232,7 +232,7 @@ GUARDED_MOVE = Rule(
                     12,
                     16,
                     '`self.device.type == "cuda"` is False on an XLA host only if `self.device` is the XLA device '
-                    "there, which this file does not show (`self.device = device`), and "
+                    "there (this file does not show what it holds: `self.device = device`), and "
                     f"`x.cuda()` moves to the device only under it (`self.cuda_enabled`): {_NEVER_RUNS}",
                 ),
             ),
@@ -281,7 +281,7 @@ GUARDED_MOVE = Rule(
                     12,
                     16,
                     '`self.device.type == "cuda"` is False on an XLA host only if `self.device` is the XLA device '
-                    "there, which this file does not show (`self.device = th.device(cfg.run.device)`), and "
+                    "there (this file does not show what it holds: `self.device = th.device(cfg.run.device)`), and "
                     f"`x.cuda()` moves to the device only under it (`self.cuda_enabled`): {_NEVER_RUNS}",
                 ),
             ),
