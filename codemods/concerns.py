@@ -66,12 +66,15 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
     """The concerns in the order they see each node; imports last, as they edit the
     module once everything else has asked for what it needs.  A file that builds
     SageMaker estimators also gets the launcher checks; a training script under
-    SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
+    SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those (but a
+    module that imports it only under an `if` or a `try` and never calls ``smp.init()``:
+    model parallel is one of its options; unless XLA is one of them too, SM108)."""
     launchers: list[Concern] = []
     if launcher:  # launcher scripts are few: their rewrites load only for them
         from codemods.launcher.rewrite import LauncherRewrite
 
-        if launcher.smp_script is not None:
+        smp = launcher.smp_script
+        if smp is not None and (not smp.optional or ctx.facts.imports.xla_optional):
             return [LauncherRewrite(ctx, launcher)]
         launchers.append(LauncherRewrite(ctx, launcher))
     if ctx.facts.distributed.hogwild is not None:

@@ -14,7 +14,16 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.rules import runtime_apis
-from codemods.device import device_flags, fallbacks, helper_moves, host_moves, shapes, tensor_checks, type_aliases
+from codemods.device import (
+    device_flags,
+    fallbacks,
+    helper_moves,
+    host_moves,
+    shapes,
+    tensor_checks,
+    type_aliases,
+    uncalled,
+)
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -39,6 +48,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
+_PRINTER = cst.Module(body=[])
 
 
 class DeviceAnalysis(Analysis):
@@ -46,7 +56,7 @@ class DeviceAnalysis(Analysis):
 
     name = "device"
     reads = ("imports", "project")
-    conclude_reads = ("amp", "checkpoint")
+    conclude_reads = ("amp", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -605,6 +615,16 @@ class DeviceAnalysis(Analysis):
             if type(check) is cst.Comparison and (compared := shapes.compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
+                    values = dict.fromkeys(
+                        " ".join(_PRINTER.code_for_node(value).split())
+                        for value in self.device_assignments.get(compared, [])
+                    )
+                    if len(values) == 1:
+                        part.unproven_values[compared] = next(iter(values))
+        module = self.walk.analysis(ProjectAnalysis).module
+        if (part.strings or part.calls) and module is not None:
+            context = self.facts.project.context
+            part.uncalled = uncalled.uncalled_nodes(module, [*part.strings, *part.calls], context.mentioned_elsewhere)
 
     def switch_on(self, name: str, purpose: str) -> None:
         """The flag ``name`` picks the device (or switches on mixed precision): its checks are

@@ -64,6 +64,12 @@ class DeviceFacts:
     # the XLA device (``device = get_device()`` of another module, a parameter): False on
     # XLA only if it does (the value: the name).
     unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
+    # What the file assigns such a name, as written (``torch.device(cfg.run.device)``): a value
+    # that names no device the file can tell (a config's, a flag's), shown where a check is reported.
+    unproven_values: dict[str, str] = field(default_factory=dict)
+    # Those of ``strings`` and ``calls`` in a function or method that no code of the project
+    # calls (device/uncalled.py): its qualified name. XLA120's info, not XLA101's error.
+    uncalled: dict[cst.CSTNode, str] = field(default_factory=dict)
     # `torch.cuda.synchronize()` statement lines right before a clock is read: they time work.
     timing_syncs: set[cst.SimpleStatementLine] = field(default_factory=set)
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one

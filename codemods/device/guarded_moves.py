@@ -321,7 +321,12 @@ class GuardedMoveAnalysis(Analysis):
         unproven = self.part.unproven_checks.get(check)  # type: ignore[call-overload]  # keyed by Comparison: another node is just absent
         if unproven is None:
             return f"`{_code(check)}` is False on an XLA host after the port"
-        return f"`{_code(check)}` is False on an XLA host where `{unproven}` is the XLA device"
+        value = self.part.unproven_values.get(unproven)
+        shown = "" if value is None else f": `{unproven} = {value}`"
+        return (
+            f"`{_code(check)}` is False on an XLA host only if `{unproven}` is the XLA device there (this file "
+            f"does not show what it holds{shown})"
+        )
 
     def _advice(self, check: cst.CSTNode) -> str:
         if type(check) is cst.Comparison:

@@ -218,7 +218,12 @@ def analyse_launcher(module: cst.Module, imports: ImportTable) -> LauncherFacts:
         if kind is not None:
             facts.estimators.append(_estimator(call, kind, resolver))
     if collector.smp_imports:
-        script = SmpScript(collector.smp_imports[0], init_statements=collector.init_lines, inits=collector.calls_init)
+        script = SmpScript(
+            collector.smp_imports[0],
+            init_statements=collector.init_lines,
+            inits=collector.calls_init,
+            optional=not collector.calls_init and len(collector.guarded_imports) == len(collector.smp_imports),
+        )
         for call in collector.calls:
             if imports.resolve(call.func) == SET_DEVICE:
                 script.set_device_calls.append((call, _takes_smp_local_rank(call, imports, collector.bindings)))
@@ -247,6 +252,10 @@ _COLLECTED = frozenset(
 )
 
 
+# Statements whose body may not run: an import under them is an option of the module.
+_GUARDS = frozenset({cst.If, cst.Try, cst.TryStar})
+
+
 class _Collector(cst.CSTVisitor):
     """The walk: bindings, calls, smdistributed imports and ``smp.init()`` lines
     (a visitor: LibCST's ``children`` is slow to walk by hand)."""
@@ -257,12 +266,17 @@ class _Collector(cst.CSTVisitor):
         self.bindings = _Bindings()
         self.calls: list[cst.Call] = []
         self.smp_imports: list[cst.CSTNode] = []
+        # Those under an `if` or a `try`, and how many of those the walk is in.
+        self.guarded_imports: list[cst.CSTNode] = []
+        self._guards = 0
         self.init_lines: list[cst.SimpleStatementLine] = []
         # A call of ``smp.init()``, as a statement or not.
         self.calls_init = False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if type(node) not in _COLLECTED:  # most nodes: names, operators, whitespace
+            if type(node) in _GUARDS:
+                self._guards += 1
             return True
         self.bindings.note(node)
         if isinstance(node, cst.Call):
@@ -270,12 +284,16 @@ class _Collector(cst.CSTVisitor):
             self.calls_init = self.calls_init or self.imports.resolve(node.func) == f"{SMP_TORCH}.init"
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and _imports_smp_torch(node):
             self.smp_imports.append(node)
+            if self._guards:
+                self.guarded_imports.append(node)
         elif isinstance(node, cst.SimpleStatementLine) and _is_smp_init(node, self.imports):
             self.init_lines.append(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        """Nothing to do on the way back."""
+        """Out of an `if` or a `try`."""
+        if type(original_node) in _GUARDS:
+            self._guards -= 1
 
     def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
         """No per-field hooks: skip LibCST's lookup of them."""

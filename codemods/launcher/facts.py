@@ -92,6 +92,10 @@ class SmpScript:
     # It calls `smp.init()` (as a statement or not): it starts model parallel itself, and pins
     # its GPU; a module without the call is code that such a script runs.
     inits: bool = False
+    # Every import of it is under an `if` or a `try` and it never calls `smp.init()` (a copy of
+    # transformers' Trainer: `if is_sagemaker_mp_enabled(): import smdistributed...`): model
+    # parallel is an option of the module, not what it runs on; it is converted as any other.
+    optional: bool = False
 
 
 @dataclass

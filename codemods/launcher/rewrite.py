@@ -33,6 +33,7 @@ from codemods.launcher.rules.sm104_processes_per_host import check_processes_per
 from codemods.launcher.rules.sm105_repeated_mca_default import check_mca
 from codemods.launcher.rules.sm106_efa_flags import check_efa
 from codemods.launcher.rules.sm107_smp_set_device import check_smp_script
+from codemods.launcher.rules.sm108_own_xla_path import check_own_xla_path
 from codemods.launcher.rules.sm201_compiler_distribution import add_pytorchxla
 from codemods.launcher.rules.sm202_compiler_legacy_launch import check_legacy_launch
 from codemods.launcher.rules.sm203_compiler_unsupported import (
@@ -62,6 +63,7 @@ class LauncherRewrite(Concern):
             _check_estimator(Job(self.findings, estimator))
         if launcher.smp_script is not None:
             check_smp_script(self.findings, launcher.smp_script)
+            check_own_xla_path(self.findings, launcher.smp_script, ctx.facts.imports.xla_optional)
 
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         for edit in self.findings.edits.get(id(original), ()):

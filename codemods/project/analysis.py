@@ -642,6 +642,13 @@ class ProjectAnalysis(Analysis):
             elif depth < _MAX_DEPTH and (other := self.part.context.lookup_from(summary, *origin)) is not None:
                 if other.summary is not None:
                     found.extend(self.held_by(other.summary, ["", *used_of(other)], depth + 1))
+        # A name the module imports from another of the project (``from loss_helper import
+        # get_loss``, used as ``MODEL.get_loss``): what it holds there.
+        origin = summary.origin_of(top) if top else None
+        if origin is not None and depth < _MAX_DEPTH:
+            other = self.part.context.lookup_from(summary, *origin)
+            if other is not None and other.summary is not None and other.summary.path != summary.path:
+                found.extend(self.held_by(other.summary, ["", *used_of(other)], depth + 1))
         return found
 
     def held_device(self, callee: str) -> Held | None:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.engine.nodes import dotted, string_value
 from codemods.project.facts import DynamicLoad, Unported
-from codemods.project.receivers import used_of
+from codemods.project.receivers import imported_names, used_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,12 +49,16 @@ def dynamic_loads(
             paths.append(found.summary.path)
             held.extend(
                 h
-                for h in held_by(found.summary, ["", *used_of(found)], 0)
+                # (the module as a whole: its own names and those it imports from the project,
+                # ``MODEL.get_loss`` where it does ``from loss_helper import get_loss``)
+                for h in held_by(found.summary, ["", *used_of(found), *imported_names(found)], 0)
                 if h[1] != "dynamic-import" and h not in held
             )
         if held:
             causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
             firsts = [next(h for h in held if h[1] == cause) for cause in causes]
+            # (then one of each module, so that the examples name every module they can)
+            firsts += [next(h for h in held if h[0] == where) for where in dict.fromkeys(h[0] for h in held)]
             examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
             ported = tuple(sorted({ported for *_, ported in held}))
             part.dynamic_loads[call] = DynamicLoad(

@@ -1,9 +1,11 @@
 """Scans of a project's folders: its YAML config files, and the modules a package folder
-holds (what ``importlib.import_module(f"pkg.{name}")`` may load)."""
+holds (what ``importlib.import_module(f"pkg.{name}")`` may load), and the text of the files
+that may name a function of the project (whether anything calls it)."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -78,3 +80,35 @@ def package_modules(
         if parts:
             break  # the first folder of that name is the package Python imports
     return tuple(dict.fromkeys(found))
+
+
+# The files whose text may call a function of the project by its name: code, notebooks, configs
+# (a YAML ``_target_``), shell scripts, packaging (an entry point); how many, and how many bytes
+# in all, the scan reads at most (past that, every name is taken as mentioned).
+_MENTION_SUFFIXES = (".py", ".pyi", ".ipynb", ".yaml", ".yml", ".json", ".sh", ".cfg", ".toml", ".ini")
+_MAX_MENTION_FILES = 5000
+_MAX_MENTION_TOTAL = 64 * 1024 * 1024
+_FULL_LINE_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*$")
+
+
+def mention_texts(root: Path) -> tuple[tuple[Path, bytes], ...] | None:
+    """The text of the files under ``root`` that may name a function of the project (resolved
+    path, bytes with their full-line ``#`` comments blanked), the folders a run skips left out;
+    None past _MAX_MENTION_FILES files or _MAX_MENTION_TOTAL bytes."""
+    found: list[tuple[Path, bytes]] = []
+    total = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
+        for name in sorted(files):
+            if not name.endswith(_MENTION_SUFFIXES):
+                continue
+            path = Path(folder) / name
+            try:
+                data = path.read_bytes()
+            except OSError:  # unreadable: not read
+                continue
+            total += len(data)
+            if len(found) >= _MAX_MENTION_FILES or total > _MAX_MENTION_TOTAL:
+                return None
+            found.append((resolved(path), _FULL_LINE_COMMENT.sub(b"", data)))
+    return tuple(found)

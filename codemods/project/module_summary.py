@@ -470,6 +470,11 @@ class ImportContext(Protocol):
         the file itself left out."""
         ...
 
+    def mentioned_elsewhere(self, name: str) -> bool | None:
+        """Whether another file of the project names ``name`` as a word (a quick textual scan:
+        a call, an import, a registry's string); None: the project's files are not known."""
+        ...
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The C++/CUDA extension modules the project's ``setup.py`` files build with
         torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
@@ -589,6 +594,9 @@ class GuessedImports:
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return ()  # the project's files are not known
+
+    def mentioned_elsewhere(self, name: str) -> bool | None:
+        return None  # the project's files are not known
 
     def loadable_modules(self, package: str) -> tuple[str, ...]:
         return ()  # the file's folder is not known

@@ -69,6 +69,13 @@ CONTAINER_BUILDERS = frozenset(
 )
 
 
+def imported_names(found: Found) -> list[str]:
+    """The names a module imports from elsewhere (for a use of the module as a whole)."""
+    if found.name or found.summary is None:
+        return []
+    return sorted({local for local, _, _ in found.summary.imported})
+
+
 def used_of(found: Found) -> list[str]:
     """The names of a module that a use of ``found`` may run: the name itself, or, for the
     module as a whole (a dict of modules, ``FORMATS = {"base": base}``, then

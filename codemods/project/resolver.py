@@ -35,7 +35,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.folder_scans import MAX_CONFIG_BYTES, package_modules, read_config, yaml_files
+from codemods.project.folder_scans import MAX_CONFIG_BYTES, mention_texts, package_modules, read_config, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
@@ -113,6 +113,10 @@ class Project:
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
+        self._mention_texts: tuple[tuple[Path, bytes], ...] | None | bool = (
+            False  # (mentioned_elsewhere; False: unread)
+        )
+        self._mentioned: dict[tuple[Path, str], bool] = {}
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -231,6 +235,21 @@ class Project:
                         methods.setdefault(method.decode(), []).append(path)
             self._methods = {name: tuple(paths) for name, paths in methods.items()}
         return self._methods
+
+    def mentioned_elsewhere(self, path: Path, name: str) -> bool:
+        """Whether a file of the project other than ``path`` names ``name`` as a word (a quick
+        textual scan of its code, notebooks, configs and shell scripts, full-line comments left
+        out, read once for the run); True when the project is too large to scan."""
+        key = (resolved(path), name)
+        if key not in self._mentioned:
+            if self._mention_texts is False:
+                self._mention_texts = mention_texts(self.root)
+            texts = self._mention_texts
+            if not isinstance(texts, tuple) or not key[0].is_relative_to(self.root):
+                return True
+            word = re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
+            self._mentioned[key] = any(word.search(data) for file, data in texts if file != key[0])
+        return self._mentioned[key]
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The extension modules the project's ``setup.py`` files build (text_scans.py's
@@ -515,6 +534,9 @@ class FileImports:
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return self.project.config_file(self.path.parent / relative)
+
+    def mentioned_elsewhere(self, name: str) -> bool | None:
+        return self.project.mentioned_elsewhere(self.path, name)
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()

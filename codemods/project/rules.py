@@ -45,7 +45,9 @@ CROSS_FILE = Rule(
     '`importlib.import_module(f"model.{model_name}")`) loads a project module that a run on the file neither '
     "follows nor converts: where the modules it may load (the one a flag's string default names, else those of "
     "the package its name starts with, else those of the folders the file's imports search) hold such code, "
-    "the finding is at the call, naming them. A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
+    "(with what those modules import from the project: `MODEL.get_loss` where the loaded module does `from "
+    "loss_helper import get_loss`), the finding is at the call, naming them, one example of each module first. "
+    "A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
     "getattr(model_zoo, name)(...)`, a model a registry builds) that is named like methods of the project's "
     "classes that take a training step or run a training loop, in modules the run does not convert, is an error "
     "at the call, naming them (not for a name that torch's modules, optimizers and tensors define: `train`, "

@@ -180,3 +180,52 @@ def test_modules_with_nothing_to_port_or_a_whole_run_give_nothing(tmp_path: Path
     assert _findings(_by_package(tmp_path / "clean", ENCODER_ON_ITS_INPUT), "train.py", target, whole=False) == []
     assert _findings(_by_package(tmp_path / "whole", ENCODER), "train.py", target, whole=True) == []
     assert _findings(_by_flag(tmp_path / "flag"), "train.py", target, whole=True) == []
+
+
+DETECTOR_IMPORTING_ITS_LOSS = """\
+import os
+import sys
+
+import torch
+
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+from losses import get_loss
+
+
+class Detector(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+LOSSES = """\
+import torch
+
+
+def _target(out):
+    return torch.zeros(out.shape).cuda()
+
+
+def get_loss(out):
+    return (out - _target(out)).pow(2).mean()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_what_the_loaded_module_imports_from_the_project_is_named(tmp_path: Path, target: str) -> None:
+    """The loaded module's own code is clean, but ``MODEL.get_loss`` is a name it imports from a
+    module beside it (the tenth list's votenet: models/loss_helper.py): that module is named."""
+    repo = _by_flag(tmp_path / "proj")
+    (repo / "models" / "detector.py").write_text(DETECTOR_IMPORTING_ITS_LOSS)
+    (repo / "models" / "losses.py").write_text(LOSSES)
+    (finding,) = _findings(repo, "train.py", target, whole=False)
+    assert (finding.line, finding.col) == (14, 9), finding
+    assert "`_target` in models/losses.py has `torch.zeros(out.shape).cuda()` (line 5)" in finding.message, (
+        finding.message
+    )
+    (repo / "models" / "losses.py").write_text(LOSSES.replace(".cuda()", ""))
+    assert _findings(repo, "train.py", target, whole=False) == []
+    assert _findings(repo, "train.py", target, whole=True) == []

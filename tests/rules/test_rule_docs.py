@@ -19,10 +19,11 @@ from codemods.doctor.rules import RUNTIME
 from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 
 # Checks across the files of a run (an estimator against the Dockerfile of its image, a
-# training script against the project module its device comes from):
+# training script against the project module its device comes from, a function against the
+# project's other files that might call it):
 # one file's example cannot make them fire; tests/containers/test_dockerfiles.py runs them on whole
 # runs (RUN_CASES).  Their examples must still come through the pipeline as documented.
-RUN_LEVEL = {"SM308", "XLA112"}
+RUN_LEVEL = {"SM308", "XLA112", "XLA120"}
 
 
 def check_with_the_pipeline(rule: Rule, example: Example) -> None:

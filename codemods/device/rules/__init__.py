@@ -24,6 +24,7 @@ from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.device.rules.xla119_guarded_move import GUARDED_MOVE
+from codemods.device.rules.xla120_uncalled_device import UNCALLED_DEVICE
 
 RULES = (
     NO_DEVICE,
@@ -46,4 +47,5 @@ RULES = (
     TENSOR_CUDA_CHECK,
     SCATTERING_DATA_PARALLEL,
     GUARDED_MOVE,
+    UNCALLED_DEVICE,
 )

@@ -277,10 +277,11 @@ def _device_string(
 
     xla = ctx.target.device_string
     note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
+    rule, where = _rule_for(ctx, original)
     new = ctx.fix(
-        CUDA_DEVICE,
+        rule,
         original,
-        f"{ctx.code(original)} -> {{new}}{note}",
+        f"{ctx.code(original)} -> {{new}}{note}{where}",
         lambda: quoted_like(original, xla) if ctx.imports.require_package("torch_xla") else None,
     )
     if new is None:
@@ -312,9 +313,20 @@ def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
                 args=[cst.Arg(cst.SimpleString('"xla"'))],
             )
 
-    new = ctx.fix(CUDA_DEVICE, original, f"{ctx.code(original)} -> {{new}}", build)
+    rule, where = _rule_for(ctx, original)
+    new = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}{where}", build)
     if new is None:
         return updated
     ctx.forget_fixes_inside(original)
     ctx.imports.discard(original)
     return new
+
+
+def _rule_for(ctx: Context[Facts], original: cst.CSTNode) -> tuple[Rule, str]:
+    """XLA101, or XLA120 in a function that no code of the project calls (and what it says of it)."""
+    from codemods.device.rules.xla120_uncalled_device import UNCALLED_DEVICE
+
+    function = ctx.facts.device.uncalled.get(original)
+    if function is None or ctx.facts.imports.xla_optional:  # (there it is not fixed: XLA101's error says so)
+        return CUDA_DEVICE, ""
+    return UNCALLED_DEVICE, f" (in `{function}`, which no code of the project calls: it never runs)"

@@ -44,7 +44,10 @@ GUARDED_MOVE = Rule(
     "moves nothing (cuDNN flags, CUDA seeding, pinned memory), or whose other branch moves as well "
     "(`x.pin_memory().to(device)` under it, `x.to(device)` in its `else`), stays XLA105's warning. To resolve it, "
     "make the check hold on an XLA host (compare the device type with 'xla' as well, drop an availability check) "
-    "or move on every path; once `device` is the XLA device, a comparison with 'xla' holds there.",
+    "or move on every path; once `device` is the XLA device, a comparison with 'xla' holds there. Where the file "
+    "does not show what the compared device holds (a parameter, `torch.device(cfg.run.device)` read from a config "
+    "that may name CUDA), the message says the check is False there only if it is the XLA device, and shows the "
+    "assignment: it claims no more than the file proves.",
     instead='Make the check hold on an XLA host: `device.type in ("cuda", "xla")` for a device type compared '
     "with 'cuda', no check for `torch.cuda.is_available()`; or move on every path.",
     examples=lambda: (
@@ -228,7 +231,57 @@ GUARDED_MOVE = Rule(
                 Expected(
                     12,
                     16,
-                    '`self.device.type == "cuda"` is False on an XLA host where `self.device` is the XLA device, and '
+                    '`self.device.type == "cuda"` is False on an XLA host only if `self.device` is the XLA device '
+                    "there (this file does not show what it holds: `self.device = device`), and "
+                    f"`x.cuda()` moves to the device only under it (`self.cuda_enabled`): {_NEVER_RUNS}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+
+            class Runner:
+                def __init__(self, model, cfg):
+                    self.device = th.device(cfg.run.device)
+                    self.model = model.to(self.device)
+
+                @property
+                def cuda_enabled(self):
+                    return self.device.type == "cuda"
+
+                def step(self, x):
+                    if self.cuda_enabled:
+                        x = x.cuda()
+                    return self.model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+
+            class Runner:
+                def __init__(self, model, cfg):
+                    self.device = th.device(cfg.run.device)
+                    self.model = model.to(self.device)
+
+                @property
+                def cuda_enabled(self):
+                    return self.device.type == "cuda"
+
+                def step(self, x):
+                    if self.cuda_enabled:
+                        x = x.to(torch_xla.device())
+                    return self.model(x)
+            """,
+            note="a-config-value-the-file-cannot-tell-is-not-called-the-xla-device",
+            findings=(
+                Expected(
+                    12,
+                    16,
+                    '`self.device.type == "cuda"` is False on an XLA host only if `self.device` is the XLA device '
+                    "there (this file does not show what it holds: `self.device = th.device(cfg.run.device)`), and "
                     f"`x.cuda()` moves to the device only under it (`self.cuda_enabled`): {_NEVER_RUNS}",
                 ),
             ),

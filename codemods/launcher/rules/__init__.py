@@ -15,6 +15,7 @@ from codemods.launcher.rules.sm104_processes_per_host import PROCESSES_PER_HOST
 from codemods.launcher.rules.sm105_repeated_mca_default import REPEATED_MCA_DEFAULT
 from codemods.launcher.rules.sm106_efa_flags import EFA_FLAGS
 from codemods.launcher.rules.sm107_smp_set_device import SMP_SET_DEVICE
+from codemods.launcher.rules.sm108_own_xla_path import OWN_XLA_PATH
 from codemods.launcher.rules.sm201_compiler_distribution import COMPILER_DISTRIBUTION
 from codemods.launcher.rules.sm202_compiler_legacy_launch import COMPILER_LEGACY_LAUNCH
 from codemods.launcher.rules.sm203_compiler_unsupported import COMPILER_UNSUPPORTED
@@ -28,6 +29,7 @@ RULES = (
     REPEATED_MCA_DEFAULT,
     EFA_FLAGS,
     SMP_SET_DEVICE,
+    OWN_XLA_PATH,
     COMPILER_DISTRIBUTION,
     COMPILER_LEGACY_LAUNCH,
     COMPILER_UNSUPPORTED,

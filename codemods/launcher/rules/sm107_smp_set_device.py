@@ -23,7 +23,13 @@ SMP_SET_DEVICE = Rule(
     "is added right after `smp.init()`. A module that does not call `smp.init()` is not asked for it: it does not "
     "start model parallel (a helper of such a script, whose script pins the GPU, or code that imports smdistributed "
     "only as an option, as a copy of transformers' Trainer does: `if is_sagemaker_mp_enabled(): import "
-    "smdistributed.modelparallel.torch as smp`).",
+    "smdistributed.modelparallel.torch as smp`). A script that calls `smp.init()`, or a module that imports "
+    "smdistributed model parallel unconditionally, runs on CUDA GPUs under SageMaker model parallel: it gets only "
+    "the launcher checks, and the XLA rules leave it as it is. A module whose every such import is under an `if` or "
+    "a `try` and that never calls `smp.init()` has model parallel as one of its options: it is converted and "
+    "reported as any other module (its model-parallel path stays as it is; it runs only where the job enables "
+    "model parallel, which a job on XLA devices does not), unless it imports torch_xla under a check of its own "
+    "too: then its XLA path is its own, and it is left as it is (SM108).",
     examples=lambda: (
         _fixed(
             _SMP_SCRIPT,

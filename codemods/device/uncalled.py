@@ -1,0 +1,141 @@
+"""Functions and methods of a module that no code of the project calls (a validator whose only
+call is commented out: ``# self._validate_runner_config(cfg)``), and the device code inside
+them, which XLA120 reports as info in place of XLA101's error: it never runs.
+
+A function is uncalled when its name is mentioned nowhere else in the module but inside
+functions that are uncalled themselves (a public one that nothing names at all may be the
+project's API: it must be private, or named by such functions), and in no other file of the project (a quick textual
+scan of its Python, notebook, config and shell files: a call, an import, a registry's string,
+a YAML ``_target_``, an entry point all mention it). Decorated functions (a registry's
+``@register``), dunder methods, and the methods of a class with bases (a framework may call
+an override: ``forward``, ``training_step``) are never taken for uncalled, nor is anything
+when the project's files are not known."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+# Decorators that leave a function called only where it is named.
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def uncalled_nodes(
+    module: cst.Module, nodes: Collection[cst.CSTNode], mentioned_elsewhere: Callable[[str], bool | None]
+) -> dict[cst.CSTNode, str]:
+    """Those of ``nodes`` inside a function or method that no code of the project calls: the
+    function's qualified name (``Config._validate``) by node."""
+    candidates = _candidates(module)
+    if not candidates:
+        return {}
+    collector = _References({name.rpartition(".")[2] for name in candidates}, {id(n) for n in nodes})
+    module.visit(collector)
+    # The functions that hold such a node, and those that name them, up the chain: the only
+    # ones whose calls matter (each asked of the project's other files once).
+    relevant = {where for where in collector.inside.values() if where in candidates}
+    pending = list(relevant)
+    while pending:
+        for where in collector.references.get(pending.pop().rpartition(".")[2], ()):
+            if where == "" or where not in candidates:
+                continue  # named at module level or by another function: that one decides
+            if where not in relevant:
+                relevant.add(where)
+                pending.append(where)
+    # The largest set of them that nothing outside the set names.
+    # (a public function that nothing names at all may be the project's API, a library's
+    # ``local_device()`` its users call: only a private one, or one that its module names, counts)
+    uncalled = {
+        q
+        for q in relevant
+        if (_private(q) or collector.references.get(q.rpartition(".")[2]))
+        and mentioned_elsewhere(q.rpartition(".")[2]) is False
+    }
+    changed = True
+    while changed:
+        changed = False
+        for qualname in sorted(uncalled):
+            if any(where not in uncalled for where in collector.references.get(qualname.rpartition(".")[2], ())):
+                uncalled.discard(qualname)
+                changed = True
+    by_id = {id(n): n for n in nodes}
+    return {by_id[i]: where for i, where in collector.inside.items() if where in uncalled}
+
+
+def _private(qualname: str) -> bool:
+    return qualname.rpartition(".")[2].startswith("_")
+
+
+def _candidates(module: cst.Module) -> set[str]:
+    """Top-level functions and the methods of top-level classes without bases, undecorated
+    (but for staticmethod and classmethod), dunders left out: qualified names."""
+    found: set[str] = set()
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef and _plain(statement):
+            found.add(statement.name.value)
+        elif type(statement) is cst.ClassDef and not statement.bases and not statement.keywords:
+            found.update(
+                f"{statement.name.value}.{d.name.value}"
+                for d in statement.body.body
+                if type(d) is cst.FunctionDef and _plain(d)
+            )
+    return found
+
+
+def _plain(definition: cst.FunctionDef) -> bool:
+    name = definition.name.value
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    return all(type(d.decorator) is cst.Name and d.decorator.value in _PLAIN_DECORATORS for d in definition.decorators)
+
+
+class _References(cst.CSTVisitor):
+    """Where the module names each of ``names`` (a name, an attribute, a string that is the name),
+    by the qualified name of the function or method it is in ("" elsewhere: module or class level,
+    a nested class), and the function each of the ``wanted`` nodes is in."""
+
+    def __init__(self, names: set[str], wanted: set[int]) -> None:
+        super().__init__()
+        self.names = names
+        self.wanted = wanted
+        self.references: dict[str, set[str]] = defaultdict(set)
+        self.inside: dict[int, str] = {}
+        self._scopes: list[str] = []
+        self._own_names: set[int] = set()
+
+    def _where(self) -> str:
+        """The top-level function or method of a top-level class the walk is in ("": none)."""
+        scopes = self._scopes
+        if not scopes:
+            return ""
+        if not scopes[0].startswith("class "):
+            return scopes[0]
+        if len(scopes) > 1 and not scopes[1].startswith("class "):
+            return f"{scopes[0].removeprefix('class ')}.{scopes[1]}"
+        return ""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if id(node) in self.wanted:
+            self.inside[id(node)] = self._where()
+        if kind is cst.FunctionDef:
+            self._own_names.add(id(node.name))  # type: ignore[attr-defined]  # narrowed by kind
+            self._scopes.append(node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
+        elif kind is cst.ClassDef:
+            self._scopes.append("class " + node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
+        elif kind is cst.Name:
+            if node.value in self.names and id(node) not in self._own_names:  # type: ignore[attr-defined]  # narrowed by kind
+                self.references[node.value].add(self._where())  # type: ignore[attr-defined]  # narrowed by kind
+        elif kind is cst.SimpleString:
+            text = node.value.strip("\"'rRbBuU")  # type: ignore[attr-defined]  # narrowed by kind
+            if text in self.names:
+                self.references[text].add(self._where())
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if type(original_node) in (cst.FunctionDef, cst.ClassDef):
+            self._scopes.pop()
