@@ -1,6 +1,6 @@
 """The step barrier at the end of every iteration of a loop (or every run of a function):
-before each exit of the kinds given that belongs to its body (``continue`` of this loop,
-``return`` of this function) and at its end.  Training loops get it (XLA301, XLA303,
+before each exit of the kinds given that belongs to its body (``continue`` and ``break`` of this
+loop: the iteration that breaks out ran its step too; ``return`` of this function) and at its end.  Training loops get it (XLA301, XLA303,
 XLA305), and so do evaluation loops that carry device state (XLA704)."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def with_barriers(
     original: NodeT,
     updated: NodeT,
     message: str,
-    exits: tuple[type, ...] = (cst.Continue,),
+    exits: tuple[type, ...] = (cst.Continue, cst.Break),
 ) -> NodeT:
     """``updated`` with the target's barrier ending its body (see _end_iterations)."""
     inserted: list[cst.SimpleStatementLine] = []
@@ -52,9 +52,11 @@ def with_barriers(
     return updated if body is None else updated.with_changes(body=body)
 
 
-def _end_iterations(body: cst.BaseSuite, barrier: Barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:
+def _end_iterations(
+    body: cst.BaseSuite, barrier: Barrier, exits: tuple[type, ...] = (cst.Continue, cst.Break)
+) -> cst.BaseSuite:
     """``body`` with a barrier before each statement of the ``exits`` kinds that belongs
-    to it (``continue`` of this loop, ``return`` of this function) and at its end
+    to it (``continue`` or ``break`` of this loop, ``return`` of this function) and at its end
     (before a final break/continue/return/raise)."""
     visited = body.visit(_BeforeExits(barrier, exits))
     assert isinstance(visited, cst.BaseSuite)  # _BeforeExits never removes the suite it is given

@@ -370,7 +370,7 @@ class FlowAnalysis(Analysis):
         if is_logging(node, self.walk):
             for arg in node.args:
                 if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
-                    self.sites.implicit.append(self._site(arg.value))
+                    self.sites.implicit.extend(self._site(value) for value in _formatted_values(arg.value))
         callee = self.walk.callee
         if self.walk.loop is not None and (
             callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
@@ -692,3 +692,19 @@ def _pairs(targets: list[cst.BaseExpression], value: cst.BaseExpression) -> list
     ):
         return None
     return [(n, e.value) for n, e in zip(names, values) if n is not None]
+
+
+def _formatted_values(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a logged value reads: ``'loss %.3f' % (step, loss)`` formats each operand (a
+    tensor's ``__format__`` reads it), so each operand is read, not the string it makes;
+    any other value is read as a whole."""
+    if (
+        type(value) is cst.BinaryOperation
+        and type(value.operator) is cst.Modulo
+        and type(value.left) in (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        right = value.right
+        if type(right) is cst.Tuple:
+            return [element.value for element in right.elements if type(element) is cst.Element]
+        return [right]
+    return [value]

@@ -15,7 +15,12 @@ helpers handed the device (``move_all(torch.device("cpu"), net)``, ``move_all(de
 ``def move_all(device, *modules)``), and a class built with the module whose methods do so to what
 ``__init__`` kept (a rollout sampler's ``collect`` over ``self.policy``): reported where it is built
 (``_round_trip_parameters`` records these as round trips of the argument).  An optimizer built
-again after the move back holds the new parameters: no finding.
+again after the move back holds the new parameters: no finding.  A method starts from what
+``__init__`` and the class's other methods leave on ``self`` (pix2pixHD builds its optimizers in
+``initialize``, over ``params = list(self.netG.parameters())``), but for a method that calls it
+(it may run before the optimizer is built); ``self.save_network`` that the class inherits from a
+base of another module is that base's method; and a file that keeps an optimizer on an
+instance is read even where it steps nothing (another module steps ``model.optimizer_G``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ import libcst as cst
 
 from codemods.engine.nodes import arg_value, dotted, names_the_cpu, walk
 from codemods.engine.positions import code_of
-from codemods.training.early_optimizers import EarlyOptimizers, _canonical, _parameter_named
+from codemods.training.early_optimizers import (
+    _PARAMETERS,
+    EarlyOptimizers,
+    _canonical,
+    _module_calls,
+    _parameter_named,
+)
 from codemods.training.facts import RoundTrip
 
 if TYPE_CHECKING:
@@ -78,6 +89,8 @@ class RoundTrips(EarlyOptimizers):
     """The part of TrainingAnalysis that finds modules moved to the CPU and back after an
     optimizer was built over them."""
 
+    _recording = True  # ``_trips_in`` records the round trips it finds
+
     def _round_trip_parameters(self) -> None:
         """A function that moves what it is handed to the CPU and back through the project's
         helpers (``move_all(torch.device("cpu"), policy)``, then ``move_all(device, policy)``),
@@ -114,26 +127,45 @@ class RoundTrips(EarlyOptimizers):
 
     def _round_trips(self, scopes: list[_Scope]) -> None:
         part = self.part
-        if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
-            return  # the file trains nothing: no optimizer steps what it moves
         built_by = {
             sub: target for call, target in self.call_targets.items() if part.is_optimizer(target) for sub in walk(call)
         }
+        trains = part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables
+        if not trains and not any(target.startswith("self.") for target in built_by.values()):
+            # The file trains nothing, and keeps no optimizer on an instance that another
+            # module may step (``optimizer_G = model.optimizer_G``): no optimizer steps what it moves.
+            return
         # A method starts from what its class's ``__init__`` left: ``self.optim`` over ``self.model``.
         inits = {
             scope.qualname.removesuffix(".__init__"): scope for scope in scopes if scope.qualname.endswith(".__init__")
         }
         after_init = {cls: self._trips_in(init, built_by, _Held()) for cls, init in inits.items()}
+        methods = [scope for scope in scopes if scope.qualname and not scope.qualname.endswith(".__init__")]
+        # What each other method leaves on ``self`` (an optimizer built in ``initialize`` or
+        # ``setup``), read without recording its round trips: a method starts from it too.
+        left = {
+            scope.qualname: self._trips_in(scope, built_by, _Held(), record=False)
+            for scope in methods
+            if "." in scope.qualname
+        }
         for scope in scopes:
             if scope.qualname.endswith(".__init__"):
                 continue
-            start = after_init.get(scope.qualname.rpartition(".")[0])
-            self._trips_in(scope, built_by, start.copy() if start is not None else _Held())
+            cls = scope.qualname.rpartition(".")[0]
+            start = after_init[cls].copy() if cls in after_init else _Held()
+            if scope.qualname in left:
+                for other in methods:
+                    if other is not scope and other.qualname.rpartition(".")[0] == cls and not _calls(other, scope):
+                        _add_attributes(start, left[other.qualname])
+            self._trips_in(scope, built_by, start)
 
-    def _trips_in(self, scope: _Scope, built_by: dict[cst.CSTNode, str], held: _Held) -> _Held:
-        """Record the round trips of ``scope``'s events; what it holds at its end."""
+    def _trips_in(self, scope: _Scope, built_by: dict[cst.CSTNode, str], held: _Held, record: bool = True) -> _Held:
+        """Record the round trips of ``scope``'s events (unless ``record`` is False); what it holds at its end."""
+        self._recording = record
         on_cpu: dict[str, tuple[cst.Call, str, str]] = {}  # module -> its move to the CPU, as written, optimizer
         found: dict[cst.Call, str] = {}  # this scope's round trips: the move to the CPU -> the module
+        # Names bound to modules' parameters (``params = list(self.netG.parameters())``) -> those modules.
+        collected: dict[str, list[str]] = {}
         for event in scope.events:
             if event[0] == "collect":
                 source = dotted(event[2])
@@ -141,15 +173,19 @@ class RoundTrips(EarlyOptimizers):
                     held.aliases[str(event[1])] = held.canonical(source)
                 else:
                     held.aliases.pop(str(event[1]), None)
+                collected[str(event[1])] = [
+                    held.canonical(owner)
+                    for sub, owner in _module_calls(event[2])
+                    if type(sub.func) is cst.Attribute and sub.func.attr.value in _PARAMETERS
+                ]
+            elif event[0] == "uses" and (optimizer := built_by.get(event[2])) is not None:
+                for module in [module for name in event[1] for module in collected.get(name, ())]:
+                    self._hold(held, module, optimizer, found)
             elif event[0] == "wraps":
                 kept = self._kept_arguments(str(event[2]), event[3])
                 held.wraps[held.canonical(str(event[1]))] = {held.canonical(name) for name in kept}
             elif event[0] == "optimizer" and (optimizer := built_by.get(event[2])) is not None:
-                module = held.canonical(str(event[1]))
-                held.optimizers[module] = optimizer
-                for call in [call for call, moved in found.items() if held.holds(module, moved)]:
-                    del self.part.round_trips[call]  # built again after the move back: it holds the new ones
-                    del found[call]
+                self._hold(held, held.canonical(str(event[1])), optimizer, found)
             elif event[0] == "cpu" or (event[0] == "move" and names_the_cpu(arg_value(event[3], 0, "device"))):
                 move = event[2] if event[0] == "cpu" else event[3]
                 module = held.canonical(str(event[1]))
@@ -160,7 +196,9 @@ class RoundTrips(EarlyOptimizers):
             elif event[0] == "call":
                 # A helper handed the module moves it (back), or moves it to the CPU and back itself.
                 complete = set()
-                for moved in self._argument_events(str(event[1]), event[2], False, round_trips=True):
+                for moved in self._argument_events(
+                    self._method_of(scope, str(event[1])), event[2], False, round_trips=True
+                ):
                     module = held.canonical(str(moved[1]))
                     if moved[0] == "cpu" and (optimizer := held.optimizer_of(module)) is not None:
                         on_cpu.setdefault(module, (event[2], str(moved[1]), optimizer))
@@ -172,6 +210,20 @@ class RoundTrips(EarlyOptimizers):
                     self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, handed=True)
         return held
 
+    def _hold(self, held: _Held, module: str, optimizer: str, found: dict[cst.Call, str]) -> None:
+        """``optimizer`` is built over ``module``'s parameters: it steps them from here on."""
+        held.optimizers[module] = optimizer
+        for call in [call for call, moved in found.items() if held.holds(module, moved)]:
+            self.part.round_trips.pop(call, None)  # built again after the move back: it holds the new ones
+            del found[call]
+
+    def _method_of(self, scope: _Scope, callee: str) -> str:
+        """``self.save_network`` in a method of ``Model``, which this file does not define: the
+        method ``Model`` inherits (``Model.save_network``, a base's of another module)."""
+        if not callee.startswith("self.") or "." not in scope.qualname or self._local_callable(callee) is not None:
+            return callee
+        return scope.qualname.partition(".")[0] + callee.removeprefix("self")
+
     def _note_round_trip(
         self,
         module: str,
@@ -181,8 +233,25 @@ class RoundTrips(EarlyOptimizers):
         handed: bool = False,
     ) -> None:
         move, written, optimizer = trip
-        self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
+        if self._recording:
+            self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
         found[move] = module
+
+
+def _calls(scope: _Scope, method: _Scope) -> bool:
+    """``scope`` calls ``method`` of its own class (``self.setup()``): it may run before what
+    ``scope`` builds."""
+    name = method.qualname.rpartition(".")[2]
+    return any(receiver == "self" and called == name for _, receiver, called, _ in scope.method_calls)
+
+
+def _add_attributes(held: _Held, other: _Held) -> None:
+    """Add to ``held`` what ``other`` (another method's end) holds of the instance's attributes."""
+    held.aliases.update({k: v for k, v in other.aliases.items() if k.startswith("self.")})
+    held.wraps.update({k: set(v) for k, v in other.wraps.items() if k.startswith("self.")})
+    for module, optimizer in other.optimizers.items():
+        if module.startswith("self.") and optimizer.startswith("self."):
+            held.optimizers.setdefault(module, optimizer)
 
 
 def _owner(fn: _Function, init: _Function | None, name: str) -> tuple[_Function, str] | None:

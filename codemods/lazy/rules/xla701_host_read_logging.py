@@ -150,6 +150,45 @@ HOST_READ_LOGGING = Rule(
         ),
         invalid(
             """
+            import time
+            import torch
+
+            for i, (x, y) in enumerate(loader):
+                start = time.time()
+                loss = loss_fn(model(x.cuda()), y.cuda())
+                loss.backward()
+                optimizer.step()
+                print("iter %d loss %.3f time %.2f" % (i, loss, time.time() - start))
+                print("loss %.3f" % loss)
+            """,
+            """
+            import time
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for i, (x, y) in enumerate(loader):
+                start = time.time()
+                loss = loss_fn(model(x.to(torch_xla.device())), y.to(torch_xla.device()))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                xm.add_step_closure(lambda i, loss, value: print("iter %d loss %.3f time %.2f" % (i, loss, value)), args=(i, loss, time.time() - start))
+                xm.add_step_closure(lambda loss: print("loss %.3f" % loss), args=(loss,))
+                torch_xla.sync()
+            """,
+            note="percent-formatting-reads-each-operand-in-the-closure",
+            findings=(
+                Expected(
+                    11,
+                    47,
+                    "logging-only host read `loss` moved into a step closure: it runs after the step's graph, with "
+                    "this iteration's values passed in",
+                ),
+                Expected(12, 25, "logging-only host read `loss` moved into a step closure"),
+            ),
+        ),
+        invalid(
+            """
             import torch
 
             for step, (x, y) in enumerate(loader):

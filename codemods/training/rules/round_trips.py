@@ -312,6 +312,145 @@ def train(loader, epochs, use_gpu=True):
 """
 
 
+# An optimizer built in a method other than ``__init__`` (pix2pixHD's ``initialize``), over
+# parameters collected into a name first, and a method that hands its module to an inherited
+# save helper that moves it to the CPU and back.
+SAVED_BY_AN_INHERITED_HELPER = """
+import torch
+from torch import nn
+
+
+class Base:
+    def save_network(self, network, path):
+        torch.save(network.cpu().state_dict(), path)
+        network.cuda()
+
+
+class Model(Base):
+    def initialize(self):
+        self.netG = nn.Linear(4, 2).cuda()
+        params = list(self.netG.parameters())
+        self.optimizer_G = torch.optim.Adam(params, lr=0.1)
+
+    def save(self, path):
+        self.save_network(self.netG, path)
+
+
+model = Model()
+model.initialize()
+for step, x in enumerate(loader):
+    model.optimizer_G.zero_grad()
+    model.netG(x.cuda()).sum().backward()
+    model.optimizer_G.step()
+    if step % 100 == 0:
+        model.save("latest.pt")
+"""
+
+
+SAVED_BY_AN_INHERITED_HELPER_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Base:
+    def save_network(self, network, path):
+        xm.save(network.cpu().state_dict(), path)
+        network.to(torch_xla.device())
+
+
+class Model(Base):
+    def initialize(self):
+        self.netG = nn.Linear(4, 2).to(torch_xla.device())
+        params = list(self.netG.parameters())
+        self.optimizer_G = torch.optim.Adam(params, lr=0.1)
+
+    def save(self, path):
+        self.save_network(self.netG, path)
+
+
+model = Model()
+model.initialize()
+for step, x in enumerate(loader):
+    model.optimizer_G.zero_grad()
+    model.netG(x.to(torch_xla.device())).sum().backward()
+    xm.optimizer_step(model.optimizer_G)
+    if step % 100 == 0:
+        model.save("latest.pt")
+    torch_xla.sync()
+"""
+
+
+# Right on XLA: the round trip of a method that the one building the optimizer calls first
+# (it runs before the optimizer exists), and a save that leaves the module where it is.
+RELOADED_BEFORE_THE_OPTIMIZER = """
+import torch
+from torch import nn
+
+
+class Model:
+    def initialize(self):
+        self.netG = nn.Linear(4, 2).cuda()
+        self.reload("init.pt")
+        params = list(self.netG.parameters())
+        self.optimizer_G = torch.optim.Adam(params, lr=0.1)
+
+    def reload(self, path):
+        self.netG.cpu()
+        self.netG.load_state_dict(torch.load(path))
+        self.netG.cuda()
+
+    def save(self, path):
+        torch.save(self.netG.state_dict(), path)
+
+
+model = Model()
+model.initialize()
+for step, x in enumerate(loader):
+    model.optimizer_G.zero_grad()
+    model.netG(x.cuda()).sum().backward()
+    model.optimizer_G.step()
+    if step % 100 == 0:
+        model.save("latest.pt")
+"""
+
+
+RELOADED_BEFORE_THE_OPTIMIZER_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Model:
+    def initialize(self):
+        self.netG = nn.Linear(4, 2).to(torch_xla.device())
+        self.reload("init.pt")
+        params = list(self.netG.parameters())
+        self.optimizer_G = torch.optim.Adam(params, lr=0.1)
+
+    def reload(self, path):
+        self.netG.cpu()
+        self.netG.load_state_dict(torch.load(path, map_location="cpu"))
+        self.netG.to(torch_xla.device())
+
+    def save(self, path):
+        xm.save(self.netG.state_dict(), path)
+
+
+model = Model()
+model.initialize()
+for step, x in enumerate(loader):
+    model.optimizer_G.zero_grad()
+    model.netG(x.to(torch_xla.device())).sum().backward()
+    xm.optimizer_step(model.optimizer_G)
+    if step % 100 == 0:
+        model.save("latest.pt")
+    torch_xla.sync()
+"""
+
+
 def round_trip_valid() -> tuple[Valid, ...]:
     return (
         valid(
@@ -322,6 +461,11 @@ def round_trip_valid() -> tuple[Valid, ...]:
         valid(HELPERS_THAT_STRAND_NOTHING, HELPERS_THAT_STRAND_NOTHING_PORTED, note="helpers-that-strand-no-optimizer"),
         valid(
             SAMPLED_WITH_A_CPU_COPY, SAMPLED_WITH_A_CPU_COPY_PORTED, note="a-sampler-running-a-cpu-copy-of-the-policy"
+        ),
+        valid(
+            RELOADED_BEFORE_THE_OPTIMIZER,
+            RELOADED_BEFORE_THE_OPTIMIZER_PORTED,
+            note="a-round-trip-run-before-the-optimizer-a-method-builds",
         ),
     )
 
@@ -362,6 +506,19 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
                     "the XLA device, and `net.cuda()` in `save_net` moves it back",
                 ),
                 Expected(23, 9, '`save_net(path="last.pt", use_gpu=use_gpu, net=net)` moves `net`, whose parameters'),
+            ),
+        ),
+        invalid(
+            SAVED_BY_AN_INHERITED_HELPER,
+            SAVED_BY_AN_INHERITED_HELPER_PORTED,
+            note="a-module-an-initialize-method-optimizes-saved-by-an-inherited-helper",
+            findings=(
+                Expected(
+                    20,
+                    9,
+                    "`self.save_network(self.netG, path)` moves `self.netG`, whose parameters `self.optimizer_G` "
+                    "steps, off the XLA device, and `network.cuda()` in `Base.save_network` moves it back",
+                ),
             ),
         ),
         invalid(

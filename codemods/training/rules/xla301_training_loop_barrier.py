@@ -1,6 +1,7 @@
 """XLA301 training-loop-barrier: in lazy mode the graph grows until something cuts it, so a
 training loop ends every iteration with the target's barrier (``torch_xla.sync()`` /
-``xm.mark_step()``), also before each ``continue`` that skips the end; a loop whose loader
+``xm.mark_step()``), also before each ``continue`` that skips the end and each ``break`` that
+leaves the loop (the iteration that breaks out ran its step too); a loop whose loader
 XLA302 wrapped in ``MpDeviceLoader`` gets the barrier from the loader instead."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ TRAINING_LOOP_BARRIER = Rule(
     fixable=True,
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
-    "also before each `continue`. The loops of an optimizer class's own methods (a subclass of a torch.optim "
+    "also before each `continue` and each `break` of the loop (the iteration that breaks out ran its step too). The loops of an optimizer class's own methods (a subclass of a torch.optim "
     "class: its `step()` over the param groups, an unrolled inner loop, a preconditioner update) are no "
     "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier. "
     "Nor are those of a custom autograd function's `forward` and `backward` (a subclass of "
@@ -444,6 +445,48 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             note="manual-update-and-continue",
             findings=(Expected(13, 5, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                for name in names:
+                    if name in done:
+                        break
+                if i + 1 >= steps_per_epoch:
+                    break
+                if stop_requested(): log(i); break
+                log(i)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                for name in names:
+                    if name in done:
+                        break
+                if i + 1 >= steps_per_epoch:
+                    torch_xla.sync()
+                    break
+                if stop_requested(): log(i); torch_xla.sync(); break
+                log(i)
+                torch_xla.sync()
+            """,
+            note="a-break-after-the-step-ends-its-iteration-with-the-barrier",
+            findings=(Expected(19, 5, "training loop: torch_xla.sync() ends every iteration"),),
         ),
         invalid(
             """

@@ -1,6 +1,6 @@
 """XLA303 eval-loop-barrier: an evaluation loop over the device that reads nothing to the host
 per iteration, or that accumulates device values across iterations, ends every iteration with
-the step barrier (also before each ``continue`` that skips the end)."""
+the step barrier (also before each ``continue`` that skips the end and each ``break`` of the loop)."""
 
 from __future__ import annotations
 
