@@ -183,6 +183,8 @@ class ObligationAnalysis(Analysis):
         callee = self.walk.callee
         method = method_name(node)
         loop = self._loop()
+        if loop is not None and (read := batch_shapes.host_read(node, callee, loop.targets)) is not None:
+            loop.host_reads.append((read, code(node)))
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -463,9 +465,17 @@ class ObligationAnalysis(Analysis):
                 unmoved = tuple(dict.fromkeys(n for n in batch if n not in loop.moved and n not in loop.through))
                 if model in params and model != loader and unmoved:
                     only_iterated = self._only_iterated(loop.scope, loader)
+                    host_reads = tuple(dict.fromkeys(read for name, read in loop.host_reads if name not in loop.moved))
                     self.part.unmoved_feeding.add(
                         UnmovedFeeding(
-                            loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated
+                            loop.scope,
+                            params.index(model),
+                            model,
+                            params.index(loader),
+                            loader,
+                            unmoved,
+                            only_iterated,
+                            host_reads,
                         )
                     )
         grew = True
@@ -487,6 +497,7 @@ class ObligationAnalysis(Analysis):
                         data,
                         fed.unmoved,
                         fed.only_iterated and self._only_iterated(scope, data),
+                        fed.host_reads,
                     )
                     if entry not in self.part.unmoved_feeding:
                         self.part.unmoved_feeding.add(entry)
@@ -564,7 +575,16 @@ class ObligationAnalysis(Analysis):
                     continue
                 done.add(loader_param)
                 feeds = xla116.feeds_unmoved(loader_param, tuple(unmoved), str(model), scatter)
-                if only_iterated and type(loader) in (cst.Name, cst.Attribute):
+                if fed.host_reads:
+                    # a device loader moves every tensor of each batch: the reads that need one on the CPU would fail
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
+                        call,
+                        (
+                            BATCH_OFF_XLA,
+                            xla116.loader_read_on_host(code(loader), callee, where, feeds, fed.host_reads),
+                        ),
+                    )
+                elif only_iterated and type(loader) in (cst.Name, cst.Attribute):
                     device = dotted(move.device) if move is not None and move.device is not None else None
                     same_scope = move is not None and move.scope == self.handed_in.get(call)
                     self.part.loader_wraps[loader] = LoaderWrap(

@@ -29,6 +29,9 @@ class UnmovedFeeding(NamedTuple):
     # The callable only iterates the loader and takes its ``len`` (or hands it on where a
     # callable only does that): a device loader can stand in for it.
     only_iterated: bool
+    # The reads of its unmoved batch parts that need them on the CPU (``meta["center"].numpy()``): a
+    # device loader, which moves every tensor of each batch, would make them fail.
+    host_reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
