@@ -60,6 +60,8 @@ class ModuleSummary:
     # (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
     flag_moves: frozenset[tuple[str, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # ``__init__`` methods that hand a parameter on to their base's (TrainingFacts.base_init_arguments).
+    base_init_arguments: frozenset[tuple[str, int, str, str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
@@ -335,6 +337,23 @@ class ModuleSummary:
         return sorted(
             (index, param) for function, index, param in self.flag_moves if function in (name, f"{name}.__init__")
         )
+
+    def base_init_handed(
+        self, name: str, index: int | None, keyword: str | None
+    ) -> list[tuple[str, int | None, str | None]]:
+        """Calling ``name`` (a class: its ``__init__``) hands that argument on to the ``__init__`` of a
+        base: (the base as written in this module, the argument's index there, or its keyword)."""
+        handed = []
+        for entry in sorted(self.base_init_arguments):
+            if not _same_argument(entry, name, index, keyword):
+                continue
+            base = entry[3]
+            if not base:  # ``super().__init__(...)``: the class's first base
+                cls = entry[0].removesuffix(".__init__")
+                base = next((bases[0] for c, bases, _ in self.classes if c == cls and bases), "")
+            if base:
+                handed.append((base, entry[4] if entry[4] >= 0 else None, entry[5] or None))
+        return handed
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)

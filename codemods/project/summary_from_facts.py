@@ -35,6 +35,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         argument_moves=frozenset(facts.training.argument_moves),
         flag_moves=frozenset(facts.device.flag_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
+        base_init_arguments=frozenset(facts.training.base_init_arguments),
         own_optimizers=frozenset(facts.training.own_optimizers),
         own_optimizer_children=frozenset(facts.training.own_optimizer_children),
         optimizer_methods=frozenset(facts.training.optimizer_methods),
