@@ -503,16 +503,24 @@ class ObligationAnalysis(Analysis):
                         self.part.unmoved_feeding.add(entry)
                         grew = True
 
-    def _fed_by(self, callee: str) -> tuple[list[UnmovedFeeding], str]:
-        """What ``callee`` (of this file, or of a converted project module) feeds unmoved, and
-        where it is, as a finding names it."""
+    def _fed_by(self, callee: str, pending: bool = False) -> tuple[list[UnmovedFeeding], str]:
+        """What ``callee`` (of this file, or of a converted project module; with ``pending``, also
+        of one this run does not convert) feeds unmoved, and where it is, as a finding names it."""
         local = sorted(entry for entry in self.part.unmoved_feeding if entry.callable == callee)
         if local:
             return local, "in this file"
         found = self.walk.analysis(ProjectAnalysis).origin(callee)
         summary = found.summary if found is not None else None
-        if found is None or summary is None or summary.pending:
-            return [], ""  # unread, or still to convert (reported by _handed)
+        if found is None or summary is None:
+            return [], ""  # unread
+        if summary.pending:
+            # Still to convert: its loops keep their CUDA moves (XLA003 names them), and a batch
+            # it never moves stays on the CPU there too (``_handed_loaders`` reports the call).
+            return (
+                (summary.feeds_unmoved(found.name), f"in {summary.path}, which this run does not convert")
+                if (pending)
+                else ([], "")
+            )
         return summary.feeds_unmoved(found.name), f"in {summary.path}"
 
     def _only_iterated(self, scope: str, loader: str) -> bool:
@@ -547,7 +555,8 @@ class ObligationAnalysis(Analysis):
         the loader otherwise than by iterating it, or the loader is built in the call, the
         finding says so."""
         for call, callee, _ in self.handed:
-            entries, where = self._fed_by(callee)
+            entries, where = self._fed_by(callee, pending=True)
+            unconverted = where.endswith("which this run does not convert")
             done: set[str] = set()
             handed_in = self.params.get(self.handed_in[call], [])
             for fed in entries:
@@ -575,7 +584,12 @@ class ObligationAnalysis(Analysis):
                     continue
                 done.add(loader_param)
                 feeds = xla116.feeds_unmoved(loader_param, tuple(unmoved), str(model), scatter)
-                if fed.host_reads:
+                if unconverted:
+                    # a module this run does not convert: the tool changes nothing there, nor the loader
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
+                        call, (BATCH_OFF_XLA, xla116.loader_to_unconverted(code(loader), callee, where, feeds))
+                    )
+                elif fed.host_reads:
                     # a device loader moves every tensor of each batch: the reads that need one on the CPU would fail
                     (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
                         call,

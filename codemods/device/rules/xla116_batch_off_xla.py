@@ -34,7 +34,10 @@ BATCH_OFF_XLA = Rule(
     'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
     '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
-    "needs converting (a single-file run): its loops keep their CUDA moves; so does a step function there that "
+    "needs converting (a single-file run): its loops keep their CUDA moves; and for a DataLoader handed with that "
+    "model to a function there whose loop feeds the model batches it never moves (`out = model(input)`, which the "
+    "model's DataParallel scattered on CUDA): the tool changes nothing in that module, nor wraps the loader, so the "
+    "call is reported, naming the batches; so does a step function there that "
     "takes its batch itself, moves it and feeds it to the model handed in (`model.train_step(model, optimizer, "
     "train_iterator, args)`, whose `pos = pos.cuda()` stays). Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
@@ -732,6 +735,15 @@ def loader_not_wrapped(loader: str, callee: str, where: str, feeds: str, loader_
         f"`{loader}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
         "cannot wrap it: move each batch to the device there before the forward "
         "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop"
+    )
+
+
+def loader_to_unconverted(loader: str, callee: str, where: str, feeds: str) -> str:
+    """A loader handed to a callable of a module the run does not convert that feeds its batches unmoved."""
+    return (
+        f"`{loader}` goes to `{callee}` ({where}), which {feeds}: the forward fails there; move each batch "
+        "to the device before the forward in that function (`x = x.to(device)`), or convert that module too "
+        "(a run on the project folder wraps the loader where it can)"
     )
 
 
