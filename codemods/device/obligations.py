@@ -359,6 +359,8 @@ class ObligationAnalysis(Analysis):
         built = self.built.get(model, [])
         if len(built) != 1 or (func := dotted(built[0].func)) is None:
             return
+        if any(early.model == model for early in self.facts.training.optimizer_before_move.values()):
+            return  # it moves later, after the optimizer is built (a trainer's ``set_device``): XLA203 names that move
         where = self._unconverted(func)
         if where is None:
             return  # outside the project, or converted (its own findings say where its moves go)

@@ -263,7 +263,9 @@ class ModuleSummary:
         return name in self.synced
 
     def trains(self, name: str) -> bool:
-        return name in self.trainers or name in self.steps
+        """``name`` runs a training loop of the module: its own, or through the callables it calls
+        (``train`` calling ``self.run_epoch("train", ...)``), or takes an optimizer step."""
+        return name in self.trainers or name in self.steps or name in self.loop_runners
 
     def chooses_device(self, name: str) -> bool:
         return name in self.devices
