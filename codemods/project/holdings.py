@@ -147,11 +147,14 @@ def _after_cuda_returns(
 
 
 def _ends_in_exit(block: cst.BaseSuite) -> bool:
-    last = block.body[-1] if isinstance(block, cst.IndentedBlock) and block.body else None
+    """The block's last statement returns or raises."""
     if isinstance(block, cst.SimpleStatementSuite):
-        last = block
-    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and isinstance(
-        last.body[-1], (cst.Return, cst.Raise)
+        return bool(block.body) and isinstance(block.body[-1], (cst.Return, cst.Raise))
+    last = block.body[-1] if isinstance(block, cst.IndentedBlock) and block.body else None
+    return (
+        isinstance(last, cst.SimpleStatementLine)
+        and bool(last.body)
+        and isinstance(last.body[-1], (cst.Return, cst.Raise))
     )
 
 
