@@ -350,6 +350,7 @@ def _finished(
             input_starts.get,
             parsed.printed.text_of,
             facts.project.dynamic_imports,
+            facts.device.is_available_call,
         )
         if summarised
         else ()

@@ -67,6 +67,49 @@ def batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
     return name if name in targets else None
 
 
+# Methods that leave a tensor where it is: a read through them is a read of the tensor itself.
+_IN_PLACE_METHODS = frozenset(
+    {
+        "detach",
+        "clone",
+        "float",
+        "double",
+        "half",
+        "long",
+        "int",
+        "bool",
+        "squeeze",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "contiguous",
+        "flatten",
+        "permute",
+        "transpose",
+        "t",
+    }
+)
+
+
+def host_read(call: cst.Call, callee: str | None, targets: set[str]) -> str | None:
+    """The loop target a call reads on the host in a way a tensor on the XLA device refuses ("can't
+    convert xla:0 device type tensor to numpy"): ``meta["center"].numpy()`` (also through methods that
+    keep the tensor where it is: ``x.detach().numpy()``), ``np.array(meta["score"])`` (numpy's functions
+    convert a tensor with ``.numpy()``); None for a read after ``.cpu()``, or of anything else."""
+    if method_name(call) == "numpy":
+        read: list[cst.BaseExpression] = [call.func.value]  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
+    elif callee is not None and (callee == "numpy" or callee.startswith("numpy.")):
+        read = [arg.value for arg in call.args]
+    else:
+        return None
+    for value in read:
+        while type(value) is cst.Call and method_name(value) in _IN_PLACE_METHODS:
+            value = value.func.value  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
+        if (name := batch_name(value, targets)) is not None:
+            return name
+    return None
+
+
 def prefetching(built: Mapping[str, list[cst.Call]], resolve: Callable[[cst.BaseExpression], str | None]) -> set[str]:
     """The names that hold a library loader which copies each batch to its ``device=`` (timm's
     ``create_loader(...)`` with its prefetcher on, its ``PrefetchLoader(...)``): the port gives

@@ -45,6 +45,9 @@ class Loop:
     # Its batch moves under an ``if`` (``if n_gpu == 1: batch = tuple(t.to(device) for t in
     # batch)``): the conditions around each.
     guarded_moves: list[tuple[tuple[cst.If, bool], ...]] = field(default_factory=list)
+    # Its batch names read on the host in a way a tensor on the XLA device refuses (``meta["c"].numpy()``,
+    # ``np.array(meta["c"])``): (the batch name, the read as written).
+    host_reads: list[tuple[str, str]] = field(default_factory=list)
 
 
 def positional(scope: str, params: list[str]) -> list[str]:

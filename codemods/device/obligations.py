@@ -183,6 +183,8 @@ class ObligationAnalysis(Analysis):
         callee = self.walk.callee
         method = method_name(node)
         loop = self._loop()
+        if loop is not None and (read := batch_shapes.host_read(node, callee, loop.targets)) is not None:
+            loop.host_reads.append((read, code(node)))
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -353,6 +355,8 @@ class ObligationAnalysis(Analysis):
         built = self.built.get(model, [])
         if len(built) != 1 or (func := dotted(built[0].func)) is None:
             return
+        if any(early.model == model for early in self.facts.training.optimizer_before_move.values()):
+            return  # it moves later, after the optimizer is built (a trainer's ``set_device``): XLA203 names that move
         where = self._unconverted(func)
         if where is None:
             return  # outside the project, or converted (its own findings say where its moves go)
@@ -459,9 +463,17 @@ class ObligationAnalysis(Analysis):
                 unmoved = tuple(dict.fromkeys(n for n in batch if n not in loop.moved and n not in loop.through))
                 if model in params and model != loader and unmoved:
                     only_iterated = self._only_iterated(loop.scope, loader)
+                    host_reads = tuple(dict.fromkeys(read for name, read in loop.host_reads if name not in loop.moved))
                     self.part.unmoved_feeding.add(
                         UnmovedFeeding(
-                            loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated
+                            loop.scope,
+                            params.index(model),
+                            model,
+                            params.index(loader),
+                            loader,
+                            unmoved,
+                            only_iterated,
+                            host_reads,
                         )
                     )
         grew = True
@@ -483,21 +495,30 @@ class ObligationAnalysis(Analysis):
                         data,
                         fed.unmoved,
                         fed.only_iterated and self._only_iterated(scope, data),
+                        fed.host_reads,
                     )
                     if entry not in self.part.unmoved_feeding:
                         self.part.unmoved_feeding.add(entry)
                         grew = True
 
-    def _fed_by(self, callee: str) -> tuple[list[UnmovedFeeding], str]:
-        """What ``callee`` (of this file, or of a converted project module) feeds unmoved, and
-        where it is, as a finding names it."""
+    def _fed_by(self, callee: str, pending: bool = False) -> tuple[list[UnmovedFeeding], str]:
+        """What ``callee`` (of this file, or of a converted project module; with ``pending``, also
+        of one this run does not convert) feeds unmoved, and where it is, as a finding names it."""
         local = sorted(entry for entry in self.part.unmoved_feeding if entry.callable == callee)
         if local:
             return local, "in this file"
         found = self.walk.analysis(ProjectAnalysis).origin(callee)
         summary = found.summary if found is not None else None
-        if found is None or summary is None or summary.pending:
-            return [], ""  # unread, or still to convert (reported by _handed)
+        if found is None or summary is None:
+            return [], ""  # unread
+        if summary.pending:
+            # Still to convert: its loops keep their CUDA moves (XLA003 names them), and a batch
+            # it never moves stays on the CPU there too (``_handed_loaders`` reports the call).
+            return (
+                (summary.feeds_unmoved(found.name), f"in {summary.path}, which this run does not convert")
+                if (pending)
+                else ([], "")
+            )
         return summary.feeds_unmoved(found.name), f"in {summary.path}"
 
     def _only_iterated(self, scope: str, loader: str) -> bool:
@@ -532,7 +553,8 @@ class ObligationAnalysis(Analysis):
         the loader otherwise than by iterating it, or the loader is built in the call, the
         finding says so."""
         for call, callee, _ in self.handed:
-            entries, where = self._fed_by(callee)
+            entries, where = self._fed_by(callee, pending=True)
+            unconverted = where.endswith("which this run does not convert")
             done: set[str] = set()
             handed_in = self.params.get(self.handed_in[call], [])
             for fed in entries:
@@ -560,7 +582,21 @@ class ObligationAnalysis(Analysis):
                     continue
                 done.add(loader_param)
                 feeds = xla116.feeds_unmoved(loader_param, tuple(unmoved), str(model), scatter)
-                if only_iterated and type(loader) in (cst.Name, cst.Attribute):
+                if unconverted:
+                    # a module this run does not convert: the tool changes nothing there, nor the loader
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
+                        call, (BATCH_OFF_XLA, xla116.loader_to_unconverted(code(loader), callee, where, feeds))
+                    )
+                elif fed.host_reads:
+                    # a device loader moves every tensor of each batch: the reads that need one on the CPU would fail
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
+                        call,
+                        (
+                            BATCH_OFF_XLA,
+                            xla116.loader_read_on_host(code(loader), callee, where, feeds, fed.host_reads),
+                        ),
+                    )
+                elif only_iterated and type(loader) in (cst.Name, cst.Attribute):
                     device = dotted(move.device) if move is not None and move.device is not None else None
                     same_scope = move is not None and move.scope == self.handed_in.get(call)
                     self.part.loader_wraps[loader] = LoaderWrap(

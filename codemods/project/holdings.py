@@ -57,6 +57,7 @@ def holdings(
     start: Callable[[cst.CSTNode], tuple[int, int] | None],
     text_of: Callable[[cst.CSTNode], str | None],
     dynamic_imports: Sequence[cst.CSTNode] = (),
+    availability_check: Callable[[cst.BaseExpression], bool] | None = None,
 ) -> tuple[tuple[str, str, str, bool], ...]:
     """(top-level name, cause, the code and its line, whether converting the module ports
     it or only reports it) of each error finding, once per name and cause (ported when every
@@ -67,7 +68,12 @@ def holdings(
     tops: dict[int, tuple[str, ...]] = {}
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
-    found = [(_CAUSE_OF.get(finding.rule), finding.original, finding.fixed) for finding in findings]
+    skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
+    found = [
+        (_CAUSE_OF.get(finding.rule), finding.original, finding.fixed)
+        for finding in findings
+        if not _inside(finding.original, skipped, parents)
+    ]
     # ``importlib.import_module(name)``: converting the project converts what it may import.
     found += [("dynamic-import", node, True) for node in dynamic_imports]
     for cause, node, fixed in found:
@@ -101,6 +107,64 @@ def holdings(
                     if (name, cause) in reported:
                         reported.add((statement.name.value, cause))
     return tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items())
+
+
+def _after_cuda_returns(
+    module: cst.Module,
+    parents: dict[int, int | None],
+    findings: Sequence[PendingFinding],
+    availability_check: Callable[[cst.BaseExpression], bool],
+) -> set[int]:
+    """The statements no XLA host reaches: those after ``if not torch.cuda.is_available(): ...; return``
+    (a test True without CUDA, which the conversion leaves as it is, whose body ends in a ``return`` or
+    a ``raise`` and that has no ``else``) in the same block (``_DataParallel.__init__`` returning before
+    its ``self.module.cuda(device_ids[0])``): what they hold never runs there."""
+    from codemods.engine.nodes import fold_true, walk
+
+    def without_cuda(test: cst.BaseExpression) -> bool:
+        return (
+            type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and availability_check(test.expression)
+        )
+
+    changed = {id(f.original) for f in findings if f.fixed and f.original is not None}
+    unreachable: set[int] = set()
+    for node in walk(module):
+        body = getattr(node, "body", None)
+        if not isinstance(body, (list, tuple)):
+            continue
+        for index, statement in enumerate(body):
+            if not (
+                type(statement) is cst.If
+                and statement.orelse is None
+                and fold_true(statement.test, without_cuda) is True
+                and not any(id(sub) in changed for sub in walk(statement.test))
+                and _ends_in_exit(statement.body)
+            ):
+                continue
+            unreachable.update(id(later) for later in body[index + 1 :])
+            break
+    return unreachable
+
+
+def _ends_in_exit(block: cst.BaseSuite) -> bool:
+    """The block's last statement returns or raises."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return bool(block.body) and isinstance(block.body[-1], (cst.Return, cst.Raise))
+    last = block.body[-1] if isinstance(block, cst.IndentedBlock) and block.body else None
+    return (
+        isinstance(last, cst.SimpleStatementLine)
+        and bool(last.body)
+        and isinstance(last.body[-1], (cst.Return, cst.Raise))
+    )
+
+
+def _inside(node: cst.CSTNode | None, statements: set[int], parents: dict[int, int | None]) -> bool:
+    key = id(node) if node is not None else None
+    while key is not None:
+        if key in statements:
+            return True
+        key = parents.get(key)
+    return False
 
 
 def _quoted(module: cst.Module, node: cst.CSTNode) -> str:

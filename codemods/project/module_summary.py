@@ -29,6 +29,9 @@ class UnmovedFeeding(NamedTuple):
     # The callable only iterates the loader and takes its ``len`` (or hands it on where a
     # callable only does that): a device loader can stand in for it.
     only_iterated: bool
+    # The reads of its unmoved batch parts that need them on the CPU (``meta["center"].numpy()``): a
+    # device loader, which moves every tensor of each batch, would make them fail.
+    host_reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class ModuleSummary:
     # val.cuda()``): (name, index without self, parameter).
     batch_movers: frozenset[tuple[str, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # ``__init__`` methods that hand a parameter on to their base's (TrainingFacts.base_init_arguments).
+    base_init_arguments: frozenset[tuple[str, int, str, str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
@@ -261,7 +266,9 @@ class ModuleSummary:
         return name in self.synced
 
     def trains(self, name: str) -> bool:
-        return name in self.trainers or name in self.steps
+        """``name`` runs a training loop of the module: its own, or through the callables it calls
+        (``train`` calling ``self.run_epoch("train", ...)``), or takes an optimizer step."""
+        return name in self.trainers or name in self.steps or name in self.loop_runners
 
     def chooses_device(self, name: str) -> bool:
         return name in self.devices
@@ -339,6 +346,23 @@ class ModuleSummary:
         return sorted(
             (index, param) for function, index, param in self.flag_moves if function in (name, f"{name}.__init__")
         )
+
+    def base_init_handed(
+        self, name: str, index: int | None, keyword: str | None
+    ) -> list[tuple[str, int | None, str | None]]:
+        """Calling ``name`` (a class: its ``__init__``) hands that argument on to the ``__init__`` of a
+        base: (the base as written in this module, the argument's index there, or its keyword)."""
+        handed = []
+        for entry in sorted(self.base_init_arguments):
+            if not _same_argument(entry, name, index, keyword):
+                continue
+            base = entry[3]
+            if not base:  # ``super().__init__(...)``: the class's first base
+                cls = entry[0].removesuffix(".__init__")
+                base = next((bases[0] for c, bases, _ in self.classes if c == cls and bases), "")
+            if base:
+                handed.append((base, entry[4] if entry[4] >= 0 else None, entry[5] or None))
+        return handed
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)

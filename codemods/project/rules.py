@@ -36,11 +36,15 @@ CROSS_FILE = Rule(
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
     "location, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
-    "loop is in a module no single-file run can follow), the finding is at the import that "
+    "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
+    "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
+    "past its early return without CUDA), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
-    "hand). The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
+    "hand). A call of a method of such a module that runs its training loop, itself or through the methods it "
+    'calls (a trainer\'s `train` calling `self.run_epoch("train", ...)`), is an error at the call: that loop '
+    "needs the step barrier and `xm.optimizer_step`. The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
     "importlib.import_module(FLAGS.model)` with the models' folder put on `sys.path`, "
     '`importlib.import_module(f"model.{model_name}")`) loads a project module that a run on the file neither '
     "follows nor converts: where the modules it may load (the one a flag's string default names, else those of "

@@ -36,6 +36,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         flag_moves=frozenset(facts.device.flag_moves),
         batch_movers=frozenset(facts.distributed.batch_movers),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
+        base_init_arguments=frozenset(facts.training.base_init_arguments),
         own_optimizers=frozenset(facts.training.own_optimizers),
         own_optimizer_children=frozenset(facts.training.own_optimizer_children),
         optimizer_methods=frozenset(facts.training.optimizer_methods),

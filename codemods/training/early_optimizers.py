@@ -198,14 +198,39 @@ class EarlyOptimizers(Analysis):
                         ("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer)
                     )
             else:
-                for each in founds:
+                for each, at, by in self._with_base_inits(founds, index, keyword):
                     if each.summary is not None:
-                        if round_trips and each.summary.round_trips_argument(each.name, index, keyword):
+                        if round_trips and each.summary.round_trips_argument(each.name, at, by):
                             events.append(("cpu", name, call, "back"))
-                        events.extend(
-                            self._summary_events(callee, call, name, each, index, keyword, feeding, round_trips)
-                        )
+                        events.extend(self._summary_events(callee, call, name, each, at, by, feeding, round_trips))
         return events
+
+    def _with_base_inits(
+        self, founds: list[Found], index: int | None, keyword: str | None
+    ) -> list[tuple[Found, int | None, str | None]]:
+        """The project callables an argument (at ``index``, or as ``keyword``) is handed to: ``founds``,
+        and for a class whose ``__init__`` hands it on to a base's (``super().__init__(opt, model)``),
+        that base's ``__init__`` (of its module or another), with where the argument goes there, a few
+        bases deep."""
+        context = self.walk.analysis(ProjectAnalysis).part.context
+        handed = [(each, index, keyword) for each in founds]
+        pending = list(handed)
+        while pending and len(handed) < 8:
+            each, at, by = pending.pop()
+            summary = each.summary
+            if summary is None:
+                continue
+            for base, base_at, base_by in summary.base_init_handed(each.name.removesuffix(".__init__"), at, by):
+                origin = summary.origin_of(base)
+                found = (
+                    Found(summary, f"{base}.__init__")
+                    if origin is None
+                    else context.lookup_from(summary, origin[0], f"{origin[1]}.__init__")
+                )
+                if found is not None and found.summary is not None and all(found != h[0] for h in handed):
+                    handed.append((found, base_at, base_by))
+                    pending.append((found, base_at, base_by))
+        return handed
 
     def _summary_events(
         self,
@@ -249,6 +274,8 @@ class EarlyOptimizers(Analysis):
         their arguments."""
         self._methods_moving_init_arguments()
         for fn in self.function_records.values():
+            if fn.name == "__init__" and fn.node is not None:
+                self._base_init_arguments(fn)
             # A parameter passed by keyword only (or a key of ``**kwargs``) has no index: -1.
             arguments = [*enumerate(fn.params), *((-1, param) for param in fn.keyword_params)]
             if fn.varargs is not None:  # ``*modules``: the arguments from its index on, recorded as ``*modules``
@@ -267,6 +294,28 @@ class EarlyOptimizers(Analysis):
                     self.part.parameter_readers.add((fn.qualname, index, written))
                     if fn.builds_optimizer:
                         self.part.optimizer_builders.add((fn.qualname, index, written))
+
+    def _base_init_arguments(self, init: _Function) -> None:
+        """The parameters ``init`` hands on to its base's ``__init__`` as they are
+        (``super().__init__(opt, model, optimizer=optimizer)``, ``Base.__init__(self, model)``)."""
+        assert init.node is not None
+        for sub in walk(init.node.body):
+            if not (type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "__init__"):
+                continue
+            holder = sub.func.value
+            if type(holder) is cst.Call and dotted(holder.func) == "super":
+                base, skip = "", 0
+            elif (written := dotted(holder)) is not None and not written.startswith("self"):
+                base, skip = written, 1  # ``Base.__init__(self, ...)``: ``self`` first
+            else:
+                continue
+            positional, keywords = call_args(sub)
+            handed = [(i - skip, "", a) for i, a in enumerate(positional) if not a.star and i >= skip]
+            handed += [(-1, k, a) for k, a in keywords.items()]
+            for at, keyword, arg in handed:
+                name = dotted(arg.value)
+                if name in init.params:
+                    self.part.base_init_arguments.add((init.qualname, init.params.index(name), name, base, at, keyword))
 
     def _methods_moving_init_arguments(self) -> None:
         """A method that moves an attribute ``__init__`` bound to its argument

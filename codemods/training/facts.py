@@ -184,6 +184,12 @@ class TrainingFacts:
     # parameter).
     argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # ``__init__`` methods that hand their parameters on to a base's (``super().__init__(opt, model,
+    # optimizer=optimizer)``, ``Base.__init__(self, model)``): (the ``__init__``, the parameter's
+    # index without ``self``, the parameter, the base as written or "" for ``super()``, the argument's
+    # index there or -1, its keyword or "").  What the base's ``__init__`` (and the methods of the
+    # class) do to that argument, the subclass's instance does to it.
+    base_init_arguments: set[tuple[str, int, str, str, int, str]] = field(default_factory=set)
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters before any move of it: (class, the optimizer's attribute, the parameters
     # whose truth returns before it is built: ``if no_optim: return``); and the moves of

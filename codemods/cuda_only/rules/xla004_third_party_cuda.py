@@ -18,7 +18,7 @@ THIRD_PARTY_CUDA = Rule(
     name="third-party-cuda",
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 extension)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
@@ -27,7 +27,9 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
-    "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
+    "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
+    "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
+    "cover). Each use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
@@ -252,6 +254,27 @@ THIRD_PARTY_CUDA = Rule(
                 Expected(6, 9, "`DistributedModelParallel` is TorchRec's model parallelism"),
             ),
         ),
+        invalid(
+            """
+            import torch
+            from dcn_v2 import DCN
+
+            conv = DCN(64, 64, kernel_size=(3, 3), stride=1, padding=1, dilation=1, deformable_groups=1)
+            """,
+            note="dcnv2-extension",
+            findings=(Expected(4, 8, "`DCN` is DCNv2, a compiled C++/CUDA extension"),),
+        ),
+        invalid(
+            """
+            import torch
+            import dcn_v2 as dcn
+
+            conv = dcn.DCNv2(64, 64, (3, 3), 1, 1)
+            """,
+            note="dcnv2-extension-module-alias",
+            alias=True,
+            findings=(Expected(4, 8, "`dcn.DCNv2` is DCNv2"),),
+        ),
     ),
 )
 
@@ -356,6 +379,13 @@ _MODULES: dict[str, str] = {
         "AMP"
     ),
     "xformers.": "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn equivalent",
+    # CharlesShang's DCNv2 (CenterNet, FairMOT and their descendants install it from its own repository):
+    # a C++/CUDA extension, whose ops take CUDA tensors; no XLA device kernel.
+    "dcn_v2.": (
+        "is DCNv2, a compiled C++/CUDA extension (deformable convolution) built apart from the project: "
+        "its ops have no XLA kernel, and its import fails where it was not built; XLA alternative: none "
+        "(a model variant without deformable convolutions)"
+    ),
     "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
 }
 

@@ -34,7 +34,10 @@ BATCH_OFF_XLA = Rule(
     'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
     '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
-    "needs converting (a single-file run): its loops keep their CUDA moves; so does a step function there that "
+    "needs converting (a single-file run): its loops keep their CUDA moves; and for a DataLoader handed with that "
+    "model to a function there whose loop feeds the model batches it never moves (`out = model(input)`, which the "
+    "model's DataParallel scattered on CUDA): the tool changes nothing in that module, nor wraps the loader, so the "
+    "call is reported, naming the batches; so does a step function there that "
     "takes its batch itself, moves it and feeds it to the model handed in (`model.train_step(model, optimizer, "
     "train_iterator, args)`, whose `pos = pos.cuda()` stays). Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
@@ -48,7 +51,12 @@ BATCH_OFF_XLA = Rule(
     "(`data_loader.sampler.set_epoch(epoch)`; a device loader has no `sampler` or `dataset`), or the loader is "
     "built in the call, the call is reported here instead, naming the function and the batches: move each "
     "batch with `.to(device)` before the forward in that function, or iterate "
-    "`pl.MpDeviceLoader(data_loader, device)` in its loop. A model the port unwraps gets the same check at each "
+    "`pl.MpDeviceLoader(data_loader, device)` in its loop. So is a loader whose batches that function also reads "
+    "on the host where a tensor on the XLA device is refused (`meta['center'].numpy()`, `np.array(meta['score'])`, "
+    "on a part of the batch it does not move): a device loader moves every tensor of each batch, those parts too, "
+    'and the read would fail ("can\'t convert xla:0 device type tensor to numpy"), so the tool does not wrap it '
+    "(a tool-made crash) and asks for the model's inputs to be moved in that function (`x = x.to(device)`), "
+    "which leaves the parts read on the host on the CPU; a read after `.cpu()` stands the wrap. A model the port unwraps gets the same check at each "
     "call: `nn.DataParallel` scattered every tensor of its inputs to the GPUs, however deep in lists, tuples and "
     "dicts, and `DistributedDataParallel(..., device_ids=[...])` moved them to its GPU, so scripts hand such a model "
     "tensors they never move (`model([img.cuda(), annot])`); once the port removes DataParallel (XLA605), or "
@@ -491,6 +499,88 @@ BATCH_OFF_XLA = Rule(
         ),
         invalid(
             """
+            import numpy as np
+            import torch
+
+
+            def validate(model, data_loader):
+                for images, meta in data_loader:
+                    out = model(images)
+                    centers = meta["center"].numpy()
+                    scores = np.asarray(meta["score"].detach())
+                    print(out, centers, scores)
+
+
+            model = torch.nn.Linear(4, 4).cuda()
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            validate(model, loader)
+            """,
+            """
+            import numpy as np
+            import torch
+            import torch_xla
+
+
+            def validate(model, data_loader):
+                for images, meta in data_loader:
+                    out = model(images)
+                    centers = meta["center"].numpy()
+                    scores = np.asarray(meta["score"].detach())
+                    print(out, centers, scores)
+
+
+            model = torch.nn.Linear(4, 4).to(torch_xla.device())
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            validate(model, loader)
+            """,
+            note="handed-loader-batch-read-on-the-host",
+            findings=(
+                Expected(
+                    16,
+                    1,
+                    "`loader` goes to `validate` (in this file), which feeds the batches of its `data_loader` "
+                    "(`images`) to `model` (on the XLA device) without moving them; it also reads parts of each "
+                    'batch on the host (`meta["center"].numpy()`, `np.asarray(meta["score"].detach())`), which a '
+                    "device loader would move",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import numpy as onp
+            import torch as th
+
+
+            def validate(net, batches):
+                for images, meta in batches:
+                    print(net(images), onp.array(meta))
+
+
+            net = th.nn.Linear(4, 4).cuda()
+            val_loader = th.utils.data.DataLoader(val_set, batch_size=8)
+            validate(net, val_loader)
+            """,
+            """
+            import numpy as onp
+            import torch as th
+            import torch_xla
+
+
+            def validate(net, batches):
+                for images, meta in batches:
+                    print(net(images), onp.array(meta))
+
+
+            net = th.nn.Linear(4, 4).to(torch_xla.device())
+            val_loader = th.utils.data.DataLoader(val_set, batch_size=8)
+            validate(net, val_loader)
+            """,
+            alias=True,
+            note="handed-loader-batch-read-on-the-host-aliased",
+            findings=(Expected(13, 1, "it also reads parts of each batch on the host (`onp.array(meta)`)"),),
+        ),
+        invalid(
+            """
             import torch as th
 
 
@@ -646,6 +736,27 @@ def loader_not_wrapped(loader: str, callee: str, where: str, feeds: str, loader_
         f"`{loader}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
         "cannot wrap it: move each batch to the device there before the forward "
         "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop"
+    )
+
+
+def loader_to_unconverted(loader: str, callee: str, where: str, feeds: str) -> str:
+    """A loader handed to a callable of a module the run does not convert that feeds its batches unmoved."""
+    return (
+        f"`{loader}` goes to `{callee}` ({where}), which {feeds}: the forward fails there; move each batch "
+        "to the device before the forward in that function (`x = x.to(device)`), or convert that module too "
+        "(a run on the project folder wraps the loader where it can)"
+    )
+
+
+def loader_read_on_host(loader: str, callee: str, where: str, feeds: str, reads: tuple[str, ...]) -> str:
+    """A loader handed to a callable that feeds its batches unmoved and reads other parts of them on
+    the host: a device loader would move those too, and the reads would fail."""
+    listed = ", ".join(f"`{read}`" for read in reads)
+    return (
+        f"`{loader}` goes to `{callee}` ({where}), which {feeds}; it also reads parts of each batch on the host "
+        f"({listed}), which a device loader would move to the XLA device too (\"can't convert xla:0 device type "
+        "tensor to numpy\"), so the tool does not wrap it: move the model's inputs to the device there before the "
+        "forward (`x = x.to(device)`)"
     )
 
 

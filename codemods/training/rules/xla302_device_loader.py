@@ -57,7 +57,9 @@ DEVICE_LOADER = Rule(
     "it a plain loader; a second barrier with nothing pending costs nothing). Without it the first forward "
     "fails ('Expected XLA tensor. Got: torch.LongTensor'). A function that uses the loader otherwise than by "
     "iterating it and taking its `len` (`data_loader.sampler.set_epoch(epoch)`: a device loader has no "
-    "`sampler`), or that is handed a loader built in the call, is reported instead (XLA116). A model wrapped in "
+    "`sampler`), that reads a part of the batch on the host where a tensor on the XLA device is refused "
+    "(`meta['center'].numpy()`, `np.array(meta['score'])`: the device loader would move that part too, and the read "
+    "would fail), or that is handed a loader built in the call, is reported instead (XLA116). A model wrapped in "
     "torch's FSDP counts as on the XLA device where the target ports it to torch_xla's FSDP (2.9), which moves "
     "it there; the loader then goes to the target's device.",
     examples=lambda: (
@@ -516,6 +518,46 @@ DEVICE_LOADER = Rule(
                     "feeds the batches of its `val_loader` (`examples`, `labels`)",
                 ),
             ),
+        ),
+        invalid(
+            """
+            import numpy as np
+            import torch
+
+
+            def validate(model, data_loader):
+                for images, meta in data_loader:
+                    out = model(images)
+                    centers = meta["center"].cpu().numpy()
+                    print(out, np.array(out.cpu()), centers)
+
+
+            model = torch.nn.Linear(4, 4).cuda()
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            validate(model, loader)
+            """,
+            """
+            import numpy as np
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def validate(model, data_loader):
+                for images, meta in data_loader:
+                    out = model(images)
+                    centers = meta["center"].cpu().numpy()
+                    print(out, np.array(out.cpu()), centers)
+
+
+            model = torch.nn.Linear(4, 4).to(torch_xla.device())
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            validate(model, pl.MpDeviceLoader(loader, torch_xla.device()))
+            """,
+            # (a part of the batch read on the host after ``.cpu()`` stands the device loader's move: XLA116
+            # reports a loader whose batch parts a read needs on the CPU instead)
+            note="handed-loader-batch-read-on-the-host-after-cpu",
+            findings=(Expected(16, 17, "loader -> pl.MpDeviceLoader(loader, torch_xla.device()): `validate`"),),
         ),
         *wrapped_model_invalid(),
     ),
