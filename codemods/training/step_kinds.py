@@ -59,6 +59,8 @@ class StepKinds(Analysis):
                 continue  # its own step() steps the optimizer it holds: that step is the one to port
             if part.is_optimizer(step.optimizer):
                 if not _closure_positional(call, step, step.optimizer in part.optimizers, defined):
+                    if step.optimizer not in part.optimizers and self._ported_wrapper_step(project):
+                        continue  # a project wrapper's ``step(loss)``: the step inside it is ported where it is
                     step = replace(step, closure_index=None, other_arguments=True)
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
@@ -84,6 +86,17 @@ class StepKinds(Analysis):
                 else:
                     part.optimizer_steps[call] = step
                     part.caller_optimizers[call] = handed
+
+    def _ported_wrapper_step(self, project: ProjectAnalysis) -> bool:
+        """The project has an optimizer wrapper (a class, also one defined in another class) whose
+        own ``step`` steps the optimizer it holds (``def step(self, loss): ...;
+        self._optim.step()``), the step the port makes ``xm.optimizer_step`` where the class is.
+        A ``.step(loss)`` with an argument that is no closure, on something known as an optimizer
+        only by its name, is that wrapper's step, not a torch optimizer's (whose ``step(closure)``
+        would call the argument)."""
+        if any(qualname.count(".") >= 1 and qualname.endswith(".step") for qualname in self.part.step_callables):
+            return True
+        return any(found.summary is not None for found in project.part.context.named_methods("step", nested=True))
 
     def _wrapper_step(self, stepped: str, project: ProjectAnalysis) -> bool:
         """``stepped`` is an instance of a class of the project that is no torch optimizer but
