@@ -217,8 +217,8 @@ class GuardedMoveAnalysis(Analysis):
                     check,
                     f"`{_code(check)}` stays and is False on an XLA host after the port, and the process group "
                     f"starts only under it (`{_code(call.func)}(...)`): there no process group starts, "
-                    "so a DistributedDataParallel then raises ValueError (\"Default process group has not been "
-                    "initialized\") and no collective reduces anything across the processes; drop the check (or "
+                    'so a DistributedDataParallel then raises ValueError ("Default process group has not been '
+                    'initialized") and no collective reduces anything across the processes; drop the check (or '
                     "make it hold on XLA) so that the xla process group starts there",
                 )
         project = self.walk.analysis(ProjectAnalysis)

@@ -60,10 +60,10 @@ def main(loader):
         algo.update(batch.cuda())
 """
 
+
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
 def test_a_step_with_a_loss_on_the_projects_wrapper_is_no_error(tmp_path: Path, target: str) -> None:
     files = {"algo.py": ALGO, "dqn.py": DQN, "train.py": TRAIN}
     folder = write_project(tmp_path, "wrapped", files)
     found = unfixed_findings(folder, list(files), target)
     assert not [m for f in found.values() for rule, _, m in f if rule == "XLA201"], found
-

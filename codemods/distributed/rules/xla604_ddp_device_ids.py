@@ -160,5 +160,5 @@ def _reduces(facts: Facts) -> str:
         return "all-reduces gradients over the xla backend"
     return (
         "all-reduces gradients over the xla process group, which must be started before it "
-        "(dist.init_process_group(\"xla\", init_method=\"xla://\")): this file starts none that runs on XLA"
+        '(dist.init_process_group("xla", init_method="xla://")): this file starts none that runs on XLA'
     )

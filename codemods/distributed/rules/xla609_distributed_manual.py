@@ -42,8 +42,8 @@ DISTRIBUTED_MANUAL = Rule(
     "each process trains its own replica. Make the check hold on XLA (or drop it) so that DDP wraps the model. "
     "So with a process group started only under such a check (`if distributed and torch.cuda.is_available(): "
     "dist.init_process_group(...)`): the port makes it start the xla process group, but on an XLA host the check "
-    "is False and none starts, so a later DistributedDataParallel raises ValueError (\"Default process group has "
-    "not been initialized\"); drop the check (or make it hold on XLA).",
+    'is False and none starts, so a later DistributedDataParallel raises ValueError ("Default process group has '
+    'not been initialized"); drop the check (or make it hold on XLA).',
     examples=lambda: (
         invalid(
             """

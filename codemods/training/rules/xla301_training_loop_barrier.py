@@ -240,7 +240,9 @@ TRAINING_LOOP_BARRIER = Rule(
             findings=(Expected(22, 9, "training loop: torch_xla.sync() ends every iteration"),),
         ),
         invalid(
-            substituted(_WRAPPER_AND_SCHEDULERS, ("import torch\n", "import torch as th\n"), ("torch.optim", "th.optim")),
+            substituted(
+                _WRAPPER_AND_SCHEDULERS, ("import torch\n", "import torch as th\n"), ("torch.optim", "th.optim")
+            ),
             substituted(
                 _WRAPPER_AND_SCHEDULERS,
                 ("import torch\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
