@@ -93,10 +93,14 @@ class StepKinds(Analysis):
         self._optim.step()``), the step the port makes ``xm.optimizer_step`` where the class is.
         A ``.step(loss)`` with an argument that is no closure, on something known as an optimizer
         only by its name, is that wrapper's step, not a torch optimizer's (whose ``step(closure)``
-        would call the argument)."""
-        if any(qualname.count(".") >= 1 and qualname.endswith(".step") for qualname in self.part.step_callables):
+        would call the argument).  The wrapper's class is named as one (``Optimizer``,
+        ``ScheduledOptim``, ``NoamOpt``): a trainer's ``step(batch)`` is none."""
+        if any(_optimizer_wrapper_step(qualname) for qualname in self.part.step_callables):
             return True
-        return any(found.summary is not None for found in project.part.context.named_methods("step", nested=True))
+        return any(
+            found.summary is not None and _optimizer_wrapper_step(found.name)
+            for found in project.part.context.named_methods("step", nested=True)
+        )
 
     def _wrapper_step(self, stepped: str, project: ProjectAnalysis) -> bool:
         """``stepped`` is an instance of a class of the project that is no torch optimizer but
@@ -116,6 +120,12 @@ class StepKinds(Analysis):
             return False
         owner = found.name.split(".")[0]
         return any(_plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+
+
+def _optimizer_wrapper_step(qualname: str) -> bool:
+    """``qualname`` is the ``step`` of a class named as an optimizer (``Algorithm.Optimizer.step``)."""
+    owner, _, method = qualname.rpartition(".")
+    return method == "step" and "opt" in owner.rpartition(".")[2].lower()
 
 
 def _plain_stepper(bases: tuple[str, ...], methods: tuple[str, ...]) -> bool:

@@ -25,6 +25,18 @@ def main(loader):
         optimizer.step(KEY)
 """
 
+_TRAINER_STEP = """
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        self.model(batch).sum().backward()
+        self.opt.step()
+"""
+
 # The wrapper is a class of the project (here, defined in the class that builds it through a
 # method): its ``step(loss)`` runs backward and steps the optimizer it holds.
 _OWN_WRAPPER = """
@@ -92,6 +104,25 @@ def step_argument_invalid() -> tuple[Invalid, ...]:
             .replace("optimizer.step(KEY)\n", "optimizer.step(KEY)\n        torch_xla.sync()\n"),
             note="wrapper-step-key",
             findings=(Expected(14, 9, kept), Expected(15, 9, kept)),
+        ),
+        # A trainer's own ``step(batch)`` in the project is no optimizer wrapper's: the keyed steps
+        # of the wrapper the tool cannot see stay errors.
+        invalid(
+            _WRAPPER + _TRAINER_STEP,
+            _WRAPPER.replace(
+                "import torch.nn as nn\n",
+                "import torch.nn as nn\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n",
+                1,
+            )
+            .replace('"cuda"', '"xla"')
+            .replace("optimizer.step(KEY)\n", "optimizer.step(KEY)\n        torch_xla.sync()\n")
+            + _TRAINER_STEP.replace("self.opt.step()", "xm.optimizer_step(self.opt)"),
+            note="wrapper-step-key-beside-a-trainer-step",
+            findings=(
+                Expected(15, 9, kept),
+                Expected(16, 9, kept),
+                Expected(27, 9, "self.opt.step() -> xm.optimizer_step(self.opt)"),
+            ),
         ),
         invalid(
             """
