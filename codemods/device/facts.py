@@ -131,6 +131,10 @@ class DeviceFacts:
     # DistributedDataParallel constructions that run only under such a check: on XLA the model
     # trains without DDP, its gradients never all-reduced: the check, and XLA609's message.
     guarded_ddp: dict[cst.Call, tuple[cst.CSTNode, str]] = field(default_factory=dict)
+    # The checks under which alone a process group starts (``if world > 1 and
+    # torch.cuda.is_available(): dist.init_process_group(...)``): on XLA no group starts; XLA609's
+    # message for each.
+    guarded_groups: dict[cst.CSTNode, str] = field(default_factory=dict)
     # For other files: the functions that move an argument to the device only if a parameter of
     # theirs is true (``def prepare_sample(samples, cuda_enabled=True): if cuda_enabled: ...``):
     # (function, its index without self or -1 for a keyword-only one, the parameter).

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 _CODE = cst.Module([])
 _NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
 _DDP_PARAMETERS = ("module", "device_ids", "output_device")
+_INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -81,6 +82,10 @@ class GuardedMoveAnalysis(Analysis):
         self.ddp_wraps: list[tuple[cst.Call, str, tuple[cst.If | cst.IfExp, ...]]] = []
         self.ddp_device_args: set[int] = set()
         self.ddp_elses: set[int] = set()  # conditions with a DDP wrap in their ``else``: wrapped either way
+        # Process-group starts under a condition (the port makes them start the xla group), and
+        # the conditions with a start in their ``else`` (a group starts either way).
+        self.group_starts: list[tuple[cst.Call, str, tuple[cst.If | cst.IfExp, ...]]] = []
+        self.group_elses: set[int] = set()
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -118,6 +123,12 @@ class GuardedMoveAnalysis(Analysis):
             self.ddp_elses.update(id(cond) for cond in elses)
             if conds:
                 self.ddp_wraps.append((node, self._scope(), conds))
+            return
+        if self.walk.callee == _INIT_PROCESS_GROUP:
+            conds, elses = self._conds(node)
+            self.group_elses.update(id(cond) for cond in elses)
+            if conds:
+                self.group_starts.append((node, self._scope(), conds))
             return
         method = method_name(node)
         if (method == "cuda" and receiver(node) is not None) or (method == "to" and self._to_a_device(node)):
@@ -196,6 +207,19 @@ class GuardedMoveAnalysis(Analysis):
                         "plain) and with more than one device each process trains its own replica; drop the check (or "
                         "make it hold on XLA) so that DDP wraps the model there",
                     ),
+                )
+        for call, scope, conds in self.group_starts:
+            if any(id(cond) in self.group_elses for cond in conds):
+                continue
+            check = next((c for cond in reversed(conds) if (c := self._check_in(cond.test, scope)) is not None), None)
+            if check is not None:
+                device.guarded_groups.setdefault(
+                    check,
+                    f"`{_code(check)}` stays and is False on an XLA host after the port, and the process group "
+                    f"starts only under it (`{_code(call.func)}(...)`): there no process group starts, "
+                    'so a DistributedDataParallel then raises ValueError ("Default process group has not been '
+                    'initialized") and no collective reduces anything across the processes; drop the check (or '
+                    "make it hold on XLA) so that the xla process group starts there",
                 )
         project = self.walk.analysis(ProjectAnalysis)
         moves = [

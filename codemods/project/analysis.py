@@ -558,7 +558,7 @@ class ProjectAnalysis(Analysis):
         training = self.facts.training
         if (
             training.is_optimizer(head)
-            or head in training.schedulers
+            or training.is_scheduler(head)
             or any(method in methods for _, methods in self.part.classes.values())
         ):
             return

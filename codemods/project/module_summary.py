@@ -471,10 +471,11 @@ class ImportContext(Protocol):
         project."""
         ...
 
-    def named_methods(self, name: str) -> tuple[Found, ...]:
+    def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         """The methods named ``name`` of the project's classes (outside its test files) that take
         a training step or run a training loop (``SRModel.optimize_parameters``): what calling
-        ``x.name(...)`` may run where the tool cannot tell the class of ``x``."""
+        ``x.name(...)`` may run where the tool cannot tell the class of ``x``; ``nested``: those of
+        classes defined in a class too (``Algorithm.Optimizer.step``)."""
         ...
 
     def others_in_run(self) -> bool:
@@ -604,7 +605,7 @@ class GuessedImports:
     def project_config_files(self) -> tuple[tuple[str, str], ...]:
         return ()  # the project is not known
 
-    def named_methods(self, name: str) -> tuple[Found, ...]:
+    def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         return ()  # no module of the project is read
 
     def others_in_run(self) -> bool:

@@ -204,7 +204,7 @@ class Project:
         except ValueError:  # outside the root: its name alone
             return is_test_path(path.name)
 
-    def named_methods(self, name: str) -> tuple[Found, ...]:
+    def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         """The methods named ``name`` of the project's classes that take a training step or run a
         training loop, in files other than tests (module_summary.ImportContext.named_methods)."""
         found: list[Found] = []
@@ -214,7 +214,7 @@ class Project:
                 continue
             for qualname in sorted(summary.steps | summary.trainers | summary.loop_runners):
                 owner, _, method = qualname.rpartition(".")
-                if method == name and owner and "." not in owner:
+                if method == name and owner and (nested or "." not in owner):
                     found.append(Found(summary, qualname))
         return tuple(found)
 
@@ -513,8 +513,8 @@ class FileImports:
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))
 
-    def named_methods(self, name: str) -> tuple[Found, ...]:
-        return self.project.named_methods(name)
+    def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
+        return self.project.named_methods(name, nested)
 
     def test_file(self) -> bool:
         return self.project.test_file(self.path)

@@ -504,6 +504,12 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         within = self._forward_computation() | self.generators | optimizers | self.autograd_functions
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if owned_by(loop.owner, within)}
         part.optimizers |= {r.iterates[0] for r in self.loop_records.values() if r.iterates[1] in self.optimizer_lists}
+        # ``for s in self.lr_schedulers: s.step()``: each is a scheduler (its step trains nothing)
+        part.schedulers |= {
+            r.iterates[0]
+            for r in self.loop_records.values()
+            if r.iterates[0] and part.is_scheduler(r.iterates[1]) and r.iterates[1] not in self.optimizer_lists
+        }
         for loop in self.loop_records.values():
             # An optimizer's own update (over its param groups) is no loop to plan, nor one of a custom
             # autograd function's forward or backward (over its layers: it runs inside a backward pass).

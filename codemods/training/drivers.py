@@ -84,7 +84,7 @@ class StepDrivers(Analysis):
         if owner is not None:
             exact = [fn for fn in candidates if fn.qualname == f"{owner}.{name}"]
             return exact or [fn for fn in candidates if "." in fn.qualname]  # inherited
-        if self.part.is_optimizer(head) or head in self.part.schedulers or head in self.facts.amp.scaler_names:
+        if self.part.is_optimizer(head) or self.part.is_scheduler(head) or head in self.facts.amp.scaler_names:
             return []
         if head in self.instances or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
             return []
@@ -105,7 +105,7 @@ class StepDrivers(Analysis):
             not head
             or head in self.instances
             or self.part.is_optimizer(head)
-            or head in self.part.schedulers
+            or self.part.is_scheduler(head)
             or head in self.facts.amp.scaler_names
             or method in self._method_names()
         ):

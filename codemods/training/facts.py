@@ -297,6 +297,13 @@ class TrainingFacts:
         last = name.rsplit(".", 1)[-1].lower()
         return name in self.optimizers or ("optim" in last and "sched" not in last)
 
+    def is_scheduler(self, name: str | None) -> bool:
+        """A scheduler: known as one, or named like one (``lr_scheduler``, ``self.scheduler``, the
+        target of ``for sched in self.lr_schedulers``): its ``step()`` takes no training step."""
+        if name is None or name in self.optimizers:
+            return False
+        return name in self.schedulers or "sched" in name.rsplit(".", 1)[-1].lower()
+
 
 @dataclass(repr=False, eq=False)
 class LoaderFacts:

@@ -59,6 +59,8 @@ class StepKinds(Analysis):
                 continue  # its own step() steps the optimizer it holds: that step is the one to port
             if part.is_optimizer(step.optimizer):
                 if not _closure_positional(call, step, step.optimizer in part.optimizers, defined):
+                    if step.optimizer not in part.optimizers and self._ported_wrapper_step(project):
+                        continue  # a project wrapper's ``step(loss)``: the step inside it is ported where it is
                     step = replace(step, closure_index=None, other_arguments=True)
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
@@ -85,6 +87,21 @@ class StepKinds(Analysis):
                     part.optimizer_steps[call] = step
                     part.caller_optimizers[call] = handed
 
+    def _ported_wrapper_step(self, project: ProjectAnalysis) -> bool:
+        """The project has an optimizer wrapper (a class, also one defined in another class) whose
+        own ``step`` steps the optimizer it holds (``def step(self, loss): ...;
+        self._optim.step()``), the step the port makes ``xm.optimizer_step`` where the class is.
+        A ``.step(loss)`` with an argument that is no closure, on something known as an optimizer
+        only by its name, is that wrapper's step, not a torch optimizer's (whose ``step(closure)``
+        would call the argument).  The wrapper's class is named as one (``Optimizer``,
+        ``ScheduledOptim``, ``NoamOpt``): a trainer's ``step(batch)`` is none."""
+        if any(_optimizer_wrapper_step(qualname) for qualname in self.part.step_callables):
+            return True
+        return any(
+            found.summary is not None and _optimizer_wrapper_step(found.name)
+            for found in project.part.context.named_methods("step", nested=True)
+        )
+
     def _wrapper_step(self, stepped: str, project: ProjectAnalysis) -> bool:
         """``stepped`` is an instance of a class of the project that is no torch optimizer but
         defines its own ``step()`` (``self._optim.step()`` inside, with a schedule around it):
@@ -103,6 +120,12 @@ class StepKinds(Analysis):
             return False
         owner = found.name.split(".")[0]
         return any(_plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+
+
+def _optimizer_wrapper_step(qualname: str) -> bool:
+    """``qualname`` is the ``step`` of a class named as an optimizer (``Algorithm.Optimizer.step``)."""
+    owner, _, method = qualname.rpartition(".")
+    return method == "step" and "opt" in owner.rpartition(".")[2].lower()
 
 
 def _plain_stepper(bases: tuple[str, ...], methods: tuple[str, ...]) -> bool:

@@ -217,7 +217,7 @@ def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
     """The checks that stay: those XLA110 and XLA117 port or report are theirs, and those that
     guard a move are XLA119's errors (those that guard a DDP wrap, XLA609's)."""
     device = facts.device
-    ddp_checks = {check for check, _ in device.guarded_ddp.values()}
+    ddp_checks = {check for check, _ in device.guarded_ddp.values()} | device.guarded_groups.keys()
     ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks)
     return dict.fromkeys(
         [

@@ -75,7 +75,12 @@ DDP_DEVICE_IDS = Rule(
             """,
             note="ddp-keywords",
             findings=(
-                Expected(6, 9, "device_ids, output_device removed from torch.nn.parallel.DistributedDataParallel(...)"),
+                Expected(
+                    6,
+                    9,
+                    "device_ids, output_device removed from torch.nn.parallel.DistributedDataParallel(...): it wraps "
+                    "the model on this process's XLA device and all-reduces gradients over the xla backend",
+                ),
             ),
         ),
         invalid(
@@ -91,7 +96,14 @@ DDP_DEVICE_IDS = Rule(
             """,
             note="positional-device-ids",
             alias=True,
-            findings=(Expected(3, 9, "device_ids removed from DDP(...)"),),
+            findings=(
+                Expected(
+                    3,
+                    9,
+                    "device_ids removed from DDP(...): it wraps the model on this process's XLA device and "
+                    "all-reduces gradients over the xla process group, which must be started before it",
+                ),
+            ),
         ),
     ),
 )
@@ -119,7 +131,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
         DDP_DEVICE_IDS,
         original,
         f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
-        "device and all-reduces gradients over the xla backend (a plain optimizer step is enough; an "
+        f"device and {_reduces(ctx.facts)} (a plain optimizer step is enough; an "
         "xm.optimizer_step reduces them once more, to the same values)",
         build,
     )
@@ -138,4 +150,15 @@ def _ddp_input(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cs
         lambda: (
             (device := ctx.device()) and updated.with_changes(args=with_keyword(list(updated.args), "device", device))
         ),
+    )
+
+
+def _reduces(facts: Facts) -> str:
+    """What DDP all-reduces over: the xla process group this file starts on XLA, or one that
+    must be started before it (the file starts none, or only under a CUDA check that stays)."""
+    if facts.distributed.process_groups and not facts.device.guarded_groups:
+        return "all-reduces gradients over the xla backend"
+    return (
+        "all-reduces gradients over the xla process group, which must be started before it "
+        '(dist.init_process_group("xla", init_method="xla://")): this file starts none that runs on XLA'
     )

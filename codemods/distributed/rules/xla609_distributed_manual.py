@@ -39,7 +39,11 @@ DISTRIBUTED_MANUAL = Rule(
     "stays (`if torch.cuda.is_available(): model = DDP(model, ...)` beside an `else` that keeps the bare model): the "
     "check is False on an XLA host, so the other path runs and nothing all-reduces the gradients across the "
     "processes torch_xla.launch starts; the optimizer steps of a file that wraps its model in DDP stay plain, so "
-    "each process trains its own replica. Make the check hold on XLA (or drop it) so that DDP wraps the model.",
+    "each process trains its own replica. Make the check hold on XLA (or drop it) so that DDP wraps the model. "
+    "So with a process group started only under such a check (`if distributed and torch.cuda.is_available(): "
+    "dist.init_process_group(...)`): the port makes it start the xla process group, but on an XLA host the check "
+    'is False and none starts, so a later DistributedDataParallel raises ValueError ("Default process group has '
+    'not been initialized"); drop the check (or make it hold on XLA).',
     examples=lambda: (
         invalid(
             """
@@ -65,6 +69,32 @@ DISTRIBUTED_MANUAL = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch as th
+            from torch.distributed import init_process_group as start
+
+
+            def setup(rank):
+                if th.cuda.is_available():
+                    start(backend="nccl")
+                else:
+                    start(backend="gloo")
+            """,
+            """
+            import torch as th
+            from torch.distributed import init_process_group as start
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup(rank):
+                if th.cuda.is_available():
+                    start("xla", init_method="xla://")
+                else:
+                    start("xla", init_method="xla://")
+            """,
+            note="process-group-on-both-paths-of-a-kept-cuda-check",
+        ),
         valid(
             """
             import os
@@ -464,6 +494,71 @@ DISTRIBUTED_MANUAL = Rule(
             alias=True,
             findings=(Expected(7, 16, "`Wrapper` wraps the model only under `th.cuda.is_available()`"),),
         ),
+        # The process group starts only under a CUDA check that stays (False on XLA): no group
+        # starts there, and a DDP built after it raises (or nothing reduces across the processes).
+        invalid(
+            """
+            import os
+
+            import torch
+            import torch.distributed as dist
+
+
+            def setup(rank):
+                if "WORLD_SIZE" in os.environ and torch.cuda.is_available():
+                    dist.init_process_group("nccl")
+            """,
+            """
+            import os
+
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup(rank):
+                if "WORLD_SIZE" in os.environ and torch.cuda.is_available():
+                    dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="process-group-under-a-kept-cuda-check",
+            findings=(
+                Expected(
+                    9,
+                    39,
+                    "`torch.cuda.is_available()` stays and is False on an XLA host after the port, and the process "
+                    "group starts only under it (`dist.init_process_group(...)`): there no process group starts",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.distributed import init_process_group as start
+
+
+            def setup(rank):
+                if th.cuda.is_available():
+                    start(backend="nccl")
+            """,
+            """
+            import torch as th
+            from torch.distributed import init_process_group as start
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup(rank):
+                if th.cuda.is_available():
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    start("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            """,
+            note="process-group-under-a-kept-cuda-check-aliased",
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(9, 8, "`th.cuda.is_available()` stays and is False on an XLA host after the port"),),
+        ),
     ),
 )
 
@@ -483,6 +578,11 @@ def _own_launcher(ctx: Context[Facts], original: cst.Call) -> str:
 @reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.device.guarded_ddp)
 def _guarded_ddp(ctx: Context[Facts], original: cst.Call) -> str:
     return ctx.facts.device.guarded_ddp[original][1]
+
+
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.device.guarded_groups)
+def _guarded_group(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return ctx.facts.device.guarded_groups[original]
 
 
 @reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)

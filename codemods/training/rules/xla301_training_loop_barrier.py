@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
 if TYPE_CHECKING:
@@ -18,6 +18,60 @@ if TYPE_CHECKING:
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A project's optimizer wrapper whose own ``step(loss)`` steps the optimizer it holds, stepped in a
+# training loop that then steps its schedulers: the barrier ends the training loop's iteration;
+# the loop over the schedulers takes no step (``sched.step()`` is no call of the wrapper's step).
+_WRAPPER_AND_SCHEDULERS = """
+import torch
+
+
+class Stepper:
+    def __init__(self, optim):
+        self._optim = optim
+
+    def step(self, loss):
+        self._optim.zero_grad()
+        loss.backward()
+        self._optim.step()
+
+
+def train(model, loader, schedulers):
+    stepper = Stepper(torch.optim.SGD(model.parameters(), lr=0.1))
+    for x in loader:
+        stepper.step(model(x).sum())
+        for sched in schedulers:
+            sched.step()
+"""
+
+# The same wrapper where only an update method steps the schedulers after the step it is handed
+# (``for lr_scheduler in self.lr_schedulers``, ``for s in self.lr_schedulers``): no training loop.
+_SCHEDULER_LOOPS_ONLY = """
+import torch
+
+
+class Algorithm(torch.nn.Module):
+    class Optimizer:
+        def __init__(self, optim):
+            self._optim = optim
+
+        def step(self, loss):
+            self._optim.zero_grad()
+            loss.backward()
+            self._optim.step()
+
+    def __init__(self):
+        super().__init__()
+        self.lr_schedulers = []
+
+    def update(self, batch, update_with_batch):
+        stats = update_with_batch(batch)
+        for lr_scheduler in self.lr_schedulers:
+            lr_scheduler.step()
+        for s in self.lr_schedulers:
+            s.step()
+        return stats
+"""
 
 TRAINING_LOOP_BARRIER = Rule(
     code="XLA301",
@@ -59,6 +113,15 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            _SCHEDULER_LOOPS_ONLY,
+            substituted(
+                _SCHEDULER_LOOPS_ONLY,
+                ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
+                ("            self._optim.step()", "            xm.optimizer_step(self._optim)"),
+            ),
+            note="a-loop-over-schedulers-after-a-wrapper-step-is-no-training-loop",
+        ),
         valid(
             """
             import torch
@@ -166,6 +229,33 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            _WRAPPER_AND_SCHEDULERS,
+            substituted(
+                _WRAPPER_AND_SCHEDULERS,
+                ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+                ("        self._optim.step()", "        xm.optimizer_step(self._optim)"),
+                ("            sched.step()\n", "            sched.step()\n        torch_xla.sync()\n"),
+            ),
+            note="wrapper-step-then-scheduler-loop",
+            findings=(Expected(22, 9, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            substituted(
+                _WRAPPER_AND_SCHEDULERS, ("import torch\n", "import torch as th\n"), ("torch.optim", "th.optim")
+            ),
+            substituted(
+                _WRAPPER_AND_SCHEDULERS,
+                ("import torch\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
+                ("torch.optim", "th.optim"),
+                ("        self._optim.step()", "        xm.optimizer_step(self._optim)"),
+                ("            sched.step()\n", "            sched.step()\n        xm.mark_step()\n"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="wrapper-step-then-scheduler-loop-aliased",
+            findings=(Expected(21, 9, "training loop: xm.mark_step() ends every iteration"),),
+        ),
         # The barrier under the availability check goes with the branch the device
         # rewrite drops (False on XLA): the loop needs its own.
         invalid(
