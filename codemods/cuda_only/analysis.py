@@ -21,9 +21,7 @@ from codemods.cuda_only.class_tests import TESTED_CLASSES, class_tests
 from codemods.cuda_only.code_shapes import (
     ANSWERS,
     CPP_EXTENSION_LOADS,
-    calls,
     keyword_set,
-    passes_not_false,
     raises,
     requires_cuda,
     runs_as_script,
@@ -32,10 +30,10 @@ from codemods.cuda_only.code_shapes import (
 )
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
-from codemods.cuda_only.facts import SparseParameter
 from codemods.cuda_only.module_reads import ModuleReads
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
+from codemods.cuda_only.sparse_tensors import SparseTensors
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -44,7 +42,6 @@ from codemods.engine.nodes import (
     dotted,
     flag_dest,
     is_false,
-    is_none,
     is_true,
     method_name,
     names_the_cpu,
@@ -52,7 +49,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.positions import code_of
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import outside_project
 
@@ -66,7 +63,7 @@ _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
-class CudaOnlyAnalysis(Analysis):
+class CudaOnlyAnalysis(SparseTensors):
     facts: Facts
 
     name = "cuda_only"
@@ -423,66 +420,6 @@ class CudaOnlyAnalysis(Analysis):
         if function is not None and node.value is not None and type(sparse_core(node.value)) is cst.Call:
             self.sparse_events.append(("return", self.walk.qualname, node.value))
 
-    def _makes_sparse(self, value: cst.BaseExpression) -> bool:
-        """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``,
-        also followed by ``.coalesce()``; a call of a function of this file or of the
-        project that returns one (``self._to_sparse_tensor(adj)``)."""
-        value = sparse_core(value)
-        if type(value) is not cst.Call:
-            return False
-        if self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS:
-            return True
-        callee = dotted(value.func)
-        if callee is None:
-            return False
-        if callee.removeprefix("self.") in self.sparse_returning:
-            return True
-        found = self.walk.analysis(ProjectAnalysis).origin(callee)
-        return found is not None and found.summary is not None and found.name in found.summary.sparse_returns
-
-    def _sparse_parameter(self, node: cst.Call, sparse: cst.Arg) -> None:
-        """``sparse=sparse``, a parameter of the enclosing function that defaults to False
-        (or None): noted with its place, for the calls that decide it (conclude)."""
-        function = self.walk.enclosing_function
-        if function is None or type(sparse.value) is not cst.Name:
-            return
-        name = sparse.value.value
-        positional = [*function.params.posonly_params, *function.params.params]
-        if positional and positional[0].name.value in ("self", "cls") and self.walk.class_depth:
-            positional = positional[1:]
-        for index, param in [*enumerate(positional), *((-1, p) for p in function.params.kwonly_params)]:
-            if param.name.value == name and (is_false(param.default) or is_none(param.default)):
-                self.sparse_parameter_uses[node] = (self.walk.qualname, index, name)
-
-    def _sparse_calls(self) -> None:
-        """What the calls of a function handing ``sparse`` to an embedding pass for it: of
-        this file's functions (they decide its findings), and of another module's (told to
-        that module's findings through this file's summary: cuda_only/held_conditions.py)."""
-        project = self.walk.analysis(ProjectAnalysis)
-        functions = set(self.sparse_parameter_uses.values())
-        self.part.sparse_functions.update(functions)
-        local: dict[str, list[str]] = {qualname: [] for qualname, _, _ in functions}
-        called: set[str] = set()
-        for call, callee in project.calls:
-            for qualname, index, param in functions:
-                if calls(callee, qualname):
-                    called.add(qualname)
-                    if (passed := passes_not_false(call, index, param)) is not None:
-                        local[qualname].append(passed)
-            found = project.origin(callee)
-            if found is None or found.summary is None:
-                continue
-            for function, index, param in found.summary.sparse_functions:
-                if (
-                    function in (found.name, f"{found.name}.__init__")
-                    and (passed := passes_not_false(call, index, param)) is not None
-                ):
-                    self.part.sparse_calls.add((found.summary.path, function, passed))
-        for node, (qualname, _, param) in self.sparse_parameter_uses.items():
-            self.part.sparse_parameters[node] = SparseParameter(
-                qualname, param, tuple(local[qualname]), qualname in called
-            )
-
     def _project_calls(self) -> None:
         """The calls of other modules' functions, under a test never true on XLA (a CUDA
         availability check: ``if gpu_available and show:``), also through a function of this
@@ -522,31 +459,6 @@ class CudaOnlyAnalysis(Analysis):
             and self.name_counts[name] == 1 + len(called)
             and all(self._never_runs(call) for call in called)
         }
-
-    def _sparse_moves(self) -> None:
-        """Replays what binds, returns and moves tensors: a move of a name bound to a sparse
-        tensor (``adj.cuda()``, ``self.Graph.coalesce().to(device)``) or of a sparse value
-        (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
-        names: set[str] = set()
-        for event in self.sparse_events:
-            if event[0] == "return" and self._makes_sparse(event[2]):
-                self.part.sparse_returns.add(event[1])
-                self.sparse_returning.add(event[1].rsplit(".", 1)[-1])
-        # Only what is moved somewhere needs its value looked at (a project callee is looked up).
-        moved_names = {dotted(sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
-        for event in self.sparse_events:
-            if event[0] == "bind":
-                bound = {n for n in event[1] if n is not None}
-                names.difference_update(bound)
-                if bound & moved_names and self._makes_sparse(event[2]):
-                    names.update(bound)
-            elif event[0] == "move":
-                subject = event[1]
-                moved = sparse_core(event[2])
-                if (held := dotted(moved)) is not None and held in names:
-                    self.part.sparse_moves[subject] = (held, False)
-                elif self._makes_sparse(moved):
-                    self.part.sparse_moves[subject] = (code_of(moved), True)
 
     def _switch(self, node: cst.Call) -> None:
         """``parser.add_argument("--profile", action="store_true")``: off unless given."""

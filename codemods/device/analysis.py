@@ -24,6 +24,7 @@ from codemods.device import (
     type_aliases,
     uncalled,
 )
+from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -40,18 +41,17 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-CUDA = "<cuda>"  # the device of a `.cuda()` move
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(Analysis):
+class DeviceAnalysis(PortedDevices):
     facts: Facts
 
     name = "device"
@@ -158,29 +158,6 @@ class DeviceAnalysis(Analysis):
             return self.names_a_device(node.body) or self.names_a_device(node.orelse)
         name = dotted(node)
         return name is not None and (is_device_name(name) or name in self.cuda_string_names)
-
-    def always_xla(self, device: str) -> bool:
-        """The device variable is assigned once (not counting the branches of an availability
-        check that the port folds away), to something that becomes the XLA device."""
-        values = [v for v in self.device_assignments.get(device, []) if not self._folded_away(v)]
-        if len(values) != 1:
-            return False
-        value = fold_true(values[0], self.part.is_available_call)
-        if isinstance(value, bool):
-            return False
-        if type(value) is cst.Integer or (type(value) is cst.Call and value in self.part.calls):
-            return True
-        qualified = self.walk.resolve(value.func) if type(value) is cst.Call else None
-        return qualified in spellings("device") or is_cuda_device_string(value)
-
-    def file_always_xla(self) -> bool:
-        """Every device the file picks becomes the XLA device (no CPU fallback), so a
-        device that arrives as an argument is the XLA device too."""
-        devices = self.device_assignments
-        return bool(devices) and all(self.always_xla(name) for name in devices)
-
-    def xla_on_every_path(self, device: str | None) -> bool:
-        return device == CUDA or (device is not None and (self.always_xla(device) or self.file_always_xla()))
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -645,66 +622,3 @@ class DeviceAnalysis(Analysis):
         root, _, attr = name.partition(".")
         functions = self.returned_names.get(root)
         return min(functions) if functions and attr and "." not in attr else None
-
-    def _holds_the_xla_device(self, name: str) -> bool:
-        """What a CUDA check compares names no CUDA device once converted: a CUDA string (it
-        becomes "xla"), a device variable whose every value is or becomes the XLA device or
-        another one that is not CUDA, or any name where every device the file picks does
-        (``device_type`` derived from them)."""
-        devices = self.device_assignments
-        return (
-            name in self.cuda_string_names
-            or self._never_cuda(name)
-            or (bool(devices) and all(self._never_cuda(device) for device in devices))
-        )
-
-    def _never_cuda(self, device: str) -> bool:
-        """Every value the device variable keeps after the port (those under an availability
-        check that the port folds away do not run) names a device that is not CUDA there."""
-        values = [
-            fold_true(v, self.part.is_available_call)
-            for v in self.device_assignments.get(device, [])
-            if not self._folded_away(v)
-        ]
-        return bool(values) and all(not isinstance(v, bool) and self._not_cuda_once_ported(v) for v in values)
-
-    def _not_cuda_once_ported(self, value: cst.BaseExpression) -> bool:
-        """ "xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
-        name holding a CUDA string, a device call the port replaces, the target's device call."""
-        text = string_value(value)
-        if text is not None:
-            return not text.startswith("cuda") or is_cuda_device_string(value)
-        if is_cuda_device_string(value):
-            return True
-        if type(value) is not cst.Call:
-            return False
-        if value in self.part.calls or self.walk.resolve(value.func) in spellings("device"):
-            return True
-        if self.walk.resolve(value.func) == "torch.device" and value.args:
-            first = value.args[0].value
-            name = dotted(first) or ""
-            texts = self.text_values.get(name, [])
-            return (
-                self._not_cuda_once_ported(first)
-                or name in self.cuda_string_names
-                or (bool(texts) and all(self._not_cuda_once_ported(t) for t in texts))
-            )
-        return False
-
-    def _folded_away(self, node: cst.CSTNode) -> bool:
-        """In the branch of an ``if torch.cuda.is_available():`` (dropped by the port) that
-        does not run once the check holds (``if not torch.cuda.is_available(): device = 'cpu'``)."""
-        branches = {
-            id(branch): (guard, branch is guard.body)
-            for guard in self.part.ifs
-            for branch in (guard.body, guard.orelse)
-            if branch is not None
-        }
-        parents, key = self.walk.parents, id(node)
-        while (key := parents.get(key)) is not None:  # type: ignore[assignment]  # key is None only where the loop stops: parents.get returns int | None
-            if key in branches:
-                guard, in_body = branches[key]
-                holds = fold_true(guard.test, self.part.is_available_call)
-                if isinstance(holds, bool) and holds is not in_body:
-                    return True
-        return False

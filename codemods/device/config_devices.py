@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.config_messages import ConfigSource, device_message
 from codemods.device.config_shapes import (
-    OFF_XLA,
     beside_the_script,
     config_chain,
     device_key,
@@ -57,11 +57,9 @@ from codemods.device.config_shapes import (
 )
 from codemods.device.yaml_values import (
     hydra_defaults,
-    interpolations_of,
     is_global_package,
     yaml_scalars,
     yaml_source,
-    yaml_value,
 )
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, method_name, string_value
 from codemods.engine.positions import code_of
@@ -89,12 +87,7 @@ _YAML_LOADERS = frozenset(
 )
 # ruamel.yaml's loader object: ``YAML(typ="safe").load(stream)``.
 _YAML_OBJECT = "ruamel.yaml.YAML"
-# The section a config's defaults sit under when the script makes its flags from them and
-# the device is no top-level key (``defaults: {device: 'cuda:0', ...}`` and named overrides).
-_DEFAULTS_SECTION = "defaults"
 _PARSE_CALLS = ("parse_args", "parse_known_args")
-_OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
-_MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
 # A name that holds a config (``cfg``, ``self.config``, ``run_cfg``, ``model_conf``): a device read
 # through it with no config the file loads may come from a config file chosen at run time.
 _CONFIG_NAME = re.compile(r"(?:^|_)(?:cfg|cfgs|conf|config|configs)(?:_|$)")
@@ -115,20 +108,6 @@ class _Handed:
     call: cst.Call
 
 
-@dataclass(frozen=True)
-class _Source:
-    """Where a config comes from: the path the script names (relative to its folder; None
-    when not written as a string), whether Hydra loads it (its keys can be set on the
-    command line), and the YAML text the script writes itself (``yaml.safe_load(TEXT)``)."""
-
-    path: str | None
-    hydra: bool
-    text: str | None = None
-    # Read through argparse flags made from its keys (``parser.add_argument(f"--{key}",
-    # default=value)`` for each key): a key may sit in its defaults section.
-    flags: bool = False
-
-
 class ConfigDeviceAnalysis(Analysis):
     facts: Facts
 
@@ -141,7 +120,7 @@ class ConfigDeviceAnalysis(Analysis):
         self.in_use = False  # the file imports hydra, omegaconf or yaml
         # (scope, name) -> the config it holds; scope "" for module-level names and ``self.`` attributes
         # ("Class" for those: the class's methods share them).
-        self.holders: dict[tuple[str, str], _Source] = {}
+        self.holders: dict[tuple[str, str], ConfigSource] = {}
         self.positions: dict[str, list[str]] = {}  # function -> its positional parameters without self
         self.handed: list[_Handed] = []
         # The calls a holder was handed to before it was handed on (the holder in the callee ->
@@ -163,7 +142,7 @@ class ConfigDeviceAnalysis(Analysis):
         self.yaml_objects: set[str] = set()  # names bound to ruamel's ``YAML(...)``
         # Parsers whose flags are a loaded config's keys (``for key, value in cfg.items():
         # parser.add_argument(f"--{key}", default=value)``): (scope, parser) -> the config.
-        self.key_parsers: dict[tuple[str, str], _Source] = {}
+        self.key_parsers: dict[tuple[str, str], ConfigSource] = {}
         # What concluding found: the read that a finding points at -> its message.
         self.broken: dict[cst.CSTNode, str] = {}
         # ``hydra.utils.instantiate(cfg.agent)``: (scope, the section's chain, the call, its order); the
@@ -198,7 +177,7 @@ class ConfigDeviceAnalysis(Analysis):
         for decorator in node.decorators:
             call = decorator.decorator
             if type(call) is cst.Call and self.walk.resolve(call.func) == "hydra.main" and positional:
-                self.holders[(self.walk.qualname, positional[0])] = _Source(hydra_path(call), True)
+                self.holders[(self.walk.qualname, positional[0])] = ConfigSource(hydra_path(call), True)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         scope = self._scope()
@@ -227,7 +206,7 @@ class ConfigDeviceAnalysis(Analysis):
             elif name.startswith("self.") and (cls := self._class()) is not None and type(value) is cst.Name:
                 self.kept.append((cls, name, value.value))
 
-    def _loaded(self, call: cst.Call) -> _Source | None:
+    def _loaded(self, call: cst.Call) -> ConfigSource | None:
         """The config that a call loads (``OmegaConf.load(path)``, ``yaml.safe_load(open(path))``,
         ``yaml.load(f)`` after ``with open(path) as f``, ``yaml.safe_load(TEXT)`` of YAML text the
         script writes); None if the call loads none."""
@@ -239,19 +218,19 @@ class ConfigDeviceAnalysis(Analysis):
             ):
                 loader = "ruamel.yaml.load"
         if loader in _LOADERS:
-            return _Source(self._path(arg_value(call, 0, "file_")), False)
+            return ConfigSource(self._path(arg_value(call, 0, "file_")), False)
         if loader not in _YAML_LOADERS or (stream := arg_value(call, 0, "stream")) is None:
             return None
         if type(stream) is cst.Call and dotted(stream.func) == "open":
-            return _Source(self._path(arg_value(stream, 0, "file")) or beside_the_script(stream), False)
+            return ConfigSource(self._path(arg_value(stream, 0, "file")) or beside_the_script(stream), False)
         if type(stream) is cst.Name and stream.value in self.opened:
-            return _Source(self._path(self.opened[stream.value]), False)
+            return ConfigSource(self._path(self.opened[stream.value]), False)
         if (beside := beside_the_script(stream)) is not None:
-            return _Source(beside, False)
+            return ConfigSource(beside, False)
         text = string_value(stream) if type(stream) is cst.SimpleString else self.strings.get(dotted(stream) or "")
-        return _Source(None, False, text)
+        return ConfigSource(None, False, text)
 
-    def _parsed(self, call: cst.Call) -> _Source | None:
+    def _parsed(self, call: cst.Call) -> ConfigSource | None:
         """The config whose keys the flags of the parser that ``call`` parses are."""
         if method_name(call) not in _PARSE_CALLS or type(call.func) is not cst.Attribute:
             return None
@@ -357,7 +336,7 @@ class ConfigDeviceAnalysis(Analysis):
         if not self.device_reads and not self.instantiated:
             return
         self._follow()
-        said: set[tuple[_Source, str]] = set()
+        said: set[tuple[ConfigSource, str]] = set()
         said_set: set[str] = set()
         said_at_run_time: set[str] = set()
         sections = {call: section for _, section, call, _ in self.instantiated}
@@ -389,7 +368,7 @@ class ConfigDeviceAnalysis(Analysis):
             if (source, key) in said or (section is not None and (source, self._held_key(source, key)) in said):
                 continue  # (an instantiated section's key that interpolates one already named)
             said.add((source, key))
-            message = self._message(chain, key, source)
+            message = device_message(self.facts.project.context, chain, key, source)
             if message is not None and call is not None and section is not None:
                 if node in self.broken:
                     continue  # one finding per call: its first device key
@@ -415,12 +394,12 @@ class ConfigDeviceAnalysis(Analysis):
                     reads.append((scope, ".".join([section, *path[len(keys) :]]), call, order))
         return reads
 
-    def _config_text(self, source: _Source) -> tuple[str, str] | None:
+    def _config_text(self, source: ConfigSource) -> tuple[str, str] | None:
         if source.text is not None:
             return "that the script loads", source.text
         return self.facts.project.context.config_file(source.path) if source.path is not None else None
 
-    def _group_text(self, source: _Source, text: str, keys: list[str]) -> str | None:
+    def _group_text(self, source: ConfigSource, text: str, keys: list[str]) -> str | None:
         """The text of the config group file that the defaults list picks for the section
         ``keys`` (``defaults: [agent: drq]`` and agent/drq.yaml), its keys at its root."""
         if not source.hydra or source.path is None:
@@ -435,14 +414,14 @@ class ConfigDeviceAnalysis(Analysis):
                 return read[1]
         return None
 
-    def _held_key(self, source: _Source, key: str) -> str:
+    def _held_key(self, source: ConfigSource, key: str) -> str:
         """The key that holds the value read at ``key`` (``agent.device``: ``device`` where it is
         ``${device}``)."""
         read = self._config_text(source)
         held = yaml_source(read[1], key.split(".")) if read is not None else None
         return ".".join(held[2]) if held is not None else key
 
-    def _instantiating(self, call: cst.Call, section: str, source: _Source) -> str:
+    def _instantiating(self, call: cst.Call, section: str, source: ConfigSource) -> str:
         """How the section's keys reach code: ``hydra.utils.instantiate(cfg.agent)`` builds its ``_target_``."""
         read = self._config_text(source)
         keys = section.split(".")[1:]
@@ -559,7 +538,7 @@ class ConfigDeviceAnalysis(Analysis):
                         grew = True
                         self.handed_before[(cls, attribute)] = self.handed_before.get((scope, kept), ())
 
-    def _hold(self, key: tuple[str, str], source: _Source) -> bool:
+    def _hold(self, key: tuple[str, str], source: ConfigSource) -> bool:
         if key in self.holders:
             return False
         self.holders[key] = source
@@ -586,7 +565,7 @@ class ConfigDeviceAnalysis(Analysis):
                     return function
         return None
 
-    def _holder(self, scope: str, chain: str) -> tuple[tuple[str, str], str, _Source] | None:
+    def _holder(self, scope: str, chain: str) -> tuple[tuple[str, str], str, ConfigSource] | None:
         """The config that ``chain`` (``self.cfg.device``) reads a key of: (its key among the
         holders, the holder as written, its source)."""
         parts = chain.split(".")
@@ -596,115 +575,6 @@ class ConfigDeviceAnalysis(Analysis):
             held = next(((s, holder) for s in scopes if (s, holder) in self.holders), None)
             if held is not None:
                 return held, holder, self.holders[held]
-        return None
-
-    def _message(self, chain: str, key: str, source: _Source) -> str | None:
-        what = "the Hydra config" if source.hydra else "the config"
-        override = f" (or run the script with `{key}=xla`)" if source.hydra else ""
-        todo = f"set `{key}: xla` there{override}, with torch_xla imported (it registers that device)"
-        keys = key.split(".")
-        accelerator = not device_key(keys[-1])  # reported only where the config is read and names CUDA
-        read: tuple[str, str] | None = None  # (the file as findings name it, its text)
-        if source.text is not None:
-            what, read = "the YAML text", ("that the script loads", source.text)
-        elif source.path is not None:
-            read = self.facts.project.context.config_file(source.path)
-        if read is None and accelerator:
-            return None
-        if read is None and source.path is None and device_key(keys[-1]):
-            configs = off_xla_configs(self.facts.project.context.project_config_files(), keys[-1])
-            if configs:
-                return (
-                    f"`{chain}` comes from {what} whose file is chosen at run time (a path not written in the code), "
-                    f"and {named_off_xla_configs(configs, keys[-1])}, which the tool does not rewrite: on an XLA host the script "
-                    f"asks for a device there is none of; set `{keys[-1]}: xla` in the config files the runs load"
-                    f"{override or ' (or override it where the run sets its options)'}, with torch_xla imported (it "
-                    "registers that device)"
-                )
-        if read is None:
-            named = f" {source.path}" if source.path is not None else ""
-            return (
-                f"`{chain}` comes from {what}{named}, which this run did not read, and the tool does not rewrite "
-                f"config files: if it names CUDA (`{key}: cuda`), on an XLA host the script asks for a CUDA device "
-                f"there is none of; {todo}"
-            )
-        path, text = read
-        found = yaml_value(text, keys)
-        held = yaml_source(text, keys)
-        others = ""  # the other keys that interpolate the one that holds the value
-        if held is not None and not accelerator:
-            reaching = [(k, n) for k, n in interpolations_of(text, held[2]) if k != ".".join(keys)][:3]
-            if reaching:
-                listed = ", ".join(f"`{k}` (line {n})" for k, n in reaching)
-                one = len(reaching) == 1
-                others = (
-                    f"; {listed} {'interpolates' if one else 'interpolate'} it (`${{{'.'.join(held[2])}}}`), so the "
-                    f"same change reaches {'it' if one else 'them'}"
-                )
-        if held is not None and held[2] != keys and not accelerator:
-            # ``agent: {device: ${device}}`` read as ``cfg.agent.device``: the value is ``device``'s
-            holding = ".".join(held[2])
-            key = f"{key}`, which is `${{{holding}}}`: `{holding}"
-            override = f" (or run the script with `{holding}=xla`)" if source.hydra else ""
-            todo = f"set `{holding}: xla` there{override}, with torch_xla imported (it registers that device)"
-        if found is None and source.flags and (found := yaml_value(text, [_DEFAULTS_SECTION, *keys])) is not None:
-            key = ".".join([_DEFAULTS_SECTION, *keys])
-        written, picked = key, ","  # the key as the file that sets it writes it; the defaults entry that picks it
-        if found is None and source.hydra:
-            composed = self._from_defaults(source.path or "", text, keys, 0)
-            if composed is not None:
-                main, (path, found, written, entry) = path, composed
-                picked = f", which the defaults list of {main} picks (`{entry}`), and"
-        if found is None:
-            if accelerator:
-                return None
-            return (
-                f"`{chain}` comes from {what} {path}, which holds no `{key}` the tool can read (a file its defaults "
-                f"list names may set it): if it names CUDA, on an XLA host the script asks for a CUDA device there "
-                f"is none of; make sure it is `xla`{override}"
-            )
-        value, line = found
-        if value.split(":")[0].lower() not in (_OFF_XLA_ACCELERATORS if accelerator else OFF_XLA):
-            return None
-        if accelerator:
-            todo = f"set `{written}` there to the XLA device's name for what reads it (`xla`, or `tpu` for Lightning)"
-        else:
-            todo = todo.replace(f"`{key}: xla`", f"`{written}: xla`")
-        return (
-            f"`{chain}` is `{value}` in {what} {path} (`{written}`, line {line}){picked} which the tool does not "
-            f"rewrite: on an XLA host the script asks for a device there is none of; {todo}{others}"
-        )
-
-    def _from_defaults(
-        self, config: str, text: str, keys: list[str], depth: int
-    ) -> tuple[str, tuple[str, int], str, str] | None:
-        """A key that Hydra composes into the config from its defaults list
-        (``defaults: [trainer: gpu]`` and ``device: cuda`` in trainer/gpu.yaml, read as
-        ``cfg.trainer.device``): (the file that sets it, its value and line, the key as that
-        file writes it, the defaults entry that picks it)."""
-        folder = config.rsplit("/", 1)[0] if "/" in config else ""
-        for group, option, _ in hydra_defaults(text):
-            relative = f"{group}/{option}" if group is not None else option
-            relative = relative if relative.endswith((".yaml", ".yml")) else f"{relative}.yaml"
-            path = f"{folder}/{relative}" if folder else relative
-            read = self.facts.project.context.config_file(path)
-            if read is None:
-                continue
-            package = group.split("/") if group is not None else []
-            if group is None or is_global_package(read[1]):
-                within = keys
-            elif keys[: len(package)] == package:
-                within = keys[len(package) :]  # the group's keys sit under its name
-            else:
-                continue
-            found = yaml_value(read[1], within)
-            if found is None and depth < _MAX_DEFAULTS_DEPTH:
-                deeper = self._from_defaults(path, read[1], within, depth + 1)
-                if deeper is not None:
-                    return deeper
-            if found is not None:
-                entry = f"{group}: {option}" if group is not None else option
-                return read[0], found, ".".join(within), entry
         return None
 
 

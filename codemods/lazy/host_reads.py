@@ -19,7 +19,8 @@ from codemods.engine.nodes import children, dotted, method_name, names_in, recei
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.expression_kinds import READ_BUILTINS, READ_METHODS, is_logging, reads_to_host
 from codemods.lazy.facts import HostRead, ReadKind, StepClosure
-from codemods.lazy.flow import FlowAnalysis, Scope, Site
+from codemods.lazy.flow import FlowAnalysis
+from codemods.lazy.sites import Scope, Site
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

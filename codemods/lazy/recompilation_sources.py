@@ -20,8 +20,9 @@ from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.expression_kinds import is_identity_test, names_a_device
 from codemods.lazy.facts import SlicedData
-from codemods.lazy.flow import FlowAnalysis, Scope, Site
+from codemods.lazy.flow import FlowAnalysis
 from codemods.lazy.host_reads import HostReadAnalysis
+from codemods.lazy.sites import Scope, Site
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -7,7 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import CUDA, DeviceAnalysis
+from codemods.device.analysis import DeviceAnalysis
+from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import (
     arg_value,
     dotted,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import CUDA
+from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import (
     arg_value,
     call_args,

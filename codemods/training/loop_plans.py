@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.analysis import CUDA
+from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
 from codemods.training.drivers import StepDrivers
