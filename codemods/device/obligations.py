@@ -15,6 +15,7 @@ that stays).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -36,7 +37,7 @@ from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.values import DeviceValueAnalysis
 from codemods.device.where import Where
-from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -88,6 +89,12 @@ class ObligationAnalysis(Analysis):
         # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
         # scope is "" for an attribute (``self.model``, read in other methods).
         self.bound_from: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
+        self.keyword_params: dict[str, list[str]] = {}  # function -> its keyword-only parameters
+        # Moves to a named device: (the function, the device as written, the move); and the
+        # attributes ``__init__`` binds to a parameter (``self.device = torch.device(device)``):
+        # (the class, the attribute) -> the parameter.
+        self.named_device_moves: list[tuple[str, str, cst.Call]] = []
+        self.init_devices: dict[tuple[str, str], str] = {}
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -97,6 +104,7 @@ class ObligationAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.params[self.walk.qualname] = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        self.keyword_params[self.walk.qualname] = [p.name.value for p in node.params.kwonly_params]
         self.functions[self.walk.qualname] = node
 
     def visit_For(self, node: cst.For) -> None:
@@ -156,6 +164,17 @@ class ObligationAnalysis(Analysis):
                         self.bound_from[self._bound_key(name)].append((value, index))
             if len(names) != 1:
                 continue
+            scope = self.walk.qualname
+            if scope.endswith(".__init__") and names[0].startswith("self.") and names[0].count(".") == 1:
+                held = (
+                    value.args[0].value if type(value) is cst.Call and _device_call(value, self.walk.resolve) else value
+                )
+                param = dotted(held)
+                if param is not None and param in (
+                    *self.params.get(scope, ())[1:],
+                    *self.keyword_params.get(scope, ()),
+                ):
+                    self.init_devices[(scope.removesuffix(".__init__"), names[0])] = param
             core = value
             while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
                 if method_name(core) in ("to", "cuda"):
@@ -183,6 +202,8 @@ class ObligationAnalysis(Analysis):
         callee = self.walk.callee
         method = method_name(node)
         loop = self._loop()
+        if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
+            self.named_device_moves.append((self.walk.qualname, device, node))
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -226,6 +247,9 @@ class ObligationAnalysis(Analysis):
         guard_batch_moves(self.values, self.loops, self.part)
         self._batches(on_xla)
         self._handed(on_xla)
+        self._handed_devices()
+        self._device_parameters()
+        self._handed_launch_indices()
         self._unmoved_feeding()
         self._handed_loaders()
         for flag, message in handed_cpu_flags(self.values):
@@ -447,6 +471,97 @@ class ObligationAnalysis(Analysis):
             ):
                 self._named(summary.path)
                 self._break(call, BATCH_OFF_XLA, xla116.model_handed_to_unconverted(model, callee, summary.path))
+
+    def _launch_index(self, value: cst.BaseExpression, scope: str) -> tuple[str, str] | None:
+        """(the worker, its index parameter) where ``value`` is the process index a launcher hands
+        the worker it starts (``mp.spawn(worker, ...)``, ported to ``torch_xla.launch``): that
+        parameter, or a name every standing binding of which in the worker is it (``cfg.gpu = gpu``)."""
+        spawned = {dotted(spawn.fn) for spawn in self.facts.distributed.spawns.values()}
+        params = self.params.get(scope, [])
+        if scope not in spawned or not params or (name := dotted(value)) is None:
+            return None
+        if name == params[0]:
+            return scope, name
+        bindings = self.values._live(name, scope)
+        inside = {id(node) for node in walk(self.functions[scope])} if bindings else set()
+        if bindings and all(id(b.value) in inside and dotted(b.value) == params[0] for b in bindings):
+            return scope, params[0]  # (an attribute's bindings are the module's: only those in the worker)
+        return None
+
+    def _device_parameters(self) -> None:
+        """For the project's other files: the callables that move tensors to a device their
+        caller hands in, a parameter of a function or of a class's ``__init__`` (bound to an
+        attribute there and moved to in its methods)."""
+        for scope, device, move in self.named_device_moves:
+            owner, _, _ = scope.rpartition(".")
+            function, param = scope, device
+            if device.startswith("self.") and (found := self.init_devices.get((owner, device))) is not None:
+                function, param = f"{owner}.__init__", found
+            elif ("." in scope and not scope.endswith(".__init__")) or device not in self.params.get(scope, ()):
+                continue  # (a method's own parameter: its calls are not followed across files)
+            positional = self.params.get(function, [])[1 if function.endswith(".__init__") else 0 :]
+            index = positional.index(param) if param in positional else -1
+            if index >= 0 or param in self.keyword_params.get(function, ()):
+                self.part.device_parameters.add((function, index, param, code(move)))
+
+    def _handed_devices(self) -> None:
+        """A model handed to a callable of the project that moves it to a device the caller
+        hands in and builds the optimizer over it (``Trainer(model, device=args.device)``, whose
+        ``__init__`` does ``self.model.to(torch.device(device))``): obligation (1) is the
+        caller's, proven with the value it hands in; reported where that value ends off the XLA
+        device (a flag's "cpu" default), as for a model this file moves."""
+        project = self.walk.analysis(ProjectAnalysis)
+        for call, callee, _ in self.handed:
+            found = project.origin(callee)
+            if found is None or (summary := found.summary) is None:
+                continue
+            for function, index, param, xla, at, through, move in sorted(summary.argument_moves):
+                if (
+                    xla
+                    or not through
+                    or "." in through
+                    or function not in (found.name, f"{found.name}.__init__")
+                    or not summary.builds_optimizer(found.name, index, param)
+                ):
+                    continue
+                model = arg_value(call, index, param) if index >= 0 else None
+                device = _handed(call, at, through)
+                if model is None or device is None:
+                    continue
+                where = self.values.where_passed(device, self.handed_in[call])
+                if where.on_xla is False and where.node is not None and where.node not in self.part.broken:
+                    self._break(
+                        where.node,
+                        DEVICE_OFF_XLA,
+                        xla111.handed_device_off_xla(code(model), callee, summary.path, move, code(device), where.why),
+                    )
+
+    def _handed_launch_indices(self) -> None:
+        """The process index a launcher hands the worker, handed on as the device of a callable
+        (of this file or of another module of the project) that moves tensors to it
+        (``Trainer(model, loader, device=config.gpu)``): an integer device is cuda:N, so the
+        batches it moves never reach the XLA device (obligation 3)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        local = sorted(
+            (function.removesuffix(".__init__"), index, param, move)
+            for function, index, param, move in self.part.device_parameters
+        )
+        ported = self.facts.device.index_moves.values()  # (XLA103 makes those the XLA device)
+        for call, callee, _ in self.handed:
+            found = project.origin(callee)
+            if found is not None and found.summary is not None:
+                named = f"`{callee}` ({found.summary.path})"
+                devices = found.summary.device_parameters_of(found.name)
+            else:
+                named, devices = f"`{callee}`", [(i, param, move) for name, i, param, move in local if name == callee]
+            for index, param, move in devices:
+                handed = _handed(call, index, param)
+                launched = self._launch_index(handed, self.handed_in[call]) if handed is not None else None
+                if handed is None or launched is None or handed in ported or handed in self.part.broken:
+                    continue
+                worker, index_param = launched
+                message = xla116.launch_index_as_device(code(handed), worker, index_param, named, move)
+                self._break(handed, BATCH_OFF_XLA, message)
 
     def _unmoved_feeding(self) -> None:
         """Callables whose loop over a loader handed in feeds batches it does not move to a
@@ -682,3 +797,19 @@ class ObligationAnalysis(Analysis):
             BATCH_OFF_XLA,
             xla116.scattered_batch_on_cpu(unmoved[0], model, scatter),
         )
+
+
+def _device_call(value: cst.Call, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
+    """``torch.device(x)``, of one argument."""
+    return (
+        resolve(value.func) == "torch.device"
+        and len(value.args) == 1
+        and not value.args[0].star
+        and value.args[0].keyword is None
+    )
+
+
+def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | None:
+    """What ``call`` passes for a callee's parameter (at ``index``; -1: by keyword only)."""
+    value = arg_value(call, index, parameter) if index >= 0 else call_args(call)[1].get(parameter)
+    return value.value if isinstance(value, cst.Arg) else value

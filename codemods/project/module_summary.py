@@ -56,6 +56,9 @@ class ModuleSummary:
     # Callables that move an argument to the device only if a parameter of theirs is true:
     # (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
     flag_moves: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that move tensors to a device their caller hands in: (callable, the parameter's
+    # index without self or -1 for a keyword-only one, the parameter, a move as written).
+    device_parameters: frozenset[tuple[str, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
@@ -326,6 +329,15 @@ class ModuleSummary:
         devices = {(moved[4], moved[5]) for moved in elsewhere}
         device_at = devices.pop() if len(devices) == 1 and next(iter(devices))[1] else None
         return False, device_at, "`, `".join(dict.fromkeys(moved[6] for moved in elsewhere))
+
+    def device_parameters_of(self, name: str) -> list[tuple[int, str, str]]:
+        """The parameters of ``name`` (a class: its ``__init__``) that hand in a device it moves
+        tensors to: (index, parameter, a move as written)."""
+        return sorted(
+            (index, param, move)
+            for function, index, param, move in self.device_parameters
+            if function in (name, f"{name}.__init__")
+        )
 
     def flag_moves_of(self, name: str) -> list[tuple[int, str]]:
         """The parameters of ``name`` (a class: its ``__init__``) that it moves to the device only if true."""
