@@ -35,6 +35,7 @@ from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
+from codemods.device.shapes import is_device_name
 from codemods.device.values import DeviceValueAnalysis
 from codemods.device.where import Where
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, walk
@@ -95,6 +96,8 @@ class ObligationAnalysis(Analysis):
         # (the class, the attribute) -> the parameter.
         self.named_device_moves: list[tuple[str, str, cst.Call]] = []
         self.init_devices: dict[tuple[str, str], str] = {}
+        # Calls of what the imports do not resolve with a ``device=`` keyword: (the call, its scope).
+        self.device_keywords: list[tuple[cst.Call, str]] = []
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -204,6 +207,8 @@ class ObligationAnalysis(Analysis):
         loop = self._loop()
         if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
             self.named_device_moves.append((self.walk.qualname, device, node))
+        if callee is None and any(a.keyword is not None and is_device_name(a.keyword.value) for a in node.args):
+            self.device_keywords.append((node, self.walk.qualname))
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -482,10 +487,12 @@ class ObligationAnalysis(Analysis):
             return None
         if name == params[0]:
             return scope, name
-        bindings = self.values._live(name, scope)
-        inside = {id(node) for node in walk(self.functions[scope])} if bindings else set()
-        if bindings and all(id(b.value) in inside and dotted(b.value) == params[0] for b in bindings):
-            return scope, params[0]  # (an attribute's bindings are the module's: only those in the worker)
+        # (an attribute's bindings are the module's: those of the worker, which run in it after
+        # the launching process's)
+        inside = {id(node) for node in walk(self.functions[scope])}
+        bindings = [b for b in self.values._live(name, scope) if id(b.value) in inside]
+        if bindings and all(dotted(b.value) == params[0] for b in bindings):
+            return scope, params[0]
         return None
 
     def _device_parameters(self) -> None:
@@ -507,9 +514,10 @@ class ObligationAnalysis(Analysis):
     def _handed_devices(self) -> None:
         """A model handed to a callable of the project that moves it to a device the caller
         hands in and builds the optimizer over it (``Trainer(model, device=args.device)``, whose
-        ``__init__`` does ``self.model.to(torch.device(device))``): obligation (1) is the
-        caller's, proven with the value it hands in; reported where that value ends off the XLA
-        device (a flag's "cpu" default), as for a model this file moves."""
+        ``__init__`` does ``self.model.to(torch.device(device))``), or a callable that trains and
+        moves tensors to the device it is handed: obligations (1) and (3) are the caller's,
+        proven with the value it hands in; reported where that value ends off the XLA device (a
+        flag's "cpu" default), as for a model this file moves."""
         project = self.walk.analysis(ProjectAnalysis)
         for call, callee, _ in self.handed:
             found = project.origin(callee)
@@ -535,6 +543,20 @@ class ObligationAnalysis(Analysis):
                         DEVICE_OFF_XLA,
                         xla111.handed_device_off_xla(code(model), callee, summary.path, move, code(device), where.why),
                     )
+            # A trainer that moves its model and batches to the device it is handed, whatever
+            # builds its optimizer (``optimizer_fn(self.model.parameters())``).
+            trains = any(
+                t == found.name or t.startswith(f"{found.name}.")
+                for t in (*summary.trainers, *summary.steps, *summary.loop_runners)
+            )
+            for index, param, move in summary.device_parameters_of(found.name) if trains else ():
+                handed = _handed(call, index, param)
+                off = self.values.where_passed(handed, self.handed_in[call]) if handed is not None else None
+                if handed is None or off is None or off.on_xla is not False or off.node is None:
+                    continue
+                if off.node not in self.part.broken:
+                    message = xla111.trainer_device_off_xla(callee, summary.path, move, code(handed), off.why)
+                    self._break(off.node, DEVICE_OFF_XLA, message)
 
     def _handed_launch_indices(self) -> None:
         """The process index a launcher hands the worker, handed on as the device of a callable
@@ -562,6 +584,20 @@ class ObligationAnalysis(Analysis):
                 worker, index_param = launched
                 message = xla116.launch_index_as_device(code(handed), worker, index_param, named, move)
                 self._break(handed, BATCH_OFF_XLA, message)
+        # A callable the tool cannot follow (``get_trainer(config)(..., device=config.gpu)``, a
+        # class looked up at run time) handed the index as its ``device=``.
+        for call, scope in self.device_keywords:
+            if type(call.func) is not cst.Call or project.origin(dotted(call.func.func) or "") is None:
+                continue
+            for arg in call.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                launched = self._launch_index(arg.value, scope) if is_device_name(keyword) else None
+                if launched is None or arg.value in ported or arg.value in self.part.broken:
+                    continue
+                message = xla116.launch_index_as_unfollowed_device(
+                    code(arg.value), *launched, code(call.func), str(keyword)
+                )
+                self._break(arg.value, BATCH_OFF_XLA, message)
 
     def _unmoved_feeding(self) -> None:
         """Callables whose loop over a loader handed in feeds batches it does not move to a

@@ -99,6 +99,31 @@ def test_a_cpu_default_handed_to_the_trainer_is_an_error_at_the_default(
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_a_trainer_whose_optimizer_the_tool_cannot_follow_is_reported_at_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``self.optimizer = optimizer_fn(self.model.parameters())``, ``optimizer_fn`` a parameter
+    (torch-rechub's CTRTrainer): the class trains and moves to the device it is handed."""
+    monkeypatch.chdir(tmp_path)
+    trainer = TRAINER.replace("lr=0.1, device", "lr=0.1, optimizer_fn=torch.optim.SGD, device").replace(
+        "torch.optim.SGD(self.model.parameters(), lr=lr)", "optimizer_fn(self.model.parameters(), lr=lr)"
+    )
+    files = {"trainers/__init__.py": "", "trainers/trainer.py": trainer}
+    write_project(
+        tmp_path,
+        "handed",
+        {**files, "run.py": RUN.format(imports=FROM, call="Trainer(model, lr=lr, device=device)", default='"cpu"')},
+    )
+    found = [
+        f for f in unfixed_findings(tmp_path, ["trainers/trainer.py", "run.py"], target)["run.py"] if f[0] == "XLA111"
+    ]
+    ((_, line, message),) = found
+    assert line == 16
+    assert "`Trainer` (trainers/trainer.py) trains, and moves to the device it is handed" in message
+    assert 'ends on "cpu" (the CPU)' in message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_a_cuda_default_is_ported_and_says_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:

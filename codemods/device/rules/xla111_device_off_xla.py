@@ -42,8 +42,11 @@ DEVICE_OFF_XLA = Rule(
     "optimizer over it (`Trainer(model, device=device)`, whose `__init__` does `self.device = torch.device(device); "
     "self.model.to(self.device)`) is proven with the value the caller hands in, followed through the file's calls "
     '(`main(args.device)`): where it ends off the XLA device (a `--device` flag defaulting to "cpu": '
-    "torch-rechub), the error is at that value in the caller; a CPU device handed for anything else (a "
-    "`map_location`, data preparation, an evaluation helper that builds no optimizer) is not reported.",
+    "torch-rechub), the error is at that value in the caller; so is a device handed to a class whose methods "
+    "train and move to it, whatever builds its optimizer (`optimizer_fn(self.model.parameters())`), and a "
+    'literal "cpu" handed to such a trainer (as `model.to("cpu")` before a loop is XLA005). A CPU device '
+    "handed for anything else (a "
+    "`map_location`, data preparation, an evaluation helper that does not train) is not reported.",
     examples=lambda: (
         invalid(
             """
@@ -393,6 +396,17 @@ def handed_device_off_xla(model: str, callee: str, path: str, move: str, device:
     return (
         _goes_off_xla(
             f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
+        )
+        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+    )
+
+
+def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: str) -> str:
+    """A callable of the project that trains moves tensors to the device the caller hands in
+    (``CTRTrainer(model, device=device)``, ``self.model.to(self.device)``), and that device ends off XLA."""
+    return (
+        _goes_off_xla(
+            f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
         )
         + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
     )

@@ -64,7 +64,9 @@ BATCH_OFF_XLA = Rule(
     "moves tensors to it (`Trainer(..., device=config.gpu)`, whose `__init__` does `self.device = device` and "
     'whose loop `batch["x"].to(self.device)`: ZoeDepth), is reported at the index where it is handed: '
     "ported to `torch_xla.launch` it is the XLA ordinal, an int, and an integer device is cuda:N, so the move "
-    "raises on an XLA host. Hand the XLA device there and keep the index for ranks; an index this file shows "
+    "raises on an XLA host; so is the index handed as `device=` to a class the tool cannot follow, looked up at "
+    "run time (`get_trainer(config)(..., device=config.gpu)`, an `import_module` in the project). Hand the XLA "
+    "device there and keep the index for ranks; an index this file shows "
     "is a CUDA device (`.cuda(gpu)`, `set_device(gpu)`) is made the XLA device by XLA103.",
     examples=lambda: (
         invalid(
@@ -635,6 +637,16 @@ def launch_index_as_device(value: str, worker: str, index: str, callee: str, mov
         f"`{value}` is `{index}`, the process index the launcher hands `{worker}` (an int), and {callee} "
         f"moves tensors to the device it is handed (`{move}`): an integer device is cuda:N, so on an "
         "XLA host the move raises; hand it the XLA device (torch_xla.device()), and keep the index for ranks"
+    )
+
+
+def launch_index_as_unfollowed_device(value: str, worker: str, index: str, callee: str, keyword: str) -> str:
+    """The process index a launcher hands the worker, handed as ``keyword=`` to what a project
+    callable returns (a class looked up at run time), which the tool cannot follow."""
+    return (
+        f"`{value}` is `{index}`, the process index the launcher hands `{worker}` (an int), handed as `{keyword}=` "
+        f"to `{callee}`: where that moves tensors to it, an integer device is cuda:N, so on an XLA host the move "
+        "raises; hand it the XLA device (torch_xla.device()), and keep the index for ranks"
     )
 
 
