@@ -98,6 +98,7 @@ class ObligationAnalysis(Analysis):
         self.init_devices: dict[tuple[str, str], str] = {}
         # Calls of what the imports do not resolve with a ``device=`` keyword: (the call, its scope).
         self.device_keywords: list[tuple[cst.Call, str]] = []
+        self.scope_of: dict[cst.Call, str] = {}  # a method call -> the function it is made in
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -205,6 +206,8 @@ class ObligationAnalysis(Analysis):
         callee = self.walk.callee
         method = method_name(node)
         loop = self._loop()
+        if method is not None:
+            self.scope_of[node] = self.walk.qualname
         if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
             self.named_device_moves.append((self.walk.qualname, device, node))
         if callee is None and any(a.keyword is not None and is_device_name(a.keyword.value) for a in node.args):
@@ -525,7 +528,8 @@ class ObligationAnalysis(Analysis):
                 continue
             for function, index, param, xla, at, through, move in sorted(summary.argument_moves):
                 if (
-                    xla
+                    not self._trained_here(call)
+                    or xla
                     or not through
                     or "." in through
                     or function not in (found.name, f"{found.name}.__init__")
@@ -545,11 +549,7 @@ class ObligationAnalysis(Analysis):
                     )
             # A trainer that moves its model and batches to the device it is handed, whatever
             # builds its optimizer (``optimizer_fn(self.model.parameters())``).
-            trains = any(
-                t == found.name or t.startswith(f"{found.name}.")
-                for t in (*summary.trainers, *summary.steps, *summary.loop_runners)
-            )
-            for index, param, move in summary.device_parameters_of(found.name) if trains else ():
+            for index, param, move in summary.device_parameters_of(found.name) if self._trained_here(call) else ():
                 handed = _handed(call, index, param)
                 off = self.values.where_passed(handed, self.handed_in[call]) if handed is not None else None
                 if handed is None or off is None or off.on_xla is not False or off.node is None:
@@ -557,6 +557,27 @@ class ObligationAnalysis(Analysis):
                 if off.node not in self.part.broken:
                     message = xla111.trainer_device_off_xla(callee, summary.path, move, code(handed), off.why)
                     self._break(off.node, DEVICE_OFF_XLA, message)
+
+    def _trained_here(self, call: cst.Call) -> bool:
+        """``call`` of a project callable trains in this file: a function that trains, or a class
+        whose instance this file trains (``trainer = Trainer(...)``, then ``trainer.fit(...)``, a
+        method that trains); not one built only to export or evaluate."""
+        project = self.walk.analysis(ProjectAnalysis)
+
+        def trains(callee: str) -> bool:
+            found = project.origin(callee)
+            summary = found.summary if found is not None else None
+            return summary is not None and (summary.trains(found.name) or found.name in summary.loop_runners)  # type: ignore[union-attr]  # found is not None where summary is
+
+        if trains(dotted(call.func) or ""):
+            return True
+        names = [name for name, built in self.built.items() if any(b is call for b in built)]
+        scope = self.handed_in[call]
+        return any(
+            callee.startswith(f"{name}.") and self.scope_of.get(method) == scope and trains(callee)
+            for method, callee in project.calls
+            for name in names
+        )
 
     def _handed_launch_indices(self) -> None:
         """The process index a launcher hands the worker, handed on as the device of a callable

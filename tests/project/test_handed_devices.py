@@ -124,6 +124,22 @@ def test_a_trainer_whose_optimizer_the_tool_cannot_follow_is_reported_at_the_def
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_a_trainer_built_but_not_trained_here_is_not_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``Trainer(model, device="cpu")`` built to export or evaluate, never trained in the file."""
+    monkeypatch.chdir(tmp_path)
+    run = RUN.replace(
+        "    trainer.fit([(torch.randn(8, 4), torch.randn(8, 2)) for _ in range(3)])\n", "    print(trainer.model)\n"
+    )
+    files = {"trainers/__init__.py": "", "trainers/trainer.py": TRAINER}
+    fields = {"imports": FROM, "call": "Trainer(model, lr=lr, device=device)", "default": '"cpu"'}
+    write_project(tmp_path, "handed", {**files, "run.py": run.format(**fields)})
+    found = unfixed_findings(tmp_path, ["trainers/trainer.py", "run.py"], target)
+    assert [f for f in found["run.py"] if f[0] == "XLA111"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_a_cuda_default_is_ported_and_says_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:

@@ -46,7 +46,9 @@ DEVICE_OFF_XLA = Rule(
     "train and move to it, whatever builds its optimizer (`optimizer_fn(self.model.parameters())`), and a "
     'literal "cpu" handed to such a trainer (as `model.to("cpu")` before a loop is XLA005). A CPU device '
     "handed for anything else (a "
-    "`map_location`, data preparation, an evaluation helper that does not train) is not reported.",
+    "`map_location`, data preparation, an evaluation helper that does not train), or to a trainer this file "
+    "builds but never trains (built to export a model: no method that trains is called on it here), is not "
+    "reported.",
     examples=lambda: (
         invalid(
             """
