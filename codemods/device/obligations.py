@@ -15,7 +15,6 @@ that stays).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -26,6 +25,7 @@ from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
+from codemods.device.handed_devices import HandedDevices
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code, positional
 from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
@@ -35,12 +35,11 @@ from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
-from codemods.device.shapes import is_device_name
 from codemods.device.values import DeviceValueAnalysis
 from codemods.device.where import Where
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import UnmovedFeeding
 from codemods.training.loop_plans import is_device_loader
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class ObligationAnalysis(Analysis):
+class ObligationAnalysis(HandedDevices):
     facts: Facts
 
     name = "obligations"
@@ -90,15 +89,6 @@ class ObligationAnalysis(Analysis):
         # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
         # scope is "" for an attribute (``self.model``, read in other methods).
         self.bound_from: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
-        self.keyword_params: dict[str, list[str]] = {}  # function -> its keyword-only parameters
-        # Moves to a named device: (the function, the device as written, the move); and the
-        # attributes ``__init__`` binds to a parameter (``self.device = torch.device(device)``):
-        # (the class, the attribute) -> the parameter.
-        self.named_device_moves: list[tuple[str, str, cst.Call]] = []
-        self.init_devices: dict[tuple[str, str], str] = {}
-        # Calls of what the imports do not resolve with a ``device=`` keyword: (the call, its scope).
-        self.device_keywords: list[tuple[cst.Call, str]] = []
-        self.scope_of: dict[cst.Call, str] = {}  # a method call -> the function it is made in
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -168,17 +158,7 @@ class ObligationAnalysis(Analysis):
                         self.bound_from[self._bound_key(name)].append((value, index))
             if len(names) != 1:
                 continue
-            scope = self.walk.qualname
-            if scope.endswith(".__init__") and names[0].startswith("self.") and names[0].count(".") == 1:
-                held = (
-                    value.args[0].value if type(value) is cst.Call and _device_call(value, self.walk.resolve) else value
-                )
-                param = dotted(held)
-                if param is not None and param in (
-                    *self.params.get(scope, ())[1:],
-                    *self.keyword_params.get(scope, ()),
-                ):
-                    self.init_devices[(scope.removesuffix(".__init__"), names[0])] = param
+            self._note_init_device(names[0], value)
             core = value
             while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
                 if method_name(core) in ("to", "cuda"):
@@ -206,12 +186,7 @@ class ObligationAnalysis(Analysis):
         callee = self.walk.callee
         method = method_name(node)
         loop = self._loop()
-        if method is not None:
-            self.scope_of[node] = self.walk.qualname
-        if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
-            self.named_device_moves.append((self.walk.qualname, device, node))
-        if callee is None and any(a.keyword is not None and is_device_name(a.keyword.value) for a in node.args):
-            self.device_keywords.append((node, self.walk.qualname))
+        self._note_device_call(node, method, callee)
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -480,146 +455,6 @@ class ObligationAnalysis(Analysis):
                 self._named(summary.path)
                 self._break(call, BATCH_OFF_XLA, xla116.model_handed_to_unconverted(model, callee, summary.path))
 
-    def _launch_index(self, value: cst.BaseExpression, scope: str) -> tuple[str, str] | None:
-        """(the worker, its index parameter) where ``value`` is the process index a launcher hands
-        the worker it starts (``mp.spawn(worker, ...)``, ported to ``torch_xla.launch``): that
-        parameter, or a name every standing binding of which in the worker is it (``cfg.gpu = gpu``)."""
-        spawned = {dotted(spawn.fn) for spawn in self.facts.distributed.spawns.values()}
-        params = self.params.get(scope, [])
-        if scope not in spawned or not params or (name := dotted(value)) is None:
-            return None
-        if name == params[0]:
-            return scope, name
-        # (an attribute's bindings are the module's: those of the worker, which run in it after
-        # the launching process's)
-        inside = {id(node) for node in walk(self.functions[scope])}
-        bindings = [b for b in self.values._live(name, scope) if id(b.value) in inside]
-        if bindings and all(dotted(b.value) == params[0] for b in bindings):
-            return scope, params[0]
-        return None
-
-    def _device_parameters(self) -> None:
-        """For the project's other files: the callables that move tensors to a device their
-        caller hands in, a parameter of a function or of a class's ``__init__`` (bound to an
-        attribute there and moved to in its methods)."""
-        for scope, device, move in self.named_device_moves:
-            owner, _, _ = scope.rpartition(".")
-            function, param = scope, device
-            if device.startswith("self.") and (found := self.init_devices.get((owner, device))) is not None:
-                function, param = f"{owner}.__init__", found
-            elif ("." in scope and not scope.endswith(".__init__")) or device not in self.params.get(scope, ()):
-                continue  # (a method's own parameter: its calls are not followed across files)
-            positional = self.params.get(function, [])[1 if function.endswith(".__init__") else 0 :]
-            index = positional.index(param) if param in positional else -1
-            if index >= 0 or param in self.keyword_params.get(function, ()):
-                self.part.device_parameters.add((function, index, param, code(move)))
-
-    def _handed_devices(self) -> None:
-        """A model handed to a callable of the project that moves it to a device the caller
-        hands in and builds the optimizer over it (``Trainer(model, device=args.device)``, whose
-        ``__init__`` does ``self.model.to(torch.device(device))``), or a callable that trains and
-        moves tensors to the device it is handed: obligations (1) and (3) are the caller's,
-        proven with the value it hands in; reported where that value ends off the XLA device (a
-        flag's "cpu" default), as for a model this file moves."""
-        project = self.walk.analysis(ProjectAnalysis)
-        for call, callee, _ in self.handed:
-            found = project.origin(callee)
-            if found is None or (summary := found.summary) is None:
-                continue
-            for function, index, param, xla, at, through, move in sorted(summary.argument_moves):
-                if (
-                    not self._trained_here(call)
-                    or xla
-                    or not through
-                    or "." in through
-                    or function not in (found.name, f"{found.name}.__init__")
-                    or not summary.builds_optimizer(found.name, index, param)
-                ):
-                    continue
-                model = arg_value(call, index, param) if index >= 0 else None
-                device = _handed(call, at, through)
-                if model is None or device is None:
-                    continue
-                where = self.values.where_passed(device, self.handed_in[call])
-                if where.on_xla is False and where.node is not None and where.node not in self.part.broken:
-                    self._break(
-                        where.node,
-                        DEVICE_OFF_XLA,
-                        xla111.handed_device_off_xla(code(model), callee, summary.path, move, code(device), where.why),
-                    )
-            # A trainer that moves its model and batches to the device it is handed, whatever
-            # builds its optimizer (``optimizer_fn(self.model.parameters())``).
-            for index, param, move in summary.device_parameters_of(found.name) if self._trained_here(call) else ():
-                handed = _handed(call, index, param)
-                off = self.values.where_passed(handed, self.handed_in[call]) if handed is not None else None
-                if handed is None or off is None or off.on_xla is not False or off.node is None:
-                    continue
-                if off.node not in self.part.broken:
-                    message = xla111.trainer_device_off_xla(callee, summary.path, move, code(handed), off.why)
-                    self._break(off.node, DEVICE_OFF_XLA, message)
-
-    def _trained_here(self, call: cst.Call) -> bool:
-        """``call`` of a project callable trains in this file: a function that trains, or a class
-        whose instance this file trains (``trainer = Trainer(...)``, then ``trainer.fit(...)``, a
-        method that trains); not one built only to export or evaluate."""
-        project = self.walk.analysis(ProjectAnalysis)
-
-        def trains(callee: str) -> bool:
-            found = project.origin(callee)
-            summary = found.summary if found is not None else None
-            return summary is not None and (summary.trains(found.name) or found.name in summary.loop_runners)  # type: ignore[union-attr]  # found is not None where summary is
-
-        if trains(dotted(call.func) or ""):
-            return True
-        names = [name for name, built in self.built.items() if any(b is call for b in built)]
-        scope = self.handed_in[call]
-        return any(
-            callee.startswith(f"{name}.") and self.scope_of.get(method) == scope and trains(callee)
-            for method, callee in project.calls
-            for name in names
-        )
-
-    def _handed_launch_indices(self) -> None:
-        """The process index a launcher hands the worker, handed on as the device of a callable
-        (of this file or of another module of the project) that moves tensors to it
-        (``Trainer(model, loader, device=config.gpu)``): an integer device is cuda:N, so the
-        batches it moves never reach the XLA device (obligation 3)."""
-        project = self.walk.analysis(ProjectAnalysis)
-        local = sorted(
-            (function.removesuffix(".__init__"), index, param, move)
-            for function, index, param, move in self.part.device_parameters
-        )
-        ported = self.facts.device.index_moves.values()  # (XLA103 makes those the XLA device)
-        for call, callee, _ in self.handed:
-            found = project.origin(callee)
-            if found is not None and found.summary is not None:
-                named = f"`{callee}` ({found.summary.path})"
-                devices = found.summary.device_parameters_of(found.name)
-            else:
-                named, devices = f"`{callee}`", [(i, param, move) for name, i, param, move in local if name == callee]
-            for index, param, move in devices:
-                handed = _handed(call, index, param)
-                launched = self._launch_index(handed, self.handed_in[call]) if handed is not None else None
-                if handed is None or launched is None or handed in ported or handed in self.part.broken:
-                    continue
-                worker, index_param = launched
-                message = xla116.launch_index_as_device(code(handed), worker, index_param, named, move)
-                self._break(handed, BATCH_OFF_XLA, message)
-        # A callable the tool cannot follow (``get_trainer(config)(..., device=config.gpu)``, a
-        # class looked up at run time) handed the index as its ``device=``.
-        for call, scope in self.device_keywords:
-            if type(call.func) is not cst.Call or project.origin(dotted(call.func.func) or "") is None:
-                continue
-            for arg in call.args:
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                launched = self._launch_index(arg.value, scope) if is_device_name(keyword) else None
-                if launched is None or arg.value in ported or arg.value in self.part.broken:
-                    continue
-                message = xla116.launch_index_as_unfollowed_device(
-                    code(arg.value), *launched, code(call.func), str(keyword)
-                )
-                self._break(arg.value, BATCH_OFF_XLA, message)
-
     def _unmoved_feeding(self) -> None:
         """Callables whose loop over a loader handed in feeds batches it does not move to a
         module handed in: a caller that hands them a model on the XLA device must hand them
@@ -854,19 +689,3 @@ class ObligationAnalysis(Analysis):
             BATCH_OFF_XLA,
             xla116.scattered_batch_on_cpu(unmoved[0], model, scatter),
         )
-
-
-def _device_call(value: cst.Call, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
-    """``torch.device(x)``, of one argument."""
-    return (
-        resolve(value.func) == "torch.device"
-        and len(value.args) == 1
-        and not value.args[0].star
-        and value.args[0].keyword is None
-    )
-
-
-def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | None:
-    """What ``call`` passes for a callee's parameter (at ``index``; -1: by keyword only)."""
-    value = arg_value(call, index, parameter) if index >= 0 else call_args(call)[1].get(parameter)
-    return value.value if isinstance(value, cst.Arg) else value

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -59,15 +60,11 @@ BATCH_OFF_XLA = Rule(
     "a device, and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
     "are not moved by the tool: the call alone does not say which of a batch's values are tensors (a batch may "
     "carry file names), so the finding says to move each one that is. The process index a launcher hands the "
-    "worker it starts (`mp.spawn(main_worker, ...)`, `def main_worker(gpu, ...)`, also bound to an attribute "
-    "there: `config.gpu = gpu`), handed as the device to a callable of another module of the project that "
-    "moves tensors to it (`Trainer(..., device=config.gpu)`, whose `__init__` does `self.device = device` and "
-    'whose loop `batch["x"].to(self.device)`: ZoeDepth), is reported at the index where it is handed: '
-    "ported to `torch_xla.launch` it is the XLA ordinal, an int, and an integer device is cuda:N, so the move "
-    "raises on an XLA host; so is the index handed as `device=` to a class the tool cannot follow, looked up at "
-    "run time (`get_trainer(config)(..., device=config.gpu)`, an `import_module` in the project). Hand the XLA "
-    "device there and keep the index for ranks; an index this file shows "
-    "is a CUDA device (`.cuda(gpu)`, `set_device(gpu)`) is made the XLA device by XLA103.",
+    "worker (`def main_worker(gpu, ...)`, also as `config.gpu = gpu`), handed as the device of a callable, of "
+    "this file or another, that moves tensors to it (`Trainer(..., device=config.gpu)`, whose loop does "
+    '`batch["x"].to(self.device)`: ZoeDepth), or as `device=` to a class looked up at run time, is reported '
+    "there: under `torch_xla.launch` it is an int, and an integer device is cuda:N, so the move raises. Hand "
+    "the XLA device and keep the index for ranks (XLA103 ports an index this file shows is a CUDA device).",
     examples=lambda: (
         invalid(
             """
@@ -95,26 +92,7 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
-        valid(
-            substituted(_LAUNCHED, ("device=config.gpu", 'device=torch.device("cuda")')),
-            substituted(_LAUNCHED_29, ("device=config.gpu", "device=torch_xla.device()")),
-            note="the-worker-hands-a-device-not-its-index",
-        ),
-        valid(
-            substituted(
-                _LAUNCHED,
-                ("device=None", "rank=0"),
-                ("device = device", "rank = rank"),
-                ("device=config.gpu", "rank=config.gpu"),
-            ),
-            substituted(
-                _LAUNCHED_29,
-                ("device=None", "rank=0"),
-                ("device = device", "rank = rank"),
-                ("device=config.gpu", "rank=config.gpu"),
-            ),
-            note="the-launch-index-handed-as-a-rank",
-        ),
+        *launch_index_valid(),
         # The names unpacked from a batch moved whole carry it on the device.
         valid(
             """
@@ -281,7 +259,7 @@ BATCH_OFF_XLA = Rule(
         *prefetched_loader_valid(),
     ),
     invalid=lambda: (
-        *_launch_index_cases(),
+        *launch_index_invalid(),
         invalid(
             """
             import torch
@@ -720,74 +698,3 @@ def loaded_onto_cpu(data: str, location: str) -> str:
 def moved_by_training_loop(source: str) -> str:
     """Why a batch is on the CPU: the loop that trains on its source moves the batches."""
     return f"`{source}` yields CPU tensors (the loop that trains on it moves them)"
-
-
-# The launch index handed on as the device of a class that moves tensors to it (ZoeDepth).
-_LAUNCHED: str = """
-import torch
-import torch.multiprocessing as mp
-
-
-class Trainer:
-    def __init__(self, model, device=None):
-        self.model = model
-        self.device = device
-
-    def fit(self, x):
-        return self.model(x.to(self.device))
-
-
-def main_worker(gpu, config):
-    config.gpu = gpu
-    trainer = Trainer(torch.nn.Linear(4, 2).cuda(), device=config.gpu)
-
-
-if __name__ == "__main__":
-    mp.spawn(main_worker, nprocs=torch.cuda.device_count(), args=(object(),))
-"""
-_LAUNCHED_29: str = substituted(
-    _LAUNCHED,
-    ("import torch.multiprocessing as mp", "import torch_xla"),
-    (".cuda()", ".to(torch_xla.device())"),
-    ("mp.spawn(main_worker, nprocs=torch.cuda.device_count(), ", "torch_xla.launch(main_worker, "),
-)
-_LAUNCHED_SAGEMAKER: str = substituted(
-    _LAUNCHED,
-    (
-        "import torch.multiprocessing as mp",
-        "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.xla_multiprocessing as xmp",
-    ),
-    (".cuda()", ".to(xm.xla_device())"),
-    (
-        'if __name__ == "__main__":\n    mp.spawn(main_worker, nprocs=torch.cuda.device_count(), args=(object(),))',
-        'def _mp_fn(index):\n    main_worker(index, object())\n\n\nif __name__ == "__main__":\n    xmp.spawn(_mp_fn, args=())',
-    ),
-)
-
-
-def _launch_index_cases() -> tuple[Invalid, ...]:
-    """The launch index handed as the device: both targets, and the launcher reached through an alias."""
-    message = (
-        "`config.gpu` is `gpu`, the process index the launcher hands `main_worker` (an int), and `Trainer` moves "
-        "tensors to the device it is handed (`x.to(self.device)`)"
-    )
-    aliased = (("torch.multiprocessing as mp", "torch.multiprocessing as tmp"), ("mp.spawn", "tmp.spawn"))
-    return (
-        invalid(
-            _LAUNCHED, _LAUNCHED_29, note="launch-index-handed-as-the-device", findings=(Expected(16, 60, message),)
-        ),
-        invalid(
-            _LAUNCHED,
-            _LAUNCHED_SAGEMAKER,
-            target="sagemaker",
-            note="launch-index-handed-as-the-device-sagemaker",
-            findings=(Expected(17, 60, message),),
-        ),
-        invalid(
-            substituted(_LAUNCHED, *aliased),
-            _LAUNCHED_29,
-            alias=True,
-            note="launch-index-handed-as-the-device-alias",
-            findings=(Expected(16, 60, message),),
-        ),
-    )
