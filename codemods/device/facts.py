@@ -223,3 +223,8 @@ class ObligationFacts:
     # several devices) and nothing else moves the batches on XLA: the guard goes (XLA108),
     # with why.
     count_guards: dict[cst.If, str] = field(default_factory=dict)
+    # For other files: callables that move tensors to a device their caller hands in
+    # (``Trainer(..., device=...)``, whose ``__init__`` does ``self.device = device`` and whose
+    # methods ``.to(self.device)``): (callable, the parameter's index without self or -1 for one
+    # passed by keyword only, the parameter, a move as written).
+    device_parameters: set[tuple[str, int, str, str]] = field(default_factory=set)

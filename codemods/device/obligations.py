@@ -25,6 +25,7 @@ from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
+from codemods.device.handed_devices import HandedDevices
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code, positional
 from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
@@ -38,7 +39,7 @@ from codemods.device.values import DeviceValueAnalysis
 from codemods.device.where import Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import UnmovedFeeding
 from codemods.training.loop_plans import is_device_loader
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class ObligationAnalysis(Analysis):
+class ObligationAnalysis(HandedDevices):
     facts: Facts
 
     name = "obligations"
@@ -97,6 +98,7 @@ class ObligationAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.params[self.walk.qualname] = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        self.keyword_params[self.walk.qualname] = [p.name.value for p in node.params.kwonly_params]
         self.functions[self.walk.qualname] = node
 
     def visit_For(self, node: cst.For) -> None:
@@ -156,6 +158,7 @@ class ObligationAnalysis(Analysis):
                         self.bound_from[self._bound_key(name)].append((value, index))
             if len(names) != 1:
                 continue
+            self._note_init_device(names[0], value)
             core = value
             while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
                 if method_name(core) in ("to", "cuda"):
@@ -185,6 +188,7 @@ class ObligationAnalysis(Analysis):
         loop = self._loop()
         if loop is not None and (read := batch_shapes.host_read(node, callee, loop.targets)) is not None:
             loop.host_reads.append((read, code(node)))
+        self._note_device_call(node, method, callee)
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -224,6 +228,9 @@ class ObligationAnalysis(Analysis):
         guard_batch_moves(self.values, self.loops, self.part)
         self._batches(on_xla)
         self._handed(on_xla)
+        self._handed_devices()
+        self._device_parameters()
+        self._handed_launch_indices()
         self._unmoved_feeding()
         self._handed_loaders()
         for flag, message in handed_cpu_flags(self.values):

@@ -248,6 +248,19 @@ class DeviceValueAnalysis(ProjectFlags):
         self._cache[key] = found
         return found
 
+    def where_passed(self, expr: cst.BaseExpression, scope: str, depth: int = 3) -> Where:
+        """Where ``expr`` ends, a parameter of the function ``scope`` followed (``depth`` calls
+        up) to what every call of the file passes for it: ``main(args.device)``, then
+        ``Trainer(model, device=device)`` in ``main``."""
+        found = self.where(expr, scope)
+        name = dotted(expr)
+        if found.on_xla is not None or found.elsewhere or name is None or depth == 0:
+            return found
+        if name not in self.params.get(scope, ()) or self._live(name, scope):
+            return found
+        passed = self.call_sites.arguments(scope, self._positions.get(scope, []), name)
+        return either([self.where_passed(value, caller, depth - 1) for value, caller in passed]) if passed else found
+
     def _where(self, expr: cst.BaseExpression, scope: str) -> Where:
         device = self.facts.device
         kind = type(expr)

@@ -7,7 +7,8 @@ into the cells they came from.
 2. join: the Python code cells, in cell order, become one program with a marker line
    before each cell (a device chosen in cell 2 is the device of the loop in cell 5).
    IPython syntax that is not Python (``%magic``, ``!shell``, ``x = !cmd``, ``?name``,
-   ``name?``, the first line of a ``%%time``-like cell magic) is masked by a placeholder
+   ``name?``, the first line of a ``%%time``-like cell magic, a magic called without its
+   ``%`` under IPython's automagic: ``cd dir``) is masked by a placeholder
    statement first, the way nbQA masks it, and restored exactly afterwards.  Cells in
    other languages (``%%bash``, ``%%html``, ...) are left out, and left alone; the
    script a ``%%writefile train.py`` cell writes is ported as a file of its own.
@@ -58,6 +59,31 @@ _IPYTHON_LINE = re.compile(
     r"|[A-Za-z_][\w.]*(?:\[[^\]]*\]|\(\))?\?{1,2}\s*$"
     r"|[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]"
 )
+
+# IPython's automagic (on by default): a line magic or a shell alias called without its ``%``
+# (``cd ZoeDepth``, ``pip install timm``).  A line that starts with one of these names and is
+# no Python statement on its own is masked as its ``%`` form would be.
+_AUTOMAGICS = frozenset(
+    {
+        "alias", "cat", "cd", "clear", "conda", "cp", "env", "history", "less", "load_ext", "ls", "lsmagic",
+        "man", "matplotlib", "mkdir", "more", "mv", "pinfo", "pip", "popd", "pushd", "pwd", "reload_ext",
+        "rm", "rmdir", "run", "set_env", "time", "timeit", "unload_ext", "who", "whos",
+    }
+)  # fmt: skip
+_AUTOMAGIC_LINE = re.compile(r"([A-Za-z_]\w*)[ \t]+[^\s=(.\[,:;]")
+
+
+def _automagic(stripped: str) -> bool:
+    """``stripped`` is an automagic line: a magic's name, then its arguments, and no Python
+    statement (``cd dir``, but not ``cd = 1``, ``cd(x)`` or ``time.sleep(1)``)."""
+    found = _AUTOMAGIC_LINE.match(stripped)
+    if found is None or found.group(1) not in _AUTOMAGICS:
+        return False
+    try:
+        compile(stripped, "<cell line>", "exec")
+    except SyntaxError:
+        return True
+    return False  # (``ls and x``, ``time in t``: Python)
 
 
 @dataclass
@@ -213,7 +239,7 @@ def _mask(source: str, cell: int, masks: _Masks) -> str:
             masked_from = masked_from if line.endswith("\\") else None
             continue
         at_start = depth == 0 and not quote and not continued
-        if at_start and _IPYTHON_LINE.match(stripped):
+        if at_start and (_IPYTHON_LINE.match(stripped) or _automagic(stripped.rstrip("\\"))):
             out.append(masks.mask(line, cell, number, indent))
             masked_from = indent if line.endswith("\\") else None
             continue

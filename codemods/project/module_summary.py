@@ -62,6 +62,9 @@ class ModuleSummary:
     # Callables that move the tensors of an argument to the device in place (``batch[key] =
     # val.cuda()``): (name, index without self, parameter).
     batch_movers: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that move tensors to a device their caller hands in: (callable, the parameter's
+    # index without self or -1 for a keyword-only one, the parameter, a move as written).
+    device_parameters: frozenset[tuple[str, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # ``__init__`` methods that hand a parameter on to their base's (TrainingFacts.base_init_arguments).
     base_init_arguments: frozenset[tuple[str, int, str, str, int, str]] = frozenset()
@@ -340,6 +343,15 @@ class ModuleSummary:
     def moves_batch(self, name: str, index: int) -> bool:
         """Calling ``name`` moves the tensors of its argument at ``index`` to the device in place."""
         return any(function == name and at == index for function, at, _ in self.batch_movers)
+
+    def device_parameters_of(self, name: str) -> list[tuple[int, str, str]]:
+        """The parameters of ``name`` (a class: its ``__init__``) that hand in a device it moves
+        tensors to: (index, parameter, a move as written)."""
+        return sorted(
+            (index, param, move)
+            for function, index, param, move in self.device_parameters
+            if function in (name, f"{name}.__init__")
+        )
 
     def flag_moves_of(self, name: str) -> list[tuple[int, str]]:
         """The parameters of ``name`` (a class: its ``__init__``) that it moves to the device only if true."""

@@ -55,6 +55,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         launch_checks=frozenset(facts.distributed.launch_checked),
         feeding=frozenset(facts.obligations.feeding_callables),
         unmoved_feeding=frozenset(facts.obligations.unmoved_feeding),
+        device_parameters=frozenset(facts.obligations.device_parameters),
         device_returns=tuple(
             sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())
         ),

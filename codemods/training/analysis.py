@@ -4,6 +4,8 @@ optimizers built before their model moves to the device."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from codemods import apis
@@ -191,7 +193,9 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
             if name is not None:
                 self.scope.events.append(("collect", name, values))
                 if function is not None:
-                    param = function.parameter(node.value, dotted(node.value))
+                    # ``self.device = torch.device(device)`` holds the parameter as ``self.device = device`` does
+                    held = _device_argument(values, self.walk.resolve) or values
+                    param = function.parameter(held, dotted(held))
                     if param is not None:
                         function.bound[name] = param
                     else:
@@ -623,3 +627,12 @@ def _unless_none(value: cst.BaseExpression) -> cst.BaseExpression:
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
     """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
     return (string_value(node) or "").split(":")[0] == "cuda"
+
+
+def _device_argument(
+    value: cst.BaseExpression, resolve: Callable[[cst.CSTNode], str | None]
+) -> cst.BaseExpression | None:
+    """The one argument of ``torch.device(x)`` (None for any other value)."""
+    if type(value) is not cst.Call or resolve(value.func) != "torch.device" or len(value.args) != 1:
+        return None
+    return None if value.args[0].star or value.args[0].keyword is not None else value.args[0].value

@@ -285,7 +285,8 @@ class EarlyOptimizers(Analysis):
                 for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
-                        handed = None if xla else _handed_device(fn, device)
+                        # (``self.device`` after ``self.device = torch.device(device)``: the parameter ``device``)
+                        handed = None if xla else _handed_device(fn, through_bound(fn.bound, device))
                         at, through = handed if handed is not None else (-1, "")
                         self.part.argument_moves.add((fn.qualname, index, written, xla, at, through, code_of(move)))
                 if param in fn.round_trip_params:

@@ -333,6 +333,26 @@ def test_syntax_error_names_the_cell() -> None:
         convert(notebook(DEVICE_CELL, "x = 1\ndef f(:\n    pass"))
 
 
+AUTOMAGIC_CELL = "cd ZoeDepth\nls -la\npip install timm\nmatplotlib inline\ncd = 'a name'\nprint(cd)"
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_automagic_lines_are_masked_like_their_percent_forms(target: str) -> None:
+    """IPython's automagic runs ``cd ZoeDepth`` as ``%cd ZoeDepth``: masked, not a syntax error;
+    a magic's name used as Python (``cd = 'a name'``) stays Python."""
+    text = notebook(AUTOMAGIC_CELL, DEVICE_CELL, MODEL_CELL, LOOP_CELL)
+    output, _ = convert(text, target)
+    cells = sources(output)
+    assert cells[1] == AUTOMAGIC_CELL
+    assert SYNC[target] in cells[4]
+    assert convert(output, target)[0] == output
+
+
+def test_a_line_that_is_no_magic_and_no_python_is_still_a_syntax_error() -> None:
+    with pytest.raises(ConversionError, match=r"cell 3, line 1"):
+        convert(notebook(DEVICE_CELL, "cdx ZoeDepth"))
+
+
 def test_notebook_without_torch_or_of_another_language_is_left_alone() -> None:
     plain = notebook("print('hello')")
     assert convert(plain) == (plain, [])

@@ -37,7 +37,18 @@ DEVICE_OFF_XLA = Rule(
     'them) is reported at the default too: "cuda" becomes "xla" among the choices (XLA101), the CPU default stays. '
     'A CUDA index or the CPU chosen by comparing the index with a number (`args.device if args.device >= 0 else "cpu"`, '
     "an int flag defaulting to -1, in an options module the script imports: GraphMAE) is off the XLA device whichever "
-    "way it goes, the CPU by default, cuda:N with `--device N`: reported at the choice, naming the flag's default.",
+    "way it goes, the CPU by default, cuda:N with `--device N`: reported at the choice, naming the flag's default. "
+    "A model handed to a callable of the project that moves it to the device the caller hands in and builds its "
+    "optimizer over it (`Trainer(model, device=device)`, whose `__init__` does `self.device = torch.device(device); "
+    "self.model.to(self.device)`) is proven with the value the caller hands in, followed through the file's calls "
+    '(`main(args.device)`): where it ends off the XLA device (a `--device` flag defaulting to "cpu": '
+    "torch-rechub), the error is at that value in the caller; so is a device handed to a class whose methods "
+    "train and move to it, whatever builds its optimizer (`optimizer_fn(self.model.parameters())`), and a "
+    'literal "cpu" handed to such a trainer (as `model.to("cpu")` before a loop is XLA005). A CPU device '
+    "handed for anything else (a "
+    "`map_location`, data preparation, an evaluation helper that does not train), or to a trainer this file "
+    "builds but never trains (built to export a model: no method that trains is called on it here), is not "
+    "reported.",
     examples=lambda: (
         invalid(
             """
@@ -379,6 +390,28 @@ def cpu_switch_handed(name: str, root: str, callee: str, chooser: str, attr: str
 def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> str:
     """The stepped model goes to ``device``, which ends off the XLA device (``why``: where)."""
     return _goes_off_xla(stepped_model(model, optimizer), device, why)
+
+
+def handed_device_off_xla(model: str, callee: str, path: str, move: str, device: str, why: str) -> str:
+    """The stepped model is handed to a callable of the project that moves it to the device the
+    caller hands in (``Trainer(model, device=args.device)``), and that device ends off XLA."""
+    return (
+        _goes_off_xla(
+            f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
+        )
+        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+    )
+
+
+def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: str) -> str:
+    """A callable of the project that trains moves tensors to the device the caller hands in
+    (``CTRTrainer(model, device=device)``, ``self.model.to(self.device)``), and that device ends off XLA."""
+    return (
+        _goes_off_xla(
+            f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
+        )
+        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+    )
 
 
 def moved_off_xla(name: str, device: str, why: str) -> str:

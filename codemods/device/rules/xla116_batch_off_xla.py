@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.hooks import reports_facts
@@ -67,7 +68,12 @@ BATCH_OFF_XLA = Rule(
     "a device, a batch handed before the call to a function of the file or of the project that moves its "
     "tensors in place (`for k, v in batch.items(): batch[k] = v.cuda()`, ported with it), and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
     "are not moved by the tool: the call alone does not say which of a batch's values are tensors (a batch may "
-    "carry file names), so the finding says to move each one that is.",
+    "carry file names), so the finding says to move each one that is. The process index a launcher hands the "
+    "worker (`def main_worker(gpu, ...)`, also as `config.gpu = gpu`), handed as the device of a callable, of "
+    "this file or another, that moves tensors to it (`Trainer(..., device=config.gpu)`, whose loop does "
+    '`batch["x"].to(self.device)`: ZoeDepth), or as `device=` to a class looked up at run time, is reported '
+    "there: under `torch_xla.launch` it is an int, and an integer device is cuda:N, so the move raises. Hand "
+    "the XLA device and keep the index for ranks (XLA103 ports an index this file shows is a CUDA device).",
     examples=lambda: (
         invalid(
             """
@@ -95,6 +101,7 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
+        *launch_index_valid(),
         # The names unpacked from a batch moved whole carry it on the device.
         valid(
             """
@@ -261,6 +268,7 @@ BATCH_OFF_XLA = Rule(
         *prefetched_loader_valid(),
     ),
     invalid=lambda: (
+        *launch_index_invalid(),
         invalid(
             """
             import torch
@@ -688,6 +696,26 @@ def cuda_default_tensor_type(call: str, constructor: str) -> str:
         f"`{constructor}(...)`, which relies on it to make its tensors on the device; "
         "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
         "(`torch.set_default_dtype(torch.float32)`)"
+    )
+
+
+def launch_index_as_device(value: str, worker: str, index: str, callee: str, move: str) -> str:
+    """The process index a launcher hands the worker, handed to a callable (``callee``, as the
+    finding names it: with its module's path) that moves tensors to the device it is given."""
+    return (
+        f"`{value}` is `{index}`, the process index the launcher hands `{worker}` (an int), and {callee} "
+        f"moves tensors to the device it is handed (`{move}`): an integer device is cuda:N, so on an "
+        "XLA host the move raises; hand it the XLA device (torch_xla.device()), and keep the index for ranks"
+    )
+
+
+def launch_index_as_unfollowed_device(value: str, worker: str, index: str, callee: str, keyword: str) -> str:
+    """The process index a launcher hands the worker, handed as ``keyword=`` to what a project
+    callable returns (a class looked up at run time), which the tool cannot follow."""
+    return (
+        f"`{value}` is `{index}`, the process index the launcher hands `{worker}` (an int), handed as `{keyword}=` "
+        f"to `{callee}`: where that moves tensors to it, an integer device is cuda:N, so on an XLA host the move "
+        "raises; hand it the XLA device (torch_xla.device()), and keep the index for ranks"
     )
 
 
