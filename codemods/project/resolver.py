@@ -113,6 +113,19 @@ class Project:
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
+        # Kept answers (with the shortcuts, engine/speed.py): a lookup follows re-exports and
+        # bases a few hops, and a project's classes share bases, so the same questions come
+        # back many times.  Each is kept for the wider roots it was asked with (they only grow:
+        # ``len`` tells them apart), and a lookup only when no answer it read was transient:
+        # ``_transient`` counts the summaries asked while being made (an import cycle, or
+        # deeper than the bound: None, not kept) and the sys.path folders asked while being
+        # found (``()``), so that such an answer is asked again next time, as without keeping.
+        self._transient = 0
+        self._finding_folders: set[Path] = set()
+        self._imports: dict[tuple[Path, int], FileImports] = {}
+        self._lookups: dict[tuple[object, ...], Found | None] = {}
+        self._contains: dict[Path, bool] = {}
+        self._contains_roots = 0  # len(wider_roots) when _contains was filled
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -294,7 +307,28 @@ class Project:
                 self._keep(path, summary)
 
     def imports_of(self, path: Path) -> FileImports:
-        return FileImports(self, resolved(path))
+        """Where the file's imports lead (made once per file and wider roots)."""
+        file = resolved(path)
+        if not speed.shortcuts():
+            return FileImports(self, file)
+        key = (file, len(self.wider_roots))
+        imports = self._imports.get(key)
+        if imports is None:
+            imports = self._imports[key] = FileImports(self, file)
+        return imports
+
+    def kept_lookup(self, key: tuple[object, ...], find: Callable[[], Found | None]) -> Found | None:
+        """``find()``, kept under ``key`` (with the wider roots) when no answer it read was transient."""
+        if not speed.shortcuts():
+            return find()
+        key = (*key, len(self.wider_roots))
+        if key in self._lookups:
+            return self._lookups[key]
+        transient = self._transient
+        found = find()
+        if self._transient == transient and key[-1] == len(self.wider_roots):
+            self._lookups[key] = found
+        return found
 
     def summary(self, path: Path) -> ModuleSummary | None:
         """The module's summary; None if it cannot be read or converted (or is being
@@ -303,6 +337,7 @@ class Project:
         if path in self._summaries:
             return self._summaries[path]
         if path in self._reading or len(self._reading) >= _MAX_NESTED_SUMMARIES:
+            self._transient += 1
             return None  # an import cycle, or a chain of imports deeper than the bound (not kept)
         self._reading.add(path)
         try:
@@ -366,24 +401,35 @@ class Project:
         puts on ``sys.path`` by hand (project/sys_path.py): searched after the file's own."""
         known = self._path_folders.get(path)
         if known is not None:
+            if path in self._finding_folders:
+                self._transient += 1
             return known
         self._path_folders[path] = ()  # (while finding them, the file's imports use its own folders)
+        self._finding_folders.add(path)
+        try:
+            found = self._find_path_folders(path)
+        finally:
+            self._finding_folders.discard(path)
+        if found is None:
+            return ()
+        self._path_folders[path] = found
+        self._widen(found)
+        return found
+
+    def _find_path_folders(self, path: Path) -> tuple[Path, ...] | None:
         requests = self._requests.get(path)
         if requests is None:
             try:
                 requests = self.requests_of(path, read_bytes(str(path)))
             except FileProblem:
-                return ()
+                return None
         folders = list(self._folders_added_by(path))
         imports = FileImports(self, path)
         for wanted in dict.fromkeys(module for module, _ in requests):
             located = imports.module_file(wanted)
             if located is not None and located[0] != path:
                 folders.extend(self._folders_added_by(located[0]))
-        found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
-        self._path_folders[path] = found
-        self._widen(found)
-        return found
+        return tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
 
     def _widen(self, folders: Sequence[Path]) -> None:
         """A root taken from the files' own folder for lack of a marker (a single script of a
@@ -434,7 +480,7 @@ class Project:
         if exports is not None:
             names: dict[str, str | None] = {}
             for module in exports.stars if depth < _MAX_HOPS else ():
-                names.update(FileImports(self, path).star_names(module, depth + 1) or ())
+                names.update(self.imports_of(path).star_names(module, depth + 1) or ())
             names.update(exports.imported)
             names.update(dict.fromkeys(exports.own))
             found = tuple((name, qualified) for name, qualified in names.items() if exports.exported(name))
@@ -442,6 +488,18 @@ class Project:
         return found
 
     def contains(self, path: Path) -> bool:
+        """``path`` is under the root or a wider root, in no folder a run skips (kept per path)."""
+        if not speed.shortcuts():
+            return self._contains_now(path)
+        if self._contains_roots != len(self.wider_roots):
+            self._contains.clear()
+            self._contains_roots = len(self.wider_roots)
+        known = self._contains.get(path)
+        if known is None:
+            known = self._contains[path] = self._contains_now(path)
+        return known
+
+    def _contains_now(self, path: Path) -> bool:
         return any(
             path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
             for top in (self.root, *self.wider_roots)
@@ -459,6 +517,7 @@ class FileImports:
         self.follows_sys_path = not folders
         if folders:
             self.folders = list(folders)
+            self._key: tuple[object, ...] = (path, tuple(self.folders))  # (what its lookups are kept under)
             return
         # The file's folder, the folders between it and the root that are no package (a script
         # there that imports the file runs from it: FEDformer/exp/exp_main.py's ``exp.exp_basic``
@@ -471,6 +530,7 @@ class FileImports:
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
+        self._key = (path, None, tuple(self.folders))
 
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
@@ -543,7 +603,11 @@ class FileImports:
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), and methods that a
-        class inherits from its bases (of the module, or imported), a few hops deep."""
+        class inherits from its bases (of the module, or imported), a few hops deep (kept: the
+        project's classes share bases)."""
+        return self.project.kept_lookup((*self._key, module, name, hops), lambda: self._looked_up(module, name, hops))
+
+    def _looked_up(self, module: str, name: str, hops: int) -> Found | None:
         found = self._lookup(module, name)
         if found is None or found.summary is None or hops >= _MAX_HOPS:
             return found
@@ -551,7 +615,13 @@ class FileImports:
 
     def _followed(self, found: Found, hops: int) -> Found | None:
         """Where the name ``found`` holds is defined: the module it is imported from, or the
-        base class that defines the method (None: here)."""
+        base class that defines the method (None: here); kept per module, name and hops (which
+        file asks makes no difference: the summary says where its names lead)."""
+        summary = found.summary
+        assert summary is not None
+        return self.project.kept_lookup(("followed", summary.path, found.name, hops), lambda: self._follow(found, hops))
+
+    def _follow(self, found: Found, hops: int) -> Found | None:
         summary = found.summary
         assert summary is not None
         file = self.project.resolved(summary.path)
@@ -559,7 +629,7 @@ class FileImports:
             return None
         origin = summary.origin_of(found.name) if found.name else None
         if origin is not None:
-            return FileImports(self.project, file).lookup(*origin, hops=hops + 1)
+            return self.project.imports_of(file).lookup(*origin, hops=hops + 1)
         method = found.name.partition(".")[2]
         for base in summary.inherits(found.name):
             inherited = f"{base}.{method}"
@@ -568,7 +638,7 @@ class FileImports:
                 if further is None and summary.defines(inherited):
                     further = Found(summary, inherited)  # (that base defines it: here)
             else:
-                further = FileImports(self.project, file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
+                further = self.project.imports_of(file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
             if further is not None:
                 return further
         return None
