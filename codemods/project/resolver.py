@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,11 +37,11 @@ from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, package_modules, read_config, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
+from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under, names_file
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
-    built_extensions,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
@@ -228,35 +228,17 @@ class Project:
         return tuple(found)
 
     def _method_files(self) -> dict[str, tuple[Path, ...]]:
-        """The project's files (tests left out) that take a training step (a quick textual scan),
-        by the names of the methods they define: read once for the run, at most _MAX_SCANNED."""
+        """The project's files (tests left out) that take a training step, by the names of the
+        methods they define (project_scans.py): read once for the run."""
         if self._methods is None:
-            methods: dict[str, list[Path]] = {}
-            for path in _python_files(self.root):
-                if self.test_file(path):
-                    continue
-                try:
-                    data = read_bytes(str(path))
-                except FileProblem:
-                    continue
-                if takes_a_training_step(data):
-                    for method in dict.fromkeys(_METHOD.findall(data)):
-                        methods.setdefault(method.decode(), []).append(path)
-            self._methods = {name: tuple(paths) for name, paths in methods.items()}
+            self._methods = methods_by_name(self.root, self.test_file)
         return self._methods
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The extension modules the project's ``setup.py`` files build (text_scans.py's
         ``built_extensions``), as findings name the files: read once for the run."""
         if self._extensions is None:
-            found: list[tuple[str, str]] = []
-            for path in _setup_files(self.root):
-                try:
-                    data = read_bytes(str(path))
-                except FileProblem:
-                    continue
-                found.extend((name, self.display(path)) for name in built_extensions(data))
-            self._extensions = tuple(found)
+            self._extensions = extensions_built(self.root, self.display)
         return self._extensions
 
     def imported_by_fsdp(self, path: Path) -> bool:
@@ -376,7 +358,7 @@ class Project:
         """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
         key = (base, parts)
         if key not in self._module_files:
-            self._module_files[key] = _module_file(base, list(parts)) if self._may_hold(base, parts) else None
+            self._module_files[key] = module_file_under(base, list(parts)) if self._may_hold(base, parts) else None
         return self._module_files[key]
 
     def _may_hold(self, base: Path, parts: tuple[str, ...]) -> bool:
@@ -593,7 +575,7 @@ class FileImports:
         found = []
         for place in places:
             for script, lines in self.project.shell_scripts(place):
-                if named := [line for line in lines if _names_file(line, self.path.name, me, (script.parent, root))]:
+                if named := [line for line in lines if names_file(line, self.path.name, me, (script.parent, root))]:
                     found.append((self.project.display(script), "\n".join(named)))
         return tuple(found)
 
@@ -683,55 +665,6 @@ class FileImports:
         if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
             return FileImports(self.project, self.path, added).module_file(module, name)
         return None
-
-
-# A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
-_METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
-# How many Python files of a project the scan for methods reads, at most.
-_MAX_SCANNED = 20000
-
-
-def _python_files(root: Path) -> Iterator[Path]:
-    """The project's Python files under ``root`` (the folders a run skips left out), at most _MAX_SCANNED."""
-    count = 0
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                count += 1
-                if count > _MAX_SCANNED:
-                    return
-                yield resolved(Path(folder) / name)
-
-
-def _setup_files(root: Path) -> Iterator[Path]:
-    """The project's ``setup.py`` files under ``root`` (the folders a run skips left out),
-    among at most _MAX_SCANNED Python files."""
-    return (path for path in _python_files(root) if path.name == "setup.py")
-
-
-def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:
-    """A launcher's line names the file: by a path (``train.py``, ``../src/train.py``) that leads
-    to it from the launcher's folder or from the root (where such scripts are run from)."""
-    for match in re.finditer(r"[\w./~-]*" + re.escape(name) + r"(?![\w.-])", line):
-        given = match.group(0)
-        if (given == name or given.endswith("/" + name)) and not given.startswith(("/", "~")):
-            if any(resolved(base / given) == path for base in bases):
-                return True
-    return False
-
-
-def _module_file(base: Path, parts: list[str]) -> Path | None:
-    if not parts:
-        return None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
-        try:
-            if candidate.is_file():
-                return resolved(candidate)
-        except OSError:  # unreadable: not a module this run can use
-            continue
-    return None
 
 
 def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:
