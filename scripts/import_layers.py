@@ -71,6 +71,7 @@ CONCERN_MODULES = {
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
     "codemods.project.folder_scans": "files",  # the project's folders listed and its YAML files read, for the resolver
+    "codemods.project.project_scans": "files",  # the project's files scanned once per run, for the resolver
     "codemods.verify": "runner",
     "codemods.doctor": "runner",
 }

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,11 +37,11 @@ from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, mention_texts, package_modules, read_config, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
+from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under, names_file
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
-    built_extensions,
     calls_under_rank_checks,
     import_requests,
     takes_a_training_step,
@@ -117,6 +117,19 @@ class Project:
             False  # (mentioned_elsewhere; False: unread)
         )
         self._mentioned: dict[tuple[Path, str], bool] = {}
+        # Kept answers (with the shortcuts, engine/speed.py): a lookup follows re-exports and
+        # bases a few hops, and a project's classes share bases, so the same questions come
+        # back many times.  Each is kept for the wider roots it was asked with (they only grow:
+        # ``len`` tells them apart), and a lookup only when no answer it read was transient:
+        # ``_transient`` counts the summaries asked while being made (an import cycle, or
+        # deeper than the bound: None, not kept) and the sys.path folders asked while being
+        # found (``()``), so that such an answer is asked again next time, as without keeping.
+        self._transient = 0
+        self._finding_folders: set[Path] = set()
+        self._imports: dict[tuple[Path, int], FileImports] = {}
+        self._lookups: dict[tuple[object, ...], Found | None] = {}
+        self._contains: dict[Path, bool] = {}
+        self._contains_roots = 0  # len(wider_roots) when _contains was filled
         self.learn(known or {})
 
     def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
@@ -219,21 +232,10 @@ class Project:
         return tuple(found)
 
     def _method_files(self) -> dict[str, tuple[Path, ...]]:
-        """The project's files (tests left out) that take a training step (a quick textual scan),
-        by the names of the methods they define: read once for the run, at most _MAX_SCANNED."""
+        """The project's files (tests left out) that take a training step, by the names of the
+        methods they define (project_scans.py): read once for the run."""
         if self._methods is None:
-            methods: dict[str, list[Path]] = {}
-            for path in _python_files(self.root):
-                if self.test_file(path):
-                    continue
-                try:
-                    data = read_bytes(str(path))
-                except FileProblem:
-                    continue
-                if takes_a_training_step(data):
-                    for method in dict.fromkeys(_METHOD.findall(data)):
-                        methods.setdefault(method.decode(), []).append(path)
-            self._methods = {name: tuple(paths) for name, paths in methods.items()}
+            self._methods = methods_by_name(self.root, self.test_file)
         return self._methods
 
     def mentioned_elsewhere(self, path: Path, name: str) -> bool:
@@ -255,14 +257,7 @@ class Project:
         """The extension modules the project's ``setup.py`` files build (text_scans.py's
         ``built_extensions``), as findings name the files: read once for the run."""
         if self._extensions is None:
-            found: list[tuple[str, str]] = []
-            for path in _setup_files(self.root):
-                try:
-                    data = read_bytes(str(path))
-                except FileProblem:
-                    continue
-                found.extend((name, self.display(path)) for name in built_extensions(data))
-            self._extensions = tuple(found)
+            self._extensions = extensions_built(self.root, self.display)
         return self._extensions
 
     def imported_by_fsdp(self, path: Path) -> bool:
@@ -313,7 +308,28 @@ class Project:
                 self._keep(path, summary)
 
     def imports_of(self, path: Path) -> FileImports:
-        return FileImports(self, resolved(path))
+        """Where the file's imports lead (made once per file and wider roots)."""
+        file = resolved(path)
+        if not speed.shortcuts():
+            return FileImports(self, file)
+        key = (file, len(self.wider_roots))
+        imports = self._imports.get(key)
+        if imports is None:
+            imports = self._imports[key] = FileImports(self, file)
+        return imports
+
+    def kept_lookup(self, key: tuple[object, ...], find: Callable[[], Found | None]) -> Found | None:
+        """``find()``, kept under ``key`` (with the wider roots) when no answer it read was transient."""
+        if not speed.shortcuts():
+            return find()
+        key = (*key, len(self.wider_roots))
+        if key in self._lookups:
+            return self._lookups[key]
+        transient = self._transient
+        found = find()
+        if self._transient == transient and key[-1] == len(self.wider_roots):
+            self._lookups[key] = found
+        return found
 
     def summary(self, path: Path) -> ModuleSummary | None:
         """The module's summary; None if it cannot be read or converted (or is being
@@ -322,6 +338,7 @@ class Project:
         if path in self._summaries:
             return self._summaries[path]
         if path in self._reading or len(self._reading) >= _MAX_NESTED_SUMMARIES:
+            self._transient += 1
             return None  # an import cycle, or a chain of imports deeper than the bound (not kept)
         self._reading.add(path)
         try:
@@ -360,7 +377,7 @@ class Project:
         """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
         key = (base, parts)
         if key not in self._module_files:
-            self._module_files[key] = _module_file(base, list(parts)) if self._may_hold(base, parts) else None
+            self._module_files[key] = module_file_under(base, list(parts)) if self._may_hold(base, parts) else None
         return self._module_files[key]
 
     def _may_hold(self, base: Path, parts: tuple[str, ...]) -> bool:
@@ -385,24 +402,35 @@ class Project:
         puts on ``sys.path`` by hand (project/sys_path.py): searched after the file's own."""
         known = self._path_folders.get(path)
         if known is not None:
+            if path in self._finding_folders:
+                self._transient += 1
             return known
         self._path_folders[path] = ()  # (while finding them, the file's imports use its own folders)
+        self._finding_folders.add(path)
+        try:
+            found = self._find_path_folders(path)
+        finally:
+            self._finding_folders.discard(path)
+        if found is None:
+            return ()
+        self._path_folders[path] = found
+        self._widen(found)
+        return found
+
+    def _find_path_folders(self, path: Path) -> tuple[Path, ...] | None:
         requests = self._requests.get(path)
         if requests is None:
             try:
                 requests = self.requests_of(path, read_bytes(str(path)))
             except FileProblem:
-                return ()
+                return None
         folders = list(self._folders_added_by(path))
         imports = FileImports(self, path)
         for wanted in dict.fromkeys(module for module, _ in requests):
             located = imports.module_file(wanted)
             if located is not None and located[0] != path:
                 folders.extend(self._folders_added_by(located[0]))
-        found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
-        self._path_folders[path] = found
-        self._widen(found)
-        return found
+        return tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
 
     def _widen(self, folders: Sequence[Path]) -> None:
         """A root taken from the files' own folder for lack of a marker (a single script of a
@@ -453,7 +481,7 @@ class Project:
         if exports is not None:
             names: dict[str, str | None] = {}
             for module in exports.stars if depth < _MAX_HOPS else ():
-                names.update(FileImports(self, path).star_names(module, depth + 1) or ())
+                names.update(self.imports_of(path).star_names(module, depth + 1) or ())
             names.update(exports.imported)
             names.update(dict.fromkeys(exports.own))
             found = tuple((name, qualified) for name, qualified in names.items() if exports.exported(name))
@@ -461,6 +489,18 @@ class Project:
         return found
 
     def contains(self, path: Path) -> bool:
+        """``path`` is under the root or a wider root, in no folder a run skips (kept per path)."""
+        if not speed.shortcuts():
+            return self._contains_now(path)
+        if self._contains_roots != len(self.wider_roots):
+            self._contains.clear()
+            self._contains_roots = len(self.wider_roots)
+        known = self._contains.get(path)
+        if known is None:
+            known = self._contains[path] = self._contains_now(path)
+        return known
+
+    def _contains_now(self, path: Path) -> bool:
         return any(
             path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
             for top in (self.root, *self.wider_roots)
@@ -478,6 +518,7 @@ class FileImports:
         self.follows_sys_path = not folders
         if folders:
             self.folders = list(folders)
+            self._key: tuple[object, ...] = (path, tuple(self.folders))  # (what its lookups are kept under)
             return
         # The file's folder, the folders between it and the root that are no package (a script
         # there that imports the file runs from it: FEDformer/exp/exp_main.py's ``exp.exp_basic``
@@ -490,6 +531,7 @@ class FileImports:
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
+        self._key = (path, None, tuple(self.folders))
 
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
@@ -555,7 +597,7 @@ class FileImports:
         found = []
         for place in places:
             for script, lines in self.project.shell_scripts(place):
-                if named := [line for line in lines if _names_file(line, self.path.name, me, (script.parent, root))]:
+                if named := [line for line in lines if names_file(line, self.path.name, me, (script.parent, root))]:
                     found.append((self.project.display(script), "\n".join(named)))
         return tuple(found)
 
@@ -565,7 +607,11 @@ class FileImports:
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), and methods that a
-        class inherits from its bases (of the module, or imported), a few hops deep."""
+        class inherits from its bases (of the module, or imported), a few hops deep (kept: the
+        project's classes share bases)."""
+        return self.project.kept_lookup((*self._key, module, name, hops), lambda: self._looked_up(module, name, hops))
+
+    def _looked_up(self, module: str, name: str, hops: int) -> Found | None:
         found = self._lookup(module, name)
         if found is None or found.summary is None or hops >= _MAX_HOPS:
             return found
@@ -573,7 +619,13 @@ class FileImports:
 
     def _followed(self, found: Found, hops: int) -> Found | None:
         """Where the name ``found`` holds is defined: the module it is imported from, or the
-        base class that defines the method (None: here)."""
+        base class that defines the method (None: here); kept per module, name and hops (which
+        file asks makes no difference: the summary says where its names lead)."""
+        summary = found.summary
+        assert summary is not None
+        return self.project.kept_lookup(("followed", summary.path, found.name, hops), lambda: self._follow(found, hops))
+
+    def _follow(self, found: Found, hops: int) -> Found | None:
         summary = found.summary
         assert summary is not None
         file = self.project.resolved(summary.path)
@@ -581,7 +633,7 @@ class FileImports:
             return None
         origin = summary.origin_of(found.name) if found.name else None
         if origin is not None:
-            return FileImports(self.project, file).lookup(*origin, hops=hops + 1)
+            return self.project.imports_of(file).lookup(*origin, hops=hops + 1)
         method = found.name.partition(".")[2]
         for base in summary.inherits(found.name):
             inherited = f"{base}.{method}"
@@ -590,7 +642,7 @@ class FileImports:
                 if further is None and summary.defines(inherited):
                     further = Found(summary, inherited)  # (that base defines it: here)
             else:
-                further = FileImports(self.project, file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
+                further = self.project.imports_of(file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
             if further is not None:
                 return further
         return None
@@ -635,55 +687,6 @@ class FileImports:
         if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
             return FileImports(self.project, self.path, added).module_file(module, name)
         return None
-
-
-# A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
-_METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
-# How many Python files of a project the scan for methods reads, at most.
-_MAX_SCANNED = 20000
-
-
-def _python_files(root: Path) -> Iterator[Path]:
-    """The project's Python files under ``root`` (the folders a run skips left out), at most _MAX_SCANNED."""
-    count = 0
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                count += 1
-                if count > _MAX_SCANNED:
-                    return
-                yield resolved(Path(folder) / name)
-
-
-def _setup_files(root: Path) -> Iterator[Path]:
-    """The project's ``setup.py`` files under ``root`` (the folders a run skips left out),
-    among at most _MAX_SCANNED Python files."""
-    return (path for path in _python_files(root) if path.name == "setup.py")
-
-
-def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:
-    """A launcher's line names the file: by a path (``train.py``, ``../src/train.py``) that leads
-    to it from the launcher's folder or from the root (where such scripts are run from)."""
-    for match in re.finditer(r"[\w./~-]*" + re.escape(name) + r"(?![\w.-])", line):
-        given = match.group(0)
-        if (given == name or given.endswith("/" + name)) and not given.startswith(("/", "~")):
-            if any(resolved(base / given) == path for base in bases):
-                return True
-    return False
-
-
-def _module_file(base: Path, parts: list[str]) -> Path | None:
-    if not parts:
-        return None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
-        try:
-            if candidate.is_file():
-                return resolved(candidate)
-        except OSError:  # unreadable: not a module this run can use
-            continue
-    return None
 
 
 def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:

@@ -1,0 +1,93 @@
+"""The resolver's scans of a project's files (project/resolver.py): its Python files, its
+``setup.py`` files and the extensions they build, the methods of the files that take a training
+step, a launcher's lines that name a file, and where a module's file is under a folder."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
+from codemods.project.roots import resolved
+from codemods.project.text_scans import built_extensions, takes_a_training_step
+
+# A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
+METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
+# How many Python files of a project the scan for methods reads, at most.
+MAX_SCANNED = 20000
+
+
+def python_files(root: Path) -> Iterator[Path]:
+    """The project's Python files under ``root`` (the folders a run skips left out), at most MAX_SCANNED."""
+    count = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS and not f.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                count += 1
+                if count > MAX_SCANNED:
+                    return
+                yield resolved(Path(folder) / name)
+
+
+def setup_files(root: Path) -> Iterator[Path]:
+    """The project's ``setup.py`` files under ``root`` (the folders a run skips left out),
+    among at most MAX_SCANNED Python files."""
+    return (path for path in python_files(root) if path.name == "setup.py")
+
+
+def names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:
+    """A launcher's line names the file: by a path (``train.py``, ``../src/train.py``) that leads
+    to it from the launcher's folder or from the root (where such scripts are run from)."""
+    for match in re.finditer(r"[\w./~-]*" + re.escape(name) + r"(?![\w.-])", line):
+        given = match.group(0)
+        if (given == name or given.endswith("/" + name)) and not given.startswith(("/", "~")):
+            if any(resolved(base / given) == path for base in bases):
+                return True
+    return False
+
+
+def module_file_under(base: Path, parts: list[str]) -> Path | None:
+    """The file of module ``parts`` under ``base`` (``parts.py`` or ``parts/__init__.py``), resolved."""
+    if not parts:
+        return None
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+        try:
+            if candidate.is_file():
+                return resolved(candidate)
+        except OSError:  # unreadable: not a module this run can use
+            continue
+    return None
+
+
+def methods_by_name(root: Path, test_file: Callable[[Path], bool]) -> dict[str, tuple[Path, ...]]:
+    """The project's files (tests left out) that take a training step (a quick textual scan),
+    by the names of the methods they define, among at most MAX_SCANNED files."""
+    methods: dict[str, list[Path]] = {}
+    for path in python_files(root):
+        if test_file(path):
+            continue
+        try:
+            data = read_bytes(str(path))
+        except FileProblem:
+            continue
+        if takes_a_training_step(data):
+            for method in dict.fromkeys(METHOD.findall(data)):
+                methods.setdefault(method.decode(), []).append(path)
+    return {name: tuple(paths) for name, paths in methods.items()}
+
+
+def extensions_built(root: Path, display: Callable[[Path], str]) -> tuple[tuple[str, str], ...]:
+    """The extension modules the project's ``setup.py`` files build (text_scans.py's
+    ``built_extensions``), with the file as ``display`` names it."""
+    found: list[tuple[str, str]] = []
+    for path in setup_files(root):
+        try:
+            data = read_bytes(str(path))
+        except FileProblem:
+            continue
+        found.extend((name, display(path)) for name in built_extensions(data))
+    return tuple(found)
