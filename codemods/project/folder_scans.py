@@ -112,3 +112,26 @@ def mention_texts(root: Path) -> tuple[tuple[Path, bytes], ...] | None:
                 return None
             found.append((resolved(path), _FULL_LINE_COMMENT.sub(b"", data)))
     return tuple(found)
+
+
+class Mentions:
+    """Whether the project's files name a word: their text (mention_texts) read once for the run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._texts: tuple[tuple[Path, bytes], ...] | None | bool = False  # (False: unread)
+        self._answers: dict[tuple[Path, str], bool] = {}
+
+    def elsewhere(self, path: Path, name: str) -> bool:
+        """Whether a file other than ``path`` names ``name`` as a word (its code, notebooks, configs
+        and shell scripts, full-line comments left out); True when the project is too large to scan."""
+        key = (resolved(path), name)
+        if key not in self._answers:
+            if self._texts is False:
+                self._texts = mention_texts(self.root)
+            texts = self._texts
+            if not isinstance(texts, tuple) or not key[0].is_relative_to(self.root):
+                return True
+            word = re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
+            self._answers[key] = any(word.search(data) for file, data in texts if file != key[0])
+        return self._answers[key]

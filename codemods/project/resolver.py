@@ -35,7 +35,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.folder_scans import MAX_CONFIG_BYTES, mention_texts, package_modules, read_config, yaml_files
+from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, package_modules, read_config, yaml_files
 from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
 from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under, names_file
 from codemods.project.roots import is_package, marks_a_root, resolved
@@ -113,17 +113,12 @@ class Project:
         self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
-        self._mention_texts: tuple[tuple[Path, bytes], ...] | None | bool = (
-            False  # (mentioned_elsewhere; False: unread)
-        )
-        self._mentioned: dict[tuple[Path, str], bool] = {}
-        # Kept answers (with the shortcuts, engine/speed.py): a lookup follows re-exports and
-        # bases a few hops, and a project's classes share bases, so the same questions come
-        # back many times.  Each is kept for the wider roots it was asked with (they only grow:
-        # ``len`` tells them apart), and a lookup only when no answer it read was transient:
-        # ``_transient`` counts the summaries asked while being made (an import cycle, or
-        # deeper than the bound: None, not kept) and the sys.path folders asked while being
-        # found (``()``), so that such an answer is asked again next time, as without keeping.
+        self._mentions = Mentions(self.root)  # (mentioned_elsewhere)
+        # Kept answers (with the shortcuts, engine/speed.py): a project's classes share bases, so
+        # the same lookups come back many times.  Each is kept for the wider roots it was asked with
+        # (they only grow: ``len`` tells them apart), and a lookup only when no answer it read was
+        # transient: ``_transient`` counts the summaries asked while being made (an import cycle,
+        # or deeper than the bound: None) and the sys.path folders asked while being found (``()``).
         self._transient = 0
         self._finding_folders: set[Path] = set()
         self._imports: dict[tuple[Path, int], FileImports] = {}
@@ -239,19 +234,8 @@ class Project:
         return self._methods
 
     def mentioned_elsewhere(self, path: Path, name: str) -> bool:
-        """Whether a file of the project other than ``path`` names ``name`` as a word (a quick
-        textual scan of its code, notebooks, configs and shell scripts, full-line comments left
-        out, read once for the run); True when the project is too large to scan."""
-        key = (resolved(path), name)
-        if key not in self._mentioned:
-            if self._mention_texts is False:
-                self._mention_texts = mention_texts(self.root)
-            texts = self._mention_texts
-            if not isinstance(texts, tuple) or not key[0].is_relative_to(self.root):
-                return True
-            word = re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
-            self._mentioned[key] = any(word.search(data) for file, data in texts if file != key[0])
-        return self._mentioned[key]
+        """Whether a file of the project other than ``path`` names ``name`` (folder_scans.Mentions)."""
+        return self._mentions.elsewhere(path, name)
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The extension modules the project's ``setup.py`` files build (text_scans.py's
