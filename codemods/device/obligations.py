@@ -25,8 +25,8 @@ from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
-from codemods.device.handed_devices import HandedDevices
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code, positional
+from codemods.device.project_callables import ProjectCallables
 from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
 from codemods.device.rules import xla115_model_move_skipped as xla115
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class ObligationAnalysis(HandedDevices):
+class ObligationAnalysis(ProjectCallables):
     facts: Facts
 
     name = "obligations"
@@ -383,28 +383,6 @@ class ObligationAnalysis(HandedDevices):
         names = [n for n, (c, _) in loop.through.items() if c is call]
         self._break(call, BATCH_OFF_XLA, xla116.batch_from_unconverted(names[0], model, func, where))
 
-    def _unconverted(self, func: str) -> str | None:
-        """Where the callable ``func`` of a project module runs code that this run does not
-        convert, as a finding says it (None: outside the project, or converted)."""
-        found = self.walk.analysis(ProjectAnalysis).origin(func)
-        if found is None:
-            return None
-        if found.summary is None:
-            return f"{self.walk.analysis(ProjectAnalysis).module_file(func)}, which this run does not read"
-        if found.summary.pending:
-            self._named(found.summary.path)
-            return f"{found.summary.path}, which this run does not convert"
-        via = found.summary.pending_via(found.name)
-        if not via:
-            return None
-        self._named(found.summary.path, via)
-        return f"{found.summary.path}, which calls into {via}, which this run does not convert"
-
-    def _named(self, *paths: str) -> None:
-        """A finding names ``paths``, modules the run does not convert (or a module that calls
-        into one)."""
-        self.part.named_modules.update(path for path in paths if path)
-
     def _handed(self, on_xla: set[str]) -> None:
         """A model on the XLA device handed to a function of a project module that still needs
         converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
@@ -507,26 +485,6 @@ class ObligationAnalysis(HandedDevices):
                     if entry not in self.part.unmoved_feeding:
                         self.part.unmoved_feeding.add(entry)
                         grew = True
-
-    def _fed_by(self, callee: str, pending: bool = False) -> tuple[list[UnmovedFeeding], str]:
-        """What ``callee`` (of this file, or of a converted project module; with ``pending``, also
-        of one this run does not convert) feeds unmoved, and where it is, as a finding names it."""
-        local = sorted(entry for entry in self.part.unmoved_feeding if entry.callable == callee)
-        if local:
-            return local, "in this file"
-        found = self.walk.analysis(ProjectAnalysis).origin(callee)
-        summary = found.summary if found is not None else None
-        if found is None or summary is None:
-            return [], ""  # unread
-        if summary.pending:
-            # Still to convert: its loops keep their CUDA moves (XLA003 names them), and a batch
-            # it never moves stays on the CPU there too (``_handed_loaders`` reports the call).
-            return (
-                (summary.feeds_unmoved(found.name), f"in {summary.path}, which this run does not convert")
-                if (pending)
-                else ([], "")
-            )
-        return summary.feeds_unmoved(found.name), f"in {summary.path}"
 
     def _only_iterated(self, scope: str, loader: str) -> bool:
         """The function only iterates its parameter ``loader``, takes its ``len``, or hands it
