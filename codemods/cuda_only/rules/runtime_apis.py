@@ -59,8 +59,9 @@ CUDA_ONLY: dict[str, RuntimeApi] = {
     ),
     **_table(
         "is torch's SyncBatchNorm, which takes only CUDA and XPU tensors: once a process group is started it raises "
-        "ValueError on XLA tensors at the first training step; keep torch.nn.BatchNorm (statistics per device), or build "
-        "torch_xla.core.functions.SyncBatchNorm in place of each BatchNorm (it has no convert_sync_batchnorm)",
+        "ValueError on XLA tensors at the first training step; keep the BatchNorm layers (statistics per device), or, "
+        "on torch_xla 2.x, build its own SyncBatchNorm (in its core `functions` module) in place of each BatchNorm "
+        "(it has no convert_sync_batchnorm)",
         "torch.nn.SyncBatchNorm torch.nn.SyncBatchNorm.convert_sync_batchnorm torch.nn.modules.batchnorm.SyncBatchNorm",
         crashes=True,
     ),

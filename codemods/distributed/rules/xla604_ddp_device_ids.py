@@ -131,7 +131,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
         DDP_DEVICE_IDS,
         original,
         f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
-        f"device and {_reduces(ctx.facts)} (a plain optimizer step is enough; an "
+        f"device and {_reduces(ctx.facts, ctx.target.rendezvous)} (a plain optimizer step is enough; an "
         "xm.optimizer_step reduces them once more, to the same values)",
         build,
     )
@@ -153,12 +153,18 @@ def _ddp_input(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cs
     )
 
 
-def _reduces(facts: Facts) -> str:
+def _reduces(facts: Facts, rendezvous: str) -> str:
     """What DDP all-reduces over: the xla process group this file starts on XLA, or one that
-    must be started before it (the file starts none, or only under a CUDA check that stays)."""
+    must be started before it (the file starts none, or only under a CUDA check that stays),
+    spelled with the target's rendezvous (torch 1.13 has no xla://: env://, the default)."""
     if facts.distributed.process_groups and not facts.device.guarded_groups:
         return "all-reduces gradients over the xla backend"
+    start = (
+        'dist.init_process_group("xla", init_method="xla://")'
+        if rendezvous == "xla://"
+        else 'dist.init_process_group("xla")'
+    )
     return (
-        "all-reduces gradients over the xla process group, which must be started before it "
-        '(dist.init_process_group("xla", init_method="xla://")): this file starts none that runs on XLA'
+        f"all-reduces gradients over the xla process group, which must be started before it ({start}): "
+        "this file starts none that runs on XLA"
     )
