@@ -181,6 +181,16 @@ class GuardedMoveAnalysis(Analysis):
                 elses.append(cond)
         return tuple(found), tuple(elses)
 
+    def _kept_check_around(
+        self, conds: tuple[cst.If | cst.IfExp, ...], scope: str, elses: set[int]
+    ) -> cst.CSTNode | None:
+        """The innermost of ``conds`` (the conditions around a call) that tests a CUDA check the
+        port keeps; None if there is none, or if a condition also has such a call in its ``else``
+        (the call runs either way)."""
+        if any(id(cond) in elses for cond in conds):
+            return None
+        return next((c for cond in reversed(conds) if (c := self._check_in(cond.test, scope)) is not None), None)
+
     # -- results ----------------------------------------------------------------------------
 
     def conclude(self) -> None:
@@ -193,10 +203,7 @@ class GuardedMoveAnalysis(Analysis):
         if not self.kept and not self.moves and not self.calls:
             return
         for call, scope, conds in self.ddp_wraps:
-            if any(id(cond) in self.ddp_elses for cond in conds):
-                continue
-            check = next((c for cond in reversed(conds) if (c := self._check_in(cond.test, scope)) is not None), None)
-            if check is not None:
+            if (check := self._kept_check_around(conds, scope, self.ddp_elses)) is not None:
                 device.guarded_ddp.setdefault(
                     call,
                     (
@@ -209,10 +216,7 @@ class GuardedMoveAnalysis(Analysis):
                     ),
                 )
         for call, scope, conds in self.group_starts:
-            if any(id(cond) in self.group_elses for cond in conds):
-                continue
-            check = next((c for cond in reversed(conds) if (c := self._check_in(cond.test, scope)) is not None), None)
-            if check is not None:
+            if (check := self._kept_check_around(conds, scope, self.group_elses)) is not None:
                 device.guarded_groups.setdefault(
                     check,
                     f"`{_code(check)}` stays and is False on an XLA host after the port, and the process group "
