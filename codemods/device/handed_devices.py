@@ -44,6 +44,7 @@ class HandedDevices(Analysis):
     init_devices: dict[tuple[str, str], str]
     device_keywords: list[tuple[cst.Call, str]]
     scope_of: dict[cst.Call, str]
+    chained: dict[cst.Call, str]
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -56,6 +57,8 @@ class HandedDevices(Analysis):
         # Calls of what the imports do not resolve with a ``device=`` keyword: (the call, its scope).
         self.device_keywords = []
         self.scope_of = {}  # a method call -> the function it is made in
+        # A call whose result a method is called on at once (``Trainer(device=d).fit(data)``): the method.
+        self.chained = {}
 
     def _note_init_device(self, name: str, value: cst.BaseExpression) -> None:
         """``self.device = device`` (or ``torch.device(device)``) in ``__init__``, ``device`` a parameter."""
@@ -72,6 +75,8 @@ class HandedDevices(Analysis):
         what the imports do not resolve."""
         if method is not None:
             self.scope_of[node] = self.walk.qualname
+            if type(held := node.func.value) is cst.Call:  # type: ignore[attr-defined]  # a method call's func is an Attribute
+                self.chained[held] = method
         if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
             self.named_device_moves.append((self.walk.qualname, device, node))
         if callee is None and any(a.keyword is not None and is_device_name(a.keyword.value) for a in node.args):
@@ -173,8 +178,10 @@ class HandedDevices(Analysis):
             summary = found.summary if found is not None else None
             return summary is not None and (summary.trains(found.name) or found.name in summary.loop_runners)  # type: ignore[union-attr]  # found is not None where summary is
 
-        if trains(dotted(call.func) or ""):
+        if trains(callee := dotted(call.func) or ""):
             return True
+        if (method := self.chained.get(call)) is not None and trains(f"{callee}.{method}"):
+            return True  # ``Trainer(device=args.device).fit(data)``
         names = [name for name, built in self.built.items() if any(b is call for b in built)]
         scope = self.handed_in[call]
         return any(

@@ -399,7 +399,7 @@ def handed_device_off_xla(model: str, callee: str, path: str, move: str, device:
         _goes_off_xla(
             f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
         )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+        + _pass_it_there(why)
     )
 
 
@@ -410,8 +410,17 @@ def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: 
         _goes_off_xla(
             f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
         )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+        + _pass_it_there(why)
     )
+
+
+def _pass_it_there(why: str) -> str:
+    """The advice that ends a finding on a device handed to project code: a CPU choice is the
+    author's (the port keeps it); a CUDA one is a value the port could not tell is a device
+    where it is written (``add_argument("--gpu", default="cuda:0")``)."""
+    if "(the CPU)" in why:
+        return ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+    return ", or pass it there (`--device xla` for a device flag): the port rewrites no value it cannot tell is a device"
 
 
 def moved_off_xla(name: str, device: str, why: str) -> str:
