@@ -172,6 +172,42 @@ CUDA_DEVICE = Rule(
         ),
         invalid(
             """
+            import torch
+
+            p.add_argument("-d", "--device", type=str, default="cuda:0")
+            p.add_argument("-g", dest="train_device", default="cuda")
+            p.add_argument("-c", "--cuda-data", default="cuda")
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            p.add_argument("-d", "--device", type=str, default="xla")
+            p.add_argument("-g", dest="train_device", default="xla")
+            p.add_argument("-c", "--cuda-data", default="cuda")
+            """,
+            note="cli-default-after-a-short-option",
+            findings=(Expected(4, 52, '"cuda:0" -> "xla"'), Expected(5, 51, '"cuda" -> "xla"')),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            p.add_argument("-d", "--device", type=str, default="cuda:0")
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            p.add_argument("-d", "--device", type=str, default="xla")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="cli-default-after-a-short-option-sagemaker",
+            findings=(Expected(4, 52, '"cuda:0" -> "xla"'),),
+        ),
+        invalid(
+            """
             import torch as th
 
             dev = th.device('cuda' if th.cuda.is_available() else 'cpu')

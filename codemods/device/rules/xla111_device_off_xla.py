@@ -83,6 +83,38 @@ DEVICE_OFF_XLA = Rule(
         ),
         valid(
             """
+            import argparse
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=torch_xla.device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        torch_xla.sync()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            print(Trainer(device=args.device).describe())
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-that-does-not-train-there",
+        ),
+        valid(
+            """
             from types import SimpleNamespace
 
             import torch
@@ -359,6 +391,72 @@ DEVICE_OFF_XLA = Rule(
             target="sagemaker",
             note="the-cpu-default-of-a-device-flag-sagemaker",
             findings=(Expected(5, 51, 'goes to `args.device`, which ends on "cpu" (the CPU)'),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=torch_xla.device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        torch_xla.sync()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            Trainer(device=args.device).fit([torch.randn(2, 4)])
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression",
+            findings=(Expected(25, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=xm.xla_device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        xm.mark_step()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            Trainer(device=args.device).fit([torch.randn(2, 4)])
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression-sagemaker",
+            target="sagemaker",
+            findings=(Expected(24, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),
         ),
     ),
 )
