@@ -27,7 +27,8 @@ CUDA_DEVICE = Rule(
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
     'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
     'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
-    'choices=["cpu", "cuda"])`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
+    'choices=["cpu", "cuda"])`, its attribute named as argparse names it: `dest=`, else the long option after a '
+    'short one, `"-d", "--device"`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
     'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
     'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
     "converted too when the tool runs on the project folder.",

@@ -48,7 +48,9 @@ DEVICE_OFF_XLA = Rule(
     "handed for anything else (a "
     "`map_location`, data preparation, an evaluation helper that does not train), or to a trainer this file "
     "builds but never trains (built to export a model: no method that trains is called on it here), is not "
-    "reported.",
+    "reported. The trainer may be a class of this file or of another module, trained through a name or in one "
+    "expression (`Trainer(device=args.device).fit(data)`); a CUDA value the port leaves there is one it could not "
+    'tell is a device where it is written (`add_argument("--gpu", default="cuda:0")`: the flag names no device).',
     examples=lambda: (
         invalid(
             """
@@ -493,23 +495,17 @@ def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> 
 def handed_device_off_xla(model: str, callee: str, path: str, move: str, device: str, why: str) -> str:
     """The stepped model is handed to a callable of the project that moves it to the device the
     caller hands in (``Trainer(model, device=args.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
-        )
-        + _pass_it_there(why)
-    )
+    return _goes_off_xla(
+        f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
+    ) + _pass_it_there(why)
 
 
 def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: str) -> str:
     """A callable of the project that trains moves tensors to the device the caller hands in
     (``CTRTrainer(model, device=device)``, ``self.model.to(self.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
-        )
-        + _pass_it_there(why)
-    )
+    return _goes_off_xla(
+        f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
+    ) + _pass_it_there(why)
 
 
 def _pass_it_there(why: str) -> str:
@@ -517,8 +513,12 @@ def _pass_it_there(why: str) -> str:
     author's (the port keeps it); a CUDA one is a value the port could not tell is a device
     where it is written (``add_argument("--gpu", default="cuda:0")``)."""
     if "(the CPU)" in why:
-        return ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
-    return ", or pass it there (`--device xla` for a device flag): the port rewrites no value it cannot tell is a device"
+        return (
+            ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+        )
+    return (
+        ", or pass it there (`--device xla` for a device flag): the port rewrites no value it cannot tell is a device"
+    )
 
 
 def moved_off_xla(name: str, device: str, why: str) -> str:
