@@ -181,3 +181,43 @@ def test_an_options_module_without_torch_gets_its_short_option_flags_default_por
     assert [f for f in found["run.py"] if f[0] in ("XLA111", "XLA003", "XLA112")] == []
     convert_folder(tmp_path)
     assert 'p.add_argument("-d", "--device", type=str, default="xla")' in (tmp_path / "opts.py").read_text()
+
+
+LOADED = """\
+import argparse
+import importlib
+
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("-m", "--model-module", type=str, default="trainer")
+p.add_argument("-d", "--device", type=str, default={default})
+args = p.parse_args()
+Trainer = importlib.import_module(args.model_module).Trainer
+gru = Trainer(device=args.device)
+gru.fit([(torch.randn(8, 4), torch.randn(8, 1))])
+"""
+
+
+@pytest.mark.parametrize("names", [PROJECT, ["run.py"]], ids=["project", "single-file"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_trainer_class_of_the_module_a_flag_loads_by_default_is_followed_to_the_device_it_is_handed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, names: list[str]
+) -> None:
+    """``Trainer = importlib.import_module(args.model_module).Trainer``, the flag's default naming a
+    module of the project: the class is that module's, as the run loads it unless told otherwise."""
+    files = {"trainer.py": TRAINER, "run.py": LOADED.format(default='"cpu"')}
+    monkeypatch.chdir(write_project(tmp_path, "flags", files))
+    ((_, line, message),) = [f for f in unfixed_findings(tmp_path, names, target)["run.py"] if f[0] == "XLA111"]
+    assert line == 8
+    assert "`Trainer` (trainer.py) trains, and moves to the device it is handed" in message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_cuda_default_of_a_flag_handed_to_a_class_loaded_by_default_is_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    files = {"trainer.py": TRAINER, "run.py": LOADED.format(default='"cuda:0"')}
+    monkeypatch.chdir(write_project(tmp_path, "flags", files))
+    found = unfixed_findings(tmp_path, PROJECT, target)["run.py"]
+    assert [f for f in found if f[0] in ("XLA111", "XLA003", "XLA112")] == []
