@@ -75,7 +75,7 @@ _CHOOSES_A_DEVICE = tuple(
         rb"\.\w*(?:gpu|cuda)\w*\s*=\s*false\b",
         rb"dev\w*\s*=\s*[rbuf]?[\"']cuda\b",
         rb"choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']",
-        rb"add_argument\(\s*[\"']--?\w*dev[^)]*[\"']cuda",
+        rb"add_argument\(\s*(?:[\"']-\w+[\"']\s*,\s*)?[\"']--?\w*dev[^)]*[\"']cuda",
     )
 )
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, call_args, is_cuda_device_string, string_value
+from codemods.engine.nodes import call_args, flag_dest, is_cuda_device_string, string_value
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,14 @@ class DeviceFlag:
 
 def device_flag(call: cst.Call) -> DeviceFlag | None:
     """The device flag ``call`` (an ``add_argument``) adds, if it adds one."""
-    flag = (string_value(arg_value(call, 0, "name_or_flags")) or "").lstrip("-")
-    if not is_device_name(flag):
+    dest = flag_dest(call)  # (``"-d", "--device"``: the long option names it, as argparse does)
+    if dest is None or not is_device_name(dest):
         return None
     keywords = call_args(call)[1]
     default, choices = keywords.get("default"), keywords.get("choices")
     listed = choices.value if choices is not None else None
     return DeviceFlag(
-        flag.replace("-", "_"),
+        dest,
         default.value if default is not None else None,
         tuple(e.value for e in listed.elements) if isinstance(listed, (cst.List, cst.Tuple)) else (),
     )

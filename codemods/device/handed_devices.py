@@ -44,6 +44,7 @@ class HandedDevices(Analysis):
     init_devices: dict[tuple[str, str], str]
     device_keywords: list[tuple[cst.Call, str]]
     scope_of: dict[cst.Call, str]
+    chained: dict[cst.Call, str]
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -56,6 +57,8 @@ class HandedDevices(Analysis):
         # Calls of what the imports do not resolve with a ``device=`` keyword: (the call, its scope).
         self.device_keywords = []
         self.scope_of = {}  # a method call -> the function it is made in
+        # A call whose result a method is called on at once (``Trainer(device=d).fit(data)``): the method.
+        self.chained = {}
 
     def _note_init_device(self, name: str, value: cst.BaseExpression) -> None:
         """``self.device = device`` (or ``torch.device(device)``) in ``__init__``, ``device`` a parameter."""
@@ -72,6 +75,8 @@ class HandedDevices(Analysis):
         what the imports do not resolve."""
         if method is not None:
             self.scope_of[node] = self.walk.qualname
+            if type(held := node.func.value) is cst.Call:  # type: ignore[attr-defined]  # a method call's func is an Attribute
+                self.chained[held] = method
         if method == "to" and (device := dotted(arg_value(node, 0, "device"))) is not None:
             self.named_device_moves.append((self.walk.qualname, device, node))
         if callee is None and any(a.keyword is not None and is_device_name(a.keyword.value) for a in node.args):
@@ -153,14 +158,29 @@ class HandedDevices(Analysis):
                     )
             # A trainer that moves its model and batches to the device it is handed, whatever
             # builds its optimizer (``optimizer_fn(self.model.parameters())``).
-            for index, param, move in summary.device_parameters_of(found.name) if self._trained_here(call) else ():
-                handed = _handed(call, index, param)
-                off = self.values.where_passed(handed, self.handed_in[call]) if handed is not None else None
-                if handed is None or off is None or off.on_xla is not False or off.node is None:
-                    continue
-                if off.node not in self.part.broken:
-                    message = xla111.trainer_device_off_xla(callee, summary.path, move, code(handed), off.why)
-                    self._break(off.node, DEVICE_OFF_XLA, message)
+            self._trainer_device(call, callee, summary.device_parameters_of(found.name), summary.path)
+        # The same of a trainer class or function of this file (``Trainer(device=args.device).fit(data)``).
+        for call, callee, _ in self.handed:
+            if "." not in callee and project.origin(callee) is None:
+                local = sorted(
+                    (index, param, move)
+                    for function, index, param, move in self.part.device_parameters
+                    if function in (callee, f"{callee}.__init__")
+                )
+                self._trainer_device(call, callee, local, "this file")
+
+    def _trainer_device(self, call: cst.Call, callee: str, devices: list[tuple[int, str, str]], path: str) -> None:
+        """``call`` of ``callee``, which moves tensors to the device it is handed (``devices``:
+        its parameters that hand one in), trains here: where what it hands in ends off the XLA
+        device, the chain breaks there (XLA111)."""
+        for index, param, move in devices if self._trained_here(call) else ():
+            handed = _handed(call, index, param)
+            off = self.values.where_passed(handed, self.handed_in[call]) if handed is not None else None
+            if handed is None or off is None or off.on_xla is not False or off.node is None:
+                continue
+            if off.node not in self.part.broken:
+                message = xla111.trainer_device_off_xla(callee, path, move, code(handed), off.why)
+                self._break(off.node, DEVICE_OFF_XLA, message)
 
     def _trained_here(self, call: cst.Call) -> bool:
         """``call`` of a project callable trains in this file: a function that trains, or a class
@@ -168,17 +188,26 @@ class HandedDevices(Analysis):
         method that trains); not one built only to export or evaluate."""
         project = self.walk.analysis(ProjectAnalysis)
 
+        training = self.facts.training
+        here = {*training.training_callables, *training.step_callables, *training.loop_runners}
+
         def trains(callee: str) -> bool:
             found = project.origin(callee)
-            summary = found.summary if found is not None else None
-            return summary is not None and (summary.trains(found.name) or found.name in summary.loop_runners)  # type: ignore[union-attr]  # found is not None where summary is
+            if found is None:
+                return callee in here  # a callable of this file
+            summary = found.summary
+            return summary is not None and (summary.trains(found.name) or found.name in summary.loop_runners)
 
-        if trains(dotted(call.func) or ""):
+        if trains(built := dotted(call.func) or ""):
             return True
-        names = [name for name, built in self.built.items() if any(b is call for b in built)]
+        if (method := self.chained.get(call)) is not None and trains(f"{built}.{method}"):
+            return True  # ``Trainer(device=args.device).fit(data)``
+        names = [name for name, calls in self.built.items() if any(b is call for b in calls)]
         scope = self.handed_in[call]
         return any(
-            callee.startswith(f"{name}.") and self.scope_of.get(method) == scope and trains(callee)
+            callee.startswith(f"{name}.")
+            and self.scope_of.get(method) == scope
+            and (trains(callee) or trains(f"{built}{callee.removeprefix(name)}"))  # (``t.fit``: ``Trainer.fit``)
             for method, callee in project.calls
             for name in names
         )

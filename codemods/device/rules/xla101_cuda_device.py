@@ -27,7 +27,8 @@ CUDA_DEVICE = Rule(
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
     'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
     'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
-    'choices=["cpu", "cuda"])`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
+    'choices=["cpu", "cuda"])`, its attribute named as argparse names it: `dest=`, else the long option after a '
+    'short one, `"-d", "--device"`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
     'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
     'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
     "converted too when the tool runs on the project folder.",
@@ -169,6 +170,42 @@ CUDA_DEVICE = Rule(
             alias=True,
             note="cli-choices-sagemaker",
             findings=(Expected(4, 41, '"cuda:0" -> "xla"'), Expected(4, 64, '"cuda:0" -> "xla"')),
+        ),
+        invalid(
+            """
+            import torch
+
+            p.add_argument("-d", "--device", type=str, default="cuda:0")
+            p.add_argument("-g", dest="train_device", default="cuda")
+            p.add_argument("-c", "--cuda-data", default="cuda")
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            p.add_argument("-d", "--device", type=str, default="xla")
+            p.add_argument("-g", dest="train_device", default="xla")
+            p.add_argument("-c", "--cuda-data", default="cuda")
+            """,
+            note="cli-default-after-a-short-option",
+            findings=(Expected(4, 52, '"cuda:0" -> "xla"'), Expected(5, 51, '"cuda" -> "xla"')),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            p.add_argument("-d", "--device", type=str, default="cuda:0")
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            p.add_argument("-d", "--device", type=str, default="xla")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="cli-default-after-a-short-option-sagemaker",
+            findings=(Expected(4, 52, '"cuda:0" -> "xla"'),),
         ),
         invalid(
             """

@@ -48,7 +48,9 @@ DEVICE_OFF_XLA = Rule(
     "handed for anything else (a "
     "`map_location`, data preparation, an evaluation helper that does not train), or to a trainer this file "
     "builds but never trains (built to export a model: no method that trains is called on it here), is not "
-    "reported.",
+    "reported. The trainer may be a class of this file or of another module, trained through a name or in one "
+    "expression (`Trainer(device=args.device).fit(data)`); a CUDA value the port leaves there is one it could not "
+    'tell is a device where it is written (`add_argument("--gpu", default="cuda:0")`: the flag names no device).',
     examples=lambda: (
         invalid(
             """
@@ -80,6 +82,38 @@ DEVICE_OFF_XLA = Rule(
             """,
             filename="options.py",
             note="a-cpu-default-whose-flag-lists-no-cuda-device",
+        ),
+        valid(
+            """
+            import argparse
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=torch_xla.device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        torch_xla.sync()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            print(Trainer(device=args.device).describe())
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-that-does-not-train-there",
         ),
         valid(
             """
@@ -360,6 +394,72 @@ DEVICE_OFF_XLA = Rule(
             note="the-cpu-default-of-a-device-flag-sagemaker",
             findings=(Expected(5, 51, 'goes to `args.device`, which ends on "cpu" (the CPU)'),),
         ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=torch_xla.device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        torch_xla.sync()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            Trainer(device=args.device).fit([torch.randn(2, 4)])
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression",
+            findings=(Expected(25, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, device=xm.xla_device()):
+                    self.device = device
+
+                def fit(self, data):
+                    model = torch.nn.Linear(4, 1).to(self.device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x in data:
+                        loss = model(x.to(self.device)).sum()
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        xm.mark_step()
+
+                def describe(self):
+                    return str(self.device)
+
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+            args = p.parse_args()
+            Trainer(device=args.device).fit([torch.randn(2, 4)])
+            """,
+            note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression-sagemaker",
+            target="sagemaker",
+            findings=(Expected(24, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),
+        ),
     ),
 )
 
@@ -395,22 +495,29 @@ def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> 
 def handed_device_off_xla(model: str, callee: str, path: str, move: str, device: str, why: str) -> str:
     """The stepped model is handed to a callable of the project that moves it to the device the
     caller hands in (``Trainer(model, device=args.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
-        )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
-    )
+    return _goes_off_xla(
+        f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
+    ) + _pass_it_there(why)
 
 
 def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: str) -> str:
     """A callable of the project that trains moves tensors to the device the caller hands in
     (``CTRTrainer(model, device=device)``, ``self.model.to(self.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
+    return _goes_off_xla(
+        f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
+    ) + _pass_it_there(why)
+
+
+def _pass_it_there(why: str) -> str:
+    """The advice that ends a finding on a device handed to project code: a CPU choice is the
+    author's (the port keeps it); a CUDA one is a value the port could not tell is a device
+    where it is written (``add_argument("--gpu", default="cuda:0")``)."""
+    if "(the CPU)" in why:
+        return (
+            ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
         )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
+    return (
+        ", or pass it there (`--device xla` for a device flag): the port rewrites no value it cannot tell is a device"
     )
 
 
