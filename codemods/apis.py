@@ -123,8 +123,9 @@ class LibraryLoop:
 # torch DataParallel, which on a host without CUDA (torch 2.9's data_parallel.py: no device type)
 # moves no module and keeps ``device_ids == []``; its forward, train_step and val_step then call
 # ``self.scatter(inputs, kwargs, [-1])``, which leaves each tensor where it is.  MMDistributedDataParallel
-# is a torch DDP: with no device_ids (or a module not on CUDA) it keeps ``device_ids = None`` and its
-# train_step scatters to [-1] too; with CUDA device_ids it copies the inputs to CUDA.
+# is a torch DDP: with no device_ids (or a module not on CUDA) it keeps ``device_ids = None``, its
+# train_step scatters to [-1] too and its forward (_run_ddp_forward) and val_step move nothing;
+# with CUDA device_ids it copies the inputs to CUDA.
 _MM_WRAPPER_INSTEAD = (
     "move the model to the XLA device before the wrap and each batch there before the model runs (a subclass "
     "whose scatter moves what it returns to the XLA device, or the model's train_step and val_step)"
@@ -138,8 +139,9 @@ _MM_DATA_PARALLEL = LibraryLoop(
 )
 _MM_DISTRIBUTED = LibraryLoop(
     "mmcv",
-    "a torch DistributedDataParallel: without CUDA device_ids its train_step scatters the inputs to [-1], which "
-    "leaves every batch on the CPU (with CUDA device_ids it copies them to CUDA, which fails on an XLA host)",
+    "a torch DistributedDataParallel: without CUDA device_ids its train_step scatters the inputs to [-1] and its "
+    "forward and val_step pass them as they are, which leaves every batch on the CPU (with CUDA device_ids it "
+    "copies them to CUDA, which fails on an XLA host)",
     _MM_WRAPPER_INSTEAD,
 )
 # mmcv 1.x runners (mmcv/runner/epoch_based_runner.py, iter_based_runner.py, builder.py): run() calls

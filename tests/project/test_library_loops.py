@@ -2,7 +2,8 @@
 model to mmcv's wrapper and runner through an OpenMMLab entry point gets the error at its call;
 a project that carries its own copy of the entry point (an ``mmseg/`` package of its own) has
 the copy checked as project code, the error at the wrapper and the runner inside it and none at
-the script's call; a BasicSR script that names no torch is read all the same."""
+the script's call; a BasicSR script that names no torch is read all the same; a unit test's runner
+trains nothing and is not reported."""
 
 from __future__ import annotations
 
@@ -90,3 +91,13 @@ def test_a_basicsr_script_without_torch_is_read(tmp_path: Path, target: str) -> 
     found = _library_loops(unfixed_findings(folder, ["myproj/train.py"], target), "train.py")
     assert [line for line, _ in found] == [7]
     assert "`train_pipeline` (BasicSR): it picks the device itself" in found[0][1]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_runner_in_a_unit_test_is_not_reported(tmp_path: Path, target: str) -> None:
+    test = (
+        "import torch\nfrom mmcv.runner import IterBasedRunner\n\n\ndef test_eval_hook():\n"
+        "    runner = IterBasedRunner(torch.nn.Linear(2, 2), work_dir='.')\n    runner.run([[]], [('train', 1)])\n"
+    )
+    folder = write_project(tmp_path / "seg", "seg", {"tests/test_hooks.py": test})
+    assert _library_loops(unfixed_findings(folder, ["tests/test_hooks.py"], target), "test_hooks.py") == []
