@@ -109,7 +109,7 @@ CUDA_DEFAULT_DEVICES = {
 
 @dataclass(frozen=True)
 class LibraryLoop:
-    """A library's model wrapper, training runner or training entry point that a project calls,
+    """A library's model wrapper, training runner, training entry point or process-group start that a project calls,
     as its released code behaves on an XLA host (its code is no module of the project, so nothing
     converts it): the library, what it does there (where the model and the batches end, whether
     its loop ends each optimizer step with a barrier) and what to do instead."""
@@ -179,7 +179,19 @@ _BASICSR_PIPELINE = LibraryLoop(
     "copy the training loop into the project and port it there (a model class whose self.device is the XLA "
     "device, torch_xla.sync() after each optimize_parameters)",
 )
+# mmcv 1.x's init_dist (mmcv/runner/dist_utils.py), and BasicSR's copy (basicsr/utils/dist_util.py):
+# for the launchers "pytorch", "mpi" and "slurm" it calls ``torch.cuda.set_device(rank %
+# torch.cuda.device_count())`` (a ZeroDivisionError without CUDA) before init_process_group(backend),
+# nccl by default.
+_INIT_DIST = (
+    "it sets the CUDA device rank % torch.cuda.device_count() (0 on an XLA host: a ZeroDivisionError) and "
+    "starts the process group with nccl by default"
+)
+_INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
+    "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
+    "mmcv.runner.dist_utils.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
+    "basicsr.utils.dist_util.init_dist": LibraryLoop("BasicSR", _INIT_DIST, _INIT_DIST_INSTEAD),
     "mmcv.parallel.MMDataParallel": _MM_DATA_PARALLEL,
     "mmcv.parallel.data_parallel.MMDataParallel": _MM_DATA_PARALLEL,
     "mmcv.parallel.MMDistributedDataParallel": _MM_DISTRIBUTED,

@@ -34,9 +34,9 @@ LIBRARY_TRAINING_LOOP = Rule(
     code="XLA307",
     name="library-training-loop",
     severity="error",
-    summary="A library's model wrapper, training runner or training entry point that puts the model or the "
-    "batches on the CPU, or steps the optimizer with no barrier, on an XLA host (mmcv's MMDataParallel and "
-    "runners, OpenMMLab's train_* functions, BasicSR's train_pipeline)",
+    summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
+    "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
+    "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, BasicSR's train_pipeline)",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
     "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
@@ -56,7 +56,9 @@ LIBRARY_TRAINING_LOOP = Rule(
     "`torch.cuda.device_count()`, 0 on an XLA host) and runs its own loop with no barrier: the project's model "
     "classes it builds are converted, but the networks and batches the library moves go to the CPU. Each is "
     "an error at the project's call (not in a test file: a unit test's runner trains nothing); a file that "
-    "calls one is read even when it names no torch.",
+    "calls one is read even when it names no torch. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
+    "device `rank % torch.cuda.device_count()`, a ZeroDivisionError on an XLA host, before it starts an nccl "
+    "process group: start the group with the XLA backend instead.",
     examples=lambda: (
         invalid(
             """
@@ -165,6 +167,27 @@ LIBRARY_TRAINING_LOOP = Rule(
                     "`EpochBasedRunner` (mmcv): its run() steps the optimizer in mmcv's OptimizerHook "
                     "(after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
                     "iteration: register a hook whose after_train_iter calls xm.mark_step()",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from mmcv.runner import init_dist
+
+            def main(args, cfg):
+                if args.launcher == "none":
+                    distributed = False
+                else:
+                    distributed = True
+                    init_dist(args.launcher, **cfg.dist_params)
+            """,
+            note="mmcv-init-dist",
+            findings=(
+                Expected(
+                    8,
+                    9,
+                    "`init_dist` (mmcv): it sets the CUDA device rank % torch.cuda.device_count() (0 on an XLA "
+                    "host: a ZeroDivisionError)",
                 ),
             ),
         ),
