@@ -106,6 +106,116 @@ CUDA_DEFAULT_DEVICES = {
     ),
 }
 
+
+@dataclass(frozen=True)
+class LibraryLoop:
+    """A library's model wrapper, training runner, training entry point or process-group start that a project calls,
+    as its released code behaves on an XLA host (its code is no module of the project, so nothing
+    converts it): the library, what it does there (where the model and the batches end, whether
+    its loop ends each optimizer step with a barrier) and what to do instead."""
+
+    library: str
+    does: str
+    instead: str
+
+
+# mmcv 1.x (mmcv/parallel/data_parallel.py, distributed.py, scatter_gather.py): MMDataParallel is a
+# torch DataParallel, which on a host without CUDA (torch 2.9's data_parallel.py: no device type)
+# moves no module and keeps ``device_ids == []``; its forward, train_step and val_step then call
+# ``self.scatter(inputs, kwargs, [-1])``, which leaves each tensor where it is.  MMDistributedDataParallel
+# is a torch DDP: with no device_ids (or a module not on CUDA) it keeps ``device_ids = None``, its
+# train_step scatters to [-1] too and its forward (_run_ddp_forward) and val_step move nothing;
+# with CUDA device_ids it copies the inputs to CUDA.
+_MM_WRAPPER_INSTEAD = (
+    "move the model to the XLA device before the wrap and each batch there before the model runs (a subclass "
+    "whose scatter moves what it returns to the XLA device, or the model's train_step and val_step)"
+)
+_MM_DATA_PARALLEL = LibraryLoop(
+    "mmcv",
+    "a torch DataParallel: on a host without CUDA it keeps device_ids == [], moves no model, and its "
+    "train_step, val_step and forward scatter the inputs to [-1], which leaves every batch where the loader "
+    "made it, on the CPU",
+    _MM_WRAPPER_INSTEAD,
+)
+_MM_DISTRIBUTED = LibraryLoop(
+    "mmcv",
+    "a torch DistributedDataParallel: without CUDA device_ids its train_step scatters the inputs to [-1] and its "
+    "forward and val_step pass them as they are, which leaves every batch on the CPU (with CUDA device_ids it "
+    "copies them to CUDA, which fails on an XLA host)",
+    _MM_WRAPPER_INSTEAD,
+)
+# mmcv 1.x runners (mmcv/runner/epoch_based_runner.py, iter_based_runner.py, builder.py): run() calls
+# the model's train_step, then the hooks; the optimizer steps in OptimizerHook.after_train_iter
+# (mmcv/runner/hooks/optimizer.py: zero_grad, backward, clip, ``runner.optimizer.step()``), with no
+# barrier anywhere.
+_MM_RUNNER = LibraryLoop(
+    "mmcv",
+    "its run() steps the optimizer in mmcv's OptimizerHook (after_train_iter), which does not end the step on "
+    "XLA: the lazy graph grows with every iteration",
+    "register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., priority='LOWEST'))",
+)
+# OpenMMLab's training entry points (mmseg/apis/train.py, mmpose/apis/train.py, mmdet/apis/train.py,
+# 0.x/2.x): they wrap the model in MMDataParallel (``model.cuda(...)`` first in older releases; a
+# device that mmcv's get_device makes "cpu" without CUDA in newer ones) or MMDistributedDataParallel,
+# then build an mmcv runner and run it.
+_MM_ENTRY = LibraryLoop(
+    "OpenMMLab",
+    "it wraps the model in mmcv's MMDataParallel or MMDistributedDataParallel (after `.cuda()` in older "
+    "releases, which fails without CUDA; else the batches stay on the CPU) and runs an mmcv runner, whose "
+    "OptimizerHook steps the optimizer with no step barrier",
+    "copy the function into the project and port it there: the model and each batch on the XLA device, and a "
+    "hook whose after_train_iter calls torch_xla.sync()",
+)
+# BasicSR (basicsr/train.py, utils/options.py, models/base_model.py, 1.3 and 1.4): train_pipeline parses
+# the options (``num_gpu: auto`` -> torch.cuda.device_count(), 0 on an XLA host), builds the model,
+# whose BaseModel sets ``self.device = torch.device('cuda' if opt['num_gpu'] != 0 else 'cpu')`` and
+# moves the nets and every batch (feed_data) there, and runs its own loop (optimize_parameters per
+# iteration) with no barrier.
+_BASICSR_PIPELINE = LibraryLoop(
+    "BasicSR",
+    "it picks the device itself, `cuda` if num_gpu != 0 else the CPU, with num_gpu = torch.cuda.device_count() "
+    "(0 on an XLA host): the networks and every batch go to the CPU; and it runs its own training loop, which "
+    "ends no step with a barrier",
+    "copy the training loop into the project and port it there (a model class whose self.device is the XLA "
+    "device, torch_xla.sync() after each optimize_parameters)",
+)
+# mmcv 1.x's init_dist (mmcv/runner/dist_utils.py), and BasicSR's copy (basicsr/utils/dist_util.py):
+# for the launchers "pytorch", "mpi" and "slurm" it calls ``torch.cuda.set_device(rank %
+# torch.cuda.device_count())`` (a ZeroDivisionError without CUDA) before init_process_group(backend),
+# nccl by default.
+_INIT_DIST = (
+    "it sets the CUDA device rank % torch.cuda.device_count() (0 on an XLA host: a ZeroDivisionError) and "
+    "starts the process group with nccl by default"
+)
+_INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
+LIBRARY_LOOPS = {
+    "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
+    "mmcv.runner.dist_utils.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
+    "basicsr.utils.dist_util.init_dist": LibraryLoop("BasicSR", _INIT_DIST, _INIT_DIST_INSTEAD),
+    "mmcv.parallel.MMDataParallel": _MM_DATA_PARALLEL,
+    "mmcv.parallel.data_parallel.MMDataParallel": _MM_DATA_PARALLEL,
+    "mmcv.parallel.MMDistributedDataParallel": _MM_DISTRIBUTED,
+    "mmcv.parallel.distributed.MMDistributedDataParallel": _MM_DISTRIBUTED,
+    "mmcv.runner.EpochBasedRunner": _MM_RUNNER,
+    "mmcv.runner.epoch_based_runner.EpochBasedRunner": _MM_RUNNER,
+    "mmcv.runner.IterBasedRunner": _MM_RUNNER,
+    "mmcv.runner.iter_based_runner.IterBasedRunner": _MM_RUNNER,
+    "mmcv.runner.build_runner": _MM_RUNNER,
+    "mmcv.runner.builder.build_runner": _MM_RUNNER,
+    "mmseg.apis.train_segmentor": _MM_ENTRY,
+    "mmseg.apis.train.train_segmentor": _MM_ENTRY,
+    "mmpose.apis.train_model": _MM_ENTRY,
+    "mmpose.apis.train.train_model": _MM_ENTRY,
+    "mmdet.apis.train_detector": _MM_ENTRY,
+    "mmdet.apis.train.train_detector": _MM_ENTRY,
+    "basicsr.train.train_pipeline": _BASICSR_PIPELINE,
+    "basicsr.train_pipeline": _BASICSR_PIPELINE,
+}
+# The packages those names come from: a file that names one is read even if it names no torch
+# (Real-ESRGAN's train.py only calls basicsr's train_pipeline).
+LIBRARY_LOOP_PACKAGES = tuple(sorted({name.split(".", 1)[0] for name in LIBRARY_LOOPS}))
+
+
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
 # fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a
 # device call.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from codemods.apis import LIBRARY_LOOP_PACKAGES
 from codemods.engine.report import CellChange, Finding, HeldFinding
 from codemods.project.module_summary import ModuleSummary
 from codemods.project.text_scans import takes_a_training_step
@@ -15,7 +16,11 @@ from codemods.project.text_scans import takes_a_training_step
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
 # byte, which cost more than the rest of the skip on a file without them.)
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm")
+# Also the packages whose training loops the file may call (basicsr's train_pipeline, from a file
+# that names no torch): apis.LIBRARY_LOOPS.
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm") + tuple(
+    package.encode() for package in LIBRARY_LOOP_PACKAGES
+)
 # TRL, whose name is inside other words (``ctrl_loss``, ``self.ctrl``): it counts only as a
 # module a line imports (``import trl``, ``import os, trl.trainer``, ``from trl import ...``),
 # looked for only in a file that has the three letters at all.

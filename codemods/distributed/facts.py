@@ -82,6 +82,10 @@ class DistributedFacts:
     # The script runs as several processes (or is asked to).
     multi_process: bool = False
     style: Style | None = None
+    # ``add_argument("--launcher", choices=["none", "pytorch", ...], default="none")`` (OpenMMLab's and
+    # BasicSR's scripts): the flag as written, whose default keeps the script non-distributed in
+    # every process the XLA launcher starts.
+    launcher_flag: str | None = None
     process_groups: dict[cst.Call, ProcessGroup] = field(default_factory=dict)
     # Values of backend variables and flags (and init methods) that become "xla" / "xla://".
     backend_values: dict[cst.BaseExpression, str] = field(default_factory=dict)

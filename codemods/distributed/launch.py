@@ -154,6 +154,10 @@ class LaunchAnalysis(Analysis):
         dest = flag_dest(node)
         if dest is not None and "default" in keywords:
             self.flag_defaults[dest] = keywords["default"].value
+            if _keeps_one_process(keywords):
+                self.part.launcher_flag = next(
+                    (n for a in node.args if a.keyword is None and (n := string_value(a.value))), dest
+                )
 
     def _process_group(self, node: cst.Call) -> None:
         named: list[tuple[str, cst.Arg]] = []
@@ -521,3 +525,19 @@ def _string_choice(node: cst.BaseExpression) -> bool:
     if type(node) is cst.IfExp:
         return _string_choice(node.body) and _string_choice(node.orelse)
     return False
+
+
+# The values of a launcher flag that start the processes' group (mmcv's and BasicSR's init_dist).
+_TORCH_LAUNCHERS = frozenset({"pytorch", "slurm", "mpi"})
+
+
+def _keeps_one_process(keywords: dict[str, cst.Arg]) -> bool:
+    """``choices=["none", "pytorch", "slurm", "mpi"], default="none"``: a flag that picks the
+    launcher the script expects, whose default is none (no process group, no distributed mode)."""
+    choices = keywords.get("choices")
+    if string_value(keywords["default"].value) != "none" or choices is None:
+        return False
+    if not isinstance(choices.value, cst.List | cst.Tuple | cst.Set):
+        return False
+    values = {string_value(element.value) for element in choices.value.elements}
+    return "none" in values and bool(values & _TORCH_LAUNCHERS)

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from codemods.apis import LIBRARY_LOOP_PACKAGES
+
 
 class UnmovedFeeding(NamedTuple):
     """A callable whose loop over a loader handed in feeds batches it does not move to a
@@ -565,7 +567,7 @@ _OUTSIDE = frozenset(
         "hydra",
         "colossalai",
     }
-)
+) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: apis.LIBRARY_LOOPS
 
 
 class GuessedImports:

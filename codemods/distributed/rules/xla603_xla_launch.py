@@ -233,6 +233,66 @@ XLA_LAUNCH = Rule(
             note="torchrun-main-guard",
             findings=(Expected(11, 1, "the main guard's code -> def _mp_fn(index)"),),
         ),
+        # The distributed mode a --launcher flag picks (OpenMMLab's and BasicSR's scripts): its default
+        # keeps every launched process non-distributed, which the finding says.
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--launcher", choices=["none", "pytorch", "slurm"], default="none")
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                distributed = args.launcher != "none"
+                if distributed:
+                    torch.distributed.init_process_group("nccl")
+                model = torch.nn.Linear(2, 2)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+
+            import torch
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--launcher", choices=["none", "pytorch", "slurm"], default="none")
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                distributed = args.launcher != "none"
+                if distributed:
+                    torch.distributed.init_process_group("xla", init_method="xla://")
+                model = torch.nn.Linear(2, 2)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="launcher-flag-default-none",
+            findings=(
+                Expected(
+                    18,
+                    1,
+                    "it runs in every process, started by torch_xla.launch(...); but `--launcher` (default none) "
+                    "keeps the script non-distributed: with it, each process trains its own copy of the model, with "
+                    "no gradient all-reduce, and all write the same outputs. Start one process (torch_xla.launch(..., "
+                    "debug_single_process=True))",
+                ),
+            ),
+        ),
         # A process group the module starts as it is imported would start the XLA runtime in the
         # launching process: it moves into _mp_fn, first.
         invalid(
@@ -624,9 +684,24 @@ def _main_guard(
         XLA_LAUNCH,
         original,
         f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
-        f"{ctx.target.api('launch').qualified_name}(...)",
+        f"{ctx.target.api('launch').qualified_name}(...){_launcher_flag_note(ctx)}",
         build,
         result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
+    )
+
+
+def _launcher_flag_note(ctx: Context[Facts]) -> str:
+    """What a launcher flag whose default is none (``--launcher none``) makes of those processes."""
+    flag = ctx.facts.distributed.launcher_flag
+    if flag is None:
+        return ""
+    launch = ctx.target.api("launch").qualified_name
+    single = "debug_single_process=True" if launch == TORCH_XLA_LAUNCH else "nprocs=1"
+    return (
+        f"; but `{flag}` (default none) keeps the script non-distributed: with it, each process trains its own "
+        "copy of the model, with no gradient all-reduce, and all write the same outputs. Start one process "
+        f"({launch}(..., {single})), or set `{flag}` to a launcher whose process-group start is ported to XLA "
+        "(mmcv's and BasicSR's init_dist set a CUDA device and start nccl)"
     )
 
 

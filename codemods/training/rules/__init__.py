@@ -14,6 +14,7 @@ from codemods.training.rules.xla303_eval_loop_barrier import EVAL_LOOP_BARRIER
 from codemods.training.rules.xla304_closure_barrier import CLOSURE_BARRIER
 from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
 from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
+from codemods.training.rules.xla307_library_training_loop import LIBRARY_TRAINING_LOOP
 
 # In the order their hooks run on a node: the reports on a step call (XLA306, XLA213, XLA203) come
 # before XLA201 ports it; the barriers and device loaders (XLA301-XLA305) hook loops, loaders,
@@ -29,4 +30,5 @@ RULES = (
     EVAL_LOOP_BARRIER,
     CLOSURE_BARRIER,
     STEP_BARRIER,
+    LIBRARY_TRAINING_LOOP,
 )

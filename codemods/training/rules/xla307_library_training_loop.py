@@ -1,0 +1,249 @@
+"""XLA307 library-training-loop: a call of a library's model wrapper, training runner or training
+entry point (``apis.LIBRARY_LOOPS``: mmcv's MMDataParallel and runners, OpenMMLab's ``train_*``
+functions, BasicSR's ``train_pipeline``) whose code decides, on an XLA host, where the model and the
+batches go or how the optimizer steps, and which no conversion of the project reaches.  Reported at
+the call; a project's own function or class of the same name is the project's code, followed as
+such."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_calls
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+_WRAPPER = (
+    "`MMDataParallel` (mmcv): a torch DataParallel: on a host without CUDA it keeps device_ids == [], moves no "
+    "model, and its train_step, val_step and forward scatter the inputs to [-1], which leaves every batch where "
+    "the loader made it, on the CPU"
+)
+_RUNNER = (
+    "mmcv's OptimizerHook (after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
+    "iteration: register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., "
+    "priority='LOWEST'))"
+)
+
+LIBRARY_TRAINING_LOOP = Rule(
+    code="XLA307",
+    name="library-training-loop",
+    severity="error",
+    summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
+    "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
+    "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, BasicSR's train_pipeline)",
+    fixable=False,
+    why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
+    "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
+    "libraries the tool knows are one table (`apis.LIBRARY_LOOPS`), checked against their released code, each "
+    "with what it does on an XLA host and what to do instead. mmcv 1.x's `MMDataParallel` is a torch "
+    "DataParallel: without CUDA, torch 2.9's DataParallel moves no module and keeps `device_ids == []`, and "
+    "mmcv's `train_step`, `val_step` and `forward` then scatter the inputs to `[-1]`, which leaves each batch "
+    "on the CPU while a model the port moved is on the XLA device (a model the project left to the wrapper "
+    "stays on the CPU). `MMDistributedDataParallel` (a torch DDP) scatters to `[-1]` too without CUDA "
+    "`device_ids`, and copies to CUDA with them. mmcv's `EpochBasedRunner` and `IterBasedRunner` (built "
+    "directly or by `build_runner`) step the optimizer in `OptimizerHook.after_train_iter`, with no barrier: the "
+    "lazy graph grows with every iteration; a hook of the project's whose `after_train_iter` calls the step "
+    "barrier ends it. OpenMMLab's entry points (`mmseg.apis.train_segmentor`, `mmpose.apis.train_model`, "
+    "`mmdet.apis.train_detector`) do both; a project that carries its own copy of them (a `mmseg/` package of "
+    "its own) has them converted and checked as project code, and this rule says nothing of the call. BasicSR's "
+    "`train_pipeline` picks the device itself (`cuda` if `num_gpu` else the CPU, with `num_gpu: auto` read as "
+    "`torch.cuda.device_count()`, 0 on an XLA host) and runs its own loop with no barrier: the project's model "
+    "classes it builds are converted, but the networks and batches the library moves go to the CPU. Each is "
+    "an error at the project's call (not in a test file: a unit test's runner trains nothing); a file that "
+    "calls one is read even when it names no torch. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
+    "device `rank % torch.cuda.device_count()`, a ZeroDivisionError on an XLA host, before it starts an nccl "
+    "process group: start the group with the XLA backend instead.",
+    examples=lambda: (
+        invalid(
+            """
+            from mmcv.parallel import MMDataParallel
+
+            model = MMDataParallel(model.cuda(0), device_ids=[0])
+            """,
+            """
+            from mmcv.parallel import MMDataParallel
+            import torch_xla
+
+            model = MMDataParallel(model.to(torch_xla.device()), device_ids=[0])
+            """,
+            findings=(Expected(4, 9, _WRAPPER),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            class MMDataParallel(torch.nn.Module):
+                def __init__(self, module, device_ids=None):
+                    super().__init__()
+                    self.module = module
+
+            model = MMDataParallel(model, device_ids=[0])
+            """,
+            note="a-class-of-the-same-name-defined-in-the-file",
+        ),
+        valid(
+            """
+            from mmcv.runner import get_dist_info
+
+            rank, world_size = get_dist_info()
+            """,
+            note="an-mmcv-helper-that-runs-no-loop",
+        ),
+        valid(
+            """
+            def train_pipeline(root):
+                return root
+
+            train_pipeline(".")
+            """,
+            note="a-function-of-the-same-name-defined-in-the-file",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from mmcv.parallel import MMDataParallel as DP
+
+            model = build_model(cfg)
+            if torch.cuda.is_available():
+                model = DP(model, device_ids=[0])
+            """,
+            alias=True,
+            note="a-model-left-to-the-wrapper-through-an-alias",
+            findings=(
+                Expected(6, 13, "`DP` (mmcv): a torch DataParallel: on a host without CUDA it keeps device_ids"),
+            ),
+        ),
+        invalid(
+            """
+            import mmcv.parallel as mp
+
+            model = mp.MMDistributedDataParallel(model, broadcast_buffers=False)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-distributed-wrapper-through-a-module-alias",
+            findings=(
+                Expected(
+                    3,
+                    9,
+                    "`mp.MMDistributedDataParallel` (mmcv): a torch DistributedDataParallel: without CUDA "
+                    "device_ids its train_step scatters the inputs to [-1] and its forward",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from mmcv.runner import build_runner
+
+            runner = build_runner(cfg.runner, default_args=dict(model=model, optimizer=optimizer))
+            runner.run(data_loaders, cfg.workflow)
+            """,
+            note="a-runner-built-from-a-config",
+            findings=(Expected(3, 10, f"`build_runner` (mmcv): its run() steps the optimizer in {_RUNNER}"),),
+        ),
+        invalid(
+            """
+            from mmcv.runner import EpochBasedRunner
+
+            runner = EpochBasedRunner(model, optimizer=optimizer, work_dir=".")
+            runner.run(loaders, [("train", 1)])
+            """,
+            target="sagemaker",
+            note="a-runner-built-directly-sagemaker",
+            findings=(
+                Expected(
+                    3,
+                    10,
+                    "`EpochBasedRunner` (mmcv): its run() steps the optimizer in mmcv's OptimizerHook "
+                    "(after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
+                    "iteration: register a hook whose after_train_iter calls xm.mark_step()",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from mmcv.runner import init_dist
+
+            def main(args, cfg):
+                if args.launcher == "none":
+                    distributed = False
+                else:
+                    distributed = True
+                    init_dist(args.launcher, **cfg.dist_params)
+            """,
+            note="mmcv-init-dist",
+            findings=(
+                Expected(
+                    8,
+                    9,
+                    "`init_dist` (mmcv): it sets the CUDA device rank % torch.cuda.device_count() (0 on an XLA "
+                    "host: a ZeroDivisionError)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from mmseg.apis import train_segmentor
+
+            train_segmentor(model, datasets, cfg, distributed=False, validate=True)
+            """,
+            note="an-openmmlab-entry-point",
+            findings=(
+                Expected(
+                    3,
+                    1,
+                    "`train_segmentor` (OpenMMLab): it wraps the model in mmcv's MMDataParallel or "
+                    "MMDistributedDataParallel",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import os.path as osp
+            from basicsr.train import train_pipeline
+
+            import myproject.models  # noqa: F401
+
+            if __name__ == "__main__":
+                train_pipeline(osp.abspath(osp.join(__file__, osp.pardir)))
+            """,
+            note="basicsr-pipeline-in-a-file-without-torch",
+            findings=(
+                Expected(
+                    7,
+                    5,
+                    "`train_pipeline` (BasicSR): it picks the device itself, `cuda` if num_gpu != 0 else the CPU, "
+                    "with num_gpu = torch.cuda.device_count() (0 on an XLA host)",
+                ),
+            ),
+        ),
+    ),
+)
+
+
+@on_calls(LIBRARY_TRAINING_LOOP, names=frozenset(apis.LIBRARY_LOOPS))
+def _library_loop(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
+    """The call of a library's wrapper, runner or entry point: an error that says what it does on
+    XLA, unless the name is the project's own (its copy of ``mmseg.apis``: converted as code) or the
+    file is a test."""
+    module, _, name = callee.rpartition(".")
+    context = ctx.facts.project.context
+    if context.test_file() or context.lookup(module, name) is not None:
+        return updated  # a unit test's runner trains nothing; the project's own copy is converted
+    loop = apis.LIBRARY_LOOPS[callee]
+    ctx.report(
+        LIBRARY_TRAINING_LOOP,
+        original,
+        ctx.target.advice(f"`{ctx.code(original.func)}` ({loop.library}): {loop.does}: {loop.instead}"),
+    )
+    return updated
