@@ -27,7 +27,10 @@ CUDA_DEVICE = Rule(
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
     'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
     'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
-    'choices=["cpu", "cuda"])`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
+    'choices=["cpu", "cuda"])`): "cuda" becomes "xla" in both, so the run can name the XLA device, and so do the '
+    'CUDA strings the flag is tested against (`assert args.device in ["cpu", "cuda"]`, `args.device == "cuda"`), '
+    "which the new default would fail or take another branch of; a membership test against values the tool cannot "
+    "follow (`args.device in DEVICES`) is an error to resolve by hand; a module "
     'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
     'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
     "converted too when the tool runs on the project folder.",
