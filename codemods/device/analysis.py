@@ -74,6 +74,7 @@ class DeviceAnalysis(PortedDevices):
         self.device_flags: set[str] = set()  # argparse device flags with a default (``--device``)
         self.ported_flags: set[str] = set()  # of all device flags, those with a CUDA default or choice
         self.parsed_names: set[str] = set()  # args = parser.parse_args()
+        self.namespace_calls: dict[str, list[str | None]] = defaultdict(list)  # args = get_args(): "get_args"
         self.comparisons: list[cst.Comparison] = []  # of one operator: a device flag's tests among them
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()  # names passed where a device goes
@@ -178,6 +179,8 @@ class DeviceAnalysis(PortedDevices):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.parsed_names.update(device_flags.parsed_names(node))
+        if len(node.targets) == 1 and type(node.value) is cst.Call and (bound := dotted(node.targets[0].target)):
+            self.namespace_calls[bound].append(dotted(node.value.func))  # args = get_args(): checked in finish
         if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):
             return
         for target in node.targets:
@@ -494,8 +497,11 @@ class DeviceAnalysis(PortedDevices):
         part.tensor_checks = tensor_checks.around_moves(
             self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments
         )
+        dests, namespaces = device_flags.flags_of_project(
+            self.ported_flags, self.parsed_names, self.namespace_calls, self.walk.analysis(ProjectAnalysis).origin
+        )
         for comparison in self.comparisons:  # args.device in ['cpu', 'cuda']: with the flag's default
-            strings = device_flags.compared_strings(comparison, self.ported_flags, self.parsed_names)
+            strings = device_flags.compared_strings(comparison, dests, namespaces)
             if strings is None:
                 continue
             if device_flags.unfollowed(comparison):

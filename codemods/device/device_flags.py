@@ -7,13 +7,17 @@ the default (XLA111), where the module that reads the flag cannot say so (it onl
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, string_value
+
+if TYPE_CHECKING:
+    from codemods.project.module_summary import Found
 
 # The name a script's parsed arguments go by where no ``parse_args()`` of the file binds them
 # (``def main(args): ...``).
@@ -68,6 +72,29 @@ def parsed_names(node: cst.Assign) -> list[str]:
         if (name := dotted(bound)) is not None:
             names.append(name)
     return names
+
+
+def flags_of_project(
+    dests: set[str],
+    parsed: set[str],
+    namespace_calls: Mapping[str, list[str | None]],
+    origin: Callable[[str], Found | None],
+) -> tuple[set[str], set[str]]:
+    """The ported device flags a file tests, and the names of the namespaces that hold them:
+    its own parser's, and those a function of another module of the project returns
+    (``args = get_args()``, whose parser defaults ``--device`` to "cuda": the port of that
+    module makes it "xla").  A module this run does not convert keeps its default."""
+    dests, namespaces = set(dests), set(parsed)
+    for name, funcs in namespace_calls.items():
+        found = origin(funcs[0]) if len(funcs) == 1 and funcs[0] is not None else None
+        if found is None or found.summary is None or found.summary.pending:
+            continue
+        for dest, default in found.summary.flag_defaults:
+            text = default.strip("'\"")
+            if text == "cuda" or text.startswith("cuda:"):
+                dests.add(dest)
+                namespaces.add(name)
+    return dests, namespaces
 
 
 def compared_strings(
