@@ -145,10 +145,15 @@ class AmpAnalysis(Analysis):
         args = list(node.args)
         device: cst.BaseExpression | None = None
         flavor: Flavor = "xla" if spelling == "torch_xla" else "cuda"
-        if spelling in ("torch", "sharded"):
+        if spelling in ("torch", "sharded", "cuda_amp"):
             device_arg = next((a for a in args if a.keyword is not None and a.keyword.value == "device"), None)
             if device_arg is None and args and args[0].keyword is None and not args[0].star:
                 device_arg = args[0]
+                if spelling == "cuda_amp" and string_value(device_arg.value) is None:
+                    # torch.cuda.amp's scaler takes init_scale first; a string there is the
+                    # device of torch.amp's, which the same name holds under a fallback import
+                    # (`try: from torch import GradScaler` / `except: from torch.cuda.amp ...`).
+                    device_arg = None
             kind = string_value(device_arg.value) if device_arg is not None else "cuda"
             if kind == "xla":
                 flavor = "xla"

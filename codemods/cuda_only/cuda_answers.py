@@ -105,10 +105,32 @@ class CudaAnswers:
         if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is child:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             return [a for target in targets for a in self._stored(target, parent, pair, seen)]
+        if (printed := self._printed_text(parent)) is not None:
+            return [Answer("none", printed, f"`{code_of(child)}` is only printed")]
         statement = self.reads.enclosing(child, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) or child
         return [
             Answer("breaks", statement, f"`{code_of(statement).strip()}` uses it in a way the tool does not follow")
         ]
+
+    def _printed_text(self, parent: cst.CSTNode | None) -> cst.Call | None:
+        """The printing or logging call that the text ``parent`` makes of the value goes to
+        (``print(f"{n} GPUs")``, ``log.info("{} GPUs".format(n))``): its number only shows
+        there.  None: the value is not made text, or the text goes elsewhere."""
+        parent_of = self.reads.parent
+        if isinstance(parent, cst.FormattedStringExpression):
+            text: cst.CSTNode | None = parent_of.get(id(parent))
+        elif isinstance(parent, cst.Arg) and isinstance(call := parent_of.get(id(parent)), cst.Call):
+            func = call.func
+            formats = isinstance(func, cst.Attribute) and func.attr.value == "format"
+            if not formats or not isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):  # type: ignore[attr-defined]  # narrowed by formats
+                return None
+            text = call
+        else:
+            return None
+        while isinstance(above := parent_of.get(id(text)), cst.ConcatenatedString):
+            text = above
+        call = parent_of.get(id(above)) if isinstance(above, cst.Arg) else None
+        return call if isinstance(call, cst.Call) and _logs(call) else None
 
     def _climb(self, node: cst.CSTNode, pair: Pair) -> tuple[cst.CSTNode, cst.CSTNode | None, Pair] | Answer:
         """From ``node`` up through the expressions that compute with its value (``not``,
@@ -203,6 +225,8 @@ class CudaAnswers:
         name = func.value if isinstance(func, cst.Name) else None
         if _logs(call):
             return [Answer("none", call, f"`{code_of(child)}` is only printed")]
+        if (printed := self._printed_text(arg)) is not None:
+            return [Answer("none", printed, f"`{code_of(child)}` is only printed")]
         if name in PURE_BUILTINS and name in _BUILTINS and self.reads.resolve(func) in (None, name, f"builtins.{name}"):
             values = [None if a is arg else _literal(a.value) for a in call.args]
             if UNKNOWN not in values and not any(a.keyword or a.star for a in call.args):

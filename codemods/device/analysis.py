@@ -72,6 +72,10 @@ class DeviceAnalysis(PortedDevices):
         # What each device variable is assigned, anywhere in the file.
         self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.device_flags: set[str] = set()  # argparse device flags with a default (``--device``)
+        self.ported_flags: set[str] = set()  # of all device flags, those with a CUDA default or choice
+        self.parsed_names: set[str] = set()  # args = parser.parse_args()
+        self.namespace_calls: dict[str, list[str | None]] = defaultdict(list)  # args = get_args(): "get_args"
+        self.comparisons: list[cst.Comparison] = []  # of one operator: a device flag's tests among them
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
@@ -174,6 +178,9 @@ class DeviceAnalysis(PortedDevices):
             self.add_device_strings(node.default)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.parsed_names.update(device_flags.parsed_names(node))
+        if len(node.targets) == 1 and type(node.value) is cst.Call and (bound := dotted(node.targets[0].target)):
+            self.namespace_calls[bound].append(dotted(node.value.func))  # args = get_args(): checked in finish
         if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):
             return
         for target in node.targets:
@@ -304,6 +311,8 @@ class DeviceAnalysis(PortedDevices):
         operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
+        if len(node.comparisons) == 1:
+            self.comparisons.append(node)
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
         if node in self.part.replaced_parts:
@@ -353,6 +362,8 @@ class DeviceAnalysis(PortedDevices):
                 self.add_device_strings(value)
             if flag.default is not None:
                 self.device_flags.add(flag.dest)
+            if flag.ported:
+                self.ported_flags.add(flag.dest)
             if flag.cpu_beside_accelerator and flag.default is not None:
                 self.part.cpu_flag_defaults[flag.default] = flag.dest
 
@@ -486,6 +497,20 @@ class DeviceAnalysis(PortedDevices):
         part.tensor_checks = tensor_checks.around_moves(
             self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments
         )
+        dests, namespaces = device_flags.flags_of_project(
+            self.ported_flags, self.parsed_names, self.namespace_calls, self.walk.analysis(ProjectAnalysis).origin
+        )
+        for comparison in self.comparisons:  # args.device in ['cpu', 'cuda']: with the flag's default
+            strings = device_flags.compared_strings(comparison, dests, namespaces)
+            if strings is None:
+                continue
+            if device_flags.unfollowed(comparison):
+                part.unfollowed_flag_tests.add(comparison)
+            elif strings:
+                part.strings.update(strings)
+                part.flag_test_strings.update(strings)
+                part.cuda_checks.discard(comparison)
+                part.tensor_checks.pop(comparison, None)
         part.cuda_checks.difference_update(part.tensor_checks)
         part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
 

@@ -20,6 +20,12 @@ class DeviceFacts:
     # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
     # variable, --device defaults): they become "xla".
     strings: set[cst.CSTNode] = field(default_factory=set)
+    # Of those, the ones a test of a device flag compares it with (``args.device in ['cpu',
+    # 'cuda']``, ``args.device == 'cuda'``): the flag's default becomes "xla" (device/device_flags.py).
+    flag_test_strings: set[cst.SimpleString] = field(default_factory=set)
+    # Membership tests of such a flag against values the tool cannot follow (``args.device in
+    # DEVICES``): the new default may fail them (reported, XLA101).
+    unfollowed_flag_tests: set[cst.Comparison] = field(default_factory=set)
     # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
     calls: set[cst.Call] = field(default_factory=set)
     # What the index of such a call holds (``torch.cuda.current_device()``), and what a

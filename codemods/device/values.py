@@ -636,6 +636,8 @@ class DeviceValueAnalysis(ProjectFlags):
         for assertion, comparison, choices, scope in self.assertions:
             value = self.text(comparison.left, scope)
             listed = {string_value(e.value) for e in choices.elements}
+            if any(e.value in self.facts.device.flag_test_strings for e in choices.elements):
+                continue  # a device flag's choices: its CUDA string becomes "xla" with the flag (XLA101)
             if value == "xla" and value not in listed and "cuda" in listed:
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed

@@ -45,6 +45,8 @@ from codemods.targets import XM, spellings
 from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codemods.facts import Facts
 
 
@@ -94,6 +96,8 @@ class FlowAnalysis(Analysis):
         self.uses = NameUses()
         self._at = _Position((self.module_scope, (), False))
         self._memo = _Memo()
+        # Calls of one value unpacked into a tuple of names (``model, batcher = prepare()``), by id.
+        self.unpacked_calls: set[int] = set()
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -225,6 +229,8 @@ class FlowAnalysis(Analysis):
         if pairs is not None:  # ``H, W = int(H), int(W)``: each name gets its own element's value
             self.scope.assignments.extend(((name,), element, self._loops(), augmented) for name, element in pairs)
         else:
+            if type(value) is cst.Call and _flat_names(targets) is not None:
+                self.unpacked_calls.add(id(value))
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -492,7 +498,7 @@ class FlowAnalysis(Analysis):
             for scope in scopes:
                 for targets, value, _, _ in scope.assignments:
                     if ask(scope, value):
-                        for target in targets:
+                        for target in self._unpacked_device_names(targets, value, ask):
                             add(self.owner(scope, target), target)
                     elif reads_to_host(value):
                         scope.host.update(targets)
@@ -505,6 +511,30 @@ class FlowAnalysis(Analysis):
         models = self.facts.training.models
         for scope in scopes:
             scope.device -= scope.host | models  # a module moved to the device is not a tensor
+
+    def _unpacked_device_names(
+        self, targets: tuple[str, ...], value: cst.BaseExpression, ask: Callable[[Scope, cst.CSTNode], bool]
+    ) -> tuple[str, ...]:
+        """Of the names a device value is assigned to, those that hold a device value: all of
+        them, but where a call of the file's functions that each return a tuple of as many
+        elements is unpacked (``model, batcher = prepare()``, where ``prepare`` returns ``model,
+        batcher``): the names whose element is one (a batcher beside a model is no tensor)."""
+        if type(value) is not cst.Call or id(value) not in self.unpacked_calls:
+            return targets
+        callees = self._callees(value)
+        returns = [(callee, r) for callee in callees for r in callee.returns]
+        if not returns or any(
+            (type(r) is not cst.Tuple and type(r) is not cst.List)
+            or len(r.elements) != len(targets)
+            or any(type(e) is cst.StarredElement for e in r.elements)
+            for _, r in returns
+        ):
+            return targets
+        return tuple(
+            target
+            for index, target in enumerate(targets)
+            if any(ask(callee, r.elements[index].value) for callee, r in returns)  # type: ignore[attr-defined]  # a Tuple or List: checked above
+        )
 
     def _mentioned(self, value: cst.CSTNode) -> set[str] | None:
         """The names whose device values can make ``value`` one (``_value_names``: each
@@ -593,6 +623,15 @@ def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]
+
+
+def _flat_names(targets: list[cst.BaseExpression]) -> list[str] | None:
+    """The names of one tuple of names (``model, batcher = ...``); else None."""
+    target = targets[0] if len(targets) == 1 else None
+    if type(target) is not cst.Tuple and type(target) is not cst.List:
+        return None
+    names = [dotted(e.value) if type(e) is cst.Element else None for e in target.elements]
+    return None if any(n is None for n in names) else [n for n in names if n is not None]
 
 
 def _counters(loop: cst.For) -> list[str]:

@@ -102,6 +102,72 @@ GRAD_SCALER = Rule(
         invalid(
             """
             import torch
+            try:
+                from torch import GradScaler
+            except ImportError:
+                from torch.cuda.amp import GradScaler
+
+            scaler = GradScaler("cuda")
+            other = GradScaler("cuda", 2.0**10)
+            third = GradScaler(device="cuda", init_scale=2.0**10)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            try:
+                from torch import GradScaler
+            except ImportError:
+                from torch.cuda.amp import GradScaler
+
+            scaler = torch.amp.GradScaler("xla")
+            other = torch.amp.GradScaler("xla", 2.0**10)
+            third = torch.amp.GradScaler("xla", init_scale=2.0**10)
+            """,
+            note="fallback-import-device-first",
+            findings=(
+                Expected(8, 10, 'GradScaler -> torch.amp.GradScaler("xla")'),
+                Expected(9, 9, 'GradScaler -> torch.amp.GradScaler("xla", 2.0**10)'),
+                Expected(10, 9, 'GradScaler -> torch.amp.GradScaler("xla", init_scale=2.0**10)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            try:
+                from torch import GradScaler
+            except ImportError:
+                from torch.cuda.amp import GradScaler
+
+            scaler = GradScaler("cuda")
+            other = GradScaler("cuda", 2.0**10)
+            third = GradScaler(device="cuda", init_scale=2.0**10)
+            fourth = torch.cuda.amp.GradScaler(2.0**10)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            try:
+                from torch import GradScaler
+            except ImportError:
+                from torch.cuda.amp import GradScaler
+
+            scaler = torch_xla.amp.GradScaler()
+            other = torch_xla.amp.GradScaler(2.0**10)
+            third = torch_xla.amp.GradScaler(init_scale=2.0**10)
+            fourth = torch_xla.amp.GradScaler(2.0**10)
+            """,
+            target="sagemaker",
+            note="fallback-import-device-first-sagemaker",
+            findings=(
+                Expected(8, 10, "GradScaler -> torch_xla.amp.GradScaler()"),
+                Expected(9, 9, "GradScaler -> torch_xla.amp.GradScaler(2.0**10)"),
+                Expected(10, 9, "GradScaler -> torch_xla.amp.GradScaler(init_scale=2.0**10)"),
+                Expected(11, 10, "torch.cuda.amp.GradScaler -> torch_xla.amp.GradScaler(2.0**10)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
             from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 
             scaler = ShardedGradScaler(init_scale=2.0**10)

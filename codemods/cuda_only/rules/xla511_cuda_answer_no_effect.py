@@ -74,8 +74,32 @@ CUDA_ANSWER_NO_EFFECT = Rule(
             """,
             note="breaks: an error of XLA506",
         ),
+        valid(
+            """
+            import torch
+
+            run_name = f"run_{torch.cuda.device_count()}"
+            workers = [f"{torch.cuda.device_count()}"]
+            """,
+            note="made text that is not printed: an error of XLA506",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import logging
+            import torch
+
+            log = logging.getLogger(__name__)
+            print(f"rank {rank}: " f"{torch.cuda.device_count()} GPUs are available")
+            log.info("found {} GPUs".format(torch.cuda.device_count()))
+            """,
+            note="in the text of a print or a log call",
+            findings=(
+                Expected(5, 27, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),
+                Expected(6, 33, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -28,7 +28,10 @@ CUDA_DEVICE = Rule(
     'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
     'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
     'choices=["cpu", "cuda"])`, its attribute named as argparse names it: `dest=`, else the long option after a '
-    'short one, `"-d", "--device"`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
+    'short one, `"-d", "--device"`): "cuda" becomes "xla" in both, so the run can name the XLA device, and so do the '
+    'CUDA strings the flag is tested against (`assert args.device in ["cpu", "cuda"]`, `args.device == "cuda"`), '
+    "which the new default would fail or take another branch of; a membership test against values the tool cannot "
+    "follow (`args.device in DEVICES`) is an error to resolve by hand; a module "
     'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
     'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
     "converted too when the tool runs on the project folder.",
@@ -51,6 +54,20 @@ CUDA_DEVICE = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import argparse
+            import torch
+
+            p = argparse.ArgumentParser()
+            p.add_argument("--device", default="cpu")
+            args = p.parse_args()
+            assert args.device in ["cpu", "mps"]
+            cfg = load()
+            assert cfg.device in DEVICES
+            """,
+            note="tests-of-a-flag-the-port-leaves",
+        ),
         valid(
             """
             import torch
@@ -302,6 +319,91 @@ CUDA_DEVICE = Rule(
             alias=True,
             findings=(Expected(4, 10, 'Device("cuda") -> torch_xla.device()'),),
         ),
+        invalid(
+            """
+            import argparse
+            import torch
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-device", default="cuda")
+            args = p.parse_args()
+            assert args.device in ["cpu", "cuda", "mps"]
+            if args.device not in ("cpu", "cuda"):
+                raise ValueError(args.device)
+            if args.device == "cpu":
+                dev = torch.device("cpu")
+            elif args.device == "cuda":
+                dev = torch.device("cuda")
+            model = Net().to(dev)
+            """,
+            """
+            import argparse
+            import torch
+            import torch_xla
+
+            p = argparse.ArgumentParser()
+            p.add_argument("-device", default="xla")
+            args = p.parse_args()
+            assert args.device in ["cpu", "xla", "mps"]
+            if args.device not in ("cpu", "xla"):
+                raise ValueError(args.device)
+            if args.device == "cpu":
+                dev = torch.device("cpu")
+            elif args.device == "xla":
+                dev = torch_xla.device()
+            model = Net().to(dev)
+            """,
+            note="membership-tests-of-a-ported-flag",
+            findings=(
+                Expected(6, 35, '"cuda" -> "xla"'),
+                Expected(8, 31, '"cuda" -> "xla" (a test of the device flag, whose default the port makes "xla" too)'),
+                Expected(9, 31, '"cuda" -> "xla" (a test of the device flag'),
+                Expected(13, 21, '"cuda" -> "xla" (a test of the device flag'),
+                Expected(14, 11, 'torch.device("cuda") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+
+            DEVICES = ["cpu", "cuda"]
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
+                opt, _ = parser.parse_known_args()
+                assert opt.device in DEVICES
+                return Net().to(torch.device(opt.device))
+            """,
+            """
+            import argparse
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            DEVICES = ["cpu", "cuda"]
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--device", choices=["cpu", "xla"], default="xla")
+                opt, _ = parser.parse_known_args()
+                assert opt.device in DEVICES
+                return Net().to(torch.device(opt.device))
+            """,
+            note="membership-test-of-a-ported-flag-against-a-name",
+            findings=(
+                Expected(10, 53, '"cuda" -> "xla"'),
+                Expected(10, 69, '"cuda" -> "xla"'),
+                Expected(
+                    12,
+                    12,
+                    "`opt.device in DEVICES` tests the device flag, whose CUDA default the port makes 'xla', against "
+                    "values the tool cannot follow",
+                ),
+            ),
+        ),
     ),
 )
 
@@ -314,6 +416,8 @@ def _device_string(
 
     xla = ctx.target.device_string
     note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
+    if original in ctx.facts.device.flag_test_strings:
+        note += f" (a test of the device flag, whose default the port makes {quoted_like(original, xla).value} too)"
     rule, where = _rule_for(ctx, original)
     new = ctx.fix(
         rule,
@@ -357,6 +461,15 @@ def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
     ctx.forget_fixes_inside(original)
     ctx.imports.discard(original)
     return new
+
+
+@reports_facts(CUDA_DEVICE, nodes=lambda facts: facts.device.unfollowed_flag_tests)
+def _unfollowed_flag_test(ctx: Context[Facts], original: cst.Comparison) -> str:
+    return (
+        f"`{ctx.code(original)}` tests the device flag, whose CUDA default the port makes "
+        f"'{ctx.target.device_string}', against values the tool cannot follow: if '{ctx.target.device_string}' is not among "
+        "them, the new default fails the test (or takes another branch); add it there"
+    )
 
 
 def _rule_for(ctx: Context[Facts], original: cst.CSTNode) -> tuple[Rule, str]:

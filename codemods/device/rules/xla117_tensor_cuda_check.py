@@ -146,6 +146,37 @@ TENSOR_CUDA_CHECK = Rule(
             """
             import torch
 
+
+            def train(args, model):
+                if args.device == "cuda":
+                    model = model.cuda()
+                return model
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def train(args, model):
+                if args.device == "xla":
+                    model = model.to(torch_xla.device())
+                return model
+            """,
+            note="a device setting compared as a string, not a tensor's device",
+            findings=(
+                Expected(
+                    6,
+                    8,
+                    '`args.device == "cuda"` -> args.device == "xla": it compares a device named by a string (a '
+                    "setting, such as a --device flag: a tensor's device is never equal to a string), which the port "
+                    "makes 'xla' where it is set",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
             def pad(t, x):
                 t = t.cuda() if x.is_cuda else t
                 device = x.device if x.is_cuda else 'cpu'
@@ -308,6 +339,24 @@ _TAKES_A_BARE_COMPARISON = frozenset(
 _FALSE_ON_XLA = "is False for a tensor on the XLA device, so the device code it guards never runs there"
 
 
+# ``x.device == "cuda"`` is False for any tensor (a torch.device never equals a string): what
+# it compares is a device named by a string, a setting (``args.device``, a config's).
+_STRING_SETTING = "compares a device named by a string (a setting, such as a --device flag: a tensor's device is never equal to a string)"
+
+
+def _compares_a_string(check: cst.CSTNode) -> bool:
+    """``args.device == 'cuda'``: a value compared as it is, not its ``.type`` nor ``str(...)``."""
+    import libcst as cst
+
+    from codemods.engine.nodes import string_value
+
+    if not isinstance(check, cst.Comparison) or len(check.comparisons) != 1:
+        return False
+    left, right = check.left, check.comparisons[0].comparator
+    value = right if string_value(left) is not None else left
+    return isinstance(value, cst.Attribute) and value.attr.value == "device"
+
+
 def _ported_checks(facts: Facts) -> list[cst.CSTNode]:
     """The tensor checks: one XLA110 ports as the script's device is its."""
     return [check for check in facts.device.tensor_checks if check not in facts.device.type_checks]
@@ -325,12 +374,14 @@ def _ported_check(
     check = ctx.code(original)
     device_type = ctx.target.device_string
     why = kept_because(ctx, blocker)
+    string = _compares_a_string(original)
     if why is not None:
+        said = _STRING_SETTING if string else f"{_FALSE_ON_XLA} (the tensors it makes stay on the CPU)"
         ctx.report(
             TENSOR_CUDA_CHECK,
             original,
-            f"`{check}` {_FALSE_ON_XLA} (the tensors it makes stay on the CPU); not changed: {why}; move that code "
-            f"onto the XLA device, then ask `.device.type == '{device_type}'`",
+            f"`{check}` {said}; not changed: {why}; move that code onto the XLA device, then ask "
+            f"`.device.type == '{device_type}'`",
         )
         return updated
 
@@ -347,7 +398,11 @@ def _ported_check(
             return comparison.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         return comparison.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
-    message = f"`{check}` -> {{new}}: it {_FALSE_ON_XLA}; the new check asks whether the tensor is on the accelerator"
+    message = (
+        f"`{check}` -> {{new}}: it {_STRING_SETTING}, which the port makes '{device_type}' where it is set"
+        if string
+        else f"`{check}` -> {{new}}: it {_FALSE_ON_XLA}; the new check asks whether the tensor is on the accelerator"
+    )
     return ctx.fix_or_keep(updated, TENSOR_CUDA_CHECK, original, message, build)
 
 

@@ -126,6 +126,32 @@ DEVICE_CONTROL_FLOW = Rule(
                 Expected(10, 8, "`loss.item()` decides control flow from a device value"),
             ),
         ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def prepare():
+                model = torch.nn.Linear(2, 2).to(torch_xla.device())
+                return model, Batcher(40, 4), torch.ones(1, device=torch_xla.device())
+
+
+            model, batcher, scale = prepare()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            while not batcher.end():
+                loss = model(batcher.next().to(torch_xla.device())).sum() * scale
+                loss.backward()
+                xm.optimizer_step(opt)
+                if scale > 1:
+                    break
+                torch_xla.sync()
+            """,
+            note="a tuple a function returns, unpacked: each name holds its own element (a batcher beside a model is "
+            "no tensor)",
+            findings=(Expected(17, 8, "`scale > 1` tests a device tensor"),),
+        ),
     ),
 )
 
