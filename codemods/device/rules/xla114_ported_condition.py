@@ -67,8 +67,131 @@ PORTED_CONDITION = Rule(
             """,
             note="a-value-the-port-does-not-change",
         ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                dist.init_process_group(backend=backend)
+                if backend == "gloo":
+                    return torch.device("cpu")
+                return torch.device("cuda", rank)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend=backend, init_method="xla://")
+                if backend == "gloo":
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="the-cpu-backend-of-a-choice-asks-for-the-branch-the-port-did-not-take",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                if backend == "nccl":
+                    torch.cuda.set_device(rank)
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend)
+                return device
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                if backend == "xla":
+                    device = torch_xla.device()
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend, init_method="xla://")
+                return device
+            """,
+            note="a-choice-of-backends-compared-with-the-cuda-one",
+            findings=(Expected(8, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                if backend == "nccl":
+                    torch.cuda.set_device(rank)
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend)
+                return device
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                if backend == "xla":
+                    device = xm.xla_device()
+                else:
+                    device = torch.device("cpu")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group(backend=backend, rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return device
+            """,
+            target="sagemaker",
+            note="a-choice-of-backends-compared-with-the-cuda-one-sagemaker",
+            findings=(Expected(9, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "nccl" if torch.cuda.is_available() and not cfg.cpu else "gloo"
+                dist.init_process_group(backend)
+                if backend not in ("nccl",):
+                    return torch.device("cpu")
+                return torch.device("cuda", rank)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend not in ("xla",):
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="the-cuda-backend-listed-in-a-choice-of-backends",
+            findings=(Expected(8, 24, '`backend not in ("nccl",)`: "nccl" -> "xla", the value the port gave it'),),
+        ),
         invalid(
             """
             import torch
