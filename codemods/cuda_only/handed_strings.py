@@ -64,7 +64,7 @@ class HandedStringAnalysis(Analysis):
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         calls = [o for o in operands if type(o) is cst.Call]
         if len(calls) == 1 and all(_strings(o) for o in operands if o is not calls[0]):
-            self.compared.add(calls[0])  # type: ignore[arg-type]  # narrowed by type(o) is cst.Call above
+            self.compared.add(calls[0])
 
     def conclude(self) -> None:
         converted = self.facts.device.strings
