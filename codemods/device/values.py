@@ -347,6 +347,8 @@ class DeviceValueAnalysis(ProjectFlags):
         values = self._live(name, scope)
         if values:
             found = either([self.where(b.value, b.scope) for b in values])
+            if found.on_xla is False and (changed := self._changed_by_the_port(name, scope, values)) is not None:
+                return replace(found, why=f"{found.why} {changed}")
             if found.on_xla is not False:
                 # ``if args.cuda: device = "cuda"``, the flag from a module this run does not convert
                 away = next(
@@ -505,6 +507,37 @@ class DeviceValueAnalysis(ProjectFlags):
         """The call whose result ``name``'s root is, bound once (``args = get_args()``)."""
         values = self._live(name.partition(".")[0], scope)
         return values[0].value if len(values) == 1 and type(values[0].value) is cst.Call else None
+
+    def _changed_by_the_port(self, name: str, scope: str, live: list[Binding]) -> str | None:
+        """Why a binding of ``name`` the author wrote for the accelerator no longer runs, where a
+        condition the port changed drops it: it compares a value the port rewrote (``backend ==
+        NCCL`` once ``backend`` is "xla") and is False after the port, as it was not before."""
+        ported = self.facts.distributed.backend_values
+        for binding in self.bindings.get(name, []):
+            if binding.scope != scope or binding in live:
+                continue
+            for cond, in_body in binding.conds:
+                test = cond.test
+                if type(test) is not cst.Comparison or self.truth(test, scope, False) is not (not in_body):
+                    continue  # not a comparison known to drop the binding after the port
+                operands = [test.left, *(c.comparator for c in test.comparisons)]
+                rewritten = next(
+                    (
+                        operand
+                        for operand in operands
+                        if (compared := dotted(operand)) is not None
+                        and any(b.value in ported for b in self._live(compared, scope))
+                    ),
+                    None,
+                )
+                if rewritten is not None:
+                    value = self.text(rewritten, scope)
+                    return (
+                        f"(the port made `{self.code(test)}` False: it rewrote `{self.code(rewritten)}` to "
+                        f'"{value}", so the branch written for the accelerator no longer runs; the port changed '
+                        "this condition, not the author)"
+                    )
+        return None
 
     def _live_returns(self, function: str) -> list[Binding]:
         """The returns that can run: up to the first one whose conditions all hold."""
@@ -678,11 +711,13 @@ class DeviceValueAnalysis(ProjectFlags):
         # First: the conditions below read these comparisons as ported (``text``).
         for comparison, name, literal in self.comparisons:
             scope = next((b.scope for b in self.bindings.get(name, [])), "")
-            values = self._live(name, scope) or self.bindings.get(name, [])
-            new = {self.facts.distributed.backend_values.get(b.value) if b.value is not None else None for b in values}
+            values = [b.value for b in self._live(name, scope) or self.bindings.get(name, [])]
+            if not values and "." in name and (default := self.flag_defaults.get(name.rsplit(".", 1)[1])) is not None:
+                values = [default]  # ``args.backend``: the flag's default
+            new = {self.facts.distributed.backend_values.get(v) if v is not None else None for v in values}
             value = new.pop() if len(new) == 1 else None
             compared = string_value(literal)
-            if value is not None and compared != value and all(compared in _replaced(b.value) for b in values):
+            if value is not None and compared != value and compared in _replaced(values):
                 part.ported_comparisons[literal] = (self.code(comparison), value)
         self._handed_flags()
         self._environment_flags()
@@ -723,27 +758,27 @@ class DeviceValueAnalysis(ProjectFlags):
 _CUDA_BACKENDS = frozenset({"nccl"})
 
 
-def _replaced(value: cst.BaseExpression | None) -> frozenset[str]:
-    """The strings that the port's one new value stands for where it rewrites ``value``: a
-    string, itself; a choice between strings (``"gloo" if cfg.use_cpu else "nccl"``), the
-    accelerator's (a CUDA backend or device string): the branch the port chose.  A comparison
-    with another string of the choice ("gloo") asked for the other branch, and stays."""
-    if value is None:
-        return frozenset()
-    if (text := string_value(value)) is not None:
-        return frozenset({text})
+def _replaced(values: list[cst.BaseExpression | None]) -> frozenset[str]:
+    """The strings that the port's one new value stands for where it rewrites ``values`` (the
+    values a name may hold): one string, itself; a choice between strings (``"gloo" if
+    cfg.use_cpu else "nccl"``, or ``backend = "gloo"`` in one branch and ``"nccl"`` in the
+    other), the accelerator's (a CUDA backend or device string): the branch the port chose.  A
+    comparison with another string of the choice ("gloo") asked for the other branch, and stays."""
     leaves: list[cst.BaseExpression] = []
-    pending = [value]
+    pending = [v for v in values if v is not None]
     while pending:
         node = pending.pop()
         if type(node) is cst.IfExp:
             pending += [node.body, node.orelse]
-        else:
+        elif string_value(node) is not None:
             leaves.append(node)
+        else:
+            return frozenset()  # a value the choice does not spell out
+    texts = {string_value(leaf) or "" for leaf in leaves}
+    if len(texts) == 1:
+        return frozenset(texts)
     return frozenset(
-        text
-        for leaf in leaves
-        if (text := string_value(leaf)) is not None and (text in _CUDA_BACKENDS or is_cuda_device_string(leaf))
+        text for leaf in leaves if (text := string_value(leaf) or "") in _CUDA_BACKENDS or is_cuda_device_string(leaf)
     )
 
 

@@ -222,6 +222,53 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            NCCL = "nccl"
+
+
+            def main(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                dist.init_process_group(backend)
+                if backend == NCCL:
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                model = torch.nn.Linear(2, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            NCCL = "nccl"
+
+
+            def main(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == NCCL:
+                    device = torch_xla.device()
+                else:
+                    device = torch.device("cpu")
+                model = torch.nn.Linear(2, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-condition-the-port-changed-drops-the-accelerator-branch",
+            findings=(
+                Expected(
+                    14,
+                    31,
+                    '`model`, whose parameters `torch.optim.SGD` steps, goes to `device`, which ends on "cpu" (the CPU) '
+                    '(the port made `backend == NCCL` False: it rewrote `backend` to "xla", so the branch written for '
+                    "the accelerator no longer runs; the port changed this condition, not the author)",
+                ),
+            ),
+        ),
         *index_or_cpu_invalid(),
         invalid(
             """

@@ -197,6 +197,78 @@ PORTED_CONDITION = Rule(
             import torch
             import torch.distributed as dist
 
+
+            def main(cfg, rank):
+                if cfg.use_cpu:
+                    backend = "gloo"
+                else:
+                    backend = "nccl"
+                dist.init_process_group(backend)
+                if backend == "nccl":
+                    return torch.device("cuda", rank)
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main(cfg, rank):
+                if cfg.use_cpu:
+                    backend = "xla"
+                else:
+                    backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == "xla":
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="backends-assigned-in-the-branches-of-an-if",
+            findings=(Expected(12, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--backend", default="nccl")
+
+
+            def main():
+                args = parser.parse_args()
+                dist.init_process_group(args.backend)
+                if args.backend != "nccl":
+                    return torch.device("cpu")
+                return torch.device("cuda", 0)
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--backend", default="xla")
+
+
+            def main():
+                args = parser.parse_args()
+                dist.init_process_group(args.backend, init_method="xla://")
+                if args.backend != "xla":
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="a-backend-flag-whose-default-the-port-rewrote",
+            findings=(Expected(13, 24, '`args.backend != "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
             backend = "nccl"
             dist.init_process_group(backend)
             device = torch.device("cuda") if backend == "nccl" else torch.device("cpu")
