@@ -712,10 +712,13 @@ class DeviceValueAnalysis(ProjectFlags):
         for comparison, name, literal in self.comparisons:
             scope = next((b.scope for b in self.bindings.get(name, [])), "")
             values = [b.value for b in self._live(name, scope) or self.bindings.get(name, [])]
-            if not values and "." in name and (default := self.flag_defaults.get(name.rsplit(".", 1)[1])) is not None:
+            flag = not values and "." in name
+            if flag and (default := self.flag_defaults.get(name.rsplit(".", 1)[1])) is not None:
                 values = [default]  # ``args.backend``: the flag's default
             new = {self.facts.distributed.backend_values.get(v) if v is not None else None for v in values}
             value = new.pop() if len(new) == 1 else None
+            if flag and value != "xla":
+                continue  # a flag's init method: the port's value is not always what its default says
             compared = string_value(literal)
             if value is not None and compared != value and compared in _replaced(values):
                 part.ported_comparisons[literal] = (self.code(comparison), value)
