@@ -8,7 +8,10 @@ the project's other modules (their summaries), attributes (``self.device``), arg
 defaults, config dicts (``cfg["device"]``) and the known device helpers of libraries
 (``apis.DEVICE_HELPERS``).  Conditions are evaluated as they read after the port on an XLA
 host: an availability check that the port drops is True, one that stays is False, and a
-string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.  A CUDA
+string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value, and
+so does the literal it is compared with where that is the CUDA one of a choice the port made
+one value (``"gloo" if cfg.use_cpu else "nccl"``: ``backend == "nccl"`` becomes ``== "xla"``,
+XLA114); a binding that such a condition drops says so (the port changed it, not the author).  A CUDA
 index or the CPU chosen by comparing the index with a number (``args.device if args.device >= 0
 else "cpu"``) is off XLA whichever way it goes; the finding names the flag's default (this
 file's parser, or the summary of the module whose ``parse_args()`` hands ``args`` in).

@@ -25,7 +25,9 @@ PORTED_CONDITION = Rule(
     why='The port rewrites values that conditions then test: `backend = "nccl"` becomes `"xla"`, and '
     '`if backend == "nccl": device = torch.device("cuda", rank) else: device = torch.device("cpu")` would '
     "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
-    "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
+    "is compared with becomes the new value, so the condition asks what it asked before; where the port made a "
+    'choice one value (`"gloo" if cfg.use_cpu else "nccl"`, or a backend set in each branch of an `if`), the '
+    'literal that named its CUDA side ("nccl") does, and one that named the other side ("gloo") stays. Likewise '
     '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
     'script: "xla" is added to the choices.',
     examples=lambda: (
