@@ -35,6 +35,7 @@ from codemods.device.call_sites import CallSites
 from codemods.device.environment_flags import compared_variable, set_by_call, subscript_key
 from codemods.device.from_project import decided_in_project
 from codemods.device.project_flags import ProjectFlags
+from codemods.device.rules.xla111_device_off_xla import condition_changed_by_the_port
 from codemods.device.shapes import compared, device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
 from codemods.engine.nodes import (
@@ -534,12 +535,8 @@ class DeviceValueAnalysis(ProjectFlags):
                     None,
                 )
                 if rewritten is not None:
-                    value = self.text(rewritten, scope)
-                    return (
-                        f"(the port made `{self.code(test)}` False: it rewrote `{self.code(rewritten)}` to "
-                        f'"{value}", so the branch written for the accelerator no longer runs; the port changed '
-                        "this condition, not the author)"
-                    )
+                    value = self.text(rewritten, scope) or ""
+                    return condition_changed_by_the_port(self.code(test), self.code(rewritten), value)
         return None
 
     def _live_returns(self, function: str) -> list[Binding]:

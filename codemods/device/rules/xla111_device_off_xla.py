@@ -439,26 +439,39 @@ def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> 
     return _goes_off_xla(stepped_model(model, optimizer), device, why)
 
 
+_PORT_CHANGED = "the port changed this condition, not the author"
+
+
+def condition_changed_by_the_port(test: str, name: str, value: str) -> str:
+    """Why a device ends off XLA, said after it: a condition the author wrote for the accelerator's
+    branch compares a value the port rewrote (``backend == NCCL`` once ``backend`` is "xla")."""
+    return (
+        f'(the port made `{test}` False: it rewrote `{name}` to "{value}", so the branch written for the '
+        f"accelerator no longer runs; {_PORT_CHANGED})"
+    )
+
+
+def _as_written(why: str) -> str:
+    """The end of a message on a device handed to the project's code: where to pass the XLA
+    device, and who chose the CPU."""
+    author = "" if _PORT_CHANGED in why else ": the port leaves a CPU choice as the author wrote it"
+    return f", or pass it there (`--device xla` for a device flag){author}"
+
+
 def handed_device_off_xla(model: str, callee: str, path: str, move: str, device: str, why: str) -> str:
     """The stepped model is handed to a callable of the project that moves it to the device the
     caller hands in (``Trainer(model, device=args.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
-        )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
-    )
+    return _goes_off_xla(
+        f"`{model}`, which `{callee}` ({path}) moves (`{move}`) and builds its optimizer over,", device, why
+    ) + _as_written(why)
 
 
 def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: str) -> str:
     """A callable of the project that trains moves tensors to the device the caller hands in
     (``CTRTrainer(model, device=device)``, ``self.model.to(self.device)``), and that device ends off XLA."""
-    return (
-        _goes_off_xla(
-            f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
-        )
-        + ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"
-    )
+    return _goes_off_xla(
+        f"`{callee}` ({path}) trains, and moves to the device it is handed (`{move}`), which", device, why
+    ) + _as_written(why)
 
 
 def moved_off_xla(name: str, device: str, why: str) -> str:
