@@ -5,7 +5,10 @@ parameter (or the ``self`` attribute it is stored in) is only used as a device (
 ``.to()``, ``torch.device()``), the string becomes the XLA device's; where it is used as a
 device and otherwise too, it is reported; where it is never used as a device (CUDA memory
 statistics, a log line), nothing is said of it (those uses have findings of their own).  A
-callable of another module of the project is not followed: reported."""
+callable of another module of the project is not followed: reported.  A call whose result is
+only compared with strings (``os.getenv("DEVICE", "cuda") == "cuda"``) hands "cuda" back to the
+test, which compares it with a string: it is not a device handed on, and nothing is said of it
+(the comparison is the device analysis's)."""
 
 from __future__ import annotations
 
@@ -39,6 +42,8 @@ class HandedStringAnalysis(Analysis):
         self.functions: dict[str, cst.FunctionDef] = {}  # top-level functions of the file
         self.classes: dict[str, cst.ClassDef] = {}
         self.candidates: list[tuple[cst.Call, str]] = []
+        # Calls whose result is only compared with strings (``os.getenv("DEVICE", "cuda") == "cuda"``).
+        self.compared: set[cst.Call] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if not self.walk.scopes[:-1]:  # the walk has entered it: its own name is the only scope
@@ -55,9 +60,17 @@ class HandedStringAnalysis(Analysis):
         ):
             self.candidates.append((node, name))
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        calls = [o for o in operands if type(o) is cst.Call]
+        if len(calls) == 1 and all(_strings(o) for o in operands if o is not calls[0]):
+            self.compared.add(calls[0])
+
     def conclude(self) -> None:
         converted = self.facts.device.strings
         for call, name in self.candidates:
+            if call in self.compared:
+                continue  # a string the call hands back for the test, not a device it is handed
             for arg in call.args:
                 if not is_cuda_device_string(arg.value) or arg.value in converted or arg.star:
                     continue
@@ -161,3 +174,12 @@ def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
             parents[id(child)] = node
             stack.append(child)
     return parents
+
+
+def _strings(node: cst.BaseExpression) -> bool:
+    """A string literal, or a literal collection of them (``("cuda", "xla")``)."""
+    if type(node) in (cst.SimpleString, cst.ConcatenatedString):
+        return True
+    if type(node) in (cst.Tuple, cst.List, cst.Set):
+        return all(_strings(e.value) for e in node.elements)  # type: ignore[attr-defined]  # narrowed by type(node) in (...) above: mypy does not narrow on type()
+    return False

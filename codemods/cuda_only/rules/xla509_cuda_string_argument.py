@@ -58,6 +58,28 @@ CUDA_STRING_ARGUMENT = Rule(
     valid=lambda: (
         valid(
             """
+            import os
+            import torch
+
+
+            def table(n):
+                device = torch.device("cuda") if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
+                return torch.arange(n, device=device)
+            """,
+            """
+            import os
+            import torch
+            import torch_xla
+
+
+            def table(n):
+                device = torch_xla.device() if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
+                return torch.arange(n, device=device)
+            """,
+            note="a-string-default-whose-result-is-compared-with-strings",
+        ),
+        valid(
+            """
             import torch
 
 

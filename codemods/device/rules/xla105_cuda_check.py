@@ -43,6 +43,38 @@ CUDA_CHECK = Rule(
     valid=lambda: (
         valid(
             """
+            import os
+            import torch
+
+
+            def table(n):
+                device = torch.device("cuda") if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
+                return torch.arange(n, device=device)
+            """,
+            """
+            import os
+            import torch
+            import torch_xla
+
+
+            def table(n):
+                device = torch_xla.device() if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
+                return torch.arange(n, device=device)
+            """,
+            note="an-environment-flag-compared-with-strings-the-port-leaves-as-they-are",
+        ),
+        valid(
+            """
+            import os
+
+            os.environ["DEVICE"] = "cpu" if os.cpu_count() == 1 else "cuda"
+            if os.environ["DEVICE"] != "cpu":
+                print("accelerated")
+            """,
+            note="an-environment-flag-set-in-the-file-to-strings-the-port-leaves",
+        ),
+        valid(
+            """
             import torch
 
             if device.type == 'xla':
@@ -51,6 +83,31 @@ CUDA_CHECK = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import os
+            import torch
+
+            device = "cuda"
+            x = torch.zeros(2).to(device)
+            os.environ["DEVICE"] = device
+            if os.environ.get("DEVICE") == "cuda":
+                print(x)
+            """,
+            """
+            import os
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            x = torch.zeros(2).to(device)
+            os.environ["DEVICE"] = device
+            if os.environ.get("DEVICE") == "cuda":
+                print(x)
+            """,
+            note="an-environment-flag-set-from-a-device-the-port-changes",
+            findings=(Expected(8, 4, '`os.environ.get("DEVICE") == "cuda"` is False on the XLA device'),),
+        ),
         invalid(
             """
             import torch

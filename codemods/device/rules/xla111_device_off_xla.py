@@ -256,6 +256,53 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            NCCL = "nccl"
+
+
+            def main(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                dist.init_process_group(backend)
+                if backend == NCCL:
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                model = torch.nn.Linear(2, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            NCCL = "nccl"
+
+
+            def main(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == NCCL:
+                    device = torch_xla.device()
+                else:
+                    device = torch.device("cpu")
+                model = torch.nn.Linear(2, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-condition-the-port-changed-drops-the-accelerator-branch",
+            findings=(
+                Expected(
+                    14,
+                    31,
+                    '`model`, whose parameters `torch.optim.SGD` steps, goes to `device`, which ends on "cpu" (the CPU) '
+                    '(the port made `backend == NCCL` False: it rewrote `backend` to "xla", so the branch written for '
+                    "the accelerator no longer runs; the port changed this condition, not the author)",
+                ),
+            ),
+        ),
         *index_or_cpu_invalid(),
         invalid(
             """
@@ -492,6 +539,18 @@ def stepped_model_off_xla(model: str, optimizer: str, device: str, why: str) -> 
     return _goes_off_xla(stepped_model(model, optimizer), device, why)
 
 
+_PORT_CHANGED = "the port changed this condition, not the author"
+
+
+def condition_changed_by_the_port(test: str, name: str, value: str) -> str:
+    """Why a device ends off XLA, said after it: a condition the author wrote for the accelerator's
+    branch compares a value the port rewrote (``backend == NCCL`` once ``backend`` is "xla")."""
+    return (
+        f'(the port made `{test}` False: it rewrote `{name}` to "{value}", so the branch written for the '
+        f"accelerator no longer runs; {_PORT_CHANGED})"
+    )
+
+
 def handed_device_off_xla(model: str, callee: str, path: str, move: str, device: str, why: str) -> str:
     """The stepped model is handed to a callable of the project that moves it to the device the
     caller hands in (``Trainer(model, device=args.device)``), and that device ends off XLA."""
@@ -511,7 +570,10 @@ def trainer_device_off_xla(callee: str, path: str, move: str, device: str, why: 
 def _pass_it_there(why: str) -> str:
     """The advice that ends a finding on a device handed to project code: a CPU choice is the
     author's (the port keeps it); a CUDA one is a value the port could not tell is a device
-    where it is written (``add_argument("--gpu", default="cuda:0")``)."""
+    where it is written (``add_argument("--gpu", default="cuda:0")``); a condition the port changed
+    is the port's, not the author's."""
+    if _PORT_CHANGED in why:
+        return ", or pass it there (`--device xla` for a device flag)"
     if "(the CPU)" in why:
         return (
             ", or pass it there (`--device xla` for a device flag): the port leaves a CPU choice as the author wrote it"

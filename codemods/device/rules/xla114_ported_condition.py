@@ -25,7 +25,9 @@ PORTED_CONDITION = Rule(
     why='The port rewrites values that conditions then test: `backend = "nccl"` becomes `"xla"`, and '
     '`if backend == "nccl": device = torch.device("cuda", rank) else: device = torch.device("cpu")` would '
     "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
-    "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
+    "is compared with becomes the new value, so the condition asks what it asked before; where the port made a "
+    'choice one value (`"gloo" if cfg.use_cpu else "nccl"`, or a backend set in each branch of an `if`), the '
+    'literal that named its CUDA side ("nccl") does, and one that named the other side ("gloo") stays. Likewise '
     '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
     'script: "xla" is added to the choices.',
     examples=lambda: (
@@ -67,8 +69,203 @@ PORTED_CONDITION = Rule(
             """,
             note="a-value-the-port-does-not-change",
         ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                dist.init_process_group(backend=backend)
+                if backend == "gloo":
+                    return torch.device("cpu")
+                return torch.device("cuda", rank)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend=backend, init_method="xla://")
+                if backend == "gloo":
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="the-cpu-backend-of-a-choice-asks-for-the-branch-the-port-did-not-take",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                if backend == "nccl":
+                    torch.cuda.set_device(rank)
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend)
+                return device
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                if backend == "xla":
+                    device = torch_xla.device()
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend, init_method="xla://")
+                return device
+            """,
+            note="a-choice-of-backends-compared-with-the-cuda-one",
+            findings=(Expected(8, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "gloo" if cfg.use_cpu else "nccl"
+                if backend == "nccl":
+                    torch.cuda.set_device(rank)
+                    device = torch.device("cuda", rank)
+                else:
+                    device = torch.device("cpu")
+                dist.init_process_group(backend=backend)
+                return device
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                if backend == "xla":
+                    device = xm.xla_device()
+                else:
+                    device = torch.device("cpu")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group(backend=backend, rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return device
+            """,
+            target="sagemaker",
+            note="a-choice-of-backends-compared-with-the-cuda-one-sagemaker",
+            findings=(Expected(9, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(cfg, rank):
+                backend = "nccl" if torch.cuda.is_available() and not cfg.cpu else "gloo"
+                dist.init_process_group(backend)
+                if backend not in ("nccl",):
+                    return torch.device("cpu")
+                return torch.device("cuda", rank)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(cfg, rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend not in ("xla",):
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="the-cuda-backend-listed-in-a-choice-of-backends",
+            findings=(Expected(8, 24, '`backend not in ("nccl",)`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def main(cfg, rank):
+                if cfg.use_cpu:
+                    backend = "gloo"
+                else:
+                    backend = "nccl"
+                dist.init_process_group(backend)
+                if backend == "nccl":
+                    return torch.device("cuda", rank)
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main(cfg, rank):
+                if cfg.use_cpu:
+                    backend = "xla"
+                else:
+                    backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == "xla":
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="backends-assigned-in-the-branches-of-an-if",
+            findings=(Expected(12, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--backend", default="nccl")
+
+
+            def main():
+                args = parser.parse_args()
+                dist.init_process_group(args.backend)
+                if args.backend != "nccl":
+                    return torch.device("cpu")
+                return torch.device("cuda", 0)
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--backend", default="xla")
+
+
+            def main():
+                args = parser.parse_args()
+                dist.init_process_group(args.backend, init_method="xla://")
+                if args.backend != "xla":
+                    return torch.device("cpu")
+                return torch_xla.device()
+            """,
+            note="a-backend-flag-whose-default-the-port-rewrote",
+            findings=(Expected(13, 24, '`args.backend != "nccl"`: "nccl" -> "xla", the value the port gave it'),),
+        ),
         invalid(
             """
             import torch
