@@ -12,7 +12,7 @@ import libcst as cst
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
-from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_name
+from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
 from codemods.project.receivers import (
@@ -224,7 +224,7 @@ class ProjectAnalysis(Analysis):
         if type(value) is cst.Subscript and "." not in name and (table := dotted(value.value)) is not None:
             self._looked_up(name, table)
             return
-        if "." not in name and (loaded := self._loaded_by_default(value)) is not None:
+        if "." not in name and (loaded := loaded_by_default(value, self.walk, self.string_flags, self.part.context)):
             self.aliases.setdefault(name, loaded)  # ``GRU4Rec = importlib.import_module(args.model).GRU4Rec``
             self._origins.pop(name, None)
             return
@@ -464,20 +464,6 @@ class ProjectAnalysis(Analysis):
         table = dotted(value.value)
         if table is not None and "." not in table and table in self.part.name_tables:
             self.function_names.extend((self.walk.qualname, written) for written in self.part.name_tables[table])
-
-    def _loaded_by_default(self, value: cst.BaseExpression) -> tuple[str, str] | None:
-        """``importlib.import_module(args.model)`` (or a name of what it loads, ``....GRU4Rec``)
-        where the flag's default (``add_argument("--model", default="gru4rec")``, above) names a module
-        of the project: (that module, the name), what the run does unless told otherwise."""
-        attr = ""
-        if type(value) is cst.Attribute and type(value.value) is cst.Call:
-            attr, value = value.attr.value, value.value
-        if type(value) is not cst.Call or not value.args or self.walk.resolve(value.func) != "importlib.import_module":
-            return None
-        _, default = loaded_name(value.args[0].value, self.string_flags)
-        if default is None or self.part.context.lookup(default, attr) is None:
-            return None
-        return default, attr
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = dotted(node.func)

@@ -15,8 +15,9 @@ from codemods.project.receivers import imported_names, used_of
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from codemods.engine.walk import Walk
     from codemods.project.facts import ProjectFacts
-    from codemods.project.module_summary import ModuleSummary
+    from codemods.project.module_summary import ImportContext, ModuleSummary
 
 # What a project module holds that a run must port or report: (module path, cause, top-level name
 # there, the code it holds and its line, whether converting that module ports it).
@@ -84,3 +85,20 @@ def loaded_name(name: cst.BaseExpression, flags: dict[str, str]) -> tuple[str, s
     if chain is not None and "." in chain and (default := flags.get(chain.rsplit(".", 1)[-1])) is not None:
         return "", default if all(p.isidentifier() for p in default.split(".")) else None
     return "", None
+
+
+def loaded_by_default(
+    value: cst.BaseExpression, walk: Walk, flags: dict[str, str], context: ImportContext
+) -> tuple[str, str] | None:
+    """``importlib.import_module(args.model)`` (or a name of what it loads, ``....GRU4Rec``)
+    where the flag's default (``add_argument("--model", default="gru4rec")``, above) names a module
+    of the project: (that module, the name), what the run does unless told otherwise."""
+    attr = ""
+    if type(value) is cst.Attribute and type(value.value) is cst.Call:
+        attr, value = value.attr.value, value.value
+    if type(value) is not cst.Call or not value.args or walk.resolve(value.func) != "importlib.import_module":
+        return None
+    _, default = loaded_name(value.args[0].value, flags)
+    if default is None or context.lookup(default, attr) is None:
+        return None
+    return default, attr
