@@ -44,6 +44,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         method_effects=tuple(sorted(facts.training.method_effects.items())),
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
+        host_returns=frozenset(facts.host_reads.host_returns),
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),
         cuda_guarded_calls=frozenset(facts.cuda_only.cuda_guarded_calls),
