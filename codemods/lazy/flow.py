@@ -84,7 +84,7 @@ class FlowAnalysis(Analysis):
     facts: Facts
 
     name = "lazy_flow"
-    reads = ("training", "project")
+    reads = ("training", "project", "imports")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
