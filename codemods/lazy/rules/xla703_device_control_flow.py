@@ -22,7 +22,10 @@ DEVICE_CONTROL_FLOW = Rule(
     summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step",
     fixable=False,
     why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
-    "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
+    "which operations run also changes the graph.  Use torch.where, or decide once per log interval. "
+    "What a function or method of the file or of the project returns when its every return is a host read "
+    "(`def get_step(self): return self.step.data.item()`) is a Python number: `step = model.get_step()` "
+    "then `if step % 1000 == 0` tests no device tensor (the read is the `.item()` inside it).",
     examples=lambda: (
         Invalid(
             _loop("if loss.item() > 10:\n    break"),
