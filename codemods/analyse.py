@@ -27,6 +27,7 @@ from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.guarded_moves import GuardedMoveAnalysis
 from codemods.device.obligations import ObligationAnalysis
 from codemods.device.values import DeviceValueAnalysis
+from codemods.distributed.collectives import CollectiveAnalysis
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis
 from codemods.distributed.fallbacks import FallbackAnalysis
@@ -102,6 +103,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         SamplerAnalysis,
         FallbackAnalysis,
         ReduceOpAnalysis,
+        CollectiveAnalysis,
         FsdpAnalysis,
         AmpAnalysis,
         TrainingAnalysis,

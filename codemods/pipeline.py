@@ -309,7 +309,7 @@ def _finished(
         printed, to_check = reprinted.code, reprinted.new_parts
         output_positions = reprinted.starts(facts.parents) if anchors else {}
     input_starts = parsed.printed.positions(facts.parents)
-    input_starts.locate(f.original for f in pending)
+    input_starts.locate([*(f.original for f in pending), *facts.distributed.unchecked_collectives])
     new_code = printed + tail_code
     changed = fixed and new_code != source_code
     if changed:
@@ -355,7 +355,12 @@ def _finished(
         if summarised
         else ()
     )
-    summary = summarise(facts, pending=changed, holds=holds)
+    collectives = tuple(
+        (callee, start[0])
+        for call, (callee, _) in facts.distributed.unchecked_collectives.items()
+        if (start := input_starts.get(call)) is not None
+    )
+    summary = summarise(facts, pending=changed, holds=holds, collectives=collectives)
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts
 

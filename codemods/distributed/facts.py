@@ -216,6 +216,13 @@ class DistributedFacts:
     # the finding names it.
     launch_checked: set[str] = field(default_factory=set)
     external_launch_checks: dict[cst.Call, str] = field(default_factory=dict)
+    # Collectives in the module's functions that run with no check that a process group is
+    # started (distributed/collectives.py): the call -> what it resolves to
+    # (``torch.distributed.all_gather``) and the function it is in; and, in a script with
+    # external launch checks, the first such collective of its own or of a project module it
+    # imports, as the finding names it (``torch.distributed.all_gather` (models/vit.py:28)``).
+    unchecked_collectives: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    unchecked_collective: str = ""
     # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
     # binds that the module's functions read as globals (declared global there).
     entry_guard: cst.If | None = None

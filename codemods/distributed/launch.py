@@ -299,6 +299,25 @@ class LaunchAnalysis(Analysis):
             found = project.origin(callee)
             if found is not None and found.summary is not None and found.summary.checks_launcher(found.name):
                 self.part.external_launch_checks[call] = f"`{callee}` ({found.summary.path})"
+        if self.part.external_launch_checks:
+            self.part.unchecked_collective = self._unchecked_collective(project)
+
+    def _unchecked_collective(self, project: ProjectAnalysis) -> str:
+        """A collective that this script, or a project module it imports (its model's, its
+        training loop's), runs with no check that a process group is started, as a finding
+        names it: the first of this file's, else of those modules' in the order of the imports."""
+        for callee, function in self.part.unchecked_collectives.values():
+            return f"`{callee}` (this file, in `{function}`)"
+        seen: set[str] = set()
+        for module, name in self.facts.imports.project_names.values():
+            found = project.part.context.lookup(module, name)
+            summary = found.summary if found is not None else None
+            if summary is None or summary.path in seen:
+                continue
+            seen.add(summary.path)
+            for callee, line in summary.collectives:
+                return f"`{callee}` ({summary.path}:{line})"
+        return ""
 
     # -- which code runs where ----------------------------------------------------------
 

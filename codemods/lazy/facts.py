@@ -43,6 +43,10 @@ class HostReadFacts:
     step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
     # Evaluation loops that carry device state across iterations: loop -> the names.
     carried_state: dict[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
+    # The file's functions and methods whose every return reads a number to the host
+    # (``def get_step(self): return self.step.item()``), qualified (``Net.get_step``): a call of
+    # one gives a Python number, in this module and in the project's others (their summaries).
+    host_returns: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

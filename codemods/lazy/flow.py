@@ -41,6 +41,7 @@ from codemods.lazy.expression_kinds import (
     reads_to_host,
 )
 from codemods.lazy.sites import NameUses, Scope, Site, Sites
+from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.loop_plans import is_device_loader
 
@@ -85,7 +86,7 @@ class FlowAnalysis(Analysis):
     facts: Facts
 
     name = "lazy_flow"
-    reads = ("training",)
+    reads = ("training", "project", "imports")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -98,6 +99,9 @@ class FlowAnalysis(Analysis):
         self._memo = _Memo()
         # Calls of one value unpacked into a tuple of names (``model, batcher = prepare()``), by id.
         self.unpacked_calls: set[int] = set()
+        # The file's functions and methods, by name, whose every return reads a number to the
+        # host (``def get_step(self): return self.step.item()``): settled when the walk ends.
+        self.host_functions: dict[str, list[Scope]] = {}
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -141,7 +145,7 @@ class FlowAnalysis(Analysis):
     # -- walk: scopes and names ----------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        scope = Scope(node, is_forward=node.name.value == "forward" and self.walk.class_depth > 0)
+        scope = Scope(node, self.walk.qualname, is_forward=node.name.value == "forward" and self.walk.class_depth > 0)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             scope.params.append(param.name.value)
@@ -323,6 +327,9 @@ class FlowAnalysis(Analysis):
     # -- results ------------------------------------------------------------------------------
 
     def finish(self) -> None:
+        for name, scopes in self.functions.items():
+            if all(s.returns and all(_host_number(r) for r in s.returns) for s in scopes):
+                self.host_functions[name] = scopes
         self._device_names()
         self._memo.device_values = {}
 
@@ -419,6 +426,8 @@ class FlowAnalysis(Analysis):
                 or names_a_device(arg_value(call, 0, "device"), self.walk)
                 or self.is_device(scope, receiver(call))
             )
+        if self.gives_host_number(call):
+            return False
         callees = self._callees(call)
         if callees:  # the file's own function: what it returns, as settled so far (a flag,
             # not a question about its returns: those may call it again)
@@ -434,6 +443,36 @@ class FlowAnalysis(Analysis):
         # another module returns is not known (it may take a model and return a number).
         callee = self.walk.resolve(call.func) or ""
         return callee.startswith("torch.") and any(self.is_device(scope, a.value) for a in call.args)
+
+    def gives_host_number(self, call: cst.Call) -> bool:
+        """A call of a function or method whose every return reads a number to the host
+        (``step = model.get_step()`` with ``def get_step(self): return self.step.data.item()``):
+        one of this file's, by its name (every definition of that name is such a function), or
+        of another module of the project (its summary's ``host_returns``)."""
+        func = dotted(call.func)
+        if func is None:
+            return False
+        if func.rsplit(".", 1)[-1] in self.host_functions:
+            return True
+        project = self.walk.analysis(ProjectAnalysis)
+        found = [project.origin(func)]
+        head, _, method = func.rpartition(".")
+        if head and (cls := self._moved_instance_class(head)) is not None:  # ``Net().to(device)``
+            module, name = self.facts.imports.project_names[cls]
+            found.append(project.part.context.lookup(module, f"{name}.{method}"))
+        return any(f is not None and f.summary is not None and f.name in f.summary.host_returns for f in found)
+
+    def _moved_instance_class(self, name: str) -> str | None:
+        """The project class (as imported) of ``name`` bound to an instance moved where it is
+        built (``model = Net(...).to(device)``, ``.cuda()``: the module's ``to`` hands it back)."""
+        for scope in (self.module_scope, *self.scopes.values()):
+            for targets, value, _, _ in scope.assignments:
+                if targets != (name,) or type(value) is not cst.Call or method_name(value) not in ("to", "cuda"):
+                    continue
+                built = receiver(value)
+                if type(built) is cst.Call and (cls := dotted(built.func)) in self.facts.imports.project_names:
+                    return cls
+        return None
 
     def _is_model(self, func: str) -> bool:
         models = self.facts.training.models
@@ -500,7 +539,7 @@ class FlowAnalysis(Analysis):
                     if ask(scope, value):
                         for target in self._unpacked_device_names(targets, value, ask):
                             add(self.owner(scope, target), target)
-                    elif reads_to_host(value):
+                    elif reads_to_host(value) or (type(value) is cst.Call and self.gives_host_number(value)):
                         scope.host.update(targets)
             for site, bound in passed:
                 for callee, param, arg in bound:
@@ -615,6 +654,13 @@ class FlowAnalysis(Analysis):
                     stack.extend(children(current))
             names = self._memo.value_names[id(node)] = tuple(found)
         return names
+
+
+def _host_number(value: cst.BaseExpression) -> bool:
+    """``t.item()``, ``int(t)``, ``float(t)``, ``t.cpu()``, also rounded (``round(t.item(), 4)``): a host value."""
+    if type(value) is cst.Call and dotted(value.func) == "round" and value.args:
+        return reads_to_host(value.args[0].value)
+    return reads_to_host(value)
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:

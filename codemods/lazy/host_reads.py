@@ -66,6 +66,9 @@ class HostReadAnalysis(Analysis):
         )
 
     def finish(self) -> None:
+        self.part.host_returns.update(
+            scope.qualname for scopes in self.flow.host_functions.values() for scope in scopes if scope.qualname
+        )
         self.found = self._host_reads()
         self._carried_state(self.found)
         for statement, closure in self.part.step_closures.items():

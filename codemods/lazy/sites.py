@@ -14,6 +14,7 @@ class Scope:
     """A function (or the module): its names and what flows through them."""
 
     node: cst.FunctionDef | None
+    qualname: str = ""  # ``Net.get_step`` for that method ("" for the module)
     params: list[str] = field(default_factory=list)
     locals: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)

@@ -70,7 +70,7 @@ def holdings(
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
     found = [
-        (_CAUSE_OF.get(finding.rule), finding.original, finding.fixed)
+        (_cause(finding.rule, finding.original), finding.original, finding.fixed)
         for finding in findings
         if not _inside(finding.original, skipped, parents)
     ]
@@ -167,14 +167,30 @@ def _inside(node: cst.CSTNode | None, statements: set[int], parents: dict[int, i
     return False
 
 
+def _cause(rule: Rule, node: cst.CSTNode | None) -> str | None:
+    """The family of an error finding: a device finding on an ``assert`` (``assert
+    torch.cuda.is_available()``) is an assert that CUDA is present, not a device choice."""
+    cause = _CAUSE_OF.get(rule)
+    if cause == "device" and type(node) is cst.SimpleStatementLine and node.body:
+        node = node.body[0]
+    return "cuda-assert" if cause == "device" and type(node) is cst.Assert else cause
+
+
 def _quoted(module: cst.Module, node: cst.CSTNode) -> str:
-    """The code a holding shows: a statement's first line; an expression whole, on one line and
-    without its outer parentheses (``self["device"] = (`` spreads its value over the next lines)."""
+    """The code a holding shows: a statement's first line, or its lines joined when the first
+    only opens a bracket (``assert (``); an ``assert`` without its message; an expression whole,
+    on one line and without its outer parentheses (``self["device"] = (`` spreads its value over
+    the next lines)."""
+    if type(node) is cst.SimpleStatementLine and len(node.body) == 1 and type(node.body[0]) is cst.Assert:
+        node = node.body[0]
+    if type(node) is cst.Assert:
+        test = node.test.with_changes(lpar=[], rpar=[]) if node.test.lpar else node.test
+        node = node.with_changes(test=test, msg=None, comma=cst.MaybeSentinel.DEFAULT)
     if isinstance(node, cst.BaseExpression) and node.lpar:
         node = node.with_changes(lpar=[], rpar=[])
     lines = [line.strip() for line in module.code_for_node(node).strip().splitlines()]
     lines = [line for line in lines if line and not line.startswith("#")]
-    if isinstance(node, cst.BaseExpression):
+    if isinstance(node, cst.BaseExpression) or (lines and lines[0].endswith(("(", "[", "{", "\\"))):
         code = re.sub(r"([(\[{]) ", r"\1", " ".join(lines)).replace(" )", ")").replace(" ]", "]").replace(" }", "}")
     else:
         code = lines[0] if lines else ""

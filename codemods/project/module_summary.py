@@ -95,6 +95,12 @@ class ModuleSummary:
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
+    # Functions and methods whose every return reads a number to the host (``Net.get_step``
+    # returning ``self.step.item()``): a call of one gives a Python number, no device tensor.
+    host_returns: frozenset[str] = frozenset()
+    # Collectives its functions run with no check that a process group is started
+    # (distributed/collectives.py): (``torch.distributed.all_gather``, line), in code order.
+    collectives: tuple[tuple[str, int], ...] = ()
     # Functions that hand a parameter defaulting to False to an embedding's ``sparse=``:
     # (name, index without self or -1, parameter); and calls of such functions of other
     # modules that may pass True: (that module's path, the function, the call as named).

@@ -32,7 +32,8 @@ CROSS_FILE = Rule(
     "`return TRAINERS[args.trainer](...)`; or of modules, any name of them: `FORMATS[name].parse_args(...)`; a few "
     "modules deep; a name a package re-exports from its submodule of the same name, `from helpers.Runner import "
     "Runner` in helpers/__init__.py, is the class there, as Python binds it, not the submodule): when that code holds what converting it "
-    "would port or report as an error (a CUDA device choice, `.cuda()`, a default tensor type on CUDA, a "
+    "would port or report as an error (a CUDA device choice, an `assert torch.cuda.is_available()` (it fails on "
+    "an XLA host: AssertionError), `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
     "location, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
@@ -210,6 +211,10 @@ CAUSES: dict[str, tuple[str, str]] = {
     "device": (
         "a CUDA device choice",
         "it picks CUDA (no device there: it crashes) or the CPU (training leaves the XLA device)",
+    ),
+    "cuda-assert": (
+        "an assert that CUDA is available",
+        "it fails (AssertionError: there is no CUDA there)",
     ),
     "step": (
         "a training loop or optimizer step on CUDA terms",

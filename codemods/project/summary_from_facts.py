@@ -12,8 +12,14 @@ if TYPE_CHECKING:
 __all__ = ["summarise"]
 
 
-def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, bool], ...] = ()) -> ModuleSummary:
-    """The summary of a module from its fact sheet (its path is the caller's to fill)."""
+def summarise(
+    facts: Facts,
+    pending: bool,
+    holds: tuple[tuple[str, str, str, bool], ...] = (),
+    collectives: tuple[tuple[str, int], ...] = (),
+) -> ModuleSummary:
+    """The summary of a module from its fact sheet (its path is the caller's to fill;
+    ``collectives``: its unchecked collectives with their lines)."""
     return ModuleSummary(
         path="",
         steps=frozenset(facts.training.step_callables),
@@ -44,6 +50,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         method_effects=tuple(sorted(facts.training.method_effects.items())),
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
+        host_returns=frozenset(facts.host_reads.host_returns),
+        collectives=collectives,
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),
         cuda_guarded_calls=frozenset(facts.cuda_only.cuda_guarded_calls),

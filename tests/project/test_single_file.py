@@ -164,6 +164,36 @@ def test_a_device_choice_over_several_lines_is_quoted_whole_not_by_its_parenthes
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_an_assert_of_cuda_availability_over_several_lines_is_quoted_and_named_for_what_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from launch import build", "build().to(device)")
+    (repo / "launch.py").write_text(
+        "import torch\n\n\ndef build():\n    assert (\n        torch.cuda.is_available()\n"
+        '    ), "cuda is not available"\n    return torch.nn.Linear(4, 1)\n'
+    )
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "launch.py" in finding.message and "holds an assert that CUDA is available" in finding.message
+    assert "`build` has `assert torch.cuda.is_available()` (line 5)" in finding.message, finding.message
+    assert "it fails (AssertionError" in finding.message and "a CUDA device choice" not in finding.message
+    assert PORT in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_statement_opening_a_bracket_is_quoted_with_its_lines_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from nets import build", "build().to(device)")
+    (repo / "nets.py").write_text(
+        "import torch\n\n\ndef build():\n    net = torch.nn.Linear(4, 1)\n    net.cuda(\n        0\n    )\n"
+        "    return net\n"
+    )
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "`build` has `net.cuda(0)` (line 6)" in finding.message, finding.message
+    assert "a CUDA device choice" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_dot_cuda_in_a_class_the_file_builds_is_an_error_at_the_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:

@@ -20,6 +20,7 @@ from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARG
 from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
 from codemods.cuda_only.rules.xla511_cuda_answer_no_effect import CUDA_ANSWER_NO_EFFECT
 from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTENSION_OP
+from codemods.cuda_only.rules.xla513_nvidia_smi import NVIDIA_SMI
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -36,4 +37,5 @@ RULES = (
     SPARSE_TENSORS,
     CUDA_ANSWER_NO_EFFECT,
     COMPILED_EXTENSION_OP,
+    NVIDIA_SMI,
 )

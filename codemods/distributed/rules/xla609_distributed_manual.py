@@ -43,7 +43,12 @@ DISTRIBUTED_MANUAL = Rule(
     "So with a process group started only under such a check (`if distributed and torch.cuda.is_available(): "
     "dist.init_process_group(...)`): the port makes it start the xla process group, but on an XLA host the check "
     'is False and none starts, so a later DistributedDataParallel raises ValueError ("Default process group has '
-    'not been initialized"); drop the check (or make it hold on XLA).',
+    'not been initialized"); drop the check (or make it hold on XLA). A helper of another module that starts the '
+    "process group only when RANK and WORLD_SIZE are set (torchvision's `utils.init_distributed_mode`), called by a "
+    "script torch_xla.launch now starts: no process group starts, each process goes through all the data (and "
+    "trains its own copy with a plain step); where the script or a project module it imports (its model's forward) "
+    "runs a collective (`dist.all_gather`, `dist.barrier()`...) with no check that a process group is started (no "
+    "`if dist.is_initialized():` around it, no early return before it), the finding names it: the run crashes there.",
     examples=lambda: (
         invalid(
             """
@@ -587,15 +592,23 @@ def _guarded_group(ctx: Context[Facts], original: cst.CSTNode) -> str:
 
 @reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)
 def _external_launch_check(ctx: Context[Facts], original: cst.Call) -> str:
+    collective = ctx.facts.distributed.unchecked_collective
+    outcome = (
+        f"setup (no process group), and {collective}, which runs with no check that a process group is started, "
+        "raises there (ValueError: Default process group has not been initialized): the run crashes when it first "
+        "gets there."
+        if collective
+        else "setup (no process group, no DDP, no sampler) and go through all the data: with a plain optimizer step "
+        "each trains its own copy, with xm.optimizer_step they average their gradients and step one model, each "
+        "process over all the data (no speedup)."
+    )
     return (
         f"{ctx.facts.distributed.external_launch_checks[original]} starts the process group only when a launcher's "
         "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
         + ctx.target.advice(
-            "torch_xla.launch sets none of them, so every process would skip the script's distributed "
-            "setup (no process group, no DDP, no sampler) and go through all the data: with a plain "
-            "optimizer step each trains its own copy, with xm.optimizer_step they average their "
-            "gradients and step one model, each process over all the data (no speedup). Replace the check there with True (every "
-            "process is started by the XLA launcher), or start this script with torchrun"
+            f"torch_xla.launch sets none of them, so every process would skip the script's distributed {outcome} "
+            "Replace the check there with True (every process is started by the XLA launcher), or start this "
+            "script with torchrun"
         )
     )
 

@@ -22,7 +22,10 @@ DEVICE_CONTROL_FLOW = Rule(
     summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step",
     fixable=False,
     why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
-    "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
+    "which operations run also changes the graph.  Use torch.where, or decide once per log interval. "
+    "What a function or method of the file or of the project returns when its every return is a host read "
+    "(`def get_step(self): return self.step.data.item()`) is a Python number: `step = model.get_step()` "
+    "then `if step % 1000 == 0` tests no device tensor (the read is the `.item()` inside it).",
     examples=lambda: (
         Invalid(
             _loop("if loss.item() > 10:\n    break"),
@@ -89,8 +92,79 @@ DEVICE_CONTROL_FLOW = Rule(
                 torch_xla.sync()
             """,
         ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.step = torch.nn.Parameter(torch.zeros(1).long(), requires_grad=False)
+
+                def get_step(self):
+                    return self.step.data.item()
+
+
+            model = Net().to(torch_xla.device())
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                step = model.get_step()
+                k = step // 1000
+                if step % 1000 == 0:
+                    save(f"ck_{k}.pt")
+                torch_xla.sync()
+            """,
+            note="method-returning-an-item-is-a-number",
+        ),
+        valid(
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+
+            def current_step(model):
+                return int(model.step)
+
+
+            model = Net().to(xm.xla_device())
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                if current_step(model) % 1000 == 0:
+                    save(model)
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="function-returning-int-is-a-number-1.13",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+
+            class Net(torch.nn.Module):
+                def get_step(self):
+                    return self.step.data
+
+
+            model = Net().to(torch_xla.device())
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                step = model.get_step()
+                if step % 1000 == 0:
+                    save(model)
+                torch_xla.sync()
+            """,
+            note="method-returning-a-tensor-is-tested",
+            findings=(Expected(15, 8, "`step % 1000 == 0` tests a device tensor"),),
+        ),
         invalid(
             """
             import torch as th

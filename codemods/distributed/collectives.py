@@ -1,0 +1,91 @@
+"""Collectives that run with no check that a process group is started (``dist.all_gather(...)``,
+``dist.barrier()`` in a model's forward or a training loop, outside any ``if``, ``try`` or
+``and``, and after no ``if ...: return`` of their function): without a process group each
+raises ``ValueError: Default process group has not been initialized``.  A script whose process
+group only starts under a launcher check that stays (XLA609) crashes there under
+torch_xla.launch, rather than training a copy per process.  The module's own go into its
+summary, with their lines, for the files that import it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.engine.walk import Analysis, Walk, calls_of
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+# The torch.distributed calls that need a started process group (get_world_size and
+# get_rank need one too, but a script reads them under the checks it keeps).
+COLLECTIVES = tuple(
+    f"torch.distributed.{name}"
+    for name in (
+        "all_gather",
+        "all_gather_into_tensor",
+        "all_gather_object",
+        "all_reduce",
+        "all_to_all",
+        "barrier",
+        "broadcast",
+        "broadcast_object_list",
+        "gather",
+        "reduce",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "scatter",
+    )
+)
+_CHECKS = (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.While)
+
+
+def _returns_early(node: cst.If) -> bool:
+    """An ``if`` whose block ends the function or raises (``if not dist.is_initialized(): return x``)."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else (node.body,)
+    last = body[-1] if body else None
+    smalls = last.body if isinstance(last, cst.SimpleStatementLine) else ()
+    return any(type(small) in (cst.Return, cst.Raise) for small in smalls)
+
+
+class CollectiveAnalysis(Analysis):
+    facts: Facts
+
+    name = "collectives"
+    fills = "distributed"
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        # Per enclosing function, innermost last: the checks the walk is inside there, and
+        # whether an ``if ...: return`` came before.
+        self.checks: list[int] = [0]
+        self.returned: list[bool] = [False]
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self.checks[-1] += 1
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self.checks[-1] -= 1
+
+    visit_If = visit_IfExp = visit_Try = visit_BooleanOperation = visit_While = _enter
+    leave_IfExp = leave_Try = leave_BooleanOperation = leave_While = _leave
+
+    def leave_If(self, node: cst.If) -> None:
+        self.checks[-1] -= 1
+        if _returns_early(node):
+            self.returned[-1] = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.checks.append(0)
+        self.returned.append(False)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.checks.pop()
+        self.returned.pop()
+
+    @calls_of(COLLECTIVES)
+    def _collective(self, node: cst.Call) -> None:
+        if self.walk.enclosing_function is None or self.checks[-1] or self.returned[-1]:
+            return
+        self.part.unchecked_collectives[node] = (self.walk.callee or "", self.walk.qualname)

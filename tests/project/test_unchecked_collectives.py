@@ -1,0 +1,127 @@
+"""A helper that starts the process group only under a launcher check (``if "RANK" in
+os.environ``) leaves a script that torch_xla.launch starts without one (XLA609).  Where the
+script, or its model's module, then runs a collective with no check that a process group is
+started (ALBEF's ``concat_all_gather`` in the forward: ``torch.distributed.all_gather``; a
+``dist.barrier()`` in the epoch loop), the run crashes there ("Default process group has not been
+initialized"): the finding says so, naming the collective and where it is.  A collective
+under ``if dist.is_initialized():``, or after ``if not ...: return``, changes nothing: the
+finding keeps saying that each process trains its own copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.projects import unfixed_findings, write_project
+
+TARGETS = ["2.9", "sagemaker"]
+
+HELPERS = """\
+import os
+
+import torch
+
+
+def init_distributed_mode(args):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+        args.gpu = int(os.environ["LOCAL_RANK"])
+    else:
+        args.distributed = False
+        return
+    args.distributed = True
+    torch.cuda.set_device(args.gpu)
+    torch.distributed.init_process_group(backend="nccl", init_method="env://")
+"""
+MODEL = """\
+import torch
+import torch.distributed as dist
+
+
+def concat_all_gather(tensor):
+    gathered = [torch.ones_like(tensor) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, tensor, async_op=False)
+    return torch.cat(gathered)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.lin(concat_all_gather(x))
+"""
+CHECKED_MODEL = MODEL.replace(
+    "def concat_all_gather(tensor):\n",
+    "def concat_all_gather(tensor):\n    if not dist.is_initialized():\n        return tensor\n",
+)
+SCRIPT = """\
+import argparse
+
+import torch
+
+import helpers
+from model import Net
+
+
+def main(args):
+    helpers.init_distributed_mode(args)
+    model = Net().cuda()
+    if args.distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for _ in range(4):
+            loss = model(torch.randn(4, 2).cuda()).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        BARRIER
+
+
+if __name__ == "__main__":
+    main(argparse.Namespace())
+"""
+CRASH = "raises there (ValueError: Default process group has not been initialized)"
+COPIES = "with a plain optimizer step each trains its own copy"
+
+
+def _manual(tmp_path: Path, target: str, model: str, barrier: str) -> str:
+    folder = write_project(
+        tmp_path / "p",
+        "p",
+        {"helpers.py": HELPERS, "model.py": model, "train.py": SCRIPT.replace("BARRIER", barrier)},
+    )
+    found = unfixed_findings(folder, ["train.py", "helpers.py", "model.py"], target)
+    (message,) = [m for rule, _, m in found["train.py"] if rule == "XLA609"]
+    return message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_collective_in_the_models_forward_is_the_crash_the_finding_names(tmp_path: Path, target: str) -> None:
+    message = _manual(tmp_path, target, MODEL, "pass")
+    assert (
+        "model.py:7), which runs with no check" in message
+        and "`torch.distributed.all_gather` (" in message
+        and CRASH in message
+    ), message
+    assert COPIES not in message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_barrier_in_the_script_is_the_crash_the_finding_names(tmp_path: Path, target: str) -> None:
+    message = _manual(tmp_path, target, CHECKED_MODEL, "torch.distributed.barrier()")
+    assert "`torch.distributed.barrier` (this file, in `main`)" in message and CRASH in message, message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "barrier",
+    ["pass", "if torch.distributed.is_initialized():\n            torch.distributed.barrier()"],
+    ids=["none", "checked"],
+)
+def test_checked_collectives_keep_the_copies_message(tmp_path: Path, target: str, barrier: str) -> None:
+    message = _manual(tmp_path, target, CHECKED_MODEL, barrier)
+    assert COPIES in message and CRASH not in message, message
