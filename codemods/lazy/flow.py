@@ -23,11 +23,18 @@ from codemods.engine.nodes import (
     dotted,
     is_true,
     method_name,
-    names_in,
     receiver,
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.assignment_shapes import (
+    flat_names,
+    formatted_values,
+    is_host_number,
+    loop_counters,
+    paired_values,
+    unpacked,
+)
 from codemods.lazy.expression_kinds import (
     METADATA_ATTRIBUTES,
     METADATA_METHODS,
@@ -217,7 +224,7 @@ class FlowAnalysis(Analysis):
     def _assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None, augmented: bool) -> None:
         names: list[str] = []
         for target in targets:
-            for element in _unpack(target):
+            for element in unpacked(target):
                 if type(element) is cst.Subscript:
                     self.uses.store_subscripts.add(id(element))
                 name = dotted(element)
@@ -229,11 +236,11 @@ class FlowAnalysis(Analysis):
                         self.uses.ignored.add(id(element))
         if value is None:
             return
-        pairs = _pairs(targets, value)
+        pairs = paired_values(targets, value)
         if pairs is not None:  # ``H, W = int(H), int(W)``: each name gets its own element's value
             self.scope.assignments.extend(((name,), element, self._loops(), augmented) for name, element in pairs)
         else:
-            if type(value) is cst.Call and _flat_names(targets) is not None:
+            if type(value) is cst.Call and flat_names(targets) is not None:
                 self.unpacked_calls.add(id(value))
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
 
@@ -317,7 +324,7 @@ class FlowAnalysis(Analysis):
         if is_logging(node, self.walk):
             for arg in node.args:
                 if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
-                    self.sites.implicit.extend(self._site(value) for value in _formatted_values(arg.value))
+                    self.sites.implicit.extend(self._site(value) for value in formatted_values(arg.value))
         callee = self.walk.callee
         if self.walk.loop is not None and (
             callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
@@ -328,7 +335,7 @@ class FlowAnalysis(Analysis):
 
     def finish(self) -> None:
         for name, scopes in self.functions.items():
-            if all(s.returns and all(_host_number(r) for r in s.returns) for s in scopes):
+            if all(s.returns and all(is_host_number(r) for r in s.returns) for s in scopes):
                 self.host_functions[name] = scopes
         self._device_names()
         self._memo.device_values = {}
@@ -484,8 +491,8 @@ class FlowAnalysis(Analysis):
         for loop in self.sites.loops.values():
             node = loop.node
             if type(node) is cst.For and self.from_device_loader(node):
-                counters = set(_counters(node))
-                for element in _unpack(node.target):
+                counters = set(loop_counters(node))
+                for element in unpacked(node.target):
                     if (name := dotted(element)) is not None and name not in counters:
                         loop.scope.device.add(name)
         for site in self.sites.calls:
@@ -610,7 +617,7 @@ class FlowAnalysis(Analysis):
         stepping.update(reading_loops)
         for loop in self.sites.loops.values():
             if loop.node in stepping and type(loop.node) is cst.For:
-                loop.scope.varying.update(_counters(loop.node))
+                loop.scope.varying.update(loop_counters(loop.node))
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
             for targets, value, loops, augmented in scope.assignments:
@@ -654,79 +661,3 @@ class FlowAnalysis(Analysis):
                     stack.extend(children(current))
             names = self._memo.value_names[id(node)] = tuple(found)
         return names
-
-
-def _host_number(value: cst.BaseExpression) -> bool:
-    """``t.item()``, ``int(t)``, ``float(t)``, ``t.cpu()``, also rounded (``round(t.item(), 4)``): a host value."""
-    if type(value) is cst.Call and dotted(value.func) == "round" and value.args:
-        return reads_to_host(value.args[0].value)
-    return reads_to_host(value)
-
-
-def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if type(target) is cst.Tuple or type(target) is cst.List:
-        return [e for element in target.elements for e in _unpack(element.value)]
-    if type(target) is cst.StarredElement:
-        return _unpack(target.value)
-    return [target]
-
-
-def _flat_names(targets: list[cst.BaseExpression]) -> list[str] | None:
-    """The names of one tuple of names (``model, batcher = ...``); else None."""
-    target = targets[0] if len(targets) == 1 else None
-    if type(target) is not cst.Tuple and type(target) is not cst.List:
-        return None
-    names = [dotted(e.value) if type(e) is cst.Element else None for e in target.elements]
-    return None if any(n is None for n in names) else [n for n in names if n is not None]
-
-
-def _counters(loop: cst.For) -> list[str]:
-    """The integer loop variables: ``for i in range(...)``, ``for i, x in enumerate(...)``."""
-    iterator, target = loop.iter, loop.target
-    if type(iterator) is not cst.Call:
-        return []
-    func = dotted(iterator.func)
-    if func == "range":
-        return [n for n in names_in(target)]
-    if func == "enumerate" and type(target) is cst.Tuple and len(target.elements) == 2:
-        counters = [n for n in names_in(target.elements[0].value)]
-        inner = iterator.args[0].value if iterator.args else None
-        if type(inner) is cst.Call and dotted(inner.func) == "range":
-            counters.extend(names_in(target.elements[1].value))
-        return counters
-    return []
-
-
-def _pairs(targets: list[cst.BaseExpression], value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
-    """One tuple of names given a tuple of as many values (``H, W = int(H), int(W)``): each
-    name with its value (a host number beside a tensor is no tensor); else None."""
-    target = targets[0] if len(targets) == 1 else None
-    if (type(target) is not cst.Tuple and type(target) is not cst.List) or (
-        type(value) is not cst.Tuple and type(value) is not cst.List
-    ):
-        return None
-    names = [dotted(e.value) for e in target.elements]
-    values = value.elements
-    if (
-        len(names) != len(values)
-        or any(n is None for n in names)
-        or any(type(e) is cst.StarredElement for e in (*target.elements, *values))
-    ):
-        return None
-    return [(n, e.value) for n, e in zip(names, values) if n is not None]
-
-
-def _formatted_values(value: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """What a logged value reads: ``'loss %.3f' % (step, loss)`` formats each operand (a
-    tensor's ``__format__`` reads it), so each operand is read, not the string it makes;
-    any other value is read as a whole."""
-    if (
-        type(value) is cst.BinaryOperation
-        and type(value.operator) is cst.Modulo
-        and type(value.left) in (cst.SimpleString, cst.ConcatenatedString)
-    ):
-        right = value.right
-        if type(right) is cst.Tuple:
-            return [element.value for element in right.elements if type(element) is cst.Element]
-        return [right]
-    return [value]
