@@ -96,6 +96,14 @@ class DeviceFacts:
     # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
     # the guarded code also fails without CUDA, it is reported (the value: that code).
     type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # Of those, the checks that stay because their branch taken on XLA once ported would read a
+    # name that only the untaken branch of another check of the device binds (the value: that
+    # name; the check that binds it is their value in type_checks).
+    paired_checks: dict[cst.Comparison, str] = field(default_factory=dict)
+    # The checks of the device the script picked (one that becomes the XLA device) that stay: around
+    # no device code, around code that fails without CUDA, around CUDA-event timing, or paired with
+    # one of those. False on XLA: the code they guard never runs there.
+    kept_type_checks: set[cst.Comparison] = field(default_factory=set)
     # A tensor's own CUDA check (``x.is_cuda``, ``x.device.type == 'cuda'``) around device code
     # (``t.cuda()``, ``x.device if ... else 'cpu'``): False for an XLA tensor, so that code never
     # runs there; it asks "is x on the accelerator?", so it becomes ``x.device.type == 'xla'`` (the
@@ -151,8 +159,10 @@ class DeviceFacts:
     def false_on_xla(self, node: cst.CSTNode) -> bool:
         """A check for CUDA that stays and is False on the XLA device, as XLA105 says of it
         (``device_type == "cuda"``, ``x.is_cuda``): not negated, and the file shows what it
-        compares."""
-        return node in self.cuda_checks and node not in self.unproven_checks and not negated_check(node)
+        compares, or a check of the device the script picked that stays (``kept_type_checks``)."""
+        if negated_check(node):
+            return False
+        return (node in self.cuda_checks and node not in self.unproven_checks) or node in self.kept_type_checks
 
 
 def negated_check(check: cst.CSTNode) -> bool:
