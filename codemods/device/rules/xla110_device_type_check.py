@@ -87,7 +87,11 @@ DEVICE_TYPE_CHECK = Rule(
     "device) and the compared name is assigned a device that becomes XLA, 'cuda' becomes 'xla': the check "
     'keeps asking "is this the accelerator?", and a `--no-accel` CPU run still skips it. Where the guarded '
     "code also runs something that fails without CUDA it is reported instead. Checks around other code "
-    "(cuDNN flags, DataParallel) stay, with XLA105.",
+    "(cuDNN flags, DataParallel) stay, with XLA105, and so do checks around CUDA-event timing (a synchronize beside "
+    "`torch.cuda.Event`): False on XLA skips that timing, and the `else` that times on any device runs. A check "
+    "whose branch, once ported, would read a name that only the branch of another check of the device binds "
+    "stays as that check does (ported alone it would raise UnboundLocalError on XLA); where the two guard device "
+    "code it is reported, to port both together.",
     examples=lambda: (
         invalid(
             """
