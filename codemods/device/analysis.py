@@ -461,6 +461,7 @@ class DeviceAnalysis(PortedDevices):
                     part.unset_fallbacks[node] = fallback
             elif node in self.device_code:
                 part.blocked_ifs[node] = self.crash_code[node]
+        self._paired_availability_ifs()
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
@@ -495,7 +496,7 @@ class DeviceAnalysis(PortedDevices):
         part = self.part
         module = self.walk.analysis(ProjectAnalysis).module
         candidates: list[paired_guards.GuardCandidate] = []
-        kept: set[cst.Comparison] = set()
+        kept: set[cst.BaseExpression] = set()
         ported: list[cst.Comparison] = []
         statements: dict[cst.Comparison, cst.If] = {}
         for comparison, device, statement, function in self.type_check_candidates:
@@ -523,7 +524,34 @@ class DeviceAnalysis(PortedDevices):
             part.cuda_checks.discard(comparison)
             if comparison in paired:
                 part.paired_checks[comparison] = paired[comparison][0]
-        part.kept_type_checks = kept | paired.keys()
+        part.kept_type_checks = {check for check in (*kept, *paired) if isinstance(check, cst.Comparison)}
+
+    def _paired_availability_ifs(self) -> None:
+        """An ``if torch.cuda.is_available():`` the port drops (its code then always runs) whose
+        code reads a name that only the code of a kept check binds (``end.record()`` after
+        ``end = torch.cuda.Event(...)`` under a check that stays) stays too: a synchronize of
+        that timing stays with it, and device code is reported (XLA104) instead."""
+        part = self.part
+        module = self.walk.analysis(ProjectAnalysis).module
+        candidates: list[paired_guards.GuardCandidate] = []
+        statements: dict[cst.BaseExpression, cst.If] = {}
+        for statement, function in self.availability_ifs.items():
+            test = statement.test
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            scope = function if function is not None else module
+            if part.is_available_call(test) and scope is not None:
+                candidates.append(paired_guards.GuardCandidate(test, statement, scope))
+                statements[test] = statement
+        kept = {check for check, statement in statements.items() if statement not in part.ifs}
+        if not kept or len(kept) == len(statements):
+            return
+        for check, (name, partner) in paired_guards.kept_with_partners(candidates, kept).items():
+            statement = statements[check]
+            part.ifs.discard(statement)
+            if statement not in self.worth_running:
+                part.blocked_ifs[statement] = self.crash_code.get(statements[partner], partner)
+                part.paired_ifs[statement] = name
 
     def _times_with_cuda(self, statement: cst.If) -> bool:
         """Around a synchronize and code that fails without CUDA, and no device choice or move

@@ -36,6 +36,10 @@ class DeviceFacts:
     # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
     # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
+    # Of those, the checks that stay because, dropped, their code would read a name that only the
+    # code of another check that stays binds (the value: that name; the other check's blocker is
+    # their value in blocked_ifs).
+    paired_ifs: dict[cst.If, str] = field(default_factory=dict)
     # `if not torch.cuda.is_available(): config.device = "cpu"` where nothing else in the file sets
     # `config.device` (its default is in another module): left as is and reported (the value: the
     # attribute); removing it alone would leave that default, often "cuda" (device/fallbacks.py).

@@ -17,19 +17,25 @@ from codemods.device.facts import negated_check
 
 @dataclass(frozen=True)
 class GuardCandidate:
-    """A ``device.type == "cuda"`` check that is the whole test of an ``if``, in its scope."""
+    """A check for CUDA (``device.type == "cuda"``, ``torch.cuda.is_available()``) in the test of
+    an ``if``, in its scope."""
 
-    comparison: cst.Comparison
+    comparison: cst.BaseExpression
     statement: cst.If
     scope: cst.CSTNode  # the enclosing function, or the module
 
 
-def taken_on_cuda(statement: cst.If, comparison: cst.Comparison) -> cst.BaseSuite | None:
-    """The branch that runs where the check is True of CUDA (the body of ``== "cuda"``, the
-    ``else`` of ``!= "cuda"``); None where the check is only part of the test."""
-    if statement.test is not comparison:
+def taken_on_cuda(statement: cst.If, check: cst.BaseExpression) -> cst.BaseSuite | None:
+    """The branch that runs where the check says CUDA (the body of ``== "cuda"``, the ``else``
+    of ``!= "cuda"`` or of ``not torch.cuda.is_available()``); None where the check is only part
+    of the test."""
+    test = statement.test
+    negated = negated_check(check)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if test is not check:
         return None
-    if negated_check(comparison):
+    if negated:
         return statement.orelse.body if isinstance(statement.orelse, cst.Else) else None
     return statement.body
 
@@ -209,13 +215,13 @@ def _descendants(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
 
 
 def kept_with_partners(
-    candidates: Sequence[GuardCandidate], kept: set[cst.Comparison]
-) -> dict[cst.Comparison, tuple[str, cst.Comparison]]:
+    candidates: Sequence[GuardCandidate], kept: set[cst.BaseExpression]
+) -> dict[cst.BaseExpression, tuple[str, cst.BaseExpression]]:
     """The candidates not in ``kept`` (about to be ported) whose branch newly taken on XLA reads
     a name that only the untaken branches of kept checks bind: each with that name and the kept
     check that binds it. Keeping one may strand another, so this runs until nothing changes."""
     stays = set(kept)
-    paired: dict[cst.Comparison, tuple[str, cst.Comparison]] = {}
+    paired: dict[cst.BaseExpression, tuple[str, cst.BaseExpression]] = {}
     bindings: dict[int, dict[str, list[cst.CSTNode]]] = {}
     changed = True
     while changed:
@@ -243,9 +249,9 @@ def kept_with_partners(
 def _stranded_read(
     branch: cst.BaseSuite,
     scope_bindings: dict[str, list[cst.CSTNode]],
-    untaken: list[tuple[cst.Comparison, cst.BaseSuite]],
+    untaken: list[tuple[cst.BaseExpression, cst.BaseSuite]],
     scope: cst.CSTNode,
-) -> tuple[str, cst.Comparison] | None:
+) -> tuple[str, cst.BaseExpression] | None:
     reads = _Names()
     branch.visit(reads)
     for name, _ in reads.unbound_reads:
