@@ -96,7 +96,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "alone would leave that default to send the model to CUDA, a crash on an XLA host where the original at least "
     "ran on the CPU, and the port cannot tie the fallback to the default it guards. Where the file sets the "
     'attribute too (`config.device = "cuda"` before the check, or an argparse `--device` default), that value is '
-    "ported with it and the check goes.",
+    "ported with it and the check goes. A check whose code, dropped, would run and read a name that only the code "
+    "of a check that stays binds (CUDA-event timing after a step, `end.record()`, whose events the check before "
+    "the step made) stays with it: silently around a synchronize, else reported, to port both together.",
     examples=lambda: (
         invalid(
             """
