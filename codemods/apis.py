@@ -12,6 +12,8 @@ FUSED_ATTENTION_ADVICE = (
     "flash-attn and xformers take (batch, seq, heads, dim): transpose), or on TPU "
     "torch_xla.experimental.custom_kernel.flash_attention"
 )
+# torch 2.4 and later; the sagemaker target (torch 1.13) says the formula instead (targets.py).
+RMS_NORM_ADVICE = "torch.nn.RMSNorm (torch.nn.functional.rms_norm)"
 PALLAS_ADVICE = "; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)"
 AMP_ADVICE = "torch.autocast('xla', dtype=torch.bfloat16) without a scaler, or torch.amp.GradScaler('xla')"
 PROCESS_GROUP_ADVICE = "dist.init_process_group('xla', init_method='xla://')"

@@ -18,6 +18,7 @@ from codemods.apis import (
     OWN_LAUNCHER_ADVICE,
     PALLAS_ADVICE,
     PROCESS_GROUP_ADVICE,
+    RMS_NORM_ADVICE,
     SPMD_FSDP_ADVICE,
     SPMD_MESH_ADVICE,
     SYNCFREE_OPTIMIZERS,
@@ -252,6 +253,10 @@ TARGETS: dict[str, Target] = {
                 "(torch 1.13 has no scaled_dot_product_attention, torch_xla 1.13 no attention kernel)",
             ),
             (PALLAS_ADVICE, ""),
+            (
+                RMS_NORM_ADVICE,
+                "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight (torch 1.13 has no RMSNorm)",
+            ),
             (AMP_ADVICE, "torch_xla.amp.autocast() with torch_xla.amp.GradScaler()"),
             # torch_xla 1.13 has no SPMD mesh nor SPMD FSDP (2.0 and later).
             (SPMD_MESH_ADVICE, ""),

@@ -42,6 +42,10 @@ class DeviceFacts:
     # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
     # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
+    # Of those, the checks that stay because, dropped, their code would read a name that only the
+    # code of another check that stays binds (the value: that name; the other check's blocker is
+    # their value in blocked_ifs).
+    paired_ifs: dict[cst.If, str] = field(default_factory=dict)
     # `if not torch.cuda.is_available(): config.device = "cpu"` where nothing else in the file sets
     # `config.device` (its default is in another module): left as is and reported (the value: the
     # attribute); removing it alone would leave that default, often "cuda" (device/fallbacks.py).
@@ -102,6 +106,14 @@ class DeviceFacts:
     # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
     # the guarded code also fails without CUDA, it is reported (the value: that code).
     type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # Of those, the checks that stay because their branch taken on XLA once ported would read a
+    # name that only the untaken branch of another check of the device binds (the value: that
+    # name; the check that binds it is their value in type_checks).
+    paired_checks: dict[cst.Comparison, str] = field(default_factory=dict)
+    # The checks of the device the script picked (one that becomes the XLA device) that stay: around
+    # no device code, around code that fails without CUDA, around CUDA-event timing, or paired with
+    # one of those. False on XLA: the code they guard never runs there.
+    kept_type_checks: set[cst.Comparison] = field(default_factory=set)
     # A tensor's own CUDA check (``x.is_cuda``, ``x.device.type == 'cuda'``) around device code
     # (``t.cuda()``, ``x.device if ... else 'cpu'``): False for an XLA tensor, so that code never
     # runs there; it asks "is x on the accelerator?", so it becomes ``x.device.type == 'xla'`` (the
@@ -157,8 +169,10 @@ class DeviceFacts:
     def false_on_xla(self, node: cst.CSTNode) -> bool:
         """A check for CUDA that stays and is False on the XLA device, as XLA105 says of it
         (``device_type == "cuda"``, ``x.is_cuda``): not negated, and the file shows what it
-        compares."""
-        return node in self.cuda_checks and node not in self.unproven_checks and not negated_check(node)
+        compares, or a check of the device the script picked that stays (``kept_type_checks``)."""
+        if negated_check(node):
+            return False
+        return (node in self.cuda_checks and node not in self.unproven_checks) or node in self.kept_type_checks
 
 
 def negated_check(check: cst.CSTNode) -> bool:

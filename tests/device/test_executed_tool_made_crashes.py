@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from tests.support.executed import convert_folder, free_port, run_script
+from tests.support.executed import (
+    Executed,
+    barrier_per_step_problems,
+    convert_folder,
+    converted_project,
+    free_port,
+    run_script,
+)
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -202,3 +210,63 @@ def test_a_modules_own_is_cuda_method_asks_its_weights_on_xla(tmp_path: Path) ->
     assert "encoded on xla:0" in _printed(script)
     script.write_text(output.replace('bias_hh_l0.data.device.type == "xla"', "bias_hh_l0.data.is_cuda"))
     _fails(script, "Expected XLA tensor")
+
+
+TIMED = """\
+import time
+import torch
+import torch.nn as nn
+
+
+def train(steps):
+    torch.manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    data = [(torch.randn(16, 4), torch.randn(16, 1)) for _ in range(steps)]
+    elapsed = 0.0
+    for step, (x, y) in enumerate(data):
+        if device.type == "cuda":
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+        else:
+            start = time.time()
+        x, y = x.to(device), y.to(device)
+        loss = ((model(x) - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if device.type == "cuda":
+            end.record()
+            torch.cuda.synchronize()
+            elapsed += start.elapsed_time(end) / 1000
+        else:
+            elapsed += time.time() - start
+        print(f"step {step} loss {loss.item():.6f}")
+    print("timed", elapsed > 0)
+
+
+train(10)
+"""
+
+
+def test_cuda_event_timing_checks_before_and_after_a_step_stay_together(tmp_path: Path) -> None:
+    """A ``device.type == "cuda"`` check that times the step with CUDA events, and its partner after
+    the step, both with an ``else`` that times with ``time.time()``: both stay (False on XLA, the
+    ``else`` branches time the step), and the script trains like the eager original, one graph per
+    step.  The port used to rewrite only the second check to ``== "xla"``: its branch then reads
+    ``end``, which only the first check's branch binds (UnboundLocalError)."""
+    eager = run_script(write_project(tmp_path / "eager", "timed", {"main.py": TIMED}), "main.py", on_xla=False)
+    assert len(eager.losses) == 10
+    ported = converted_project(tmp_path / "ported", "timed", {"main.py": TIMED})
+    output = (ported / "main.py").read_text()
+    assert output.count('if device.type == "cuda":') == 2 and "torch_xla.device()" in output
+    run = run_script(ported, "main.py")
+    problems = barrier_per_step_problems(run, eager, Executed("main.py"), 10)
+    assert not problems, problems
+    assert run.stepped_devices == ("xla",) and "timed True" in run.output
+    second = output.rindex('if device.type == "cuda":')
+    (ported / "main.py").write_text(output[:second] + output[second:].replace('"cuda"', '"xla"', 1))
+    _fails(ported / "main.py", "UnboundLocalError")

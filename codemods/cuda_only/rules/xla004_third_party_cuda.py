@@ -4,14 +4,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE
+from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE, RMS_NORM_ADVICE
 from codemods.engine.hooks import on_references
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
+
+_OPTIONAL_FLASH = """
+    import torch
+    import torch.nn.functional as F
+
+    try:
+        import flash_attn
+    except ImportError:
+        flash_attn = None
+
+
+    def use_flash(x):
+        return flash_attn is not None and x.device.type == "cuda"
+
+
+    def attention(q, k, v):
+        if use_flash(q):
+            return flash_attn.flash_attn_func(q, k, v)
+        return F.scaled_dot_product_attention(q, k, v)
+    """
 
 THIRD_PARTY_CUDA = Rule(
     code="XLA004",
@@ -23,7 +43,9 @@ THIRD_PARTY_CUDA = Rule(
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
-    "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
+    "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.nn's LayerNorm and "
+    "RMSNorm, a rotary embedding in torch operations and torch.nn.CrossEntropyLoss for flash-attn's other "
+    "kernels, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
@@ -35,7 +57,10 @@ THIRD_PARTY_CUDA = Rule(
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
     "imports it needs still need DeepSpeed installed. `deepspeed.zero.GatheredParameters(...)` is not reported either: it "
     "gathers only parameters that ZeRO-3 partitioned (DeepSpeed's `is_zero_param`) and is a no-op for any other, and "
-    "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported).",
+    "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported). "
+    "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
+    "its import worked (in a `try` whose handler catches the ImportError and falls back, under `if flash_attn is not "
+    "None:`, or under a function of the file that returns False when the handler set it to None) is not reported.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
@@ -43,6 +68,38 @@ THIRD_PARTY_CUDA = Rule(
         ),
     ),
     valid=lambda: (
+        valid(_OPTIONAL_FLASH, note="flash-attn-behind-a-helper-that-asks-for-its-import"),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def attention(q, k, v):
+                try:
+                    from flash_attn import flash_attn_func
+
+                    return flash_attn_func(q, k, v)
+                except (ImportError, RuntimeError):
+                    pass
+                return F.scaled_dot_product_attention(q, k, v)
+            """,
+            target="sagemaker",
+            note="flash-attn-imported-in-a-try-with-a-fallback-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
+            try:
+                import flash_attn as fa
+            except ModuleNotFoundError:
+                fa = None
+
+            out = fa.flash_attn_func(q, k, v) if fa is not None else attend(q, k, v)
+            """,
+            note="flash-attn-alias-under-its-none-check",
+        ),
         valid(
             """
             import torch
@@ -239,6 +296,43 @@ THIRD_PARTY_CUDA = Rule(
             findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
         ),
         invalid(
+            substituted(_OPTIONAL_FLASH, ("if use_flash(q):", "if args.flash:")),
+            note="flash-attn-behind-a-switch-that-does-not-ask-for-its-import",
+            findings=(Expected(16, 16, "`flash_attn.flash_attn_func` is FlashAttention"),),
+        ),
+        invalid(
+            """
+            import torch
+            from flash_attn.layers.rotary import apply_rotary_emb
+            from flash_attn.ops.triton.layer_norm import layer_norm_fn
+
+            q = apply_rotary_emb(q, cos, sin)
+            h = layer_norm_fn(x, weight, None, eps=1e-5, is_rms_norm=True)
+            """,
+            note="flash-attn-norm-and-rotary-kernels",
+            findings=(
+                Expected(5, 5, "`apply_rotary_emb` is flash-attn's rotary-embedding kernel (Triton), not attention"),
+                Expected(6, 5, "or for RMSNorm torch.nn.RMSNorm (torch.nn.functional.rms_norm)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.ops.rms_norm as fused_norm
+            from flash_attn.losses.cross_entropy import CrossEntropyLoss as FusedCE
+
+            h = fused_norm.rms_norm(x, weight, 1e-5)
+            criterion = FusedCE(label_smoothing=0.1)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="flash-attn-norm-and-loss-kernels-sagemaker",
+            findings=(
+                Expected(5, 5, "or for RMSNorm x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight"),
+                Expected(6, 13, "`FusedCE` is flash-attn's fused cross-entropy kernel (Triton), not attention"),
+            ),
+        ),
+        invalid(
             """
             import torch
             from torchrec.distributed.model_parallel import DistributedModelParallel
@@ -322,6 +416,20 @@ _APIS: dict[str, str] = {
 # Whole third-party modules that only run on CUDA, by prefix (the longest that matches
 # wins; the exact names above come first).  Each says what to use on XLA, or "none".
 _SDPA = FUSED_ATTENTION_ADVICE
+_FLASH_NORM = (
+    "is flash-attn's fused LayerNorm/RMSNorm kernel (Triton or a CUDA extension), not attention: use "
+    f"torch.nn.LayerNorm (torch.nn.functional.layer_norm), or for RMSNorm {RMS_NORM_ADVICE}; add the "
+    "residual (and dropout) it was handed before the norm, which XLA fuses"
+)
+_FLASH_ROTARY = (
+    "is flash-attn's rotary-embedding kernel (Triton), not attention: rotate with torch operations, which XLA "
+    "fuses: x * cos + rotate_half(x) * sin on the rotary part of the head dimension, cos and sin repeated to its "
+    "width (rotate_half makes the halves (x1, x2) into (-x2, x1); interleaved=True pairs even and odd elements)"
+)
+_FLASH_CROSS_ENTROPY = (
+    "is flash-attn's fused cross-entropy kernel (Triton), not attention: use torch.nn.CrossEntropyLoss "
+    "(torch.nn.functional.cross_entropy, label_smoothing included)"
+)
 _MODULES: dict[str, str] = {
     "deepspeed.": (
         "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
@@ -354,6 +462,18 @@ _MODULES: dict[str, str] = {
     ),
     "bitsandbytes.": "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
     "flash_attn.": f"is FlashAttention, a CUDA kernel: {_SDPA}",
+    # flash-attn's kernels that are not attention (flash_attn/ops, layers, losses): each its torch operation.
+    "flash_attn.ops.triton.layer_norm.": _FLASH_NORM,
+    "flash_attn.ops.layer_norm.": _FLASH_NORM,
+    "flash_attn.ops.rms_norm.": _FLASH_NORM,
+    "flash_attn.layers.rotary.": _FLASH_ROTARY,
+    "flash_attn.ops.triton.rotary.": _FLASH_ROTARY,
+    "flash_attn.losses.cross_entropy.": _FLASH_CROSS_ENTROPY,
+    "flash_attn.ops.triton.cross_entropy.": _FLASH_CROSS_ENTROPY,
+    "flash_attn.ops.fused_dense.": (
+        "is flash-attn's fused dense layer and MLP (a CUDA extension), not attention: use torch.nn.Linear and "
+        "the activation, which XLA fuses"
+    ),
     "torchrec.distributed.": (
         "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
         "planner, the sharders and train pipelines), which shards embedding tables "
@@ -394,7 +514,13 @@ _MODULES: dict[str, str] = {
 def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     """Each use, with what to use on XLA: the name's own entry, else its longest module's;
     none where only a parameter ZeRO-3 partitioned reaches it."""
-    if qualified in _GATHERS_ZERO3_ONLY or _under_zero3_guard(ctx.ancestors):
+    from codemods.cuda_only.rules.absent_on_xla import never_runs_on_xla
+
+    if (
+        qualified in _GATHERS_ZERO3_ONLY
+        or _under_zero3_guard(ctx.ancestors)
+        or never_runs_on_xla(ctx.ancestors, qualified)
+    ):
         return updated
     advice = _APIS.get(qualified)
     if advice is None:

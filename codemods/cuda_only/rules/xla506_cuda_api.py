@@ -120,6 +120,58 @@ CUDA_API = Rule(
         ),
         valid(
             """
+            import time
+            import torch
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model.to(device)
+            if device.type == "cuda":
+                start = torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+            else:
+                start = time.time()
+            """,
+            """
+            import time
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model.to(device)
+            if device.type == "cuda":
+                start = torch.cuda.Event(enable_timing=True)
+                xm.wait_device_ops()
+                start.record()
+            else:
+                start = time.time()
+            """,
+            note="under a check of the picked device that stays (CUDA-event timing): never runs on XLA",
+        ),
+        valid(
+            """
+            import torch as th
+
+            dev = th.device("cuda" if th.cuda.is_available() else "cpu")
+            if dev.type == "cuda":
+                th.cuda.synchronize()
+                stream = th.cuda.Stream()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            dev = xm.xla_device()
+            if dev.type == "cuda":
+                xm.wait_device_ops()
+                stream = th.cuda.Stream()
+            """,
+            target="sagemaker",
+            note="under a kept check of the picked device, through an alias (sagemaker)",
+        ),
+        valid(
+            """
             import torch
 
             if torch.cuda.is_available() and args.verbose:

@@ -20,13 +20,33 @@ from codemods.device.rules.helper_guard_cases import (
 )
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.engine.hooks import of_types, on_facts, removes_statements
-from codemods.engine.rule import Expected, Rule, invalid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+_TIMED_STEP = """
+    import time
+    import torch
+
+    for x in loader:
+        if torch.cuda.is_available():
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+        else:
+            start = time.time()
+        step(x)
+        if torch.cuda.is_available():
+            end.record()
+            torch.cuda.synchronize()
+            took = start.elapsed_time(end) / 1000
+        else:
+            took = time.time() - start
+    """
 
 CUDA_AVAILABLE_DEVICE = Rule(
     code="XLA104",
@@ -76,7 +96,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "alone would leave that default to send the model to CUDA, a crash on an XLA host where the original at least "
     "ran on the CPU, and the port cannot tie the fallback to the default it guards. Where the file sets the "
     'attribute too (`config.device = "cuda"` before the check, or an argparse `--device` default), that value is '
-    "ported with it and the check goes.",
+    "ported with it and the check goes. A check whose code, dropped, would run and read a name that only the code "
+    "of a check that stays binds (CUDA-event timing after a step, `end.record()`, whose events the check before "
+    "the step made) stays with it: silently around a synchronize, else reported, to port both together.",
     examples=lambda: (
         invalid(
             """
@@ -99,8 +121,58 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *host_move_valid_cases(),
         *not_a_device_choice_cases(),
         *helper_guard_valid_cases(),
+        # CUDA-event timing before and after a step: the second check (a synchronize) stays with the first;
+        # dropped alone, its code would read `end`, which only the first check's code binds.
+        valid(
+            _TIMED_STEP,
+            substituted(
+                _TIMED_STEP,
+                ("import torch\n", "import torch\n    import torch_xla.core.xla_model as xm\n"),
+                ("torch.cuda.synchronize()", "xm.wait_device_ops()"),
+            ),
+            note="cuda-event-timing-pair-stays",
+        ),
+        valid(
+            substituted(_TIMED_STEP, ("import torch\n", "import torch as th\n"), ("torch.cuda", "th.cuda")),
+            substituted(
+                _TIMED_STEP,
+                ("import torch\n", "import torch as th\n    import torch_xla.core.xla_model as xm\n"),
+                ("torch.cuda.synchronize()", "xm.wait_device_ops()"),
+                ("torch.cuda", "th.cuda"),
+            ),
+            target="sagemaker",
+            note="cuda-event-timing-pair-stays-alias-sagemaker",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                model.cuda()
+                name = torch.cuda.get_device_name()
+            if torch.cuda.is_available():
+                model.cuda()
+                print(name)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if torch.cuda.is_available():
+                model.to(torch_xla.device())
+                name = torch.cuda.get_device_name()
+            if torch.cuda.is_available():
+                model.to(torch_xla.device())
+                print(name)
+            """,
+            note="paired-check-stays-with-its-partner",
+            findings=(
+                Expected(4, 4, "the code it guards also runs `torch.cuda.get_device_name`"),
+                Expected(7, 4, "reads `name`, which only the code of another check that stays binds"),
+            ),
+        ),
         invalid(
             """
             import torch
@@ -480,6 +552,16 @@ def _availability_if(
     device = ctx.facts.device
     if original in device.gpu_requirements:
         return _without_gpu_requirement(ctx, original, updated)
+    if original in device.paired_ifs:
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{ctx.code(original.test)}` guards device code, and the code it guards reads "
+            f"`{device.paired_ifs[original]}`, which only the code of another check that stays binds (it runs "
+            f"`{ctx.code(device.blocked_ifs[original])}`, which fails without CUDA): left as is, so on XLA (no "
+            f"CUDA) {_CPU_PATH}; port both checks together",
+        )
+        return updated
     if original in device.blocked_ifs:
         ctx.report(
             CUDA_AVAILABLE_DEVICE,

@@ -7,13 +7,71 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+_TIMED_STEP = """
+    import time
+    import torch
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model.to(device)
+    for x in loader:
+        if device.type == "cuda":
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+        else:
+            start = time.time()
+        step(x)
+        if device.type == "cuda":
+            end.record()
+            torch.cuda.synchronize()
+            took = start.elapsed_time(end) / 1000
+        else:
+            took = time.time() - start
+    """
+
+_TIMED_STEP_PORTED = substituted(
+    _TIMED_STEP,
+    ("import torch\n", "import torch\n    import torch_xla\n    import torch_xla.core.xla_model as xm\n"),
+    ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+    ("torch.cuda.synchronize()", "xm.wait_device_ops()"),
+)
+
+_NAMED_ONCE = """
+    import torch
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.type == "cuda":
+        model.cuda()
+        name = torch.cuda.get_device_name()
+    if device.type == "cuda":
+        model.cuda()
+        print(name)
+    """
+
+_NAMED_ONCE_PORTED = substituted(
+    _NAMED_ONCE,
+    ("import torch\n", "import torch\n    import torch_xla\n"),
+    ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+    ("model.cuda()", "model.to(torch_xla.device())"),
+)
+
+_NAMED_ONCE_FINDINGS = (
+    Expected(5, 4, "not changed: the code it guards also runs `torch.cuda.get_device_name`"),
+    Expected(
+        8,
+        4,
+        "not changed: on XLA its branch would read `name`, which only the branch of the other "
+        '`device.type == "cuda"` check binds, and that check stays',
+    ),
+)
 
 DEVICE_TYPE_CHECK = Rule(
     code="XLA110",
@@ -29,7 +87,11 @@ DEVICE_TYPE_CHECK = Rule(
     "device) and the compared name is assigned a device that becomes XLA, 'cuda' becomes 'xla': the check "
     'keeps asking "is this the accelerator?", and a `--no-accel` CPU run still skips it. Where the guarded '
     "code also runs something that fails without CUDA it is reported instead. Checks around other code "
-    "(cuDNN flags, DataParallel) stay, with XLA105.",
+    "(cuDNN flags, DataParallel) stay, with XLA105, and so do checks around CUDA-event timing (a synchronize beside "
+    "`torch.cuda.Event`): False on XLA skips that timing, and the `else` that times on any device runs. A check "
+    "whose branch, once ported, would read a name that only the branch of another check of the device binds "
+    "stays as that check does (ported alone it would raise UnboundLocalError on XLA); where the two guard device "
+    "code it is reported, to port both together.",
     examples=lambda: (
         invalid(
             """
@@ -75,6 +137,20 @@ DEVICE_TYPE_CHECK = Rule(
                 x = x.to(torch_xla.device())
             """,
             note="no-device-code-or-a-tensor-device",
+        ),
+        # CUDA-event timing with an `else` that times on any device: False on XLA is right there, and the
+        # check after the step (a synchronize only) stays with it: ported alone, its branch would read `end`,
+        # which only the first check's branch binds (an UnboundLocalError on XLA).
+        valid(_TIMED_STEP, _TIMED_STEP_PORTED, note="cuda-event-timing-pair-stays"),
+        valid(
+            _TIMED_STEP,
+            substituted(
+                _TIMED_STEP_PORTED,
+                ("import torch_xla\n    import torch_xla.core", "import torch_xla.core"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="cuda-event-timing-pair-stays-sagemaker",
         ),
     ),
     invalid=lambda: (
@@ -175,6 +251,51 @@ DEVICE_TYPE_CHECK = Rule(
             alias=True,
             findings=(Expected(5, 4, "`dev.type == 'cuda'` asks whether the device the script"),),
         ),
+        invalid(
+            _NAMED_ONCE, _NAMED_ONCE_PORTED, note="paired-check-stays-with-its-partner", findings=_NAMED_ONCE_FINDINGS
+        ),
+        invalid(
+            _NAMED_ONCE,
+            substituted(
+                _NAMED_ONCE_PORTED,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="paired-check-stays-with-its-partner-sagemaker",
+            findings=_NAMED_ONCE_FINDINGS,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device("cuda" if th.cuda.is_available() else "cpu")
+            if dev.type == "cuda":
+                model.cuda()
+                name = th.cuda.get_device_name()
+            if dev.type == "cuda":
+                model.cuda()
+                print(name)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            dev = torch_xla.device()
+            if dev.type == "cuda":
+                model.to(torch_xla.device())
+                name = th.cuda.get_device_name()
+            if dev.type == "cuda":
+                model.to(torch_xla.device())
+                print(name)
+            """,
+            alias=True,
+            note="paired-check-stays-with-its-partner-alias",
+            findings=(
+                Expected(5, 4, "not changed: the code it guards also runs `th.cuda.get_device_name`"),
+                Expected(8, 4, '`dev.type == "cuda"` check binds, and that check stays'),
+            ),
+        ),
     ),
 )
 
@@ -185,14 +306,23 @@ def _type_check(ctx: Context[Facts], original: cst.Comparison, updated: cst.Comp
 
     blocker = ctx.facts.device.type_checks[original]
     check = ctx.code(original)
+    stranded = ctx.facts.device.paired_checks.get(original)
+    if stranded is not None and blocker is not None:
+        ctx.report(
+            DEVICE_TYPE_CHECK,
+            original,
+            f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
+            f"code it guards never runs there; not changed: on XLA its branch would read `{stranded}`, which only "
+            f"the branch of the other `{ctx.code(blocker)}` check binds, and that check stays; port both checks together",
+        )
+        return updated
     why = kept_because(ctx, blocker)
     if why is not None:
         ctx.report(
             DEVICE_TYPE_CHECK,
             original,
             f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
-            f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
-            "once that code runs on XLA",
+            f"code it guards never runs there; not changed: {why}; compare with 'xla' once that code runs on XLA",
         )
         return updated
     return ctx.fix_or_keep(
