@@ -4,7 +4,8 @@ platform calls it, the spawn of the guard becomes a call of the worker), turn th
 whose code runs in every process (``entry_guard``, or the spawning ``spawn_guard``) into
 ``_mp_fn(index)`` started by the launcher (with the process groups the module started as it
 was imported, ``import_time_groups``, moved in first), and port a launcher of the other
-release (``xmp.spawn`` on 2.9, ``torch_xla.launch`` on sagemaker)."""
+release (``xmp.spawn`` on 2.9, ``torch_xla.launch`` on sagemaker).  What they build is
+launch_builds.py's."""
 
 from __future__ import annotations
 
@@ -488,6 +489,7 @@ def _spawn(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Ba
     import libcst as cst
 
     from codemods.distributed.rules.edits import entry_from_spawn
+    from codemods.distributed.rules.launch_builds import launch_call
 
     part = ctx.facts.distributed
     spawn = part.spawns[original]
@@ -507,7 +509,7 @@ def _spawn(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Ba
         original,
         f"{ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
         "and passes each its index (nprocs is not needed)",
-        lambda: _launch(ctx, original, updated, spawn.fn, spawn.args, spawn.start_method),
+        lambda: launch_call(ctx, original, updated, spawn.fn, spawn.args, spawn.start_method),
         result=lambda node: node.func if isinstance(node, cst.Call) else node,
     )
 
@@ -516,25 +518,7 @@ def _worker_call(
     ctx: Context[Facts], original: cst.Call, updated: cst.Call, fn: cst.BaseExpression, args: cst.BaseExpression | None
 ) -> cst.BaseExpression:
     """In ``_mp_fn(index)``, which the platform runs in every process: the worker itself."""
-    import libcst as cst
-
-    from codemods.distributed.rules.edits import forget_removed_arg, joined, new_value
-
-    def build() -> cst.Call:
-        new_args = [cst.Arg(cst.Name("index"))]
-        values = new_value(original, updated, args) if args is not None else None
-        if isinstance(values, cst.Tuple):
-            new_args += [
-                cst.Arg(element.value, star="*" if isinstance(element, cst.StarredElement) else "")
-                for element in values.elements
-            ]
-        elif values is not None:
-            new_args.append(cst.Arg(values, star="*"))
-        ctx.imports.discard(original.func)
-        for arg in original.args:
-            if arg.value is not fn and arg.value is not args:
-                forget_removed_arg(ctx, original, updated, arg)
-        return cst.Call(func=new_value(original, updated, fn), args=joined(new_args))
+    from codemods.distributed.rules.launch_builds import worker_call
 
     return ctx.fix_or_keep(
         updated,
@@ -542,36 +526,8 @@ def _worker_call(
         original,
         f"{ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
         "calls in each of its processes",
-        build,
+        lambda: worker_call(ctx, original, updated, fn, args),
     )
-
-
-def _launch(
-    ctx: Context[Facts],
-    original: cst.Call,
-    updated: cst.Call,
-    fn: cst.BaseExpression,
-    args: cst.BaseExpression | None,
-    start_method: cst.BaseExpression | None,
-) -> cst.Call | None:
-    """``launch(fn, args=..., start_method=...)`` from what these nodes became."""
-    import libcst as cst
-
-    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
-
-    func = ctx.imports.expression(ctx.target.api("launch"))
-    if func is None:
-        return None
-    new_args = [cst.Arg(new_value(original, updated, fn))]
-    if args is not None:
-        new_args.append(keyword_arg("args", new_value(original, updated, args)))
-    if start_method is not None:
-        new_args.append(keyword_arg("start_method", new_value(original, updated, start_method)))
-    ctx.imports.discard(original.func)
-    for arg in original.args:
-        if arg.value not in (fn, args, start_method):
-            forget_removed_arg(ctx, original, updated, arg)
-    return updated.with_changes(func=func, args=joined(new_args))
 
 
 @on_calls(XLA_LAUNCH, names=XMP_SPAWN)
@@ -579,21 +535,20 @@ def _xmp_spawn(ctx: Context[Facts], original: cst.Call, updated: cst.Call, calle
     """An old ``xmp.spawn(fn, args=..., nprocs=N)`` on the 2.9 target."""
     import libcst as cst
 
+    from codemods.distributed.rules.launch_builds import launch_call, xmp_spawn_arguments
+
     if ctx.target.api("launch").qualified_name == XMP_SPAWN:
         return updated
-    fn = original.args[0].value if original.args and original.args[0].keyword is None else None
-    if fn is None:
+    spawned = xmp_spawn_arguments(original)
+    if spawned is None:
         return updated
-    positional = [a.value for a in original.args if a.keyword is None]
-    keywords = {a.keyword.value: a.value for a in original.args if a.keyword is not None}
-    args = keywords.get("args", positional[1] if len(positional) > 1 else None)
-    start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
+    fn, args, start = spawned
     return ctx.fix_or_keep(
         updated,
         XLA_LAUNCH,
         original,
         f"{ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
-        lambda: _launch(ctx, original, updated, fn, args, start),
+        lambda: launch_call(ctx, original, updated, fn, args, start),
         result=lambda node: node.func if isinstance(node, cst.Call) else node,
     )
 
@@ -605,6 +560,7 @@ def _torch_xla_launch(ctx: Context[Facts], original: cst.Call, updated: cst.Call
     ``debug_single_process``."""
     import libcst as cst
 
+    from codemods.distributed.rules.launch_builds import launch_call
     from codemods.engine.nodes import args_by_position
 
     if ctx.target.api("launch").qualified_name == TORCH_XLA_LAUNCH:
@@ -630,7 +586,7 @@ def _torch_xla_launch(ctx: Context[Facts], original: cst.Call, updated: cst.Call
         XLA_LAUNCH,
         original,
         f"{ctx.code(original.func)}(...) -> {{new}}: torch_xla {ctx.target.torch_xla_version}'s launcher{note}",
-        lambda: _launch(
+        lambda: launch_call(
             ctx, original, updated, named["fn"].value, args.value if args else None, start.value if start else None
         ),
         result=lambda node: node.func if isinstance(node, cst.Call) else node,
@@ -648,36 +604,14 @@ def _main_guard(
     ``_mp_fn(index)``, started by the target's launcher."""
     import libcst as cst
 
-    from codemods.distributed.rules.edits import entry_from_spawn, keyword_arg
-    from codemods.engine.nodes import with_comma
+    from codemods.distributed.rules.edits import entry_from_spawn
+    from codemods.distributed.rules.launch_builds import entry_function
 
     part = ctx.facts.distributed
     spawning = original is part.spawn_guard and entry_from_spawn(ctx)
     if not (original is part.entry_guard or spawning) or not isinstance(updated.body, cst.IndentedBlock):
         return updated
-    shared = part.guard_globals
     body_block = updated.body
-
-    def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
-        launch = ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), keyword_arg("args", cst.Tuple([]))])
-        if launch is None:
-            return None
-        body = [*_moved_groups(ctx), *body_block.body]
-        if shared:
-            declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in shared])])
-            body = [declaration, *body]
-        function = cst.FunctionDef(
-            name=cst.Name(ENTRY_FUNCTION),
-            params=cst.Parameters([cst.Param(cst.Name("index"))]),
-            body=body_block.with_changes(body=body, footer=()),
-            leading_lines=updated.leading_lines,
-        )
-        # Comment lines that ended the guard's block end the file's code still.
-        guard = updated.with_changes(
-            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=body_block.footer),
-            leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
-        )
-        return cst.FlattenSentinel([function, guard])
 
     return ctx.fix_or_keep(  # type: ignore[misc]  # mypy cannot infer fix_or_keep()'s ReplacementT from a build returning a FlattenSentinel
         updated,
@@ -685,7 +619,7 @@ def _main_guard(
         original,
         f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
         f"{ctx.target.api('launch').qualified_name}(...){_launcher_flag_note(ctx)}",
-        build,
+        lambda: entry_function(ctx, updated, body_block, _moved_groups(ctx), part.guard_globals),
         result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
     )
 
@@ -731,6 +665,7 @@ def _import_time_group(
     env:// group stay at module level, before it runs)."""
     import libcst as cst
 
+    from codemods.distributed.rules.launch_builds import import_time_group_line
     from codemods.distributed.rules.xla601_xla_process_group import env_settings
 
     setup = env_settings(ctx, original)
@@ -742,29 +677,15 @@ def _import_time_group(
         lambda: updated,
         result=lambda line: cst.ensure_type(line.body[0], cst.Expr).value,
     )
-    if moved is None:
-        if not setup:
-            return updated
-        first = setup[0].with_changes(leading_lines=updated.leading_lines)
-        return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
-    if not setup:
-        # Its comments lead the next statement; its blank lines go (the next has its own).
-        dropped = updated.with_changes(leading_lines=[line for line in updated.leading_lines if line.comment])
-        ctx.drop_statement(dropped)
-        return dropped
-    return cst.FlattenSentinel([setup[0].with_changes(leading_lines=updated.leading_lines), *setup[1:]])
+    return import_time_group_line(ctx, updated, setup, moved is not None)
 
 
 def _moved_groups(ctx: Context[Facts]) -> list[cst.SimpleStatementLine]:
     """The module-level process groups ``_import_time_group`` moved, as ported."""
-    import libcst as cst
+    from codemods.distributed.rules.launch_builds import ported_statements
 
-    lines = []
-    for line, call in ctx.facts.distributed.import_time_groups.items():
-        ported = ctx.result_of(call)
-        if ctx.fixed(XLA_LAUNCH, line) and isinstance(ported, cst.BaseExpression):
-            lines.append(cst.SimpleStatementLine([cst.Expr(ported)]))
-    return lines
+    groups = ctx.facts.distributed.import_time_groups
+    return ported_statements(ctx, [call for line, call in groups.items() if ctx.fixed(XLA_LAUNCH, line)])
 
 
 @reports_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.unmoved_import_time_groups)
