@@ -117,15 +117,158 @@ LOAD_MAP_LOCATION = Rule(
             net = th.nn.Linear(4, 2).to(xm.xla_device())
             opt = th.optim.SGD(net.parameters(), lr=0.1)
             with open("best.pt", "rb") as f:
-                net = th.load(f, map_location="cpu")
+                net = th.load(f, map_location="cpu").to(xm.xla_device())
             """,
             target="sagemaker",
             alias=True,
-            note="a pickled module comes back on the CPU",
+            note="a pickled module a name takes is moved after the load",
             findings=(
-                Expected(7, 11, "`net` comes back from this load as a pickled module, on the CPU"),
-                Expected(7, 22, 'torch.load(...) -> map_location="cpu"'),
+                Expected(7, 11, "`net` comes back from the load as a pickled module, on the CPU (XLA loads only there)"),
+                Expected(
+                    7,
+                    22,
+                    'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
+                    "storages, which load nowhere without CUDA; the pickled module (`net`) is moved to the XLA device "
+                    "after the load",
+                ),
             ),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                import torch.nn as nn
+
+                if resume:
+                    checkpoint = torch.load(path)
+                    model = checkpoint["model"]
+                    optimizer = checkpoint["optimizer"]
+                else:
+                    model = nn.Linear(4, 2)
+                    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                    model = model.cuda()
+                """,
+                f"""
+                import torch
+                import torch.nn as nn
+                {imported}
+
+                if resume:
+                    checkpoint = torch.load(path, map_location="cpu")
+                    model = checkpoint["model"].to({device})
+                    optimizer = checkpoint["optimizer"]
+                else:
+                    model = nn.Linear(4, 2)
+                    optimizer = torch.optim.SGD(model.to({device}).parameters(), lr=0.1)
+                    model = model.to({device})
+                """,
+                target=target,
+                note=f"a-pickled-module-and-optimizer-in-a-checkpoint-dict-{target}",
+                findings=(
+                    Expected(6, 35, "the pickled module (`model`) is moved to the XLA device after the load"),
+                    Expected(
+                        7,
+                        13,
+                        "`model` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
+                        f'checkpoint["model"].to({device}) moves it to the XLA device',
+                    ),
+                    Expected(
+                        8,
+                        17,
+                        "`optimizer` comes back from the load holding the pickled CPU parameters of `model`, which the "
+                        "move to the XLA device replaces with new ones: it would step none of them. Build it again over "
+                        "`model.parameters()` after the move and load the pickled one's state into it "
+                        '(`.load_state_dict(checkpoint["optimizer"].state_dict())`)',
+                    ),
+                ),
+            )
+            for target, imported, device in (
+                ("2.9", "import torch_xla", "torch_xla.device()"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()"),
+            )
+        ),
+        *(
+            invalid(
+                """
+                import torch as th
+
+
+                def load_trainer(path, device):
+                    trainer = th.load(path, map_location=device)
+                    trainer.device = device
+                    trainer.model.eval()
+                    return trainer
+                """,
+                """
+                import torch as th
+
+
+                def load_trainer(path, device):
+                    trainer = th.load(path, map_location="cpu")
+                    trainer.device = device
+                    trainer.model.eval()
+                    return trainer
+                """,
+                target=target,
+                alias=True,
+                note=f"a-pickled-object-that-holds-a-module-{target}",
+                findings=(
+                    Expected(
+                        5,
+                        15,
+                        "`trainer` comes back from this load as a pickled object, on the CPU (XLA loads only there), "
+                        "and `trainer.model` with it, while the port moves the batches to the XLA device",
+                    ),
+                    Expected(
+                        5,
+                        42,
+                        'map_location device -> "cpu": XLA cannot load straight onto its device; what it holds stays '
+                        "on the CPU",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
+                import torch
+
+
+                def load_trainer(path, device):
+                    trainer = torch.load(path, map_location=device)
+                    trainer.model.to(device)
+                    trainer.model.eval()
+                    return trainer
+
+
+                def load_args(path):
+                    args = torch.load(path)
+                    return args.lr, args.epochs
+                """,
+                """
+                import torch
+
+
+                def load_trainer(path, device):
+                    trainer = torch.load(path, map_location="cpu")
+                    trainer.model.to(device)
+                    trainer.model.eval()
+                    return trainer
+
+
+                def load_args(path):
+                    args = torch.load(path, map_location="cpu")
+                    return args.lr, args.epochs
+                """,
+                target=target,
+                note=f"a-pickled-object-whose-module-is-moved-and-one-without-a-module-{target}",
+                findings=(
+                    Expected(5, 45, 'map_location device -> "cpu"'),
+                    Expected(12, 29, 'torch.load(...) -> map_location="cpu"'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
         ),
         invalid(
             """
@@ -431,7 +574,7 @@ def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         LOAD_MAP_LOCATION,
         original,
         f"map_location {ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
-        "load_state_dict copies the tensors over"
+        + _after_the_load(ctx, ctx.facts.checkpoint.located_loads.get(original))
         + (f" (`{original.value}` may now be unused)" if isinstance(original, cst.Name) else ""),
         lambda: quoted_like(original, "cpu"),
     )
@@ -459,7 +602,7 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     if original in ctx.facts.checkpoint.host_data_loads:
         why = "this module saves host data there (no CUDA storages), which loads the same anywhere"
     else:
-        why = _why_unlocated(ctx)
+        why = _why_unlocated(ctx, original)
     return ctx.fix_or_keep(
         updated,
         LOAD_MAP_LOCATION,
@@ -481,17 +624,29 @@ def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     )
 
 
-def _why_unlocated(ctx: Context[Facts]) -> str:
+def _why_unlocated(ctx: Context[Facts], load: cst.Call) -> str:
     saved_by = (
         "a checkpoint the CUDA runs of this script saved"
         if ctx.facts.checkpoint.cuda_script
         else "a checkpoint saved from a CUDA run (a pretrained one included)"
     )
     cpu_checkpoints = "" if ctx.facts.checkpoint.cuda_script else "; one saved on the CPU loads the same"
-    return (
-        f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; load_state_dict copies "
-        "the tensors to the device"
+    return f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; " + _after_the_load(
+        ctx, load
     )
+
+
+def _after_the_load(ctx: Context[Facts], load: cst.Call | None) -> str:
+    """What becomes of what the load gives back, on the CPU, as far as the file shows it."""
+    checkpoint = ctx.facts.checkpoint
+    if load is not None and load in checkpoint.state_dict_loads:
+        return "load_state_dict copies the tensors over"
+    moved = [name for name, moved_load in checkpoint.module_moves.values() if moved_load is load]
+    if moved:
+        return f"the pickled module (`{moved[0]}`) is moved to the XLA device after the load"
+    if load is not None and (load in checkpoint.module_loads or load in checkpoint.object_loads):
+        return "what it holds stays on the CPU"
+    return "load_state_dict copies a state dict's tensors to the model's device; anything else it holds stays on the CPU"
 
 
 def _loader(ctx: Context[Facts], call: cst.Call) -> str:
@@ -500,3 +655,53 @@ def _loader(ctx: Context[Facts], call: cst.Call) -> str:
 
     name = dotted(call.func) or ""
     return name if name.endswith(("load_state_dict_from_url", "load_url")) else "torch.load"
+
+
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_moves)
+def _moved_after_the_load(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    """A pickled module a name takes from a load, that nothing moves after: moved to the XLA device
+    (the original's map location, or its CUDA storages, had placed it on the device)."""
+    import libcst as cst
+
+    name, _ = ctx.facts.checkpoint.module_moves[original]
+
+    def build() -> cst.Call | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        return cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+    return ctx.fix_or_keep(
+        updated,
+        LOAD_MAP_LOCATION,
+        original,
+        f"`{name}` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
+        f"{{new}} moves it to the XLA device",
+        build,
+    )
+
+
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.stale_optimizers)
+def _stale_optimizer(ctx: Context[Facts], original: cst.BaseExpression) -> str:
+    """An optimizer pickled with a module that is moved after the load."""
+    optimizer, module = ctx.facts.checkpoint.stale_optimizers[original]
+    return (
+        f"`{optimizer}` comes back from the load holding the pickled CPU parameters of `{module}`, which the move "
+        "to the XLA device replaces with new ones: it would step none of them. Build it again over "
+        f"`{module}.parameters()` after the move and load the pickled one's state into it "
+        f"(`.load_state_dict({ctx.code(original)}.state_dict())`)"
+    )
+
+
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.object_loads)
+def _object_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
+    """A pickled object whose attribute is used as a module, and that nothing moves."""
+    name, module = ctx.facts.checkpoint.object_loads[original]
+    return (
+        f"`{name}` comes back from this load as a pickled object, on the CPU (XLA loads only there), and "
+        f"`{module}` with it, while the port moves the batches to the XLA device: move it after the load "
+        f"(`{module}.to(device)`, an optimizer it holds built again over its parameters), or save and load "
+        "its state_dict()"
+    )
