@@ -220,7 +220,8 @@ class CheckpointAnalysis(Analysis):
         device after the load (the port moves it when nothing does), an optimizer pickled with such a
         module (it holds the CPU parameters the move replaces), or an object holding a module."""
         models = self.facts.training.models | self.module_used
-        optimizers = self.facts.training.optimizers
+        training = self.facts.training
+        optimizers = training.optimizers | {step.optimizer for step in training.optimizer_steps.values()}
         for load, parts in self.parts.items():
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
