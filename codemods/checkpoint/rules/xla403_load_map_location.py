@@ -1,6 +1,7 @@
 """XLA403 load-map-location: ``torch.load`` onto a CUDA or XLA device loads on the CPU instead
-(``load_state_dict`` copies the tensors over), and so does a load without a map location, in
-every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
+(``load_state_dict`` copies a state dict's tensors over; a pickled module is moved after the load, an
+optimizer pickled with it and an object holding a module are reported), and so does a load without a
+map location, in every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
 (a dict) is reported, unless it sends every device to the CPU."""
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ LOAD_MAP_LOCATION = Rule(
     summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
     fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
-    "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is. A `torch.load` "
+    "device (`map_location=<the XLA device>` raises); loaded on the CPU, `load_state_dict` copies a state dict's "
+    "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
+    '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
+    "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
+    'An optimizer pickled with it (`optimizer = ckpt["optimizer"]`) holds the CPU parameters that a move to XLA '
+    "replaces with new ones, and would step none of them: reported, to be built again over the moved parameters "
+    "with the pickled one's `state_dict()` loaded into it. A pickled object whose attribute is used as a module "
+    "(`trainer = torch.load(p)`, then `trainer.model.eval()`) and that nothing moves is reported: the tool cannot "
+    "move what an object holds. A `torch.load` "
     "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
     "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
@@ -631,9 +640,12 @@ def _why_unlocated(ctx: Context[Facts], load: cst.Call) -> str:
         else "a checkpoint saved from a CUDA run (a pretrained one included)"
     )
     cpu_checkpoints = "" if ctx.facts.checkpoint.cuda_script else "; one saved on the CPU loads the same"
-    return f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; " + _after_the_load(
-        ctx, load
+    after = (
+        "load_state_dict copies the tensors to the device"
+        if load in ctx.facts.checkpoint.state_dict_loads
+        else _after_the_load(ctx, load)
     )
+    return f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; {after}"
 
 
 def _after_the_load(ctx: Context[Facts], load: cst.Call | None) -> str:
