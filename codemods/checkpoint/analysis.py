@@ -101,7 +101,9 @@ class CheckpointAnalysis(Analysis):
         # ``model = ckpt["model"]`` (``torch.load(p)["model"]``): a part of a load's value, followed as the
         # load's own; ``ckpt["model"].to(device)`` (``torch.load(p).to(device)``): one moved at once.
         value, moved = node.value, False
-        while type(value) is cst.Call and method_name(value) in ("to", "cuda") and (held := receiver(value)) is not None:
+        while (
+            type(value) is cst.Call and method_name(value) in ("to", "cuda") and (held := receiver(value)) is not None
+        ):
             value, moved = held, True
         if len(node.targets) != 1 or (name := dotted(node.targets[0].target)) is None:
             return
@@ -219,10 +221,13 @@ class CheckpointAnalysis(Analysis):
         (a model of the file, or a name called or with a module's method called on it), moved to the
         device after the load (the port moves it when nothing does), an optimizer pickled with such a
         module (it holds the CPU parameters the move replaces), or an object holding a module."""
-        models = self.facts.training.models | self.module_used
         training = self.facts.training
         optimizers = training.optimizers | {step.optimizer for step in training.optimizer_steps.values()}
+        onto_a_device = {self.part.located_loads[location] for location in self.part.map_locations}
         for load, parts in self.parts.items():
+            # A name used as a module counts as one when the original loaded onto a device (it meant the
+            # module to be there): else only a model of the file does (one loaded for a CPU export stays).
+            models = training.models | self.module_used if load in onto_a_device else training.models
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
                 self.part.state_dict_loads.add(load)

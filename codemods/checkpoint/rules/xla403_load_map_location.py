@@ -132,7 +132,9 @@ LOAD_MAP_LOCATION = Rule(
             alias=True,
             note="a pickled module a name takes is moved after the load",
             findings=(
-                Expected(7, 11, "`net` comes back from the load as a pickled module, on the CPU (XLA loads only there)"),
+                Expected(
+                    7, 11, "`net` comes back from the load as a pickled module, on the CPU (XLA loads only there)"
+                ),
                 Expected(
                     7,
                     22,
@@ -254,6 +256,12 @@ LOAD_MAP_LOCATION = Rule(
                 def load_args(path):
                     args = torch.load(path)
                     return args.lr, args.epochs
+
+
+                def export(path, example):
+                    net = torch.load(path)
+                    net.eval()
+                    torch.onnx.export(net, example, "net.onnx")
                 """,
                 """
                 import torch
@@ -269,12 +277,26 @@ LOAD_MAP_LOCATION = Rule(
                 def load_args(path):
                     args = torch.load(path, map_location="cpu")
                     return args.lr, args.epochs
+
+
+                def export(path, example):
+                    net = torch.load(path, map_location="cpu")
+                    net.eval()
+                    torch.onnx.export(net, example, "net.onnx")
                 """,
                 target=target,
-                note=f"a-pickled-object-whose-module-is-moved-and-one-without-a-module-{target}",
+                note=f"a-pickled-object-whose-module-is-moved-one-without-a-module-and-a-cpu-export-{target}",
                 findings=(
                     Expected(5, 45, 'map_location device -> "cpu"'),
                     Expected(12, 29, 'torch.load(...) -> map_location="cpu"'),
+                    Expected(
+                        17,
+                        28,
+                        'torch.load(...) -> map_location="cpu": a checkpoint saved from a CUDA run (a pretrained one '
+                        "included) holds CUDA storages, which load nowhere without CUDA; one saved on the CPU loads the "
+                        "same; load_state_dict copies a state dict's tensors to the model's device; anything else it "
+                        "holds stays on the CPU",
+                    ),
                 ),
             )
             for target in ("2.9", "sagemaker")
@@ -658,7 +680,9 @@ def _after_the_load(ctx: Context[Facts], load: cst.Call | None) -> str:
         return f"the pickled module (`{moved[0]}`) is moved to the XLA device after the load"
     if load is not None and (load in checkpoint.module_loads or load in checkpoint.object_loads):
         return "what it holds stays on the CPU"
-    return "load_state_dict copies a state dict's tensors to the model's device; anything else it holds stays on the CPU"
+    return (
+        "load_state_dict copies a state dict's tensors to the model's device; anything else it holds stays on the CPU"
+    )
 
 
 def _loader(ctx: Context[Facts], call: cst.Call) -> str:
