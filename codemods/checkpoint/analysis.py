@@ -50,7 +50,7 @@ class CheckpointAnalysis(Analysis):
         self.dataset_classes: set[str] = set()
         self.in_dataset: list[bool] = []
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
-        # the names it binds that no later ``.to(...)``/``.cuda()`` moves (module_loads).
+        # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
         self.unmoved: dict[cst.Call, set[str]] = {}
         # What each load's value is bound to: the value a single name takes (the load itself, or a
@@ -137,7 +137,7 @@ class CheckpointAnalysis(Analysis):
         elif (called := dotted(func)) is not None:
             self.module_used.add(called)
 
-    @attributes_named("to", "cuda")
+    @attributes_named("to", "cuda", "cpu")
     def _move(self, node: cst.Attribute) -> None:
         if (moved := dotted(node.value)) is not None:
             self.moved.add(moved)
@@ -226,8 +226,10 @@ class CheckpointAnalysis(Analysis):
         onto_a_device = {self.part.located_loads[location] for location in self.part.map_locations}
         for load, parts in self.parts.items():
             # A name used as a module counts as one when the original loaded onto a device (it meant the
-            # module to be there): else only a model of the file does (one loaded for a CPU export stays).
-            models = training.models | self.module_used if load in onto_a_device else training.models
+            # module to be there), or the file runs on CUDA (its checkpoints come back there): else only a
+            # model of the file does (one a CPU script loads to export stays where it is).
+            on_cuda = load in onto_a_device or self.part.cuda_script
+            models = training.models | self.module_used if on_cuda else training.models
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
                 self.part.state_dict_loads.add(load)

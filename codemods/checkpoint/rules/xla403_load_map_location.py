@@ -200,6 +200,46 @@ LOAD_MAP_LOCATION = Rule(
         ),
         *(
             invalid(
+                f"""
+                import torch{alias}
+
+
+                def evaluate(path, loader):
+                    checkpoint = {torch}.load(path)
+                    model = checkpoint["model"]
+                    model.eval()
+                    for x, y in loader:
+                        print((model(x.cuda()) - y.cuda()).abs().mean())
+                """,
+                f"""
+                import torch{alias}
+                {imported}
+
+
+                def evaluate(path, loader):
+                    checkpoint = {torch}.load(path, map_location="cpu")
+                    model = checkpoint["model"].to({device})
+                    model.eval()
+                    for x, y in loader:
+                        print((model(x.to({device})) - y.to({device})).abs().mean())
+                """,
+                target=target,
+                alias=bool(alias),
+                note=f"a-pickled-module-a-cuda-script-calls-{target}",
+                findings=(
+                    Expected(
+                        6, 30 + len(torch), "the pickled module (`model`) is moved to the XLA device after the load"
+                    ),
+                    Expected(7, 13, "`model` comes back from the load as a pickled module, on the CPU"),
+                ),
+            )
+            for target, imported, device, alias, torch in (
+                ("2.9", "import torch_xla", "torch_xla.device()", "", "torch"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()", " as th", "th"),
+            )
+        ),
+        *(
+            invalid(
                 """
                 import torch as th
 
