@@ -25,6 +25,9 @@ _MODULE_METHODS = frozenset(
     ("eval", "train", "parameters", "named_parameters", "modules", "named_modules", "children", "forward", "apply")
 )
 
+# The calls that give the XLA device, in either target's names.
+_XLA_DEVICES = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
+
 # torch.hub's loaders of a checkpoint at a URL: torch.load's map_location, third.
 _URL_LOADS = ("torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url")
 
@@ -62,6 +65,8 @@ class CheckpointAnalysis(Analysis):
         self.bound_at: dict[tuple[cst.Call, str], cst.CSTNode] = {}  # where a load's name is bound
         self.whole: set[cst.Call] = set()  # calls that are the whole value of a single name
         self.load_named: dict[str, cst.Call] = {}  # the name a load's whole value is bound to (``ckpt``)
+        self.xla_script = False  # the file asks for the XLA device (a port, run again)
+        self.moved_at_once: set[str] = set()  # names bound to a part of a value moved as it is bound
         self.moved: set[str] = set()  # names moved with ``.to(...)``/``.cuda()`` anywhere
         self.module_used: set[str] = set()  # names called, or with a module's method called on them
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
@@ -108,6 +113,8 @@ class CheckpointAnalysis(Analysis):
         if len(node.targets) != 1 or (name := dotted(node.targets[0].target)) is None:
             return
         kept = None if moved else value
+        if moved:
+            self.moved_at_once.add(name)
         if type(value) is cst.Subscript:
             base = value.value
             if type(base) is cst.Call:
@@ -156,6 +163,10 @@ class CheckpointAnalysis(Analysis):
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.in_dataset.pop()
+
+    @calls_of(*_XLA_DEVICES)
+    def _xla_device(self, node: cst.Call) -> None:
+        self.xla_script = True
 
     @calls_of("torch.load", *_URL_LOADS)
     def _load(self, node: cst.Call) -> None:
@@ -226,10 +237,12 @@ class CheckpointAnalysis(Analysis):
         onto_a_device = {self.part.located_loads[location] for location in self.part.map_locations}
         for load, parts in self.parts.items():
             # A name used as a module counts as one when the original loaded onto a device (it meant the
-            # module to be there), or the file runs on CUDA (its checkpoints come back there): else only a
-            # model of the file does (one a CPU script loads to export stays where it is).
-            on_cuda = load in onto_a_device or self.part.cuda_script
-            models = training.models | self.module_used if on_cuda else training.models
+            # module to be there), or the file runs on CUDA (its checkpoints come back there) or on XLA (the
+            # port's own file, converted again); else only a model of the file does (one a CPU script loads
+            # to export stays where it is), or one the code moves as it binds it (``model =
+            # ckpt["model"].to(device)``).
+            on_cuda = load in onto_a_device or self.part.cuda_script or self.xla_script
+            models = training.models | (self.module_used if on_cuda else self.module_used & self.moved_at_once)
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
                 self.part.state_dict_loads.add(load)

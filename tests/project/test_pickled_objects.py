@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.executed import convert_folder
 from tests.support.projects import unfixed_findings, write_project
 
 HELPER = """\
@@ -41,6 +42,19 @@ def test_a_pickled_object_holding_a_module_is_reported_at_its_load(tmp_path: Pat
     assert [(rule, line) for rule, line, _ in unfixed["helpers.py"]] == [("XLA403", 5)], unfixed
     assert "`trainer.model` with it" in unfixed["helpers.py"][0][2]
     assert not [finding for finding in unfixed["run.py"] if finding[0] == "XLA403"], unfixed
+
+
+def test_the_report_stays_on_the_converted_project(tmp_path: Path) -> None:
+    """Converted, the load is on the CPU and the helper asks for the XLA device (its default device):
+    the error stays (a second run does not pass what the first reported).  A helper that names no
+    device at all, converted, is not reported again (the caller's device is not followed there)."""
+    helper = HELPER.format(moved="").replace("(path, device)", '(path, device=torch.device("cuda:0"))')
+    folder = write_project(tmp_path, "pickled", {"helpers.py": helper, "run.py": SCRIPT})
+    convert_folder(folder)
+    assert 'map_location="cpu"' in (folder / "helpers.py").read_text()
+    assert "device=torch_xla.device()" in (folder / "helpers.py").read_text()
+    unfixed = unfixed_findings(folder, ["helpers.py", "run.py"], "2.9")
+    assert [(rule, line) for rule, line, _ in unfixed["helpers.py"]] == [("XLA403", 6)], unfixed
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
