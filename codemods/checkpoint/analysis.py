@@ -20,6 +20,14 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
+# The methods of a module (none an optimizer or a dict has too): a name they are called on holds one.
+_MODULE_METHODS = frozenset(
+    ("eval", "train", "parameters", "named_parameters", "modules", "named_modules", "children", "forward", "apply")
+)
+
+# The calls that give the XLA device, in either target's names.
+_XLA_DEVICES = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
+
 # torch.hub's loaders of a checkpoint at a URL: torch.load's map_location, third.
 _URL_LOADS = ("torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url")
 
@@ -45,12 +53,48 @@ class CheckpointAnalysis(Analysis):
         self.dataset_classes: set[str] = set()
         self.in_dataset: list[bool] = []
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
-        # the names it binds that no later ``.to(...)``/``.cuda()`` moves (module_loads).
+        # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
         self.unmoved: dict[cst.Call, set[str]] = {}
+        # What each load's value is bound to: the value a single name takes (the load itself, or a
+        # subscript of it: ``model = ckpt["model"]``), by name, or None for a name of a tuple target.
+        self.parts: dict[cst.Call, list[tuple[str, cst.BaseExpression | None]]] = {}
+        self.subscripted: dict[cst.Call, list[tuple[str, cst.BaseExpression | None]]] = {}  # ``torch.load(p)["model"]``
+        self.ifs: set[int] = set()  # the ``if`` statements, by id
+        self.assign_of: dict[cst.BaseExpression, cst.Assign] = {}  # each assigned value's statement
+        self.bound_at: dict[tuple[cst.Call, str], cst.CSTNode] = {}  # where a load's name is bound
+        self.whole: set[cst.Call] = set()  # calls that are the whole value of a single name
+        self.load_named: dict[str, cst.Call] = {}  # the name a load's whole value is bound to (``ckpt``)
+        self.xla_script = False  # the file asks for the XLA device (a port, run again)
+        self.moved_at_once: set[str] = set()  # names bound to a part of a value moved as it is bound
+        self.moved: set[str] = set()  # names moved with ``.to(...)``/``.cuda()`` anywhere
+        self.module_used: set[str] = set()  # names called, or with a module's method called on them
+        self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
+        self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
+
+    def visit_If(self, node: cst.If) -> None:
+        self.ifs.add(id(node))
+
+    def _other_branch(self, bound: cst.CSTNode, move: cst.CSTNode) -> bool:
+        """The move and the binding are in two branches of one ``if``: the move does not follow it."""
+        parents = self.walk.parents
+        above: list[int] = []
+        key: int | None = id(bound)
+        while key is not None:
+            above.append(key)
+            key = parents.get(key)
+        key, over = id(move), set()
+        while key is not None:
+            over.add(key)
+            key = parents.get(key)
+        common = next((key for key in above if key in over), None)
+        return common in self.ifs
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.assign_of[node.value] = node
         if type(node.value) is cst.Call:
+            if len(node.targets) == 1 and not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
+                self.whole.add(node.value)
             self.bound_by[node.value] = [
                 name
                 for target in node.targets
@@ -59,12 +103,54 @@ class CheckpointAnalysis(Analysis):
                 )
                 if (name := dotted(part.value if isinstance(part, cst.BaseElement) else part)) is not None
             ]
+        # ``model = ckpt["model"]`` (``torch.load(p)["model"]``): a part of a load's value, followed as the
+        # load's own; ``ckpt["model"].to(device)`` (``torch.load(p).to(device)``): one moved at once.
+        value, moved = node.value, False
+        while (
+            type(value) is cst.Call and method_name(value) in ("to", "cuda") and (held := receiver(value)) is not None
+        ):
+            value, moved = held, True
+        if len(node.targets) != 1 or (name := dotted(node.targets[0].target)) is None:
+            return
+        kept = None if moved else value
+        if moved:
+            self.moved_at_once.add(name)
+        if type(value) is cst.Subscript:
+            base = value.value
+            if type(base) is cst.Call:
+                self.subscripted.setdefault(base, []).append((name, kept))
+            elif (load := self.load_named.get(dotted(base) or "")) is not None:
+                self.parts[load].append((name, kept))
+                if not moved:
+                    self.unmoved[load].add(name)
+                    self.bound_at[load, name] = node
+        elif moved and type(value) is cst.Call:
+            self.subscripted.setdefault(value, []).append((name, None))
 
-    @attributes_named("to", "cuda")
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute:
+            method = func.attr.value
+            if method == "load_state_dict" and node.args:
+                handed = node.args[0].value
+                while type(handed) is cst.Subscript:
+                    handed = handed.value
+                if type(handed) is cst.Call:
+                    self.state_dict_calls.append(handed)
+                elif (root := dotted(handed)) is not None:
+                    self.state_dict_roots.add(root)
+            elif method in _MODULE_METHODS and (used := dotted(func.value)) is not None:
+                self.module_used.add(used)
+        elif (called := dotted(func)) is not None:
+            self.module_used.add(called)
+
+    @attributes_named("to", "cuda", "cpu")
     def _move(self, node: cst.Attribute) -> None:
         if (moved := dotted(node.value)) is not None:
-            for names in self.unmoved.values():
-                names.discard(moved)
+            self.moved.add(moved)
+            for load, names in self.unmoved.items():
+                if moved in names and not self._other_branch(self.bound_at.get((load, moved), load), node):
+                    names.discard(moved)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         is_dataset = any(
@@ -78,12 +164,29 @@ class CheckpointAnalysis(Analysis):
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.in_dataset.pop()
 
+    @calls_of(*_XLA_DEVICES)
+    def _xla_device(self, node: cst.Call) -> None:
+        self.xla_script = True
+
     @calls_of("torch.load", *_URL_LOADS)
     def _load(self, node: cst.Call) -> None:
-        self.unmoved[node] = set(self.bound_by.get(node, ()))
+        bound = self.bound_by.get(node, [])
+        self.unmoved[node] = set(bound)
+        single = node in self.whole
+        self.parts[node] = [(name, node if single else None) for name in bound]
+        if single:
+            self.load_named[bound[0]] = node
+        for name in bound:
+            self.bound_at[node, name] = self.assign_of.get(node, node)
+        for name, subscript in self.subscripted.pop(node, ()):
+            self.parts[node].append((name, subscript))
+            if subscript is not None:  # else moved at once
+                self.unmoved[node].add(name)
+                self.bound_at[node, name] = self.assign_of.get(subscript, subscript)
         position = 2 if self.walk.callee in _URL_LOADS else 1  # load_state_dict_from_url(url, model_dir, map_location)
         if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
+            self.part.located_loads[location] = node
             if self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
@@ -122,9 +225,53 @@ class CheckpointAnalysis(Analysis):
         )
         self.part.unlocated_loads.update(self.loads_without_location)
         self._host_data_loads()
-        for load, names in self.unmoved.items():
-            if loaded_models := sorted(names & models):
-                self.part.module_loads[load] = tuple(loaded_models)
+        self._pickled_objects()
+
+    def _pickled_objects(self) -> None:
+        """What a load's value is used as: a state dict (handed to load_state_dict), a pickled module
+        (a model of the file, or a name called or with a module's method called on it), moved to the
+        device after the load (the port moves it when nothing does), an optimizer pickled with such a
+        module (it holds the CPU parameters the move replaces), or an object holding a module."""
+        training = self.facts.training
+        optimizers = training.optimizers | {step.optimizer for step in training.optimizer_steps.values()}
+        onto_a_device = {self.part.located_loads[location] for location in self.part.map_locations}
+        for load, parts in self.parts.items():
+            # A name used as a module counts as one when the original loaded onto a device (it meant the
+            # module to be there), or the file runs on CUDA (its checkpoints come back there) or on XLA (the
+            # port's own file, converted again); else only a model of the file does (one a CPU script loads
+            # to export stays where it is), or one the code moves as it binds it (``model =
+            # ckpt["model"].to(device)``).
+            on_cuda = load in onto_a_device or self.part.cuda_script or self.xla_script
+            models = training.models | (self.module_used if on_cuda else self.module_used & self.moved_at_once)
+            names = {name for name, _ in parts}
+            if load in self.state_dict_calls or names & self.state_dict_roots:
+                self.part.state_dict_loads.add(load)
+            unmoved = self.unmoved[load]
+            moved_modules = []
+            for name, value in parts:
+                if name not in models or name in optimizers:
+                    continue
+                if name not in unmoved:
+                    moved_modules.append(name)
+                elif value is not None:
+                    self.part.module_moves[value] = (name, load)
+                    moved_modules.append(name)
+                else:
+                    self.part.module_loads.setdefault(load, ())
+                    self.part.module_loads[load] += (name,)
+            if moved_modules:
+                for name, value in parts:
+                    if name in optimizers and value is not None:
+                        self.part.stale_optimizers[value] = (name, moved_modules[0])
+            if load in self.part.state_dict_loads or len(parts) != 1 or parts[0][1] is not load:
+                continue
+            held = sorted(
+                used
+                for used in models
+                if used.startswith(parts[0][0] + ".") and used not in self.moved and parts[0][0] not in self.moved
+            )
+            if held and parts[0][0] not in models:
+                self.part.object_loads[load] = (parts[0][0], held[0])
 
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""

@@ -30,5 +30,22 @@ class CheckpointFacts:
     # state_dict) that nothing moves after the load: with the only map location XLA loads to
     # (the CPU) it stays there, away from the batches the port moves (XLA403 reports it).
     module_loads: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
+    # Each map location -> its load.
+    located_loads: dict[cst.BaseExpression, cst.Call] = field(default_factory=dict)
+    # torch.load calls whose value (or a part of it) is handed to load_state_dict: the tensors come back
+    # on the CPU and load_state_dict copies them to the model's device.
+    state_dict_loads: set[cst.Call] = field(default_factory=set)
+    # A pickled module a single name takes from a load (``model = torch.load(p)``, ``model = ckpt["model"]``)
+    # that nothing moves after: the value it is bound to -> (the name, the load).  The port moves it to the
+    # XLA device (XLA403), as the original's map location (or its CUDA storages) placed it on the device.
+    module_moves: dict[cst.BaseExpression, tuple[str, cst.Call]] = field(default_factory=dict)
+    # An optimizer taken from the same load as a module that is moved after it (``optimizer =
+    # ckpt["optimizer"]``): the value it is bound to -> (its name, the module's).  It holds the pickled
+    # CPU parameters, which a move to XLA replaces with new ones: it would step nothing (XLA403 reports it).
+    stale_optimizers: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
+    # A load bound to a name whose attribute is used as a module (``gru = torch.load(p)``, then
+    # ``gru.model.eval()``) that nothing moves: -> (the name, the module's chain).  Its modules stay on
+    # the CPU (XLA403 reports it: the tool cannot move what a pickled object holds).
+    object_loads: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
     cuda_script: bool = False

@@ -1,6 +1,7 @@
 """XLA403 load-map-location: ``torch.load`` onto a CUDA or XLA device loads on the CPU instead
-(``load_state_dict`` copies the tensors over), and so does a load without a map location, in
-every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
+(``load_state_dict`` copies a state dict's tensors over; a pickled module is moved after the load, an
+optimizer pickled with it and an object holding a module are reported), and so does a load without a
+map location, in every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
 (a dict) is reported, unless it sends every device to the CPU."""
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ LOAD_MAP_LOCATION = Rule(
     summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
     fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
-    "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is. A `torch.load` "
+    "device (`map_location=<the XLA device>` raises); loaded on the CPU, `load_state_dict` copies a state dict's "
+    "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
+    '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
+    "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
+    'An optimizer pickled with it (`optimizer = ckpt["optimizer"]`) holds the CPU parameters that a move to XLA '
+    "replaces with new ones, and would step none of them: reported, to be built again over the moved parameters "
+    "with the pickled one's `state_dict()` loaded into it. A pickled object whose attribute is used as a module "
+    "(`trainer = torch.load(p)`, then `trainer.model.eval()`) and that nothing moves is reported: the tool cannot "
+    "move what an object holds. A `torch.load` "
     "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
     "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
@@ -117,15 +126,220 @@ LOAD_MAP_LOCATION = Rule(
             net = th.nn.Linear(4, 2).to(xm.xla_device())
             opt = th.optim.SGD(net.parameters(), lr=0.1)
             with open("best.pt", "rb") as f:
-                net = th.load(f, map_location="cpu")
+                net = th.load(f, map_location="cpu").to(xm.xla_device())
             """,
             target="sagemaker",
             alias=True,
-            note="a pickled module comes back on the CPU",
+            note="a pickled module a name takes is moved after the load",
             findings=(
-                Expected(7, 11, "`net` comes back from this load as a pickled module, on the CPU"),
-                Expected(7, 22, 'torch.load(...) -> map_location="cpu"'),
+                Expected(
+                    7, 11, "`net` comes back from the load as a pickled module, on the CPU (XLA loads only there)"
+                ),
+                Expected(
+                    7,
+                    22,
+                    'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
+                    "storages, which load nowhere without CUDA; the pickled module (`net`) is moved to the XLA device "
+                    "after the load",
+                ),
             ),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                import torch.nn as nn
+
+                if resume:
+                    checkpoint = torch.load(path)
+                    model = checkpoint["model"]
+                    optimizer = checkpoint["optimizer"]
+                else:
+                    model = nn.Linear(4, 2)
+                    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                    model = model.cuda()
+                """,
+                f"""
+                import torch
+                import torch.nn as nn
+                {imported}
+
+                if resume:
+                    checkpoint = torch.load(path, map_location="cpu")
+                    model = checkpoint["model"].to({device})
+                    optimizer = checkpoint["optimizer"]
+                else:
+                    model = nn.Linear(4, 2)
+                    optimizer = torch.optim.SGD(model.to({device}).parameters(), lr=0.1)
+                    model = model.to({device})
+                """,
+                target=target,
+                note=f"a-pickled-module-and-optimizer-in-a-checkpoint-dict-{target}",
+                findings=(
+                    Expected(6, 35, "the pickled module (`model`) is moved to the XLA device after the load"),
+                    Expected(
+                        7,
+                        13,
+                        "`model` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
+                        f'checkpoint["model"].to({device}) moves it to the XLA device',
+                    ),
+                    Expected(
+                        8,
+                        17,
+                        "`optimizer` comes back from the load holding the pickled CPU parameters of `model`, which the "
+                        "move to the XLA device replaces with new ones: it would step none of them. Build it again over "
+                        "`model.parameters()` after the move and load the pickled one's state into it "
+                        '(`.load_state_dict(checkpoint["optimizer"].state_dict())`)',
+                    ),
+                ),
+            )
+            for target, imported, device in (
+                ("2.9", "import torch_xla", "torch_xla.device()"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()"),
+            )
+        ),
+        *(
+            invalid(
+                f"""
+                import torch{alias}
+
+
+                def evaluate(path, loader):
+                    checkpoint = {torch}.load(path)
+                    model = checkpoint["model"]
+                    model.eval()
+                    for x, y in loader:
+                        print((model(x.cuda()) - y.cuda()).abs().mean())
+                """,
+                f"""
+                import torch{alias}
+                {imported}
+
+
+                def evaluate(path, loader):
+                    checkpoint = {torch}.load(path, map_location="cpu")
+                    model = checkpoint["model"].to({device})
+                    model.eval()
+                    for x, y in loader:
+                        print((model(x.to({device})) - y.to({device})).abs().mean())
+                """,
+                target=target,
+                alias=bool(alias),
+                note=f"a-pickled-module-a-cuda-script-calls-{target}",
+                findings=(
+                    Expected(
+                        6, 30 + len(torch), "the pickled module (`model`) is moved to the XLA device after the load"
+                    ),
+                    Expected(7, 13, "`model` comes back from the load as a pickled module, on the CPU"),
+                ),
+            )
+            for target, imported, device, alias, torch in (
+                ("2.9", "import torch_xla", "torch_xla.device()", "", "torch"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()", " as th", "th"),
+            )
+        ),
+        *(
+            invalid(
+                """
+                import torch as th
+
+
+                def load_trainer(path, device):
+                    trainer = th.load(path, map_location=device)
+                    trainer.device = device
+                    trainer.model.eval()
+                    return trainer
+                """,
+                """
+                import torch as th
+
+
+                def load_trainer(path, device):
+                    trainer = th.load(path, map_location="cpu")
+                    trainer.device = device
+                    trainer.model.eval()
+                    return trainer
+                """,
+                target=target,
+                alias=True,
+                note=f"a-pickled-object-that-holds-a-module-{target}",
+                findings=(
+                    Expected(
+                        5,
+                        15,
+                        "`trainer` comes back from this load as a pickled object, on the CPU (XLA loads only there), "
+                        "and `trainer.model` with it, while the port moves the batches to the XLA device",
+                    ),
+                    Expected(
+                        5,
+                        42,
+                        'map_location device -> "cpu": XLA cannot load straight onto its device; what it holds stays '
+                        "on the CPU",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
+                import torch
+
+
+                def load_trainer(path, device):
+                    trainer = torch.load(path, map_location=device)
+                    trainer.model.to(device)
+                    trainer.model.eval()
+                    return trainer
+
+
+                def load_args(path):
+                    args = torch.load(path)
+                    return args.lr, args.epochs
+
+
+                def export(path, example):
+                    net = torch.load(path)
+                    net.eval()
+                    torch.onnx.export(net, example, "net.onnx")
+                """,
+                """
+                import torch
+
+
+                def load_trainer(path, device):
+                    trainer = torch.load(path, map_location="cpu")
+                    trainer.model.to(device)
+                    trainer.model.eval()
+                    return trainer
+
+
+                def load_args(path):
+                    args = torch.load(path, map_location="cpu")
+                    return args.lr, args.epochs
+
+
+                def export(path, example):
+                    net = torch.load(path, map_location="cpu")
+                    net.eval()
+                    torch.onnx.export(net, example, "net.onnx")
+                """,
+                target=target,
+                note=f"a-pickled-object-whose-module-is-moved-one-without-a-module-and-a-cpu-export-{target}",
+                findings=(
+                    Expected(5, 45, 'map_location device -> "cpu"'),
+                    Expected(12, 29, 'torch.load(...) -> map_location="cpu"'),
+                    Expected(
+                        17,
+                        28,
+                        'torch.load(...) -> map_location="cpu": a checkpoint saved from a CUDA run (a pretrained one '
+                        "included) holds CUDA storages, which load nowhere without CUDA; one saved on the CPU loads the "
+                        "same; load_state_dict copies a state dict's tensors to the model's device; anything else it "
+                        "holds stays on the CPU",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
         ),
         invalid(
             """
@@ -431,7 +645,7 @@ def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         LOAD_MAP_LOCATION,
         original,
         f"map_location {ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
-        "load_state_dict copies the tensors over"
+        + _after_the_load(ctx, ctx.facts.checkpoint.located_loads.get(original))
         + (f" (`{original.value}` may now be unused)" if isinstance(original, cst.Name) else ""),
         lambda: quoted_like(original, "cpu"),
     )
@@ -459,7 +673,7 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     if original in ctx.facts.checkpoint.host_data_loads:
         why = "this module saves host data there (no CUDA storages), which loads the same anywhere"
     else:
-        why = _why_unlocated(ctx)
+        why = _why_unlocated(ctx, original)
     return ctx.fix_or_keep(
         updated,
         LOAD_MAP_LOCATION,
@@ -481,16 +695,33 @@ def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     )
 
 
-def _why_unlocated(ctx: Context[Facts]) -> str:
+def _why_unlocated(ctx: Context[Facts], load: cst.Call) -> str:
     saved_by = (
         "a checkpoint the CUDA runs of this script saved"
         if ctx.facts.checkpoint.cuda_script
         else "a checkpoint saved from a CUDA run (a pretrained one included)"
     )
     cpu_checkpoints = "" if ctx.facts.checkpoint.cuda_script else "; one saved on the CPU loads the same"
+    after = (
+        "load_state_dict copies the tensors to the device"
+        if load in ctx.facts.checkpoint.state_dict_loads
+        else _after_the_load(ctx, load)
+    )
+    return f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; {after}"
+
+
+def _after_the_load(ctx: Context[Facts], load: cst.Call | None) -> str:
+    """What becomes of what the load gives back, on the CPU, as far as the file shows it."""
+    checkpoint = ctx.facts.checkpoint
+    if load is not None and load in checkpoint.state_dict_loads:
+        return "load_state_dict copies the tensors over"
+    moved = [name for name, moved_load in checkpoint.module_moves.values() if moved_load is load]
+    if moved:
+        return f"the pickled module (`{moved[0]}`) is moved to the XLA device after the load"
+    if load is not None and (load in checkpoint.module_loads or load in checkpoint.object_loads):
+        return "what it holds stays on the CPU"
     return (
-        f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; load_state_dict copies "
-        "the tensors to the device"
+        "load_state_dict copies a state dict's tensors to the model's device; anything else it holds stays on the CPU"
     )
 
 
@@ -500,3 +731,53 @@ def _loader(ctx: Context[Facts], call: cst.Call) -> str:
 
     name = dotted(call.func) or ""
     return name if name.endswith(("load_state_dict_from_url", "load_url")) else "torch.load"
+
+
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_moves)
+def _moved_after_the_load(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    """A pickled module a name takes from a load, that nothing moves after: moved to the XLA device
+    (the original's map location, or its CUDA storages, had placed it on the device)."""
+    import libcst as cst
+
+    name, _ = ctx.facts.checkpoint.module_moves[original]
+
+    def build() -> cst.Call | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        return cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+    return ctx.fix_or_keep(
+        updated,
+        LOAD_MAP_LOCATION,
+        original,
+        f"`{name}` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
+        f"{{new}} moves it to the XLA device",
+        build,
+    )
+
+
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.stale_optimizers)
+def _stale_optimizer(ctx: Context[Facts], original: cst.BaseExpression) -> str:
+    """An optimizer pickled with a module that is moved after the load."""
+    optimizer, module = ctx.facts.checkpoint.stale_optimizers[original]
+    return (
+        f"`{optimizer}` comes back from the load holding the pickled CPU parameters of `{module}`, which the move "
+        "to the XLA device replaces with new ones: it would step none of them. Build it again over "
+        f"`{module}.parameters()` after the move and load the pickled one's state into it "
+        f"(`.load_state_dict({ctx.code(original)}.state_dict())`)"
+    )
+
+
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.object_loads)
+def _object_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
+    """A pickled object whose attribute is used as a module, and that nothing moves."""
+    name, module = ctx.facts.checkpoint.object_loads[original]
+    return (
+        f"`{name}` comes back from this load as a pickled object, on the CPU (XLA loads only there), and "
+        f"`{module}` with it, while the port moves the batches to the XLA device: move it after the load "
+        f"(`{module}.to(device)`, an optimizer it holds built again over its parameters), or save and load "
+        "its state_dict()"
+    )
