@@ -56,7 +56,7 @@ def xmp_spawn_arguments(
     positional = [a.value for a in call.args if a.keyword is None]
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     args = keywords.get("args", positional[1] if len(positional) > 1 else None)
-    start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
+    start = keywords.get("start_method", positional[5] if len(positional) > 5 else None)
     return fn, args, start
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
 from codemods.engine.hooks import on_calls, on_facts, reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.targets import ENTRY_FUNCTION, XMP
 
 if TYPE_CHECKING:
@@ -24,6 +24,27 @@ if TYPE_CHECKING:
 
 XMP_SPAWN = f"{XMP}.spawn"
 TORCH_XLA_LAUNCH = "torch_xla.launch"
+
+# An old xmp.spawn on the 2.9 target, and the launch it becomes.
+OLD_SPAWN = """
+    import torch_xla.distributed.xla_multiprocessing as xmp
+
+    def _mp_fn(index, flags):
+        pass
+
+    if __name__ == "__main__":
+        xmp.spawn(_mp_fn, args=({},), nprocs=8, start_method="fork")
+"""
+OLD_SPAWN_LAUNCHED = """
+    import torch_xla
+
+    def _mp_fn(index, flags):
+        pass
+
+    if __name__ == "__main__":
+        torch_xla.launch(_mp_fn, args=({},), start_method="fork")
+"""
+
 
 XLA_LAUNCH = Rule(
     code="XLA603",
@@ -455,30 +476,16 @@ XLA_LAUNCH = Rule(
             findings=(Expected(9, 5, "spawn(...) -> torch_xla.launch"),),
         ),
         invalid(
-            """
-            import torch_xla.distributed.xla_multiprocessing as xmp
-
-
-            def _mp_fn(index, flags):
-                pass
-
-
-            if __name__ == "__main__":
-                xmp.spawn(_mp_fn, args=({},), nprocs=8, start_method="fork")
-            """,
-            """
-            import torch_xla
-
-
-            def _mp_fn(index, flags):
-                pass
-
-
-            if __name__ == "__main__":
-                torch_xla.launch(_mp_fn, args=({},), start_method="fork")
-            """,
+            OLD_SPAWN,
+            OLD_SPAWN_LAUNCHED,
             note="old-xmp-spawn",
-            findings=(Expected(9, 5, "xmp.spawn(...) -> torch_xla.launch"),),
+            findings=(Expected(7, 5, "xmp.spawn(...) -> torch_xla.launch"),),
+        ),
+        invalid(  # xmp.spawn(fn, args, nprocs, join, daemon, start_method): the sixth is the start method
+            substituted(OLD_SPAWN, ('args=({},), nprocs=8, start_method="fork"', '({},), 8, True, False, "fork"')),
+            OLD_SPAWN_LAUNCHED,
+            note="old-xmp-spawn-positional",
+            findings=(Expected(7, 5, "xmp.spawn(...) -> torch_xla.launch"),),
         ),
     ),
 )
