@@ -19,34 +19,15 @@ from codemods.device.rules.helper_guard_cases import (
     helper_guard_valid_cases,
 )
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
+from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.engine.hooks import of_types, on_facts, removes_statements
-from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.engine.rule import Expected, Rule, invalid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
-
-_TIMED_STEP = """
-    import time
-    import torch
-
-    for x in loader:
-        if torch.cuda.is_available():
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-        else:
-            start = time.time()
-        step(x)
-        if torch.cuda.is_available():
-            end.record()
-            torch.cuda.synchronize()
-            took = start.elapsed_time(end) / 1000
-        else:
-            took = time.time() - start
-    """
 
 CUDA_AVAILABLE_DEVICE = Rule(
     code="XLA104",
@@ -121,58 +102,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *host_move_valid_cases(),
         *not_a_device_choice_cases(),
         *helper_guard_valid_cases(),
-        # CUDA-event timing before and after a step: the second check (a synchronize) stays with the first;
-        # dropped alone, its code would read `end`, which only the first check's code binds.
-        valid(
-            _TIMED_STEP,
-            substituted(
-                _TIMED_STEP,
-                ("import torch\n", "import torch\n    import torch_xla.core.xla_model as xm\n"),
-                ("torch.cuda.synchronize()", "xm.wait_device_ops()"),
-            ),
-            note="cuda-event-timing-pair-stays",
-        ),
-        valid(
-            substituted(_TIMED_STEP, ("import torch\n", "import torch as th\n"), ("torch.cuda", "th.cuda")),
-            substituted(
-                _TIMED_STEP,
-                ("import torch\n", "import torch as th\n    import torch_xla.core.xla_model as xm\n"),
-                ("torch.cuda.synchronize()", "xm.wait_device_ops()"),
-                ("torch.cuda", "th.cuda"),
-            ),
-            target="sagemaker",
-            note="cuda-event-timing-pair-stays-alias-sagemaker",
-        ),
+        *paired_check_valid_cases(),
     ),
     invalid=lambda: (
-        invalid(
-            """
-            import torch
-
-            if torch.cuda.is_available():
-                model.cuda()
-                name = torch.cuda.get_device_name()
-            if torch.cuda.is_available():
-                model.cuda()
-                print(name)
-            """,
-            """
-            import torch
-            import torch_xla
-
-            if torch.cuda.is_available():
-                model.to(torch_xla.device())
-                name = torch.cuda.get_device_name()
-            if torch.cuda.is_available():
-                model.to(torch_xla.device())
-                print(name)
-            """,
-            note="paired-check-stays-with-its-partner",
-            findings=(
-                Expected(4, 4, "the code it guards also runs `torch.cuda.get_device_name`"),
-                Expected(7, 4, "reads `name`, which only the code of another check that stays binds"),
-            ),
-        ),
+        *paired_check_invalid_cases(),
         invalid(
             """
             import torch
