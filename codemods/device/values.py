@@ -11,10 +11,11 @@ host: an availability check that the port drops is True, one that stays is False
 string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value, and
 so does the literal it is compared with where that is the CUDA one of a choice the port made
 one value (``"gloo" if cfg.use_cpu else "nccl"``: ``backend == "nccl"`` becomes ``== "xla"``,
-XLA114); a binding that such a condition drops says so (the port changed it, not the author).  A CUDA
-index or the CPU chosen by comparing the index with a number (``args.device if args.device >= 0
-else "cpu"``) is off XLA whichever way it goes; the finding names the flag's default (this
-file's parser, or the summary of the module whose ``parse_args()`` hands ``args`` in).
+XLA114); a binding that such a condition drops says so (the port changed it, not the author).
+Those comparisons are read in ported_comparisons.py.  A CUDA index or the CPU chosen by
+comparing the index with a number (``args.device if args.device >= 0 else "cpu"``) is off XLA
+whichever way it goes; the finding names the flag's default (this file's parser, or the summary
+of the module whose ``parse_args()`` hands ``args`` in).
 
 It is evaluated in ``conclude`` (the device concern's strings and checks are final then);
 other analyses ask ``where(...)`` in their own ``conclude``.
@@ -32,20 +33,18 @@ from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
-from codemods.device.environment_flags import compared_variable, set_by_call, subscript_key
+from codemods.device.environment_flags import set_by_call, subscript_key
 from codemods.device.from_project import decided_in_project
+from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
-from codemods.device.rules.xla111_device_off_xla import condition_changed_by_the_port
 from codemods.device.shapes import compared, device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
 from codemods.engine.nodes import (
     arg_value,
     call_args,
     dotted,
-    is_cuda_device_string,
     method_name,
     string_value,
-    walk,
 )
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -66,7 +65,7 @@ _OTHER_ACCELERATOR_CHECKS = frozenset(
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
-class DeviceValueAnalysis(ProjectFlags):
+class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
     facts: Facts
 
     name = "device_values"
@@ -90,7 +89,7 @@ class DeviceValueAnalysis(ProjectFlags):
         self._positions: dict[str, list[str]] = {}  # function -> its positional parameters without self
         self.flag_defaults: dict[str, cst.BaseExpression] = {}  # args.device -> its default
         self.keyed: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # "device" -> dict values
-        self.comparisons: list[tuple[cst.Comparison, str, cst.SimpleString]] = []
+        self.comparisons: list[tuple[cst.Comparison, str, cst.SimpleString]] = []  # ported_comparisons.py
         self.helper_calls: list[cst.Call] = []
         # ``assert x in [...]``: the assertion, its test, the choices, the function it is in.
         self.assertions: list[tuple[cst.Assert, cst.Comparison, cst.List | cst.Tuple | cst.Set, str]] = []
@@ -104,7 +103,8 @@ class DeviceValueAnalysis(ProjectFlags):
         self._asking: set[tuple[object, ...]] = set()  # the questions being answered (bounded_questions.py)
         self._answers: dict[tuple[object, ...], object] = {}  # answers no cut shaped (bounded_questions.py)
         self._cuts = 0  # how many answers a cut made "not known" (bounded_questions.py)
-        # ``os.environ["DEVICE"] = value``: the variable -> (the value, the function it is set in).
+        # ``os.environ["DEVICE"] = value``: the variable -> (the value, the function it is set in);
+        # read by ported_comparisons.py.
         self.environment: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
 
     # -- walk -------------------------------------------------------------------------------
@@ -241,50 +241,8 @@ class DeviceValueAnalysis(ProjectFlags):
             scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
             self.assertions.append((node, test, choices, scope))
 
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) != 1:
-            return
-        operator = type(node.comparisons[0].operator)
-        left, right = node.left, node.comparisons[0].comparator
-        if operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
-            # ``backend in ("nccl", "mpi")``: each string listed is a literal compared with the name.
-            if (name := dotted(left)) is not None:
-                for element in right.elements:  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-                    if type(element.value) is cst.SimpleString:
-                        self.comparisons.append((node, name, element.value))
-            return
-        if operator not in (cst.Equal, cst.NotEqual):
-            return
-        if type(left) is cst.SimpleString:
-            left, right = right, left
-        if type(right) is cst.SimpleString and (name := dotted(left)) is not None:
-            self.comparisons.append((node, name, right))
-
     def _scope(self) -> str:
         return self.walk.qualname if self.walk.enclosing_function is not None else ""
-
-    def _environment_flags(self) -> None:
-        """A variable of the environment compared with strings is no CUDA check (XLA105's "False
-        on the XLA device") unless this file sets it from a value the port changes, or one this
-        analysis cannot tell (environment_flags.py)."""
-        device = self.facts.device
-        for check in list(device.cuda_checks):
-            if type(check) is not cst.Comparison:
-                continue
-            key = compared_variable(check, self.walk.resolve)
-            if key is not None and all(self._kept_by_the_port(v, scope) for v, scope in self.environment.get(key, [])):
-                device.cuda_checks.discard(check)
-
-    def _kept_by_the_port(self, value: cst.BaseExpression, scope: str) -> bool:
-        """Whether ``value`` holds after the port what it held before: strings and choices of
-        strings the port leaves as they are, or a value whose one string is known and not XLA's."""
-        ported = {*self.facts.device.strings, *self.facts.distributed.backend_values}
-        if any(node in ported for node in walk(value)):
-            return False
-        if _string_choice(value):
-            return True
-        text = self.text(value, scope)
-        return text is not None and text != "xla"
 
     # -- evaluation ------------------------------------------------------------------------
 
@@ -512,33 +470,6 @@ class DeviceValueAnalysis(ProjectFlags):
         values = self._live(name.partition(".")[0], scope)
         return values[0].value if len(values) == 1 and type(values[0].value) is cst.Call else None
 
-    def _changed_by_the_port(self, name: str, scope: str, live: list[Binding]) -> str | None:
-        """Why a binding of ``name`` the author wrote for the accelerator no longer runs, where a
-        condition the port changed drops it: it compares a value the port rewrote (``backend ==
-        NCCL`` once ``backend`` is "xla") and is False after the port, as it was not before."""
-        ported = self.facts.distributed.backend_values
-        for binding in self.bindings.get(name, []):
-            if binding.scope != scope or binding in live:
-                continue
-            for cond, in_body in binding.conds:
-                test = cond.test
-                if type(test) is not cst.Comparison or self.truth(test, scope, False) is not (not in_body):
-                    continue  # not a comparison known to drop the binding after the port
-                operands = [test.left, *(c.comparator for c in test.comparisons)]
-                rewritten = next(
-                    (
-                        operand
-                        for operand in operands
-                        if (compared := dotted(operand)) is not None
-                        and any(b.value in ported for b in self._live(compared, scope))
-                    ),
-                    None,
-                )
-                if rewritten is not None:
-                    value = self.text(rewritten, scope) or ""
-                    return condition_changed_by_the_port(self.code(test), self.code(rewritten), value)
-        return None
-
     def _live_returns(self, function: str) -> list[Binding]:
         """The returns that can run: up to the first one whose conditions all hold."""
         live = []
@@ -709,19 +640,7 @@ class DeviceValueAnalysis(ProjectFlags):
     def conclude(self) -> None:
         part = self.part
         # First: the conditions below read these comparisons as ported (``text``).
-        for comparison, name, literal in self.comparisons:
-            scope = next((b.scope for b in self.bindings.get(name, [])), "")
-            values = [b.value for b in self._live(name, scope) or self.bindings.get(name, [])]
-            flag = not values and "." in name
-            if flag and (default := self.flag_defaults.get(name.rsplit(".", 1)[1])) is not None:
-                values = [default]  # ``args.backend``: the flag's default
-            new = {self.facts.distributed.backend_values.get(v) if v is not None else None for v in values}
-            value = new.pop() if len(new) == 1 else None
-            if flag and value != "xla":
-                continue  # a flag's init method: the port's value is not always what its default says
-            compared = string_value(literal)
-            if value is not None and compared != value and compared in _replaced(values):
-                part.ported_comparisons[literal] = (self.code(comparison), value)
+        self._ported_comparisons()
         self._handed_flags()
         self._environment_flags()
         for assertion, comparison, choices, scope in self.assertions:
@@ -756,39 +675,3 @@ class DeviceValueAnalysis(ProjectFlags):
             found = either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
-
-
-# The backends of CUDA devices: in a choice of backends (``"gloo" if cpu else "nccl"``) the one
-# the XLA backend replaces.
-_CUDA_BACKENDS = frozenset({"nccl"})
-
-
-def _replaced(values: list[cst.BaseExpression | None]) -> frozenset[str]:
-    """The strings that the port's one new value stands for where it rewrites ``values`` (the
-    values a name may hold): one string, itself; a choice between strings (``"gloo" if
-    cfg.use_cpu else "nccl"``, or ``backend = "gloo"`` in one branch and ``"nccl"`` in the
-    other), the accelerator's (a CUDA backend or device string): the branch the port chose.  A
-    comparison with another string of the choice ("gloo") asked for the other branch, and stays."""
-    leaves: list[cst.BaseExpression] = []
-    pending = [v for v in values if v is not None]
-    while pending:
-        node = pending.pop()
-        if type(node) is cst.IfExp:
-            pending += [node.body, node.orelse]
-        elif string_value(node) is not None:
-            leaves.append(node)
-        else:
-            return frozenset()  # a value the choice does not spell out
-    texts = {string_value(leaf) or "" for leaf in leaves}
-    if len(texts) == 1:
-        return frozenset(texts)
-    return frozenset(
-        text for leaf in leaves if (text := string_value(leaf) or "") in _CUDA_BACKENDS or is_cuda_device_string(leaf)
-    )
-
-
-def _string_choice(node: cst.BaseExpression) -> bool:
-    """A string, or a choice between strings (``"cpu" if cfg.use_cpu else "cuda"``)."""
-    if type(node) is cst.IfExp:
-        return _string_choice(node.body) and _string_choice(node.orelse)
-    return string_value(node) is not None
