@@ -22,6 +22,7 @@ from codemods.project.receivers import (
     CONTAINER_METHODS,
     GENERIC_METHODS,
     globals_lookup,
+    imported_names,
     is_class,
     optimizer_arguments,
     used_of,
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
+# How many of the modules a package imported for its side effects loads by a scan of its folder are read.
+_MAX_SCANNED = 40
 
 
 class ProjectAnalysis(Analysis):
@@ -89,6 +92,13 @@ class ProjectAnalysis(Analysis):
         self.local_calls: dict[str, str] = {}
         # Names bound to ``getattr(<project module>, name)``: name -> that module's summary.
         self.attribute_lookups: dict[str, ModuleSummary] = {}
+        # The attributes the file names on anything but an import from outside the project (``agent.load``,
+        # not ``torch.load``), and the identifiers its strings hold: the methods of project classes it may call.
+        self.named_attributes: set[str] = set()
+        # ``import myproj.models``: (the module, its import), for the imports the file names nothing of.
+        self.plain_imports: list[tuple[str, cst.Import]] = []
+        self._side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
+        self._scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -430,6 +440,8 @@ class ProjectAnalysis(Analysis):
         for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
             self.import_nodes.setdefault(local if type(node) is cst.ImportFrom else local.split(".")[0], node)
+            if type(node) is cst.Import and alias.asname is None and not outside_project(alias.evaluated_name):
+                self.plain_imports.append((alias.evaluated_name, node))
 
     visit_Import = _import
     visit_ImportFrom = _import
@@ -450,6 +462,20 @@ class ProjectAnalysis(Analysis):
         value = node.value
         if type(value) is cst.Name and value.value in self.facts.imports.project_names:
             self.attribute_uses.add((value.value, node.attr.value))
+        root = value
+        while type(root) is cst.Attribute:
+            root = root.value
+        if not (
+            type(root) is cst.Name
+            and root.value not in self.facts.imports.project_names
+            and self.walk.resolve_dotted(root.value) is not None
+        ):  # (``agent.load``, not ``torch.load``)
+            self.named_attributes.add(node.attr.value)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = node.evaluated_value
+        if isinstance(value, str) and value.isidentifier():  # ``getattr(agent, "load")``
+            self.named_attributes.add(value)
 
     def _table_lookup(self, value: cst.BaseExpression) -> None:
         """``TRAINERS[args.trainer](...)`` or ``cls = TRAINERS[name]`` in a function, with
@@ -568,6 +594,7 @@ class ProjectAnalysis(Analysis):
                 tuple(f.name for f in pending),
                 tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
                 any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
+                all(f.summary is not None and _plain_step(f.summary, f.name) for f in pending),
             )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
@@ -599,6 +626,7 @@ class ProjectAnalysis(Analysis):
             for name in sorted(bare - self.facts.imports.project_names.keys()):
                 if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
                     uses.append((star, found.summary, [found.name]))
+        uses += self._side_effect_uses(attributes)
         by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
         # A module imported by a name known only at run time holds the training loop where this file has none.
         # (A method of the file's that runs a project's training loop by its name names that loop already.)
@@ -607,7 +635,10 @@ class ProjectAnalysis(Analysis):
             held = [
                 h
                 for h in self.held_by(summary, ["", *used], 0)
-                if (h[0], h[1]) not in named and (h[1] != "dynamic-import" or unfollowed)
+                if (h[0], h[1]) not in named
+                and (h[1] != "dynamic-import" or unfollowed)
+                and (at in self._side_effects or not self._off_path(summary, h))
+                and not (h[1] == "dynamic-import" and h[0] in self._scanned)
             ]
             if held:
                 by_module.setdefault(summary.path, (at, []))[1].extend(held)
@@ -619,6 +650,41 @@ class ProjectAnalysis(Analysis):
             self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
         if self.part.unported_uses:
             self.part.unported_module = self.module
+
+    def _side_effect_uses(self, attributes: dict[str, set[str]]) -> list[tuple[cst.CSTNode, ModuleSummary, list[str]]]:
+        """``import myproj.models`` where the file names nothing of that module (an import for its
+        side effects: its package registers its model classes for a library's pipeline to build): the
+        module as a whole, and the modules its ``__init__`` imports, by name or through a scan of its
+        folder (``importlib.import_module(f"myproj.models.{name}")``), each as a whole (what runs their
+        classes is out of this file's sight)."""
+        context = self.part.context
+        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+        for module, node in self.plain_imports:
+            head, _, rest = module.partition(".")
+            if rest.split(".")[0] in attributes.get(head, set()) or (not rest and attributes.get(head)):
+                continue  # (``myproj.models.build(...)``: what it names is followed)
+            found = context.lookup(module, "")
+            if found is None or found.summary is None or found.name:
+                continue
+            self._side_effects.add(node)
+            summary = found.summary
+            uses.append((node, summary, [*used_of(found), *imported_names(found)]))
+            if not any(cause == "dynamic-import" for _, cause, _, _ in summary.holds):
+                continue
+            for name in context.loadable_modules(module)[:_MAX_SCANNED]:
+                loaded = context.lookup(name, "")
+                if loaded is not None and loaded.summary is not None and not loaded.name:
+                    uses.append((node, loaded.summary, [*used_of(loaded), *imported_names(loaded)]))
+                    self._scanned.add(summary.path)  # (its import by a name known at run time: followed)
+        return uses
+
+    def _off_path(self, summary: ModuleSummary, held: Held) -> bool:
+        """What a class of the module the file imports holds only in methods that run when a caller
+        names them (``Agent.load`` with ``torch.load(path)``), none of which this file names: off its
+        path.  (Held through another module, which may call them, it stays.)"""
+        path, cause, name, _, _ = held
+        methods = summary.held_in_methods(name, cause) if path == summary.path else ()
+        return bool(methods) and not any(method in self.named_attributes for method in methods)
 
     def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
@@ -682,7 +748,21 @@ class ProjectAnalysis(Analysis):
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
         named |= {(path, "amp") for path in part.external_amp.values()}
-        named |= {(path, "step") for _, paths, _ in part.named_training.values() for path in paths}
+        named |= {(path, "step") for _, paths, *_ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
+
+
+def _plain_step(summary: ModuleSummary, name: str) -> bool:
+    """The method ``name`` only takes an optimizer step (no loop of its own: the loop that calls it
+    gets the step barrier), without CUDA mixed precision, and its class holds no CUDA device choice
+    (its device is the one handed in): on one process it trains on XLA as it is."""
+    top = name.split(".")[0]
+    return (
+        summary.runs_step(name)
+        and name not in summary.trainers
+        and name not in summary.loop_runners
+        and not summary.uses_amp(name)
+        and not any(held == top and cause in ("device", "amp", "cuda-only") for held, cause, _, _ in summary.holds)
+    )

@@ -34,8 +34,9 @@ class ProjectFacts:
     # A method called on a value whose class the tool cannot tell (``model.fit(...)`` with ``model =
     # getattr(model_zoo, name)(...)``), named like methods of the project's classes that train, of
     # modules this run does not convert: (their names there, their paths, whether one takes the
-    # step each call, else they run a training loop).
-    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool]] = field(default_factory=dict)
+    # step each call, else they run a training loop; whether each only takes a plain step, without
+    # CUDA mixed precision, in a class that holds no CUDA device choice: right on one process as it is).
+    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool, bool]] = field(default_factory=dict)
     # Callables of another module that set up mixed precision (a scaler class): its path.
     external_amp: dict[cst.Call, str] = field(default_factory=dict)
     # For other files: functions and methods of this module that call a callable of a module

@@ -313,9 +313,24 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
     that scales its gradients (its CUDA scaler), or any in a script that runs several processes
     without DDP (its plain optimizer step does not reduce the gradients across them).  On one
     process a plain step, which the loop's barrier closes, computes what xm.optimizer_step does."""
-    distributed = facts.distributed
-    reduces = distributed.multi_process and not distributed.ddp
+    reduces = _unreduced(facts)
     return {call for call in facts.project.external_steps if reduces or call in facts.project.scaled_steps}
+
+
+def _unreduced(facts: Facts) -> bool:
+    """The script runs several processes without DDP: a plain optimizer step does not reduce the
+    gradients across them (xm.optimizer_step does)."""
+    return facts.distributed.multi_process and not facts.distributed.ddp
+
+
+def _named_to_report(facts: Facts) -> set[cst.Call]:
+    """The calls of methods named like project methods that train, in modules the run does not
+    convert, that are wrong on XLA as they are: a training loop (it needs the step barrier), a step
+    with CUDA mixed precision or in a class that chooses a CUDA device, or any step in a script that
+    runs several processes without DDP.  A plain step of a class whose device is handed in, which the
+    loop's barrier closes, computes on one process what xm.optimizer_step does."""
+    reduces = _unreduced(facts)
+    return {call for call, (*_, plain) in facts.project.named_training.items() if reduces or not plain}
 
 
 @on_facts(
@@ -325,7 +340,7 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
         *_steps_to_port(facts),
         *facts.project.external_loops,
         *facts.project.external_amp,
-        *facts.project.named_training,
+        *_named_to_report(facts),
         *facts.project.hidden_checks,
         *facts.project.external_devices,
     },
@@ -371,19 +386,24 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
         )
     elif original in project.named_training:
-        names, paths, steps = project.named_training[original]
+        names, paths, steps, plain = project.named_training[original]
         receiver = ctx.code(original.func).rpartition(".")[0]
         one = len(names) == 1
         runs = ("takes a training step" if one else "take training steps") if steps else "run" + "s" * one
         runs += "" if steps else " a training loop" if one else " training loops"
+        wrong = (
+            "their plain optimizer step does not reduce the gradients across this script's processes "
+            "(xm.optimizer_step does)"
+            if plain
+            else "the device choice and the optimizer step are not ported"
+        )
         ctx.report(
             CROSS_FILE,
             original,
             f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
             f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
-            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms (the device choice and "
-            "the optimizer step are not ported); convert the project (`xla-codemod convert .` at its root), which "
-            "follows it",
+            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms ({wrong}); convert "
+            "the project (`xla-codemod convert .` at its root), which follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])

@@ -12,7 +12,12 @@ if TYPE_CHECKING:
 __all__ = ["summarise"]
 
 
-def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, bool], ...] = ()) -> ModuleSummary:
+def summarise(
+    facts: Facts,
+    pending: bool,
+    holds: tuple[tuple[str, str, str, bool], ...] = (),
+    method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = (),
+) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill)."""
     return ModuleSummary(
         path="",
@@ -89,6 +94,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
             )
         ),
         holds=holds,
+        method_holds=method_holds,
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),
