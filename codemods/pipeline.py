@@ -342,7 +342,7 @@ def _finished(
     summarised = imports is not None and not imports.converted()
     # (a reload of host data the module wrote itself is no checkpoint: checkpoint/host_data.py)
     held_findings = [p for p in pending if p.original not in facts.checkpoint.host_data_loads]
-    holds, method_holds = (
+    holds, method_holds, method_findings = (
         holdings(
             parsed.module,
             facts.parents,
@@ -353,9 +353,9 @@ def _finished(
             facts.device.is_available_call,
         )
         if summarised
-        else ((), ())
+        else ((), (), ())
     )
-    summary = summarise(facts, pending=changed, holds=holds, method_holds=method_holds)
+    summary = summarise(facts, pending=changed, holds=holds, method_holds=method_holds, method_findings=method_findings)
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts
 

@@ -92,13 +92,13 @@ class ProjectAnalysis(Analysis):
         self.local_calls: dict[str, str] = {}
         # Names bound to ``getattr(<project module>, name)``: name -> that module's summary.
         self.attribute_lookups: dict[str, ModuleSummary] = {}
-        # The attributes the file names on anything but an import from outside the project (``agent.load``,
-        # not ``torch.load``), and the identifiers its strings hold: the methods of project classes it may call.
-        self.named_attributes: set[str] = set()
         # ``import myproj.models``: (the module, its import), for the imports the file names nothing of.
         self.plain_imports: list[tuple[str, cst.Import]] = []
         self._side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
+        self.named_names: set[str] = set()  # the names the file reads or binds, but in its imports
+        self._importing = False
         self._scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
+        self._summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -429,6 +429,7 @@ class ProjectAnalysis(Analysis):
             self._origins.pop(name, None)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
+        self._importing = True
         if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
             module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
             if node.relative or not outside_project(module):
@@ -445,6 +446,15 @@ class ProjectAnalysis(Analysis):
 
     visit_Import = _import
     visit_ImportFrom = _import
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._importing = False
+
+    leave_ImportFrom = leave_Import
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self._importing:  # (``model_zoo`` of ``getattr(model_zoo, name)``; not of its import)
+            self.named_names.add(node.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.scopes) == 1:
@@ -470,12 +480,12 @@ class ProjectAnalysis(Analysis):
             and root.value not in self.facts.imports.project_names
             and self.walk.resolve_dotted(root.value) is not None
         ):  # (``agent.load``, not ``torch.load``)
-            self.named_attributes.add(node.attr.value)
+            self.part.named_attributes.add(node.attr.value)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         value = node.evaluated_value
         if isinstance(value, str) and value.isidentifier():  # ``getattr(agent, "load")``
-            self.named_attributes.add(value)
+            self.part.named_attributes.add(value)
 
     def _table_lookup(self, value: cst.BaseExpression) -> None:
         """``TRAINERS[args.trainer](...)`` or ``cls = TRAINERS[name]`` in a function, with
@@ -572,7 +582,7 @@ class ProjectAnalysis(Analysis):
                 self.part.external_training[call] = (callee, summary.path)
             elif "." in found.name and summary.trains(found.name):
                 self.part.external_loops[call] = summary.path
-            elif summary.uses_amp(found.name):
+            elif summary.uses_amp(found.name) and not _amp_elsewhere(summary, found.name):
                 self.part.external_amp[call] = summary.path
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
@@ -608,7 +618,7 @@ class ProjectAnalysis(Analysis):
         attributes: dict[str, set[str]] = defaultdict(set)
         for local, attribute in self.attribute_uses:
             attributes[local].add(attribute)
-        named = self._named_already()
+        named = self._named_already() | self._reached_holdings()
         uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
         for local, (module, name) in self.facts.imports.project_names.items():
             node = self.import_nodes.get(local)
@@ -661,8 +671,8 @@ class ProjectAnalysis(Analysis):
         uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
         for module, node in self.plain_imports:
             head, _, rest = module.partition(".")
-            if rest.split(".")[0] in attributes.get(head, set()) or (not rest and attributes.get(head)):
-                continue  # (``myproj.models.build(...)``: what it names is followed)
+            if rest.split(".")[0] in attributes.get(head, set()) or (not rest and head in self.named_names):
+                continue  # (``myproj.models.build(...)``, ``getattr(models, name)``: what it names is followed)
             found = context.lookup(module, "")
             if found is None or found.summary is None or found.name:
                 continue
@@ -679,16 +689,52 @@ class ProjectAnalysis(Analysis):
         return uses
 
     def _off_path(self, summary: ModuleSummary, held: Held) -> bool:
-        """What a class of the module the file imports holds only in methods that run when a caller
-        names them (``Agent.load`` with ``torch.load(path)``), none of which this file names: off its
-        path.  (Held through another module, which may call them, it stays.)"""
+        """What a class holds only in methods that run when a caller names them (``Agent.load`` with
+        ``torch.load(path)``), none of which this file, the module it imports or the class's module
+        names: off the file's path."""
         path, cause, name, _, _ = held
-        methods = summary.held_in_methods(name, cause) if path == summary.path else ()
-        return bool(methods) and not any(method in self.named_attributes for method in methods)
+        there = self._summaries.get(path)
+        methods = there.held_in_methods(name, cause) if there is not None else ()
+        named = self.part.named_attributes | summary.named_attributes
+        return bool(methods) and not any(method in named for method in methods)
+
+    def _reached_holdings(self) -> set[tuple[str, str]]:
+        """The calls of methods of project classes in modules this run does not convert whose own code
+        holds what converting them ports or reports (``model.fit(...)`` running ``FitMixin.fit``, which
+        builds a Trainer over the default fused AdamW): one finding at the call, unless another finding
+        of this rule is there; (module path, cause) of what they name."""
+        part = self.part
+        others = {
+            *part.external_training,
+            *part.external_steps,
+            *part.external_loops,
+            *part.external_amp,
+            *part.named_training,
+            *part.external_devices,
+        }
+        named: set[tuple[str, str]] = set()
+        for call, callee in self.calls:
+            if call in others or "." not in callee:
+                continue
+            for found in self.origins(callee):
+                summary = found.summary
+                if summary is None or not summary.pending or "." not in found.name:
+                    continue
+                held = summary.held_in(found.name)
+                if not held:
+                    continue
+                causes = tuple(dict.fromkeys(cause for cause, _, _ in held))
+                examples = tuple((summary.path, found.name, what) for _, what, _ in held)
+                ported = tuple(sorted({ported for _, _, ported in held}))
+                part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported))
+                named |= {(summary.path, cause) for cause in causes}
+                break
+        return named
 
     def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
         found: list[Held] = []
+        self._summaries.setdefault(summary.path, summary)
         for name in names:
             key = (summary.path, name.split(".")[0])
             if key not in self._held:
@@ -766,3 +812,12 @@ def _plain_step(summary: ModuleSummary, name: str) -> bool:
         and not summary.uses_amp(name)
         and not any(held == top and cause in ("device", "amp", "cuda-only") for held, cause, _, _ in summary.holds)
     )
+
+
+def _amp_elsewhere(summary: ModuleSummary, name: str) -> bool:
+    """The method ``Cls.method`` is not one of the methods that hold all of its class's CUDA mixed
+    precision, each run only when a caller names it (``FitMixin.fit`` beside an ``old_fit`` with
+    a CUDA gradient scaler)."""
+    cls, _, method = name.partition(".")
+    methods = summary.held_in_methods(cls, "amp") if method and "." not in method else ()
+    return bool(methods) and method not in methods

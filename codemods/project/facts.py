@@ -50,6 +50,12 @@ class ProjectFacts:
     unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
     # The module, when it has such uses: their findings are made as the rewrite leaves it.
     unported_module: cst.Module | None = None
+    # Calls of methods of project classes, in modules this run does not convert, whose own code holds
+    # what converting them ports or reports (``model.fit(...)``): (the method there, what it holds).
+    reached_holdings: dict[cst.Call, tuple[str, Unported]] = field(default_factory=dict)
+    # The attributes the file names on anything but an import from outside the project (``agent.load``,
+    # not ``torch.load``), and the identifiers its strings hold: the methods of project classes it may call.
+    named_attributes: set[str] = field(default_factory=set)
     # CUDA checks (``torch.cuda.is_available()``) whose ``torch`` no import of the file binds, with a
     # star import of a project module the tool could not read, which may bind it: that import.
     hidden_checks: dict[cst.Call, cst.ImportFrom] = field(default_factory=dict)

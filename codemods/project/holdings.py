@@ -20,6 +20,7 @@ from codemods.cuda_only import rules as cuda_only
 from codemods.device import rules as device
 from codemods.engine.nodes import dotted
 from codemods.engine.rule import Rule
+from codemods.huggingface import rules as huggingface
 from codemods.training import rules as training
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def _causes() -> dict[Rule, str]:
         ("amp", amp.RULES),
         ("cuda-only", cuda_only.RULES),
         ("checkpoint", (LOAD_MAP_LOCATION,)),
+        ("trainer", huggingface.RULES),
     )
     return {
         rule: cause
@@ -59,7 +61,11 @@ def holdings(
     text_of: Callable[[cst.CSTNode], str | None],
     dynamic_imports: Sequence[cst.CSTNode] = (),
     availability_check: Callable[[cst.BaseExpression], bool] | None = None,
-) -> tuple[tuple[tuple[str, str, str, bool], ...], tuple[tuple[str, str, tuple[str, ...]], ...]]:
+) -> tuple[
+    tuple[tuple[str, str, str, bool], ...],
+    tuple[tuple[str, str, tuple[str, ...]], ...],
+    tuple[tuple[str, str, str, bool], ...],
+]:
     """(top-level name, cause, the code and its line, whether converting the module ports
     it or only reports it) of each error finding, once per name and cause (ported when every
     such finding of the name and cause is fixed).  Code under ``if __name__ == "__main__":`` is held by nothing (it does
@@ -67,7 +73,9 @@ def holdings(
     by the name it binds, and by each top-level function and class whose text reads that
     name; other module-level code by "" (it runs on import).  Second: (class, cause, methods) where
     every such finding of the class and cause is in one of those methods, which only a caller of the
-    instance runs (``caller_only_methods``): a file that never calls them does not reach it."""
+    instance runs (``caller_only_methods``): a file that never calls them does not reach it.  Third: the
+    same as the first, by the method of a top-level class whose code holds it (``FitMixin.fit``), for a
+    finding at a call of that method."""
     tops: dict[int, tuple[str, ...]] = {}
     # (class, cause) -> the methods that hold it, None once a finding is elsewhere in the class.
     in_methods: dict[tuple[str, str], set[str] | None] = {}
@@ -81,7 +89,10 @@ def holdings(
     ]
     # ``importlib.import_module(name)``: converting the project converts what it may import.
     found += [("dynamic-import", node, True) for node in dynamic_imports]
-    methods = caller_only_methods(module) if any(cause is not None for cause, _, _ in found) else {}
+    anything = any(cause is not None for cause, _, _ in found)
+    methods = caller_only_methods(module) if anything else {}
+    every_method = _methods(module) if anything else {}
+    by_method: dict[tuple[str, str], tuple[str, bool]] = {}  # (Cls.method, cause) -> (code, ported)
     for cause, node, fixed in found:
         if cause is None or node is None:
             continue
@@ -99,6 +110,12 @@ def holdings(
         code = _quoted(module, node)
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
+        if (qualified := _method_of(node, every_method, parents)) is not None:
+            kept = by_method.get((qualified, cause))
+            if kept is None or (kept[1] and not fixed):  # (what stays reported first)
+                by_method[(qualified, cause)] = (what, fixed if kept is None else False)
+            elif not fixed:
+                by_method[(qualified, cause)] = (kept[0], False)
         for name in tops[key]:
             if not fixed and (name, cause) not in reported:  # (the code shown is what stays reported)
                 reported.add((name, cause))
@@ -120,13 +137,18 @@ def holdings(
     restricted = tuple(
         (name, cause, tuple(sorted(found))) for (name, cause), found in in_methods.items() if found and name
     )
-    return tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items()), restricted
+    in_methods_held = tuple((name, cause, what, ported) for (name, cause), (what, ported) in by_method.items())
+    return (
+        tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items()),
+        restricted,
+        in_methods_held,
+    )
 
 
 # Bases (their last part, as written) of the classes whose methods run only when called: plain
 # classes, torch modules (``forward`` runs through ``__call__``) and data sets; a framework's base
 # (a LightningModule, a Trainer) calls hooks the script never names.
-_PLAIN_BASES = frozenset({"object", "Module", "Dataset", "IterableDataset"})
+_PLAIN_BASES = frozenset({"object", "Module", "Sequential", "ModuleList", "ModuleDict", "Dataset", "IterableDataset"})
 # Methods that run without a call that names them.
 _IMPLICIT = frozenset({"forward"})
 
@@ -179,8 +201,19 @@ def caller_only_methods(module: cst.Module) -> dict[int, str]:
     return {key: name for name, keys in candidates.items() if name not in named for key in keys}
 
 
+def _methods(module: cst.Module) -> dict[int, str]:
+    """Every method of the module's top-level classes, by the id of its ``def``: ``Cls.method``."""
+    return {
+        id(item): f"{statement.name.value}.{item.name.value}"
+        for statement in module.body
+        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock
+        for item in statement.body.body
+        if type(item) is cst.FunctionDef
+    }
+
+
 def _method_of(node: cst.CSTNode, methods: dict[int, str], parents: dict[int, int | None]) -> str | None:
-    """The caller-only method (``caller_only_methods``) whose code holds ``node``, or None."""
+    """The method of ``methods`` whose code holds ``node``, or None."""
     key: int | None = id(node)
     while key is not None:
         if key in methods:

@@ -199,6 +199,12 @@ class ModuleSummary:
     # methods, which run only when a caller names them (holdings.caller_only_methods: ``Agent.load``
     # with ``torch.load(path)``); a file that never calls them does not reach it.
     method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # The same as ``holds``, by the method of a top-level class whose code holds it (``FitMixin.fit``):
+    # what a call of that method reaches.
+    method_findings: tuple[tuple[str, str, str, bool], ...] = ()
+    # The attributes the module names on anything but an import from outside the project, and the
+    # identifiers its strings hold (ProjectFacts.named_attributes): the methods it may call.
+    named_attributes: frozenset[str] = frozenset()
     # Names that top-level functions and classes use (calls, base classes): (name, what it
     # uses, as written: a top-level name of this module or an imported one, ``builders.build``).
     reaches: tuple[tuple[str, str], ...] = ()
@@ -213,6 +219,10 @@ class ModuleSummary:
         """The methods of the class ``name`` that hold all it holds of ``cause``, each run only when a
         caller names it (empty: not so restricted)."""
         return next((methods for cls, c, methods in self.method_holds if (cls, c) == (name, cause)), ())
+
+    def held_in(self, method: str) -> list[tuple[str, str, bool]]:
+        """What the method ``Cls.method`` holds itself: (cause, the code and its line, ported)."""
+        return [(cause, what, ported) for name, cause, what, ported in self.method_findings if name == method]
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)

@@ -17,6 +17,7 @@ def summarise(
     pending: bool,
     holds: tuple[tuple[str, str, str, bool], ...] = (),
     method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = (),
+    method_findings: tuple[tuple[str, str, str, bool], ...] = (),
 ) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill)."""
     return ModuleSummary(
@@ -95,6 +96,8 @@ def summarise(
         ),
         holds=holds,
         method_holds=method_holds,
+        method_findings=method_findings,
+        named_attributes=frozenset(facts.project.named_attributes),
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),

@@ -165,3 +165,54 @@ def test_a_side_effect_import_of_a_package_follows_the_modules_its_init_imports(
     assert [line for line, _ in found] == [3], found
     (message,) = [message for _, message in found]
     assert "myproj/models/m" in message and "`M` " in message and ".cuda()" in message, message
+
+
+# A library whose model's ``fit`` builds a Hugging Face Trainer (the default optimizer: fused AdamW),
+# beside an older ``old_fit`` with a CUDA gradient scaler that the script never calls.
+FIT_MIXIN = """\
+import torch
+from transformers import Trainer, TrainingArguments
+
+
+class FitMixin:
+    def fit(self, train_dataset, epochs=1, use_amp=False):
+        args = TrainingArguments(output_dir="out", num_train_epochs=epochs, fp16=use_amp)
+        Trainer(model=self, args=args, train_dataset=train_dataset).train()
+
+    def old_fit(self, loader):
+        scaler = torch.cuda.amp.GradScaler()
+        return scaler
+"""
+
+LIB_MODEL = """\
+import torch
+
+from .fit_mixin import FitMixin
+
+
+class Model(torch.nn.Sequential, FitMixin):
+    def __init__(self, width):
+        super().__init__(torch.nn.Linear(width, width))
+"""
+
+FIT_SCRIPT = """\
+from mylib import Model
+
+model = Model(4)
+model.fit(None, epochs=1, use_amp=True)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_method_the_script_calls_that_builds_a_trainer_is_an_error_at_the_call(tmp_path: Path, target: str) -> None:
+    files = {
+        "mylib/__init__.py": "from .model import Model\n",
+        "mylib/model.py": LIB_MODEL,
+        "mylib/fit_mixin.py": FIT_MIXIN,
+        "train.py": FIT_SCRIPT,
+    }
+    found = _cross_file(tmp_path, files, target)
+    assert [line for line, _ in found] == [4], found
+    (message,) = [message for _, message in found]
+    assert message.startswith("`model.fit` runs `FitMixin.fit` in mylib/fit_mixin.py, which this run does not convert")
+    assert "a Hugging Face Trainer" in message and "GradScaler" not in message, message
