@@ -618,7 +618,8 @@ class ProjectAnalysis(Analysis):
         attributes: dict[str, set[str]] = defaultdict(set)
         for local, attribute in self.attribute_uses:
             attributes[local].add(attribute)
-        named = self._named_already() | self._reached_holdings()
+        named = self._named_already()
+        at_calls = self._reached_holdings()
         uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
         for local, (module, name) in self.facts.imports.project_names.items():
             node = self.import_nodes.get(local)
@@ -641,13 +642,17 @@ class ProjectAnalysis(Analysis):
         # A module imported by a name known only at run time holds the training loop where this file has none.
         # (A method of the file's that runs a project's training loop by its name names that loop already.)
         unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
-        for at, summary, used in uses:
+        reached = [(at, summary, self.held_by(summary, ["", *used], 0)) for at, summary, used in uses]
+        # The methods this file, or a module its uses reach, may call (``restore_checkpoint`` calling ``model.load``).
+        callable_here = self.part.named_attributes.union(*(s.named_attributes for s in self._summaries.values()))
+        for at, summary, holding in reached:
             held = [
                 h
-                for h in self.held_by(summary, ["", *used], 0)
+                for h in holding
                 if (h[0], h[1]) not in named
+                and not self._named_at_calls(h, at_calls)
                 and (h[1] != "dynamic-import" or unfollowed)
-                and (at in self._side_effects or not self._off_path(summary, h))
+                and (at in self._side_effects or not self._off_path(h, callable_here))
                 and not (h[1] == "dynamic-import" and h[0] in self._scanned)
             ]
             if held:
@@ -688,21 +693,28 @@ class ProjectAnalysis(Analysis):
                     self._scanned.add(summary.path)  # (its import by a name known at run time: followed)
         return uses
 
-    def _off_path(self, summary: ModuleSummary, held: Held) -> bool:
+    def _off_path(self, held: Held, callable_here: set[str]) -> bool:
         """What a class holds only in methods that run when a caller names them (``Agent.load`` with
-        ``torch.load(path)``), none of which this file, the module it imports or the class's module
-        names: off the file's path."""
+        ``torch.load(path)``), none of which this file or a module its uses reach names: off the file's path."""
         path, cause, name, _, _ = held
         there = self._summaries.get(path)
         methods = there.held_in_methods(name, cause) if there is not None else ()
-        named = self.part.named_attributes | summary.named_attributes
-        return bool(methods) and not any(method in named for method in methods)
+        return bool(methods) and not any(method in callable_here for method in methods)
+
+    def _named_at_calls(self, held: Held, at_calls: set[tuple[str, str]]) -> bool:
+        """What a class holds, of one cause, only in methods whose calls name it already."""
+        path, cause, top, _, _ = held
+        there = self._summaries.get(path)
+        if there is None or not top:
+            return False
+        methods = {name for name, c, _, _ in there.method_findings if c == cause and name.split(".")[0] == top}
+        return bool(methods) and all((path, method) in at_calls for method in methods)
 
     def _reached_holdings(self) -> set[tuple[str, str]]:
         """The calls of methods of project classes in modules this run does not convert whose own code
         holds what converting them ports or reports (``model.fit(...)`` running ``FitMixin.fit``, which
         builds a Trainer over the default fused AdamW): one finding at the call, unless another finding
-        of this rule is there; (module path, cause) of what they name."""
+        of this rule is there (once per method); (module path, method) of those named."""
         part = self.part
         others = {
             *part.external_training,
@@ -712,7 +724,7 @@ class ProjectAnalysis(Analysis):
             *part.named_training,
             *part.external_devices,
         }
-        named: set[tuple[str, str]] = set()
+        methods: set[tuple[str, str]] = set()  # (path, method) a finding names already: once per method
         for call, callee in self.calls:
             if call in others or "." not in callee:
                 continue
@@ -721,15 +733,16 @@ class ProjectAnalysis(Analysis):
                 if summary is None or not summary.pending or "." not in found.name:
                     continue
                 held = summary.held_in(found.name)
-                if not held:
+                if not held or (summary.path, found.name) in methods:
                     continue
+                methods.add((summary.path, found.name))
                 causes = tuple(dict.fromkeys(cause for cause, _, _ in held))
-                examples = tuple((summary.path, found.name, what) for _, what, _ in held)
+                examples = tuple(dict.fromkeys((summary.path, found.name, what) for _, what, _ in held))
                 ported = tuple(sorted({ported for _, _, ported in held}))
                 part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported))
-                named |= {(summary.path, cause) for cause in causes}
+                self._summaries.setdefault(summary.path, summary)
                 break
-        return named
+        return methods
 
     def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""

@@ -216,3 +216,56 @@ def test_a_method_the_script_calls_that_builds_a_trainer_is_an_error_at_the_call
     (message,) = [message for _, message in found]
     assert message.startswith("`model.fit` runs `FitMixin.fit` in mylib/fit_mixin.py, which this run does not convert")
     assert "a Hugging Face Trainer" in message and "GradScaler" not in message, message
+
+
+# A helper of another module that the script calls, which calls the agent's ``load``.
+RESTORE = """\
+def restore(agent, path):
+    agent.load(path)
+"""
+
+RESTORING_TRAIN = TRAIN.replace(
+    "from agent import Agent\n", "from agent import Agent\nfrom ckpt import restore\n"
+).replace('    agent.save("agent.pt")\n', '    restore(agent, "agent.pt")\n')
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_checkpoint_load_that_a_helper_the_script_calls_reaches_is_an_error(tmp_path: Path, target: str) -> None:
+    found = _cross_file(tmp_path, {"agent.py": AGENT, "ckpt.py": RESTORE, "train.py": RESTORING_TRAIN}, target)
+    assert [line for line, message in found if "checkpoint load" in message] == [3], found
+
+
+# A class whose methods the script calls, each holding a CUDA move; its ``__init__`` holds one too.
+LOADER = """\
+import torch
+
+
+class Batches:
+    def __init__(self, n):
+        self.full = torch.ones(n).cuda()
+
+    def one_batch(self):
+        return self.full[:2].cuda()
+"""
+
+LOADER_TRAIN = """\
+from batches import Batches
+
+
+def main(model, steps):
+    batches = Batches(8)
+    first = batches.one_batch()
+    for step in range(steps):
+        model(batches.one_batch())
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_method_the_script_calls_is_named_at_its_first_call_and_the_rest_at_the_import(
+    tmp_path: Path, target: str
+) -> None:
+    found = _cross_file(tmp_path, {"batches.py": LOADER, "train.py": LOADER_TRAIN}, target)
+    assert [line for line, _ in found] == [1, 6], found
+    at_import, at_call = (message for _, message in found)
+    assert "`Batches` has `torch.ones(n).cuda()` (line 6)" in at_import, at_import
+    assert at_call.startswith("`batches.one_batch` runs `Batches.one_batch` in batches.py"), at_call
