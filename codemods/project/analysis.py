@@ -653,7 +653,7 @@ class ProjectAnalysis(Analysis):
                 and not self._named_at_calls(h, at_calls)
                 and (h[1] != "dynamic-import" or unfollowed)
                 and (at in self._side_effects or not self._off_path(h, callable_here))
-                and not (h[1] == "dynamic-import" and h[0] in self._scanned)
+                and not (h[1] == "dynamic-import" and (h[0] in self._scanned or at in self._side_effects))
             ]
             if held:
                 by_module.setdefault(summary.path, (at, []))[1].extend(held)
@@ -671,7 +671,8 @@ class ProjectAnalysis(Analysis):
         side effects: its package registers its model classes for a library's pipeline to build): the
         module as a whole, and the modules its ``__init__`` imports, by name or through a scan of its
         folder (``importlib.import_module(f"myproj.models.{name}")``), each as a whole (what runs their
-        classes is out of this file's sight)."""
+        classes is out of this file's sight; their own imports of names known only at run time are left out,
+        a folder scan of the package's ``__init__`` being followed)."""
         context = self.part.context
         uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
         for module, node in self.plain_imports:
