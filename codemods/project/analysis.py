@@ -13,8 +13,8 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.dynamic_loads import Held, dynamic_loads
-from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.reach import amp_elsewhere, plain_step, unported_uses
 from codemods.project.receivers import (
     BUILTIN_TYPES,
     CONTAINER_BUILDERS,
@@ -22,7 +22,6 @@ from codemods.project.receivers import (
     CONTAINER_METHODS,
     GENERIC_METHODS,
     globals_lookup,
-    imported_names,
     is_class,
     optimizer_arguments,
     used_of,
@@ -34,8 +33,6 @@ if TYPE_CHECKING:
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
-# How many of the modules a package imported for its side effects loads by a scan of its folder are read.
-_MAX_SCANNED = 40
 
 
 class ProjectAnalysis(Analysis):
@@ -94,11 +91,11 @@ class ProjectAnalysis(Analysis):
         self.attribute_lookups: dict[str, ModuleSummary] = {}
         # ``import myproj.models``: (the module, its import), for the imports the file names nothing of.
         self.plain_imports: list[tuple[str, cst.Import]] = []
-        self._side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
+        self.side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
         self.named_names: set[str] = set()  # the names the file reads or binds, but in its imports
         self._importing = False
-        self._scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
-        self._summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
+        self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
+        self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -541,7 +538,7 @@ class ProjectAnalysis(Analysis):
         }
         self._conclude_calls()
         if (project_names or self.star_imports) and self.part.context.converted():
-            self._unported_uses()
+            unported_uses(self)
         if self.part.dynamic_imports and self.part.context.converted():
             dynamic_loads(self.part, self.string_flags, self.held_by)
 
@@ -582,7 +579,7 @@ class ProjectAnalysis(Analysis):
                 self.part.external_training[call] = (callee, summary.path)
             elif "." in found.name and summary.trains(found.name):
                 self.part.external_loops[call] = summary.path
-            elif summary.uses_amp(found.name) and not _amp_elsewhere(summary, found.name):
+            elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
                 self.part.external_amp[call] = summary.path
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
@@ -604,151 +601,15 @@ class ProjectAnalysis(Analysis):
                 tuple(f.name for f in pending),
                 tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
                 any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
-                all(f.summary is not None and _plain_step(f.summary, f.name) for f in pending),
+                all(f.summary is not None and plain_step(f.summary, f.name) for f in pending),
             )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
 
-    def _unported_uses(self) -> None:
-        """Project modules this run does not convert whose code that this file uses (imported
-        names, attributes of imported modules, and what those reach in their modules, a few
-        modules deep) holds what their conversion ports or reports as an error: one finding per
-        module and cause, at the import that leads there, unless XLA003 names it already."""
-        context = self.part.context
-        attributes: dict[str, set[str]] = defaultdict(set)
-        for local, attribute in self.attribute_uses:
-            attributes[local].add(attribute)
-        named = self._named_already()
-        at_calls = self._reached_holdings()
-        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
-        for local, (module, name) in self.facts.imports.project_names.items():
-            node = self.import_nodes.get(local)
-            found = context.lookup(module, name)
-            if node is None or found is None or found.summary is None:
-                continue
-            used = [found.name] if found.name else sorted(attributes[local])
-            if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
-                used = used_of(Found(found.summary, ""))
-            uses.append((node, found.summary, used))
-        # ``from deepctr_torch.models import *``: the names the file calls that it neither
-        # defines nor imports by name.
-        bare = {callee for _, callee in self.calls if "." not in callee} - self.top_level
-        for module, star in self.star_imports:
-            for name in sorted(bare - self.facts.imports.project_names.keys()):
-                if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
-                    uses.append((star, found.summary, [found.name]))
-        uses += self._side_effect_uses(attributes)
-        by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
-        # A module imported by a name known only at run time holds the training loop where this file has none.
-        # (A method of the file's that runs a project's training loop by its name names that loop already.)
-        unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
-        reached = [(at, summary, self.held_by(summary, ["", *used], 0)) for at, summary, used in uses]
-        # The methods this file, or a module its uses reach, may call (``restore_checkpoint`` calling ``model.load``).
-        callable_here = self.part.named_attributes.union(*(s.named_attributes for s in self._summaries.values()))
-        for at, summary, holding in reached:
-            held = [
-                h
-                for h in holding
-                if (h[0], h[1]) not in named
-                and not self._named_at_calls(h, at_calls)
-                and (h[1] != "dynamic-import" or unfollowed)
-                and (at in self._side_effects or not self._off_path(h, callable_here))
-                and not (h[1] == "dynamic-import" and (h[0] in self._scanned or at in self._side_effects))
-            ]
-            if held:
-                by_module.setdefault(summary.path, (at, []))[1].extend(held)
-        for path, (at, held) in by_module.items():
-            causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
-            firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
-            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
-            ported = tuple(sorted({ported for *_, ported in held}))
-            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
-        if self.part.unported_uses:
-            self.part.unported_module = self.module
-
-    def _side_effect_uses(self, attributes: dict[str, set[str]]) -> list[tuple[cst.CSTNode, ModuleSummary, list[str]]]:
-        """``import myproj.models`` where the file names nothing of that module (an import for its
-        side effects: its package registers its model classes for a library's pipeline to build): the
-        module as a whole, and the modules its ``__init__`` imports, by name or through a scan of its
-        folder (``importlib.import_module(f"myproj.models.{name}")``), each as a whole (what runs their
-        classes is out of this file's sight; their own imports of names known only at run time are left out,
-        a folder scan of the package's ``__init__`` being followed)."""
-        context = self.part.context
-        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
-        for module, node in self.plain_imports:
-            head, _, rest = module.partition(".")
-            if rest.split(".")[0] in attributes.get(head, set()) or (not rest and head in self.named_names):
-                continue  # (``myproj.models.build(...)``, ``getattr(models, name)``: what it names is followed)
-            found = context.lookup(module, "")
-            if found is None or found.summary is None or found.name:
-                continue
-            self._side_effects.add(node)
-            summary = found.summary
-            uses.append((node, summary, [*used_of(found), *imported_names(found)]))
-            if not any(cause == "dynamic-import" for _, cause, _, _ in summary.holds):
-                continue
-            for name in context.loadable_modules(module)[:_MAX_SCANNED]:
-                loaded = context.lookup(name, "")
-                if loaded is not None and loaded.summary is not None and not loaded.name:
-                    uses.append((node, loaded.summary, [*used_of(loaded), *imported_names(loaded)]))
-                    self._scanned.add(summary.path)  # (its import by a name known at run time: followed)
-        return uses
-
-    def _off_path(self, held: Held, callable_here: set[str]) -> bool:
-        """What a class holds only in methods that run when a caller names them (``Agent.load`` with
-        ``torch.load(path)``), none of which this file or a module its uses reach names: off the file's path."""
-        path, cause, name, _, _ = held
-        there = self._summaries.get(path)
-        methods = there.held_in_methods(name, cause) if there is not None else ()
-        return bool(methods) and not any(method in callable_here for method in methods)
-
-    def _named_at_calls(self, held: Held, at_calls: set[tuple[str, str]]) -> bool:
-        """What a class holds, of one cause, only in methods whose calls name it already."""
-        path, cause, top, _, _ = held
-        there = self._summaries.get(path)
-        if there is None or not top:
-            return False
-        methods = {name for name, c, _, _ in there.method_findings if c == cause and name.split(".")[0] == top}
-        return bool(methods) and all((path, method) in at_calls for method in methods)
-
-    def _reached_holdings(self) -> set[tuple[str, str]]:
-        """The calls of methods of project classes in modules this run does not convert whose own code
-        holds what converting them ports or reports (``model.fit(...)`` running ``FitMixin.fit``, which
-        builds a Trainer over the default fused AdamW): one finding at the call, unless another finding
-        of this rule is there (once per method); (module path, method) of those named."""
-        part = self.part
-        others = {
-            *part.external_training,
-            *part.external_steps,
-            *part.external_loops,
-            *part.external_amp,
-            *part.named_training,
-            *part.external_devices,
-        }
-        methods: set[tuple[str, str]] = set()  # (path, method) a finding names already: once per method
-        for call, callee in self.calls:
-            if call in others or "." not in callee:
-                continue
-            for found in self.origins(callee):
-                summary = found.summary
-                if summary is None or not summary.pending or "." not in found.name:
-                    continue
-                held = summary.held_in(found.name)
-                if not held or (summary.path, found.name) in methods:
-                    continue
-                methods.add((summary.path, found.name))
-                causes = tuple(dict.fromkeys(cause for cause, _, _ in held))
-                examples = tuple(dict.fromkeys((summary.path, found.name, what) for _, what, _ in held))
-                ported = tuple(sorted({ported for _, _, ported in held}))
-                part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported))
-                self._summaries.setdefault(summary.path, summary)
-                break
-        return methods
-
     def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
         found: list[Held] = []
-        self._summaries.setdefault(summary.path, summary)
+        self.summaries.setdefault(summary.path, summary)
         for name in names:
             key = (summary.path, name.split(".")[0])
             if key not in self._held:
@@ -801,7 +662,7 @@ class ProjectAnalysis(Analysis):
         )
         return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
 
-    def _named_already(self) -> set[tuple[str, str]]:
+    def named_already(self) -> set[tuple[str, str]]:
         """(module path, cause) that this file's XLA003 findings name already."""
         part = self.part
         named = {(path, "device") for path in part.external_devices.values() if path}
@@ -812,26 +673,3 @@ class ProjectAnalysis(Analysis):
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
-
-
-def _plain_step(summary: ModuleSummary, name: str) -> bool:
-    """The method ``name`` only takes an optimizer step (no loop of its own: the loop that calls it
-    gets the step barrier), without CUDA mixed precision, and its class holds no CUDA device choice
-    (its device is the one handed in): on one process it trains on XLA as it is."""
-    top = name.split(".")[0]
-    return (
-        summary.runs_step(name)
-        and name not in summary.trainers
-        and name not in summary.loop_runners
-        and not summary.uses_amp(name)
-        and not any(held == top and cause in ("device", "amp", "cuda-only") for held, cause, _, _ in summary.holds)
-    )
-
-
-def _amp_elsewhere(summary: ModuleSummary, name: str) -> bool:
-    """The method ``Cls.method`` is not one of the methods that hold all of its class's CUDA mixed
-    precision, each run only when a caller names it (``FitMixin.fit`` beside an ``old_fit`` with
-    a CUDA gradient scaler)."""
-    cls, _, method = name.partition(".")
-    methods = summary.held_in_methods(cls, "amp") if method and "." not in method else ()
-    return bool(methods) and method not in methods
