@@ -342,7 +342,7 @@ def _finished(
     summarised = imports is not None and not imports.converted()
     # (a reload of host data the module wrote itself is no checkpoint: checkpoint/host_data.py)
     held_findings = [p for p in pending if p.original not in facts.checkpoint.host_data_loads]
-    holds = (
+    holds, method_holds, method_findings = (
         holdings(
             parsed.module,
             facts.parents,
@@ -353,14 +353,21 @@ def _finished(
             facts.device.is_available_call,
         )
         if summarised
-        else ()
+        else ((), (), ())
     )
     collectives = tuple(
         (callee, start[0])
         for call, (callee, _) in facts.distributed.unchecked_collectives.items()
         if (start := input_starts.get(call)) is not None
     )
-    summary = summarise(facts, pending=changed, holds=holds, collectives=collectives)
+    summary = summarise(
+        facts,
+        pending=changed,
+        holds=holds,
+        collectives=collectives,
+        method_holds=method_holds,
+        method_findings=method_findings,
+    )
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts
 
@@ -503,21 +510,37 @@ def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary 
     (a package's ``__init__.py``: ``from .data_parallel import UserScatteredDataParallel``) or
     hold a dict of the classes it imports (``train_factory = {'ctdet': CtdetTrainer}``): its
     summary says where they come from, in a run that converts it as in one that reads it."""
-    if summary is None or summary != ModuleSummary() or b"import" not in data:
+    if summary is None or summary != ModuleSummary():
         return summary
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return summary
+    attributes = _named_attributes(tree)
+    if b"import" not in data:
+        return replace(summary, named_attributes=attributes) if attributes else summary
     imported, tables = _imported_names(tree), _name_tables(tree)
     return replace(
         summary,
+        named_attributes=attributes,
         imported=imported,
         name_tables=tables,
         classes=_classes(tree),
         forwards=_forwards(tree),
         reaches=_reaches(tree, {local for local, _, _ in imported}, dict(tables)),
         flag_defaults=_flag_defaults(tree),
+    )
+
+
+def _named_attributes(tree: ast.Module) -> frozenset[str]:
+    """The attributes the module names and the identifiers its strings hold (ProjectFacts.named_attributes,
+    here of any receiver): the methods of project classes a helper the conversion skipped may call
+    (``agent.load(path)``)."""
+    return frozenset(
+        node.attr if isinstance(node, ast.Attribute) else str(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        or (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier())
     )
 
 

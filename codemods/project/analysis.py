@@ -13,8 +13,8 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, string_value
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default
-from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.reach import amp_elsewhere, plain_step, unported_uses
 from codemods.project.receivers import (
     BUILTIN_TYPES,
     CONTAINER_BUILDERS,
@@ -89,6 +89,13 @@ class ProjectAnalysis(Analysis):
         self.local_calls: dict[str, str] = {}
         # Names bound to ``getattr(<project module>, name)``: name -> that module's summary.
         self.attribute_lookups: dict[str, ModuleSummary] = {}
+        # ``import myproj.models``: (the module, its import), for the imports the file names nothing of.
+        self.plain_imports: list[tuple[str, cst.Import]] = []
+        self.side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
+        self.named_names: set[str] = set()  # the names the file reads or binds, but in its imports
+        self._importing = False
+        self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
+        self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -423,6 +430,7 @@ class ProjectAnalysis(Analysis):
             self._origins.pop(name, None)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
+        self._importing = True
         if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
             module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
             if node.relative or not outside_project(module):
@@ -434,9 +442,20 @@ class ProjectAnalysis(Analysis):
         for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
             self.import_nodes.setdefault(local if type(node) is cst.ImportFrom else local.split(".")[0], node)
+            if type(node) is cst.Import and alias.asname is None and not outside_project(alias.evaluated_name):
+                self.plain_imports.append((alias.evaluated_name, node))
 
     visit_Import = _import
     visit_ImportFrom = _import
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._importing = False
+
+    leave_ImportFrom = leave_Import
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self._importing:  # (``model_zoo`` of ``getattr(model_zoo, name)``; not of its import)
+            self.named_names.add(node.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.scopes) == 1:
@@ -454,6 +473,20 @@ class ProjectAnalysis(Analysis):
         value = node.value
         if type(value) is cst.Name and value.value in self.facts.imports.project_names:
             self.attribute_uses.add((value.value, node.attr.value))
+        root = value
+        while type(root) is cst.Attribute:
+            root = root.value
+        if not (
+            type(root) is cst.Name
+            and root.value not in self.facts.imports.project_names
+            and self.walk.resolve_dotted(root.value) is not None
+        ):  # (``agent.load``, not ``torch.load``)
+            self.part.named_attributes.add(node.attr.value)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = node.evaluated_value
+        if isinstance(value, str) and value.isidentifier():  # ``getattr(agent, "load")``
+            self.part.named_attributes.add(value)
 
     def _table_lookup(self, value: cst.BaseExpression) -> None:
         """``TRAINERS[args.trainer](...)`` or ``cls = TRAINERS[name]`` in a function, with
@@ -509,7 +542,7 @@ class ProjectAnalysis(Analysis):
         }
         self._conclude_calls()
         if (project_names or self.star_imports) and self.part.context.converted():
-            self._unported_uses()
+            unported_uses(self)
         if self.part.dynamic_imports and self.part.context.converted():
             dynamic_loads(self.part, self.string_flags, self.held_by)
 
@@ -550,7 +583,7 @@ class ProjectAnalysis(Analysis):
                 self.part.external_training[call] = (callee, summary.path)
             elif "." in found.name and summary.trains(found.name):
                 self.part.external_loops[call] = summary.path
-            elif summary.uses_amp(found.name):
+            elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
                 self.part.external_amp[call] = summary.path
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
@@ -572,61 +605,15 @@ class ProjectAnalysis(Analysis):
                 tuple(f.name for f in pending),
                 tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
                 any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
+                all(f.summary is not None and plain_step(f.summary, f.name) for f in pending),
             )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
 
-    def _unported_uses(self) -> None:
-        """Project modules this run does not convert whose code that this file uses (imported
-        names, attributes of imported modules, and what those reach in their modules, a few
-        modules deep) holds what their conversion ports or reports as an error: one finding per
-        module and cause, at the import that leads there, unless XLA003 names it already."""
-        context = self.part.context
-        attributes: dict[str, set[str]] = defaultdict(set)
-        for local, attribute in self.attribute_uses:
-            attributes[local].add(attribute)
-        named = self._named_already()
-        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
-        for local, (module, name) in self.facts.imports.project_names.items():
-            node = self.import_nodes.get(local)
-            found = context.lookup(module, name)
-            if node is None or found is None or found.summary is None:
-                continue
-            used = [found.name] if found.name else sorted(attributes[local])
-            if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
-                used = used_of(Found(found.summary, ""))
-            uses.append((node, found.summary, used))
-        # ``from deepctr_torch.models import *``: the names the file calls that it neither
-        # defines nor imports by name.
-        bare = {callee for _, callee in self.calls if "." not in callee} - self.top_level
-        for module, star in self.star_imports:
-            for name in sorted(bare - self.facts.imports.project_names.keys()):
-                if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
-                    uses.append((star, found.summary, [found.name]))
-        by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
-        # A module imported by a name known only at run time holds the training loop where this file has none.
-        # (A method of the file's that runs a project's training loop by its name names that loop already.)
-        unfollowed = "" if self.facts.training.optimizer_steps or self.part.named_training else "dynamic-import"
-        for at, summary, used in uses:
-            held = [
-                h
-                for h in self.held_by(summary, ["", *used], 0)
-                if (h[0], h[1]) not in named and (h[1] != "dynamic-import" or unfollowed)
-            ]
-            if held:
-                by_module.setdefault(summary.path, (at, []))[1].extend(held)
-        for path, (at, held) in by_module.items():
-            causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
-            firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
-            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
-            ported = tuple(sorted({ported for *_, ported in held}))
-            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
-        if self.part.unported_uses:
-            self.part.unported_module = self.module
-
     def held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
         found: list[Held] = []
+        self.summaries.setdefault(summary.path, summary)
         for name in names:
             key = (summary.path, name.split(".")[0])
             if key not in self._held:
@@ -679,14 +666,14 @@ class ProjectAnalysis(Analysis):
         )
         return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
 
-    def _named_already(self) -> set[tuple[str, str]]:
+    def named_already(self) -> set[tuple[str, str]]:
         """(module path, cause) that this file's XLA003 findings name already."""
         part = self.part
         named = {(path, "device") for path in part.external_devices.values() if path}
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
         named |= {(path, "amp") for path in part.external_amp.values()}
-        named |= {(path, "step") for _, paths, _ in part.named_training.values() for path in paths}
+        named |= {(path, "step") for _, paths, *_ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named

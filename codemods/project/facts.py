@@ -34,8 +34,9 @@ class ProjectFacts:
     # A method called on a value whose class the tool cannot tell (``model.fit(...)`` with ``model =
     # getattr(model_zoo, name)(...)``), named like methods of the project's classes that train, of
     # modules this run does not convert: (their names there, their paths, whether one takes the
-    # step each call, else they run a training loop).
-    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool]] = field(default_factory=dict)
+    # step each call, else they run a training loop; whether each only takes a plain step, without
+    # CUDA mixed precision, in a class that holds no CUDA device choice: right on one process as it is).
+    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool, bool]] = field(default_factory=dict)
     # Callables of another module that set up mixed precision (a scaler class): its path.
     external_amp: dict[cst.Call, str] = field(default_factory=dict)
     # For other files: functions and methods of this module that call a callable of a module
@@ -49,6 +50,12 @@ class ProjectFacts:
     unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
     # The module, when it has such uses: their findings are made as the rewrite leaves it.
     unported_module: cst.Module | None = None
+    # Calls of methods of project classes, in modules this run does not convert, whose own code holds
+    # what converting them ports or reports (``model.fit(...)``): (the method there, what it holds).
+    reached_holdings: dict[cst.Call, tuple[str, Unported]] = field(default_factory=dict)
+    # The attributes the file names on anything but an import from outside the project (``agent.load``,
+    # not ``torch.load``), and the identifiers its strings hold: the methods of project classes it may call.
+    named_attributes: set[str] = field(default_factory=set)
     # CUDA checks (``torch.cuda.is_available()``) whose ``torch`` no import of the file binds, with a
     # star import of a project module the tool could not read, which may bind it: that import.
     hidden_checks: dict[cst.Call, cst.ImportFrom] = field(default_factory=dict)

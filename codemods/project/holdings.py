@@ -18,7 +18,9 @@ from codemods.amp import rules as amp
 from codemods.checkpoint.rules.xla403_load_map_location import LOAD_MAP_LOCATION
 from codemods.cuda_only import rules as cuda_only
 from codemods.device import rules as device
+from codemods.engine.nodes import dotted
 from codemods.engine.rule import Rule
+from codemods.huggingface import rules as huggingface
 from codemods.training import rules as training
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ def _causes() -> dict[Rule, str]:
         ("amp", amp.RULES),
         ("cuda-only", cuda_only.RULES),
         ("checkpoint", (LOAD_MAP_LOCATION,)),
+        ("trainer", huggingface.RULES),
     )
     return {
         rule: cause
@@ -58,14 +61,24 @@ def holdings(
     text_of: Callable[[cst.CSTNode], str | None],
     dynamic_imports: Sequence[cst.CSTNode] = (),
     availability_check: Callable[[cst.BaseExpression], bool] | None = None,
-) -> tuple[tuple[str, str, str, bool], ...]:
+) -> tuple[
+    tuple[tuple[str, str, str, bool], ...],
+    tuple[tuple[str, str, tuple[str, ...]], ...],
+    tuple[tuple[str, str, str, bool], ...],
+]:
     """(top-level name, cause, the code and its line, whether converting the module ports
     it or only reports it) of each error finding, once per name and cause (ported when every
     such finding of the name and cause is fixed).  Code under ``if __name__ == "__main__":`` is held by nothing (it does
     not run on import); a module-level assignment (``device = torch.device("cuda" if ...)``)
     by the name it binds, and by each top-level function and class whose text reads that
-    name; other module-level code by "" (it runs on import)."""
+    name; other module-level code by "" (it runs on import).  Second: (class, cause, methods) where
+    every such finding of the class and cause is in one of those methods, which only a caller of the
+    instance runs (``caller_only_methods``): a file that never calls them does not reach it.  Third: the
+    same as the first, by the method of a top-level class whose code holds it (``FitMixin.fit``), for a
+    finding at a call of that method."""
     tops: dict[int, tuple[str, ...]] = {}
+    # (class, cause) -> the methods that hold it, None once a finding is elsewhere in the class.
+    in_methods: dict[tuple[str, str], set[str] | None] = {}
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
@@ -76,6 +89,10 @@ def holdings(
     ]
     # ``importlib.import_module(name)``: converting the project converts what it may import.
     found += [("dynamic-import", node, True) for node in dynamic_imports]
+    anything = any(cause is not None for cause, _, _ in found)
+    methods = caller_only_methods(module) if anything else {}
+    every_method = _methods(module) if anything else {}
+    by_method: dict[tuple[str, str], tuple[str, bool]] = {}  # (Cls.method, cause) -> (code, ported)
     for cause, node, fixed in found:
         if cause is None or node is None:
             continue
@@ -86,9 +103,19 @@ def holdings(
             key = parents.get(key)
         if key is None:
             continue
+        method = _method_of(node, methods, parents)
+        for name in tops[key]:
+            known = in_methods.get((name, cause), set())
+            in_methods[(name, cause)] = None if known is None or method is None else {*known, method}
         code = _quoted(module, node)
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
+        if (qualified := _method_of(node, every_method, parents)) is not None:
+            kept = by_method.get((qualified, cause))
+            if kept is None or (kept[1] and not fixed):  # (what stays reported first)
+                by_method[(qualified, cause)] = (what, fixed if kept is None else False)
+            elif not fixed:
+                by_method[(qualified, cause)] = (kept[0], False)
         for name in tops[key]:
             if not fixed and (name, cause) not in reported:  # (the code shown is what stays reported)
                 reported.add((name, cause))
@@ -104,9 +131,95 @@ def holdings(
             for (name, cause), what in values.items():
                 if re.search(rf"\b{re.escape(name)}\b", text):
                     held.setdefault((statement.name.value, cause), f"{what}, in the module-level `{name}`")
+                    in_methods[(statement.name.value, cause)] = None
                     if (name, cause) in reported:
                         reported.add((statement.name.value, cause))
-    return tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items())
+    restricted = tuple(
+        (name, cause, tuple(sorted(found))) for (name, cause), found in in_methods.items() if found and name
+    )
+    in_methods_held = tuple((name, cause, what, ported) for (name, cause), (what, ported) in by_method.items())
+    return (
+        tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items()),
+        restricted,
+        in_methods_held,
+    )
+
+
+# Bases (their last part, as written) of the classes whose methods run only when called: plain
+# classes, torch modules (``forward`` runs through ``__call__``) and data sets; a framework's base
+# (a LightningModule, a Trainer) calls hooks the script never names.
+_PLAIN_BASES = frozenset({"object", "Module", "Sequential", "ModuleList", "ModuleDict", "Dataset", "IterableDataset"})
+# Methods that run without a call that names them.
+_IMPLICIT = frozenset({"forward"})
+
+
+def caller_only_methods(module: cst.Module) -> dict[int, str]:
+    """The methods (by the id of their ``def``) of the module's top-level classes that run only when
+    a caller names them: of a class whose bases are plain (``_PLAIN_BASES``, or classes of the module),
+    not a dunder nor ``forward``, and that the module never names but in their ``def`` (as an attribute,
+    ``self.load(...)``, ``agent.load``, or a string, ``getattr(self, "load")``); an attribute of a name
+    the module imports (``torch.load``) names no method."""
+    classes = {statement.name.value for statement in module.body if type(statement) is cst.ClassDef}
+    imported: set[str] = set()
+    for statement in module.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    bound = alias.evaluated_alias or alias.evaluated_name
+                    imported.add(bound.split(".")[0])
+    candidates: dict[str, list[int]] = {}
+    for statement in module.body:
+        if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
+            continue
+        bases = [dotted(arg.value) for arg in statement.bases if arg.keyword is None]
+        if not all(base is not None and (base in classes or base.rpartition(".")[2] in _PLAIN_BASES) for base in bases):
+            continue
+        for item in statement.body.body:
+            name = item.name.value if type(item) is cst.FunctionDef else ""
+            if name and not name.startswith("__") and name not in _IMPLICIT:
+                candidates.setdefault(name, []).append(id(item))
+    if not candidates:
+        return {}
+    named: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            root: cst.BaseExpression = node.value
+            while type(root) is cst.Attribute:
+                root = root.value
+            if not (type(root) is cst.Name and root.value in imported and root is node.value):
+                named.add(node.attr.value)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            value = node.evaluated_value
+            if isinstance(value, str):
+                named.add(value)
+
+    module.visit(_Names())
+    return {key: name for name, keys in candidates.items() if name not in named for key in keys}
+
+
+def _methods(module: cst.Module) -> dict[int, str]:
+    """Every method of the module's top-level classes, by the id of its ``def``: ``Cls.method``."""
+    return {
+        id(item): f"{statement.name.value}.{item.name.value}"
+        for statement in module.body
+        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock
+        for item in statement.body.body
+        if type(item) is cst.FunctionDef
+    }
+
+
+def _method_of(node: cst.CSTNode, methods: dict[int, str], parents: dict[int, int | None]) -> str | None:
+    """The method of ``methods`` whose code holds ``node``, or None."""
+    key: int | None = id(node)
+    while key is not None:
+        if key in methods:
+            return methods[key]
+        key = parents.get(key)
+    return None
 
 
 def _after_cuda_returns(

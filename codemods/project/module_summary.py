@@ -203,6 +203,16 @@ class ModuleSummary:
     # the code and its line, as a finding names it; whether the conversion ports it, or only
     # reports it); see codemods/project/holdings.py.
     holds: tuple[tuple[str, str, str, bool], ...] = ()
+    # Of those held by a class: (class, cause, methods) where every such finding is in one of those
+    # methods, which run only when a caller names them (holdings.caller_only_methods: ``Agent.load``
+    # with ``torch.load(path)``); a file that never calls them does not reach it.
+    method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # The same as ``holds``, by the method of a top-level class whose code holds it (``FitMixin.fit``):
+    # what a call of that method reaches.
+    method_findings: tuple[tuple[str, str, str, bool], ...] = ()
+    # The attributes the module names on anything but an import from outside the project, and the
+    # identifiers its strings hold (ProjectFacts.named_attributes): the methods it may call.
+    named_attributes: frozenset[str] = frozenset()
     # Names that top-level functions and classes use (calls, base classes): (name, what it
     # uses, as written: a top-level name of this module or an imported one, ``builders.build``).
     reaches: tuple[tuple[str, str], ...] = ()
@@ -212,6 +222,15 @@ class ModuleSummary:
     # Top-level classes: (class, its bases as written, the methods it defines): a method it
     # does not define is its bases' (``CtdetTrainer.train`` is ``BaseTrainer.train``).
     classes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+
+    def held_in_methods(self, name: str, cause: str) -> tuple[str, ...]:
+        """The methods of the class ``name`` that hold all it holds of ``cause``, each run only when a
+        caller names it (empty: not so restricted)."""
+        return next((methods for cls, c, methods in self.method_holds if (cls, c) == (name, cause)), ())
+
+    def held_in(self, method: str) -> list[tuple[str, str, bool]]:
+        """What the method ``Cls.method`` holds itself: (cause, the code and its line, ported)."""
+        return [(cause, what, ported) for name, cause, what, ported in self.method_findings if name == method]
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)

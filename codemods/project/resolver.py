@@ -640,11 +640,12 @@ class FileImports:
         if located is None:
             return None
         file, rest = located
-        if not rest and name and "." not in name and (package := self.module_file(module)) is not None:
+        if name and rest == name.partition(".")[2] and (package := self.module_file(module)) is not None:
             # ``from helpers import Runner`` where helpers/__init__.py does ``from helpers.Runner import
-            # Runner``: the package's own binding hides the submodule of the same name.
+            # Runner``: the package's own binding hides the submodule of the same name (and ``Runner.fit``
+            # is the class's method, not a name of the submodule).
             summary = self.project.summary(package[0])
-            if package[0] != file and summary is not None and summary.origin_of(name) is not None:
+            if package[0] != file and summary is not None and summary.origin_of(name.split(".")[0]) is not None:
                 return Found(summary, name)
         return Found(self.project.summary(file), rest)
 

@@ -35,15 +35,23 @@ CROSS_FILE = Rule(
     "would port or report as an error (a CUDA device choice, an `assert torch.cuda.is_available()` (it fails on "
     "an XLA host: AssertionError), `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
-    "location, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
+    "location, a Hugging Face Trainer built over the default fused AdamW or with fp16, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
     "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
     "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
-    "past its early return without CUDA), the finding is at the import that "
+    "past its early return without CUDA; not code in a method that runs only when a caller names it, of a "
+    "plain class (no base but `object`, a torch module or container, a data set, or classes of its module) "
+    "and named nowhere else in its module, that neither the file nor the module it imports names: a "
+    "`load` with `torch.load(path)` where the script only saves is off its path), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
-    "hand). A call of a method of such a module that runs its training loop, itself or through the methods it "
+    "hand). A call of a method of a class of such a module whose own code holds it (`model.fit(...)` running a "
+    "mixin's `fit` that builds `TrainingArguments(fp16=use_amp)` and a Trainer) is the finding's place instead, "
+    "naming the method and its code. An import that the file names nothing of (`import myproj.models`, for the "
+    "registry its package fills) reaches the whole module, and the modules its `__init__` imports, by name or "
+    'by a scan of its folder (`importlib.import_module(f"myproj.models.{name}")`): a library\'s pipeline '
+    "builds their classes. A call of a method of such a module that runs its training loop, itself or through the methods it "
     'calls (a trainer\'s `train` calling `self.run_epoch("train", ...)`), is an error at the call: that loop '
     "needs the step barrier and `xm.optimizer_step`. The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
     "importlib.import_module(FLAGS.model)` with the models' folder put on `sys.path`, "
@@ -58,7 +66,10 @@ CROSS_FILE = Rule(
     "at the call, naming them (not for a name that torch's modules, optimizers and tensors define: `train`, "
     "`step`; nor for one that Python's containers define, `update`, unless a call the tool cannot tell built "
     "the value: `algorithm = algorithm_class(...)`, `agent = make_agent(cfg)` returning "
-    "`hydra.utils.instantiate(cfg)`). A loop whose training step runs in a callable of another module gets the step barrier here; the "
+    "`hydra.utils.instantiate(cfg)`); where every such method only takes a plain optimizer step (no loop of its "
+    "own, no CUDA mixed precision) in a class that chooses no CUDA device (its device is handed in), the loop "
+    "that calls it gets the step barrier and on one process it trains on XLA as it is: an error only where the "
+    "script runs several processes without DDP. A loop whose training step runs in a callable of another module gets the step barrier here; the "
     "finding names that callable when its step is wrong on XLA as it is: it scales the gradients (a CUDA "
     "gradient scaler), or the script runs several processes without DDP (a plain `optimizer.step()` does not "
     "reduce the gradients across them); on one process the plain step, closed by the loop's barrier, computes "
@@ -234,6 +245,10 @@ CAUSES: dict[str, tuple[str, str]] = {
         "a checkpoint load without a CPU map location",
         "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
     ),
+    "trainer": (
+        "a Hugging Face Trainer or model set up for CUDA (the default fused AdamW, fp16, a CUDA device_map)",
+        "the Trainer's optimizer or mixed precision raises on the XLA device, or the model loads off it",
+    ),
 }
 
 _EXAMPLES = 3  # code a finding shows of what a module holds
@@ -281,6 +296,24 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
     return updated
 
 
+@on_facts(CROSS_FILE, nodes=lambda facts: facts.project.reached_holdings)
+def _reached_holdings(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A call of a method of a project class, in a module the run does not convert, whose own code
+    holds what converting it ports or reports as an error."""
+    method, found = ctx.facts.project.reached_holdings[original]
+    if found.path in ctx.facts.obligations.named_modules:
+        return updated  # (a finding of the device obligations names that module already)
+    causes, consequences, held = _holdings(found, here=found.path)
+    ctx.report(
+        CROSS_FILE,
+        original,
+        f"`{ctx.code(original.func)}` runs `{method}` in {found.path}, which this run does not convert, and it holds "
+        f"{causes} ({held}): on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its "
+        "root) " + _PROJECT_RUN[found.ported],
+    )
+    return updated
+
+
 @on_facts(CROSS_FILE, nodes=lambda facts: facts.project.dynamic_loads)
 def _dynamic_load(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
     """An ``importlib.import_module(name)`` of a name known only at run time, in a run that
@@ -318,9 +351,24 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
     that scales its gradients (its CUDA scaler), or any in a script that runs several processes
     without DDP (its plain optimizer step does not reduce the gradients across them).  On one
     process a plain step, which the loop's barrier closes, computes what xm.optimizer_step does."""
-    distributed = facts.distributed
-    reduces = distributed.multi_process and not distributed.ddp
+    reduces = _unreduced(facts)
     return {call for call in facts.project.external_steps if reduces or call in facts.project.scaled_steps}
+
+
+def _unreduced(facts: Facts) -> bool:
+    """The script runs several processes without DDP: a plain optimizer step does not reduce the
+    gradients across them (xm.optimizer_step does)."""
+    return facts.distributed.multi_process and not facts.distributed.ddp
+
+
+def _named_to_report(facts: Facts) -> set[cst.Call]:
+    """The calls of methods named like project methods that train, in modules the run does not
+    convert, that are wrong on XLA as they are: a training loop (it needs the step barrier), a step
+    with CUDA mixed precision or in a class that chooses a CUDA device, or any step in a script that
+    runs several processes without DDP.  A plain step of a class whose device is handed in, which the
+    loop's barrier closes, computes on one process what xm.optimizer_step does."""
+    reduces = _unreduced(facts)
+    return {call for call, (*_, plain) in facts.project.named_training.items() if reduces or not plain}
 
 
 @on_facts(
@@ -330,7 +378,7 @@ def _steps_to_port(facts: Facts) -> set[cst.Call]:
         *_steps_to_port(facts),
         *facts.project.external_loops,
         *facts.project.external_amp,
-        *facts.project.named_training,
+        *_named_to_report(facts),
         *facts.project.hidden_checks,
         *facts.project.external_devices,
     },
@@ -376,19 +424,24 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
         )
     elif original in project.named_training:
-        names, paths, steps = project.named_training[original]
+        names, paths, steps, plain = project.named_training[original]
         receiver = ctx.code(original.func).rpartition(".")[0]
         one = len(names) == 1
         runs = ("takes a training step" if one else "take training steps") if steps else "run" + "s" * one
         runs += "" if steps else " a training loop" if one else " training loops"
+        wrong = (
+            "their plain optimizer step does not reduce the gradients across this script's processes "
+            "(xm.optimizer_step does)"
+            if plain
+            else "the device choice and the optimizer step are not ported"
+        )
         ctx.report(
             CROSS_FILE,
             original,
             f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
             f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
-            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms (the device choice and "
-            "the optimizer step are not ported); convert the project (`xla-codemod convert .` at its root), which "
-            "follows it",
+            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms ({wrong}); convert "
+            "the project (`xla-codemod convert .` at its root), which follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])

@@ -17,6 +17,8 @@ def summarise(
     pending: bool,
     holds: tuple[tuple[str, str, str, bool], ...] = (),
     collectives: tuple[tuple[str, int], ...] = (),
+    method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = (),
+    method_findings: tuple[tuple[str, str, str, bool], ...] = (),
 ) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill;
     ``collectives``: its unchecked collectives with their lines)."""
@@ -97,6 +99,9 @@ def summarise(
             )
         ),
         holds=holds,
+        method_holds=method_holds,
+        method_findings=method_findings,
+        named_attributes=frozenset(facts.project.named_attributes),
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),

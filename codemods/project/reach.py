@@ -1,0 +1,189 @@
+"""What a single-file run's script reaches of the project modules it does not convert (XLA003): the
+methods it calls whose own code holds what converting them reports (an error at the call), what a class
+holds only in methods nothing on the script's path names (off it), the modules an import for its side
+effects brings in, and the methods named like project methods that take a plain step (right on one process).
+``analysis`` is the file's ProjectAnalysis (not imported here: that module imports this one)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from codemods.project.facts import Unported
+from codemods.project.module_summary import Found
+from codemods.project.receivers import imported_names, used_of
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.project.dynamic_loads import Held
+    from codemods.project.module_summary import ModuleSummary
+
+# How many of the modules a package imported for its side effects loads by a scan of its folder are read.
+_MAX_SCANNED = 40
+
+
+def unported_uses(analysis: Any) -> None:
+    """Project modules this run does not convert whose code that this file uses (imported
+    names, attributes of imported modules, and what those reach in their modules, a few
+    modules deep) holds what their conversion ports or reports as an error: one finding per
+    module and cause, at the import that leads there, unless XLA003 names it already."""
+    context = analysis.part.context
+    attributes: dict[str, set[str]] = defaultdict(set)
+    for local, attribute in analysis.attribute_uses:
+        attributes[local].add(attribute)
+    named = analysis.named_already()
+    at_calls = reached_holdings(analysis)
+    uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+    for local, (module, name) in analysis.facts.imports.project_names.items():
+        node = analysis.import_nodes.get(local)
+        found = context.lookup(module, name)
+        if node is None or found is None or found.summary is None:
+            continue
+        used = [found.name] if found.name else sorted(attributes[local])
+        if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
+            used = used_of(Found(found.summary, ""))
+        uses.append((node, found.summary, used))
+    # ``from deepctr_torch.models import *``: the names the file calls that it neither
+    # defines nor imports by name.
+    bare = {callee for _, callee in analysis.calls if "." not in callee} - analysis.top_level
+    for module, star in analysis.star_imports:
+        for name in sorted(bare - analysis.facts.imports.project_names.keys()):
+            if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
+                uses.append((star, found.summary, [found.name]))
+    uses += side_effect_uses(analysis, attributes)
+    by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
+    # A module imported by a name known only at run time holds the training loop where this file has none.
+    # (A method of the file's that runs a project's training loop by its name names that loop already.)
+    unfollowed = "" if analysis.facts.training.optimizer_steps or analysis.part.named_training else "dynamic-import"
+    reached = [(at, summary, analysis.held_by(summary, ["", *used], 0)) for at, summary, used in uses]
+    # The methods this file, or a module its uses reach, may call (``restore_checkpoint`` calling ``model.load``).
+    callable_here = analysis.part.named_attributes.union(*(s.named_attributes for s in analysis.summaries.values()))
+    for at, summary, holding in reached:
+        held = [
+            h
+            for h in holding
+            if (h[0], h[1]) not in named
+            and not named_at_calls(analysis, h, at_calls)
+            and (h[1] != "dynamic-import" or unfollowed)
+            and (at in analysis.side_effects or not off_path(analysis, h, callable_here))
+            and not (h[1] == "dynamic-import" and (h[0] in analysis.scanned or at in analysis.side_effects))
+        ]
+        if held:
+            by_module.setdefault(summary.path, (at, []))[1].extend(held)
+    for path, (at, held) in by_module.items():
+        causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
+        firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
+        examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
+        ported = tuple(sorted({ported for *_, ported in held}))
+        analysis.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
+    if analysis.part.unported_uses:
+        analysis.part.unported_module = analysis.module
+
+
+def side_effect_uses(
+    analysis: Any, attributes: dict[str, set[str]]
+) -> list[tuple[cst.CSTNode, ModuleSummary, list[str]]]:
+    """``import myproj.models`` where the file names nothing of that module (an import for its
+    side effects: its package registers its model classes for a library's pipeline to build): the
+    module as a whole, and the modules its ``__init__`` imports, by name or through a scan of its
+    folder (``importlib.import_module(f"myproj.models.{name}")``), each as a whole (what runs their
+    classes is out of this file's sight; their own imports of names known only at run time are left out,
+    a folder scan of the package's ``__init__`` being followed)."""
+    context = analysis.part.context
+    uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+    for module, node in analysis.plain_imports:
+        head, _, rest = module.partition(".")
+        if rest.split(".")[0] in attributes.get(head, set()) or (not rest and head in analysis.named_names):
+            continue  # (``myproj.models.build(...)``, ``getattr(models, name)``: what it names is followed)
+        found = context.lookup(module, "")
+        if found is None or found.summary is None or found.name:
+            continue
+        analysis.side_effects.add(node)
+        summary = found.summary
+        uses.append((node, summary, [*used_of(found), *imported_names(found)]))
+        if not any(cause == "dynamic-import" for _, cause, _, _ in summary.holds):
+            continue
+        for name in context.loadable_modules(module)[:_MAX_SCANNED]:
+            loaded = context.lookup(name, "")
+            if loaded is not None and loaded.summary is not None and not loaded.name:
+                uses.append((node, loaded.summary, [*used_of(loaded), *imported_names(loaded)]))
+                analysis.scanned.add(summary.path)  # (its import by a name known at run time: followed)
+    return uses
+
+
+def off_path(analysis: Any, held: Held, callable_here: set[str]) -> bool:
+    """What a class holds only in methods that run when a caller names them (``Agent.load`` with
+    ``torch.load(path)``), none of which this file or a module its uses reach names: off the file's path."""
+    path, cause, name, _, _ = held
+    there = analysis.summaries.get(path)
+    methods = there.held_in_methods(name, cause) if there is not None else ()
+    return bool(methods) and not any(method in callable_here for method in methods)
+
+
+def named_at_calls(analysis: Any, held: Held, at_calls: set[tuple[str, str]]) -> bool:
+    """What a class holds, of one cause, only in methods whose calls name it already."""
+    path, cause, top, _, _ = held
+    there = analysis.summaries.get(path)
+    if there is None or not top:
+        return False
+    methods = {name for name, c, _, _ in there.method_findings if c == cause and name.split(".")[0] == top}
+    return bool(methods) and all((path, method) in at_calls for method in methods)
+
+
+def reached_holdings(analysis: Any) -> set[tuple[str, str]]:
+    """The calls of methods of project classes in modules this run does not convert whose own code
+    holds what converting them ports or reports (``model.fit(...)`` running ``FitMixin.fit``, which
+    builds a Trainer over the default fused AdamW): one finding at the call, unless another finding
+    of this rule is there (once per method); (module path, method) of those named."""
+    part = analysis.part
+    others = {
+        *part.external_training,
+        *part.external_steps,
+        *part.external_loops,
+        *part.external_amp,
+        *part.named_training,
+        *part.external_devices,
+    }
+    methods: set[tuple[str, str]] = set()  # (path, method) a finding names already: once per method
+    for call, callee in analysis.calls:
+        if call in others or "." not in callee:
+            continue
+        for found in analysis.origins(callee):
+            summary = found.summary
+            if summary is None or not summary.pending or "." not in found.name:
+                continue
+            held = summary.held_in(found.name)
+            if not held or (summary.path, found.name) in methods:
+                continue
+            methods.add((summary.path, found.name))
+            causes = tuple(dict.fromkeys(cause for cause, _, _ in held))
+            examples = tuple(dict.fromkeys((summary.path, found.name, what) for _, what, _ in held))
+            ported = tuple(sorted({ported for _, _, ported in held}))
+            part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported))
+            analysis.summaries.setdefault(summary.path, summary)
+            break
+    return methods
+
+
+def plain_step(summary: ModuleSummary, name: str) -> bool:
+    """The method ``name`` only takes an optimizer step (no loop of its own: the loop that calls it
+    gets the step barrier), without CUDA mixed precision, and its class holds no CUDA device choice
+    (its device is the one handed in): on one process it trains on XLA as it is."""
+    top = name.split(".")[0]
+    return (
+        summary.runs_step(name)
+        and name not in summary.trainers
+        and name not in summary.loop_runners
+        and not summary.uses_amp(name)
+        and not any(held == top and cause in ("device", "amp", "cuda-only") for held, cause, _, _ in summary.holds)
+    )
+
+
+def amp_elsewhere(summary: ModuleSummary, name: str) -> bool:
+    """The method ``Cls.method`` is not one of the methods that hold all of its class's CUDA mixed
+    precision, each run only when a caller names it (``FitMixin.fit`` beside an ``old_fit`` with
+    a CUDA gradient scaler)."""
+    cls, _, method = name.partition(".")
+    methods = summary.held_in_methods(cls, "amp") if method and "." not in method else ()
+    return bool(methods) and method not in methods
