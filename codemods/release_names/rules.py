@@ -24,7 +24,10 @@ XLA_RELEASE_NAMES = Rule(
     fixable=True,
     why="torch_xla renamed and removed names between releases (`xm.xrt_world_size` and `xm.get_ordinal` are "
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
-    "in both directions.",
+    "in both directions. A project's own XLA path (code under an XLA test, such as a vendored trainer's "
+    "`if is_torch_tpu_available():` branch) is checked too: a name the target lacks is ported, or reported where "
+    "the file imports torch_xla conditionally (no import can be added there: write the target's name by hand); "
+    "the names the target has are left as they are.",
     examples=lambda: (
         invalid(
             """
