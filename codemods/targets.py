@@ -98,6 +98,10 @@ class Target:
     # replaces is reported (torch_xla 1.13 has no torch_xla.runtime; its runtime calls are
     # xm.* and torch_xla.experimental.pjrt).
     missing_modules: tuple[str, ...] = ()
+    # torch_xla names of other releases that this one lacks (the 2.9 ones checked against the
+    # installed torch_xla 2.9): calling them raises AttributeError, even in a project's own
+    # XLA path, which the port otherwise leaves as it is (XLA901).
+    removed: frozenset[str] = frozenset()
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
     # called by the master alone, under a rank check, it waits forever.  A torch.save under
     # a rank check stays there and saves ``xm._maybe_convert_to_cpu(state)`` (the "to_cpu"
@@ -132,6 +136,10 @@ class Target:
     # `_mp_fn(index)` entry point ("entry point"): the run's summary says it once
     # (``{script}``: the script's path, or SCRIPT for several).
     how_to_start: dict[str, str] = field(default_factory=dict)
+
+    def lacks(self, qualified: str) -> bool:
+        """Whether this release has no ``qualified`` (a torch_xla name of another release)."""
+        return qualified in self.removed or any(qualified.startswith(module + ".") for module in self.missing_modules)
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -206,6 +214,15 @@ TARGETS: dict[str, Target] = {
             }
         ),
         sharded_grad_scaler=True,
+        removed=frozenset(
+            {
+                f"{XM}.xrt_world_size",
+                f"{XM}.get_ordinal",
+                "torch_xla.amp.GradScaler",
+                "torch_xla.amp.custom_fwd",
+                "torch_xla.amp.custom_bwd",
+            }
+        ),
         lightning_xla_names=True,
         how_to_start={
             "launcher": "`python {script}`: torch_xla.launch in the script starts one process per XLA device "
@@ -241,6 +258,8 @@ TARGETS: dict[str, Target] = {
         scaler_skips_on_device=True,
         rendezvous="env://",
         missing_modules=(XR,),
+        # torch_xla 1.13's device and barrier are xm's; it starts processes with xmp.spawn.
+        removed=frozenset({"torch_xla.device", "torch_xla.sync", "torch_xla.launch"}),
         save_waits_for_all=True,
         runtime_calls_entry=True,
         nccl_collectives=True,

@@ -74,6 +74,9 @@ class Context(Generic[SheetT]):
         # Comment lines that go right after a statement: the footer of a block whose
         # statements were moved into the parent block.
         self.lines_after: NodeMap[Sequence[cst.EmptyLine]] = NodeMap()
+        # How many `if <XLA test>` branches enclose the node the traversal is at: code there
+        # is the project's own XLA path, which only the concerns that check it see.
+        self.xla_guard_depth = 0
         self.track([facts.imports.anchor])
 
     # -- findings ---------------------------------------------------------------
@@ -265,6 +268,10 @@ class Concern:
     when the traversal leaves such a node; ``reference(original, updated, qualified)``
     runs for every Name/Attribute chain that resolves through the imports."""
 
+    # Whether it also runs in code under an `if <XLA test>` (the project's own XLA path,
+    # which the other concerns leave as already ported): the torch_xla names it calls.
+    under_xla_guard = False
+
     def __init__(self, ctx: Context[Any]) -> None:
         self.ctx = ctx
         self.facts = ctx.facts
@@ -297,11 +304,17 @@ class Rewriter(cst.CSTTransformer):
         self.ctx = ctx
         self.to_visit = to_visit if speed.shortcuts() else None  # None: LibCST's traversal, every node
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
+        # The handlers that also run under an XLA test (Concern.under_xla_guard).
+        self.guard_handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [found for c in concerns if (found := c.reference_handler()) is not None]
+        self.guard_reference_handlers = [
+            found for c in concerns if c.under_xla_guard and (found := c.reference_handler()) is not None
+        ]
         for concern in concerns:
             for kind, handler in concern.leave_handlers():
                 self.handlers[kind].append(handler)
-        self.xla_guard_depth = 0
+                if concern.under_xla_guard:
+                    self.guard_handlers[kind].append(handler)
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
 
     def transform(self, module: cst.Module) -> cst.Module:
@@ -349,7 +362,7 @@ class Rewriter(cst.CSTTransformer):
         if self.to_visit is not None and id(node) not in self.to_visit:
             return False
         if id(node) in self.guarded:
-            self.xla_guard_depth += 1
+            self.ctx.xla_guard_depth += 1
         return True
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]  # returns a node, a RemovalSentinel or a FlattenSentinel as libcst's does, typed object to cover hooks' results
@@ -360,15 +373,16 @@ class Rewriter(cst.CSTTransformer):
         kind = type(original_node)
         if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
             result = self._without_dropped(updated_node)
-        if not self.xla_guard_depth:
-            if kind in _REFERENCES and self.reference_handlers:
-                result = self._reference(original_node, result)
-            for handler in self.handlers.get(kind.__name__, ()):
-                if not _is_node(result):
-                    break
-                result = handler(original_node, result)
+        guarded = self.ctx.xla_guard_depth > 0
+        references = self.guard_reference_handlers if guarded else self.reference_handlers
+        if kind in _REFERENCES and references:
+            result = self._reference(original_node, result, references)
+        for handler in (self.guard_handlers if guarded else self.handlers).get(kind.__name__, ()):
+            if not _is_node(result):
+                break
+            result = handler(original_node, result)
         if id(original_node) in self.guarded:
-            self.xla_guard_depth -= 1
+            self.ctx.xla_guard_depth -= 1
         self.ctx.repoint_findings(original_node, result)
         self.ctx.ancestors.pop()
         return result
@@ -379,7 +393,7 @@ class Rewriter(cst.CSTTransformer):
     def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
         """No per-field hooks are used: skip LibCST's lookup of them."""
 
-    def _reference(self, original: cst.CSTNode, result: object) -> object:
+    def _reference(self, original: cst.CSTNode, result: object, handlers: Sequence[Callable[..., object]]) -> object:
         """``original``: a Name or an Attribute."""
         parent = self.ctx.parent()
         if type(parent) in (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName):
@@ -391,7 +405,7 @@ class Rewriter(cst.CSTTransformer):
         qualified = self.ctx.resolve(original)
         if qualified is None:
             return result
-        for handler in self.reference_handlers:
+        for handler in handlers:
             if not _is_node(result):
                 break
             result = handler(original, result, qualified)

@@ -94,8 +94,9 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
 class RuleHooks(Concern):
     """The hooks of ``rules``, as one concern of the traversal."""
 
-    def __init__(self, ctx: Context[Any], rules: tuple[Rule, ...]) -> None:
+    def __init__(self, ctx: Context[Any], rules: tuple[Rule, ...], *, under_xla_guard: bool = False) -> None:
         super().__init__(ctx)
+        self.under_xla_guard = under_xla_guard
         dispatch = _dispatch(rules)
         self.references = dispatch.references
         self.module_references = dispatch.module_references

@@ -321,6 +321,8 @@ class FlowAnalysis(Analysis):
         for position, arg in enumerate(node.args):
             if type(arg.value) is cst.Name and not arg.star:
                 self.uses.passed[id(arg.value)] = (node, arg.keyword.value if arg.keyword else position)
+        # A string formatted from a tensor reads it, as an f-string does ("{:.3f}".format(loss)).
+        self.sites.implicit.extend(self._site(value) for value in self._format_operands(node))
         if is_logging(node, self.walk):
             for arg in node.args:
                 if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
@@ -330,6 +332,19 @@ class FlowAnalysis(Analysis):
             callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
         ):
             self.sites.barriers.append(site)
+
+    def _format_operands(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """What a format call reads, as an f-string reads its expressions (a tensor's
+        ``__format__`` reads it): ``"{} {:.3f}".format(step, loss)``'s arguments, the value of
+        the builtin ``format(loss, ".3f")``."""
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value == "format":
+            if type(func.value) in (cst.SimpleString, cst.ConcatenatedString):
+                return [arg.value for arg in call.args if not arg.star]
+            return []
+        if type(func) is cst.Name and func.value == "format" and self.walk.resolve(func) is None and call.args:
+            return [call.args[0].value] if not call.args[0].star and not call.args[0].keyword else []
+        return []
 
     # -- results ------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codemods.engine.hooks import on_calls
+from codemods.engine.hooks import on_calls, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
-from codemods.targets import TARGETS, VERSIONED_CONCEPTS, spellings
+from codemods.targets import TARGETS, VERSIONED_CONCEPTS, Api, spellings
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,7 +24,10 @@ XLA_RELEASE_NAMES = Rule(
     fixable=True,
     why="torch_xla renamed and removed names between releases (`xm.xrt_world_size` and `xm.get_ordinal` are "
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
-    "in both directions.",
+    "in both directions. A project's own XLA path (code under an XLA test, such as a vendored trainer's "
+    "`if is_torch_tpu_available():` branch) is checked too: a name the target lacks is ported, or reported where "
+    "the file imports torch_xla conditionally (no import can be added there: write the target's name by hand); "
+    "the names the target has are left as they are.",
     examples=lambda: (
         invalid(
             """
@@ -91,6 +94,43 @@ XLA_RELEASE_NAMES = Rule(
             """,
             target="sagemaker",
             note="1.13-autocast-stays-on-1.13",
+        ),
+        # A project's own XLA path in names the target has: left as it is.
+        valid(
+            """
+            import torch
+            from transformers.utils import is_torch_tpu_available
+
+            if is_torch_tpu_available():
+                import torch_xla.core.xla_model as xm
+
+
+            def device():
+                if is_torch_tpu_available():
+                    xm.mark_step()
+                    if xm.is_master_ordinal():
+                        xm.master_print(xm.get_local_ordinal())
+                    return xm.xla_device()
+                return torch.device("cpu")
+            """,
+            note="own-xla-path-target-names",
+        ),
+        valid(
+            """
+            import torch
+            from transformers.utils import is_torch_tpu_available
+
+            if is_torch_tpu_available():
+                import torch_xla.core.xla_model as xm
+
+
+            def world():
+                if is_torch_tpu_available():
+                    return xm.xrt_world_size(), xm.get_ordinal()
+                return 1, 0
+            """,
+            target="sagemaker",
+            note="own-xla-path-1.13-names-on-1.13",
         ),
     ),
     invalid=lambda: (
@@ -355,6 +395,111 @@ XLA_RELEASE_NAMES = Rule(
             alias=True,
             findings=(Expected(3, 1, "xmm.mark_step() -> torch_xla.sync() (torch_xla 2.9)"),),
         ),
+        # A vendored trainer's own XLA path, written for torch_xla 1.x: the names 2.9 removed
+        # raise AttributeError there; the file imports torch_xla conditionally, so no import is added.
+        invalid(
+            """
+            import torch
+            from transformers.utils import is_torch_tpu_available
+
+            if is_torch_tpu_available():
+                import torch_xla.amp
+                import torch_xla.core.xla_model as xm
+
+
+            def world():
+                if is_torch_tpu_available():
+                    scaler = torch_xla.amp.GradScaler()
+                    return xm.xrt_world_size(), xm.get_ordinal(), xm.xla_device()
+                return 1, 0, torch.device("cpu")
+            """,
+            note="own-xla-path-removed-names",
+            findings=(
+                Expected(
+                    11,
+                    18,
+                    "`torch_xla.amp.GradScaler` does not exist in torch_xla 2.9: this XLA path was written for "
+                    "another release",
+                ),
+                Expected(
+                    12,
+                    16,
+                    "`xm.xrt_world_size()` does not exist in torch_xla 2.9: this XLA path was written for another "
+                    "release; call xr.world_size(), with `import torch_xla.runtime as xr` beside it",
+                ),
+                Expected(12, 37, "`xm.get_ordinal()` does not exist in torch_xla 2.9"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            try:
+                from torch_xla.core import xla_model as xmm
+            except ImportError:
+                xmm = None
+
+
+            def rank():
+                if xmm is not None:
+                    return xmm.get_ordinal()
+                return 0
+            """,
+            alias=True,
+            note="own-xla-path-removed-names-alias",
+            findings=(Expected(11, 16, "`xmm.get_ordinal()` does not exist in torch_xla 2.9"),),
+        ),
+        # The mirror case: a 2.x XLA path on the sagemaker target (torch_xla 1.13).
+        invalid(
+            """
+            import torch
+            from transformers.utils import is_torch_tpu_available
+
+            if is_torch_tpu_available():
+                import torch_xla
+                import torch_xla.runtime as xr
+
+
+            def step():
+                if is_torch_tpu_available():
+                    torch_xla.sync()
+                    return xr.world_size()
+                return 1
+            """,
+            target="sagemaker",
+            note="own-xla-path-2.x-names-on-1.13",
+            findings=(
+                Expected(11, 9, "`torch_xla.sync()` does not exist in torch_xla 1.13: this XLA path was written"),
+                Expected(12, 16, "`xr.world_size()` does not exist in torch_xla 1.13"),
+            ),
+        ),
+        # Under an XLA test in a file that imports torch_xla unconditionally: ported.
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            from transformers.utils import is_torch_tpu_available
+
+
+            def world():
+                if is_torch_tpu_available():
+                    return xm.xrt_world_size()
+                return 1
+            """,
+            """
+            import torch
+            import torch_xla.runtime as xr
+            from transformers.utils import is_torch_tpu_available
+
+
+            def world():
+                if is_torch_tpu_available():
+                    return xr.world_size()
+                return 1
+            """,
+            note="own-xla-path-ported",
+            findings=(Expected(8, 16, "xm.xrt_world_size() -> xr.world_size() (torch_xla 2.9)"),),
+        ),
     ),
 )
 
@@ -365,9 +510,21 @@ _CONCEPT_OF = {spelling: concept for concept in VERSIONED_CONCEPTS for spelling 
 @on_calls(XLA_RELEASE_NAMES, names=frozenset(_CONCEPT_OF))
 def _to_target_name(ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
     concept = _CONCEPT_OF[callee]
+    version = ctx.target.torch_xla_version
     if callee == ctx.target.api(concept).qualified_name:
         return updated
-    version = ctx.target.torch_xla_version
+    if (ctx.xla_guard_depth or ctx.facts.imports.xla_optional) and not ctx.target.lacks(callee):
+        return updated  # the project's own XLA path, in a name the target has (xm.xla_device() on 2.9)
+    if ctx.facts.imports.xla_optional:  # (no import can be added: the file imports torch_xla conditionally)
+        api = ctx.target.api(concept)
+        ctx.report(
+            XLA_RELEASE_NAMES,
+            original,
+            f"`{ctx.code(original)}` does not exist in torch_xla {version}: this XLA path was written for "
+            f"another release; call {api.spelled}(){_imported_as(api)} (not fixed: the file imports torch_xla "
+            "conditionally)",
+        )
+        return updated
     if original.args:
         ctx.report(
             XLA_RELEASE_NAMES,
@@ -383,6 +540,27 @@ def _to_target_name(ctx: Context[Any], original: cst.Call, updated: cst.Call, ca
         f"{ctx.code(original)} -> {{new}} (torch_xla {version})",
         lambda: ctx.replace_callee(original, updated, concept),
     )
+
+
+def _imported_as(api: Api) -> str:
+    return f", with `import {api.module} as {api.alias}` beside it" if api.alias else ""
+
+
+# The other names a release lacks: outside an XLA test their concerns port them (XLA202,
+# XLA205, XLA211, XLA603); in the project's own XLA path they are reported here.
+_REMOVED = frozenset(name for target in TARGETS.values() for name in target.removed) - frozenset(_CONCEPT_OF)
+
+
+@on_references(XLA_RELEASE_NAMES, names=_REMOVED)
+def _removed_in_own_path(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    if ctx.xla_guard_depth and ctx.target.lacks(qualified):
+        ctx.report(
+            XLA_RELEASE_NAMES,
+            original,
+            f"`{ctx.code(original)}` does not exist in torch_xla {ctx.target.torch_xla_version}: this XLA path was "
+            "written for another release; write it with the target's names",
+        )
+    return updated
 
 
 MISSING_IN_TARGET = Rule(

@@ -201,6 +201,31 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
                     else:
                         function.bound.pop(name, None)
 
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if type(node.operator) is cst.AddAssign:  # ``params += list(model.head.parameters())``
+            self._collects_more(node.target, node.value)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value  # ``params.extend(model.head.parameters())``, ``groups.append({...})``
+        if (
+            type(call) is cst.Call
+            and type(func := call.func) is cst.Attribute
+            and func.attr.value in ("extend", "append")
+            and len(call.args) == 1
+            and not call.args[0].star
+            and not call.args[0].keyword
+            and self.walk.resolve(func) is None
+        ):
+            self._collects_more(func.value, call.args[0].value)
+
+    def _collects_more(self, holder: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``params += value``, ``params.extend(value)``, ``groups.append(value)``: the name
+        collects ``value`` too, as ``params = params + value`` says (its own nodes, so a
+        move written into them lands in the code)."""
+        name = dotted(holder)
+        if name is not None:
+            self.scope.events.append(("collect", name, cst.BinaryOperation(holder, cst.Add(), value)))
+
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._assignment(dotted(node.target), node.value)

@@ -168,15 +168,21 @@ class RoundTrips(EarlyOptimizers):
         collected: dict[str, list[str]] = {}
         for event in scope.events:
             if event[0] == "collect":
-                source = dotted(event[2])
+                name, value = str(event[1]), event[2]
+                # ``params = params + list(...)`` (and ``params += ...``, recorded so): collects more.
+                more = type(value) is cst.BinaryOperation and dotted(value.left) == name
+                source = dotted(value)
                 if source is not None:
-                    held.aliases[str(event[1])] = held.canonical(source)
-                else:
-                    held.aliases.pop(str(event[1]), None)
-                collected[str(event[1])] = [
-                    held.canonical(owner)
-                    for sub, owner in _module_calls(event[2])
-                    if type(sub.func) is cst.Attribute and sub.func.attr.value in _PARAMETERS
+                    held.aliases[name] = held.canonical(source)
+                elif not more:
+                    held.aliases.pop(name, None)
+                collected[name] = [
+                    *(collected.get(name, []) if more else []),
+                    *(
+                        held.canonical(owner)
+                        for sub, owner in _module_calls(value)
+                        if type(sub.func) is cst.Attribute and sub.func.attr.value in _PARAMETERS
+                    ),
                 ]
             elif event[0] == "uses" and (optimizer := built_by.get(event[2])) is not None:
                 for module in [module for name in event[1] for module in collected.get(name, ())]:

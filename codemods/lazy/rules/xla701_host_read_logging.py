@@ -34,6 +34,25 @@ HOST_READ_LOGGING = Rule(
         ),
     ),
     valid=lambda: (
+        # Formatting host values reads nothing from the device; a `format` of the file's own is not the builtin.
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            from util import format
+
+            for step, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x.to(torch_xla.device())), y.to(torch_xla.device()))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                print("step {} lr {:.5f}".format(step, lr))
+                print(format(loss, ".3f"))
+                torch_xla.sync()
+            """,
+            note="format-of-host-values",
+        ),
         valid(
             """
             import torch
@@ -186,6 +205,91 @@ HOST_READ_LOGGING = Rule(
                 ),
                 Expected(12, 25, "logging-only host read `loss` moved into a step closure"),
             ),
+        ),
+        # str.format and the builtin format read a tensor as an f-string does.
+        invalid(
+            """
+            import torch
+
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x.cuda()), y.cuda())
+                loss.backward()
+                optimizer.step()
+                print("iter {} loss {:.3f}".format(i, loss))
+                print(format(loss, ".3f"))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x.to(torch_xla.device())), y.to(torch_xla.device()))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                xm.add_step_closure(lambda i, loss: print("iter {} loss {:.3f}".format(i, loss)), args=(i, loss))
+                xm.add_step_closure(lambda loss: print(format(loss, ".3f")), args=(loss,))
+                torch_xla.sync()
+            """,
+            note="str-format-reads-each-argument-in-the-closure",
+            findings=(
+                Expected(9, 43, "logging-only host read `loss` moved into a step closure"),
+                Expected(10, 18, "logging-only host read `loss` moved into a step closure"),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            import torch_xla as tx
+            from torch_xla.core import xla_model as xmod
+
+            for i, batch in enumerate(train_loader):
+                out = net(batch.to(dev))
+                out.mean().backward()
+                xmod.optimizer_step(opt)
+                logger.info("loss {:.4f}".format(out.mean()))
+                tx.sync()
+            """,
+            """
+            import torch as th
+            import torch_xla as tx
+            from torch_xla.core import xla_model as xmod
+
+            for i, batch in enumerate(train_loader):
+                out = net(batch.to(dev))
+                out.mean().backward()
+                xmod.optimizer_step(opt)
+                xmod.add_step_closure(lambda value: logger.info("loss {:.4f}".format(value)), args=(out.mean(),))
+                tx.sync()
+            """,
+            alias=True,
+            note="str-format-alias",
+            findings=(Expected(9, 38, "logging-only host read `out.mean()` moved into a step closure"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x.cuda()), y.cuda())
+                loss.backward()
+                optimizer.step()
+                print("loss {:.3f}".format(loss))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            for i, (x, y) in enumerate(loader):
+                loss = loss_fn(model(x.to(xm.xla_device())), y.to(xm.xla_device()))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                xm.add_step_closure(lambda loss: print("loss {:.3f}".format(loss)), args=(loss,))
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="str-format-1.13",
+            findings=(Expected(8, 32, "logging-only host read `loss` moved into a step closure"),),
         ),
         invalid(
             """

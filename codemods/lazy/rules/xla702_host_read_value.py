@@ -95,6 +95,32 @@ HOST_READ_VALUE = Rule(
         ),
     ),
     invalid=lambda: (
+        # A string formatted from a tensor and kept reads it every step.
+        invalid(
+            _loop('msg = "loss {:.3f}".format(loss)\nline = format(loss, ".3f")'),
+            note="str-format-kept",
+            findings=(
+                Expected(13, 32, "`loss` reads a device value to the host every step"),
+                Expected(14, 19, "`loss` reads a device value to the host every step"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            for x in loader:
+                loss = model(x.to(device)).mean()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                msg = "loss {:.3f}".format(loss)
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="str-format-kept-1.13",
+            findings=(Expected(9, 32, "`loss` reads a device value to the host every step"),),
+        ),
         invalid(
             """
             import torch as th

@@ -128,4 +128,69 @@ def collected_parameter_invalid() -> tuple[Invalid, ...]:
                 ),
             ),
         ),
+        # A name that collects more after it is bound (``+=``, ``extend``, ``append``): every part moves first.
+        invalid(
+            """
+        import torch
+
+        model = Net()
+        params = list(model.encoder.parameters())
+        params += list(model.decoder.parameters())
+        params.extend(model.head.parameters())
+        params.append({"params": model.embed.parameters(), "lr": 1e-4})
+        optimizer = torch.optim.Adam(params, lr=1e-3)
+        model.cuda()
+        """,
+            """
+        import torch
+        import torch_xla
+
+        model = Net()
+        params = list(model.encoder.to(torch_xla.device()).parameters())
+        params += list(model.decoder.to(torch_xla.device()).parameters())
+        params.extend(model.head.to(torch_xla.device()).parameters())
+        params.append({"params": model.embed.to(torch_xla.device()).parameters(), "lr": 1e-4})
+        optimizer = torch.optim.Adam(params, lr=1e-3)
+        model.to(torch_xla.device())
+        """,
+            note="parameters-collected-in-steps",
+            findings=(
+                Expected(5, 15, "move it first: model.encoder.to(torch_xla.device()).parameters()"),
+                Expected(6, 16, "move it first: model.decoder.to(torch_xla.device()).parameters()"),
+                Expected(7, 15, "move it first: model.head.to(torch_xla.device()).parameters()"),
+                Expected(8, 26, "move it first: model.embed.to(torch_xla.device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+        import torch as th
+        from torch import optim
+
+        net = Net()
+        groups = []
+        groups.append({"params": net.body.parameters()})
+        groups = groups + [{"params": net.tail.parameters(), "lr": 0.1}]
+        opt = optim.SGD(groups, lr=0.01)
+        net.cuda()
+        """,
+            """
+        import torch as th
+        from torch import optim
+        import torch_xla.core.xla_model as xm
+
+        net = Net()
+        groups = []
+        groups.append({"params": net.body.to(xm.xla_device()).parameters()})
+        groups = groups + [{"params": net.tail.to(xm.xla_device()).parameters(), "lr": 0.1}]
+        opt = optim.SGD(groups, lr=0.01)
+        net.to(xm.xla_device())
+        """,
+            target="sagemaker",
+            alias=True,
+            note="parameters-collected-in-steps-sagemaker",
+            findings=(
+                Expected(7, 26, "move it first: net.body.to(xm.xla_device()).parameters()"),
+                Expected(8, 31, "move it first: net.tail.to(xm.xla_device()).parameters()"),
+            ),
+        ),
     )

@@ -159,6 +159,20 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """
             import torch
 
+            model = Net().to(device)
+            params = list(model.encoder.parameters())
+            params += list(model.decoder.parameters())
+            params.extend(model.head.parameters())
+            optimizer = torch.optim.Adam(params, lr=1e-3)
+            losses = []
+            losses.append(model.head.weight.sum())
+            """,
+            note="parameters-collected-in-steps-after-the-move",
+        ),
+        valid(
+            """
+            import torch
+
             model = torch.nn.Linear(3, 1)
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             """,
