@@ -4,7 +4,39 @@ from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+
+# A trainer class of the file handed a CPU flag default, built and run in one expression (2.9 spelling).
+HANDED_CPU_FLAG = """
+    import argparse
+    import torch
+    import torch_xla
+    import torch_xla.core.xla_model as xm
+
+
+    class Trainer:
+        def __init__(self, device=torch_xla.device()):
+            self.device = device
+
+        def fit(self, data):
+            model = torch.nn.Linear(4, 1).to(self.device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x in data:
+                loss = model(x.to(self.device)).sum()
+                loss.backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+
+        def describe(self):
+            return str(self.device)
+
+
+    p = argparse.ArgumentParser()
+    p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
+    args = p.parse_args()
+    Trainer(device=args.device).fit([torch.randn(2, 4)])
+"""
+
 
 DEVICE_OFF_XLA = Rule(
     code="XLA111",
@@ -442,67 +474,17 @@ DEVICE_OFF_XLA = Rule(
             findings=(Expected(5, 51, 'goes to `args.device`, which ends on "cpu" (the CPU)'),),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            class Trainer:
-                def __init__(self, device=torch_xla.device()):
-                    self.device = device
-
-                def fit(self, data):
-                    model = torch.nn.Linear(4, 1).to(self.device)
-                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                    for x in data:
-                        loss = model(x.to(self.device)).sum()
-                        loss.backward()
-                        xm.optimizer_step(opt)
-                        torch_xla.sync()
-
-                def describe(self):
-                    return str(self.device)
-
-
-            p = argparse.ArgumentParser()
-            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
-            args = p.parse_args()
-            Trainer(device=args.device).fit([torch.randn(2, 4)])
-            """,
+            HANDED_CPU_FLAG,
             note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression",
             findings=(Expected(25, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class Trainer:
-                def __init__(self, device=xm.xla_device()):
-                    self.device = device
-
-                def fit(self, data):
-                    model = torch.nn.Linear(4, 1).to(self.device)
-                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                    for x in data:
-                        loss = model(x.to(self.device)).sum()
-                        loss.backward()
-                        xm.optimizer_step(opt)
-                        xm.mark_step()
-
-                def describe(self):
-                    return str(self.device)
-
-
-            p = argparse.ArgumentParser()
-            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
-            args = p.parse_args()
-            Trainer(device=args.device).fit([torch.randn(2, 4)])
-            """,
+            substituted(
+                HANDED_CPU_FLAG,
+                ("    import torch_xla\n", ""),
+                ("torch_xla.device()", "xm.xla_device()"),
+                ("torch_xla.sync()", "xm.mark_step()"),
+            ),
             note="a-cpu-flag-handed-to-a-trainer-of-this-file-run-in-one-expression-sagemaker",
             target="sagemaker",
             findings=(Expected(24, 42, "`Trainer` (this file) trains, and moves to the device it is handed"),),

@@ -16,6 +16,23 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A device chosen by comparing a backend chosen between "gloo" and "nccl" with "nccl".
+BACKEND_CHOICE = """
+    import torch
+    import torch.distributed as dist
+
+    def setup(cfg, rank):
+        backend = "gloo" if cfg.use_cpu else "nccl"
+        if backend == "nccl":
+            torch.cuda.set_device(rank)
+            device = torch.device("cuda", rank)
+        else:
+            device = torch.device("cpu")
+        dist.init_process_group(backend=backend)
+        return device
+"""
+
+
 PORTED_CONDITION = Rule(
     code="XLA114",
     name="ported-condition",
@@ -98,20 +115,7 @@ PORTED_CONDITION = Rule(
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-
-            def setup(cfg, rank):
-                backend = "gloo" if cfg.use_cpu else "nccl"
-                if backend == "nccl":
-                    torch.cuda.set_device(rank)
-                    device = torch.device("cuda", rank)
-                else:
-                    device = torch.device("cpu")
-                dist.init_process_group(backend=backend)
-                return device
-            """,
+            BACKEND_CHOICE,
             """
             import torch
             import torch.distributed as dist
@@ -131,20 +135,7 @@ PORTED_CONDITION = Rule(
             findings=(Expected(8, 19, '`backend == "nccl"`: "nccl" -> "xla", the value the port gave it'),),
         ),
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-
-            def setup(cfg, rank):
-                backend = "gloo" if cfg.use_cpu else "nccl"
-                if backend == "nccl":
-                    torch.cuda.set_device(rank)
-                    device = torch.device("cuda", rank)
-                else:
-                    device = torch.device("cpu")
-                dist.init_process_group(backend=backend)
-                return device
-            """,
+            BACKEND_CHOICE,
             """
             import torch
             import torch.distributed as dist
