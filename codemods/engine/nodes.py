@@ -45,16 +45,19 @@ def parse_dotted(text: str) -> cst.Name | cst.Attribute:
 
 def string_value(node: cst.CSTNode | None) -> str | None:
     """The value of a plain string literal (not f-strings, not concatenations)."""
-    if type(node) is cst.SimpleString:
-        return _literal_text(node.value)
-    return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _literal_text(literal: str) -> str | None:
+    if type(node) is not cst.SimpleString:
+        return None
+    literal = node.value
     quote = literal[0]
     if quote in "'\"" and "\\" not in literal and literal[:3] != quote * 3:
         return literal[1:-1]  # 'cuda': no prefix, escape or triple quotes to read
+    return _evaluated_literal(literal)
+
+
+# Only the literals that need evaluating are kept, so that a run's plain strings do not push them
+# out: ast.literal_eval leaves reference cycles (its nested functions) for the collector to walk.
+@functools.lru_cache(maxsize=4096)
+def _evaluated_literal(literal: str) -> str | None:
     try:
         value = ast.literal_eval(literal)
     except (ValueError, SyntaxError):

@@ -484,7 +484,7 @@ class ProjectAnalysis(Analysis):
             self.part.named_attributes.add(node.attr.value)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        value = node.evaluated_value
+        value = string_value(node)
         if isinstance(value, str) and value.isidentifier():  # ``getattr(agent, "load")``
             self.part.named_attributes.add(value)
 

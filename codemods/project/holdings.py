@@ -18,7 +18,7 @@ from codemods.amp import rules as amp
 from codemods.checkpoint.rules.xla403_load_map_location import LOAD_MAP_LOCATION
 from codemods.cuda_only import rules as cuda_only
 from codemods.device import rules as device
-from codemods.engine.nodes import dotted
+from codemods.engine.nodes import dotted, string_value
 from codemods.engine.rule import Rule
 from codemods.huggingface import rules as huggingface
 from codemods.training import rules as training
@@ -193,7 +193,7 @@ def caller_only_methods(module: cst.Module) -> dict[int, str]:
                 named.add(node.attr.value)
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            value = node.evaluated_value
+            value = string_value(node)
             if isinstance(value, str):
                 named.add(value)
 

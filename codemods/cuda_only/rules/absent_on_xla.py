@@ -24,6 +24,8 @@ def never_runs_on_xla(ancestors: Sequence[cst.CSTNode], qualified: str) -> bool:
     package = qualified.split(".", 1)[0]
     if package not in ABSENT_ON_XLA or not ancestors or not isinstance(ancestors[0], cst.Module):
         return False
+    if _binds_or_tests_for_none(ancestors):
+        return True
     module = ancestors[0]
     absent = _names_falsy_when_absent(module, package)
     for outer, inner in zip(ancestors, ancestors[1:]):
@@ -38,6 +40,33 @@ def never_runs_on_xla(ancestors: Sequence[cst.CSTNode], qualified: str) -> bool:
         if absent and _requires_present(test, absent, module):
             return True
     return False
+
+
+def _binds_or_tests_for_none(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The reference (the last of ``ancestors``) only binds the name (``flash_attn = None`` in
+    the handler) or tests it against None (``flash_attn is not None``): no code of the package runs."""
+    if len(ancestors) < 2:
+        return False
+    reference, parent = ancestors[-1], ancestors[-2]
+    if isinstance(parent, cst.AssignTarget):
+        return parent.target is reference
+    if isinstance(parent, cst.Comparison) and parent.left is reference:
+        targets = parent.comparisons
+    elif isinstance(parent, cst.ComparisonTarget) and parent.comparator is reference and len(ancestors) > 2:
+        comparison = ancestors[-3]  # ``None is not flash_attn``
+        if not (isinstance(comparison, cst.Comparison) and _is_none(comparison.left)):
+            return False
+        targets = (parent,)
+    else:
+        return False
+    return all(
+        isinstance(t.operator, (cst.Is, cst.IsNot)) and (t.comparator is reference or _is_none(t.comparator))
+        for t in targets
+    )
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _imports(node: cst.CSTNode, package: str) -> bool:

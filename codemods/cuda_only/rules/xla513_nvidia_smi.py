@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from codemods.engine.hooks import on_calls
-from codemods.engine.nodes import arg_value, call_args, is_true, string_value
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
@@ -130,64 +129,28 @@ NVIDIA_SMI = Rule(
     ),
 )
 
-# Python calls that run a command, and whether they read its output or raise when it fails
-# (whatever their arguments).
-_READS = frozenset({"os.popen", "subprocess.check_output", "subprocess.getoutput", "subprocess.getstatusoutput"})
-_CHECKS = frozenset({"subprocess.check_call"})
-_RUNS = frozenset({"subprocess.run", "subprocess.call", "subprocess.Popen"})
-_COMMAND = re.compile(r"(?:^|[\s;&|(`'\"/])nvidia-smi(?![\w-])")
+# Python calls that run a command (rules/shell_commands.py tells what each does).
+_CALLS = frozenset(
+    {
+        "os.popen",
+        "subprocess.check_output",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "subprocess.check_call",
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.Popen",
+    }
+)
 
 
-def _text(node: cst.BaseExpression | None) -> str | None:
-    """The command as written: a string (its literal parts, for an f-string or a concatenation),
-    or the strings of a list or tuple of arguments that starts with one, joined."""
-    if node is None:
-        return None
-    if type(node) is cst.SimpleString:
-        return string_value(node)
-    if type(node) is cst.FormattedString:
-        return "".join(part.value if type(part) is cst.FormattedStringText else " " for part in node.parts)
-    if type(node) is cst.ConcatenatedString:
-        left, right = _text(node.left), _text(node.right)
-        return None if left is None or right is None else left + right
-    if type(node) is cst.List or type(node) is cst.Tuple:
-        words = [_text(element.value) for element in node.elements]
-        return " ".join(w for w in words if w is not None) if words and words[0] is not None else None
-    return None
-
-
-def _outcome(call: cst.Call, callee: str) -> str | None:
-    """What the call does on an XLA host, where that stops the script or leaves it nothing to
-    read; None for a call that only prints the shell's error and goes on."""
-    command = arg_value(call, 0, "args" if callee.startswith("subprocess.") else "cmd")
-    listed = type(command) in (cst.List, cst.Tuple)
-    if callee in _READS or callee in _CHECKS:
-        if listed:
-            return "raises FileNotFoundError"
-        if callee in _CHECKS or callee == "subprocess.check_output":
-            return "raises CalledProcessError (the shell finds no such command)"
-        return "gives the shell's error and no output to read (what parses it raises)"
-    if callee in _RUNS:
-        keywords = {name: arg.value for name, arg in call_args(call)[1].items()}
-        if listed or not is_true(keywords.get("shell")):
-            return "raises FileNotFoundError"
-        if is_true(keywords.get("check")):
-            return "raises CalledProcessError (the shell finds no such command)"
-        stdout = keywords.get("stdout")
-        if is_true(keywords.get("capture_output")) or (stdout is not None and "PIPE" in _code(stdout)):
-            return "gives the shell's error and no output to read"
-    return None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=()).code_for_node(node)
-
-
-@on_calls(NVIDIA_SMI, names=_READS | _CHECKS | _RUNS)
+@on_calls(NVIDIA_SMI, names=_CALLS)
 def _nvidia_smi(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
-    command = _text(arg_value(original, 0, "args" if callee.startswith("subprocess.") else "cmd"))
-    if command is None or not _COMMAND.search(command) or (outcome := _outcome(original, callee)) is None:
+    from codemods.cuda_only.rules.shell_commands import runs_nvidia_smi
+
+    if (ran := runs_nvidia_smi(original, callee)) is None:
         return updated
+    command, outcome = ran
     memory = ctx.target.name == "sagemaker" and "(kb_free, kb_total)" or "(bytes_used, bytes_limit)"
     advice = (
         f"xm.get_memory_info(device) gives the XLA device's memory {memory}"
