@@ -48,7 +48,7 @@ from codemods.lazy.host_reads import HostReadAnalysis
 from codemods.lazy.recompilation_sources import RecompilationSourceAnalysis
 from codemods.lightning.analysis import LightningAnalysis
 from codemods.project.analysis import ProjectAnalysis
-from codemods.project.module_summary import ImportContext
+from codemods.project.import_context import ImportContext
 from codemods.training.analysis import TrainingAnalysis
 from codemods.training.loaders import LoaderAnalysis
 

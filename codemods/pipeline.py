@@ -21,7 +21,8 @@ from codemods.engine.report import Finding, HeldFinding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
-from codemods.project.module_summary import ImportContext, ModuleSummary
+from codemods.project.import_context import ImportContext
+from codemods.project.module_summary import ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in

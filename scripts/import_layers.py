@@ -64,6 +64,7 @@ TOP_LEVEL = {
 # A concern's module whose role its name does not say.
 CONCERN_MODULES = {
     "codemods.project.module_summary": "facts",  # what a module tells the others: part of the project's facts
+    "codemods.project.import_context": "facts",  # how a file looks up its imports: the context the project's facts hold
     "codemods.project.run_summaries": "facts",  # what the files of a run tell each other: the held findings' facts
     "codemods.launcher.instances": "facts",  # the SageMaker instance table: data the launcher rules read
     "codemods.notebooks.convert": "pipeline",
@@ -71,6 +72,7 @@ CONCERN_MODULES = {
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
     "codemods.project.folder_scans": "files",  # the project's folders listed and its YAML files read, for the resolver
+    "codemods.project.project_files": "files",  # what the project's folders and files hold, read once: the resolver's base
     "codemods.project.project_scans": "files",  # the project's files scanned once per run, for the resolver
     "codemods.verify": "runner",
     "codemods.doctor": "runner",

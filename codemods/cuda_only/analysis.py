@@ -51,7 +51,7 @@ from codemods.engine.nodes import (
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
-from codemods.project.module_summary import outside_project
+from codemods.project.import_context import outside_project
 
 if TYPE_CHECKING:
     from codemods.cuda_only.facts import SparseEvent

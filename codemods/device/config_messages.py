@@ -11,7 +11,7 @@ from codemods.device.config_shapes import OFF_XLA, device_key, named_off_xla_con
 from codemods.device.yaml_values import hydra_defaults, interpolations_of, is_global_package, yaml_source, yaml_value
 
 if TYPE_CHECKING:
-    from codemods.project.module_summary import ImportContext
+    from codemods.project.import_context import ImportContext
 
 # The section a config's defaults sit under when the script makes its flags from them and
 # the device is no top-level key (``defaults: {device: 'cuda:0', ...}`` and named overrides).

@@ -11,7 +11,7 @@ import libcst as cst
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import children, dotted, names_in, target_names
 from codemods.engine.walk import Analysis
-from codemods.project.module_summary import outside_project
+from codemods.project.import_context import outside_project
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
     from codemods.engine.walk import Walk
     from codemods.project.facts import ProjectFacts
-    from codemods.project.module_summary import ImportContext, ModuleSummary
+    from codemods.project.import_context import ImportContext
+    from codemods.project.module_summary import ModuleSummary
 
 # What a project module holds that a run must port or report: (module path, cause, top-level name
 # there, the code it holds and its line, whether converting that module ports it).

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.project.module_summary import GuessedImports, ImportContext
+from codemods.project.import_context import GuessedImports, ImportContext
 
 
 @dataclass(repr=False, eq=False)

@@ -27,24 +27,23 @@ never written; modules converted in the same run are not pending.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from codemods.engine import speed
-from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, package_modules, read_config, yaml_files
-from codemods.project.module_summary import Found, ModuleSummary, StarNames, is_test_path
-from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under, names_file
+from codemods.files import FileProblem, read_bytes
+from codemods.project.folder_scans import package_modules
+from codemods.project.module_summary import Found, ModuleSummary, StarNames
+from codemods.project.project_files import ProjectFiles
+from codemods.project.project_scans import names_file
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 from codemods.project.text_scans import (
     calls_under_rank_checks,
     import_requests,
-    takes_a_training_step,
     tests_the_rank,
     wraps_fsdp,
 )
@@ -60,8 +59,9 @@ _READS_MODULE = re.compile(rb"\.\s*module\b")
 _MAX_NESTED_SUMMARIES = 16
 
 
-class Project:
-    """Summaries of the project's modules, by resolved path; computed once each."""
+class Project(ProjectFiles):
+    """Summaries of the project's modules, by resolved path; computed once each (what its
+    folders and files hold, read once for the run: project/project_files.py)."""
 
     def __init__(
         self,
@@ -77,7 +77,7 @@ class Project:
         the files of the run that another file of the run imports (found when needed,
         if not given), and ``fsdp_imported`` those of them that a file wrapping a model in
         FSDP imports."""
-        self.root = resolved(root)
+        super().__init__(root)
         self._imported = None if imported is None else {resolved(p) for p in imported}
         self._fsdp_imported = {resolved(p) for p in fsdp_imported}
         # Package __init__ files -> the project files they import (imported_files, once each).
@@ -90,17 +90,12 @@ class Project:
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
-        self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
-        self._entries: dict[Path, frozenset[str] | None] = {}  # folder -> its entries' names, lowered (_may_hold)
         # Files -> the folders they, or the project modules they import, put on sys.path
         # (asked on a file's first import that its own folders do not resolve), and
         # modules -> the folders they put there themselves.
         self._path_folders: dict[Path, tuple[Path, ...]] = {}
         self._folders_added: dict[Path, tuple[Path, ...]] = {}
         self._requests: dict[Path, list[tuple[str, str]]] = {}
-        # Folders above (or beside) an unmarked root that a file puts on sys.path (see _widen): the
-        # project's modules are under them too, and every module's imports search them.
-        self.wider_roots: set[Path] = set()
         # The folder above a root that is itself a package (``domainbed/``, its files run as
         # ``python -m domainbed.scripts.train`` from there): ``from domainbed import algorithms``
         # is searched from it, and leads only to the root's own modules (``contains``).
@@ -108,12 +103,6 @@ class Project:
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self._rank_guarded: dict[Path, set[str]] | None = None  # project file -> rank_guarded_calls
-        self._takes_a_step: dict[Path, bool] = {}
-        self._methods: dict[str, tuple[Path, ...]] | None = None  # (named_methods)
-        self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
-        self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
-        self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
-        self._mentions = Mentions(self.root)  # (mentioned_elsewhere)
         # Kept answers (with the shortcuts, engine/speed.py): a project's classes share bases, so
         # the same lookups come back many times.  Each is kept for the wider roots it was asked with
         # (they only grow: ``len`` tells them apart), and a lookup only when no answer it read was
@@ -123,56 +112,7 @@ class Project:
         self._finding_folders: set[Path] = set()
         self._imports: dict[tuple[Path, int], FileImports] = {}
         self._lookups: dict[tuple[object, ...], Found | None] = {}
-        self._contains: dict[Path, bool] = {}
-        self._contains_roots = 0  # len(wider_roots) when _contains was filled
         self.learn(known or {})
-
-    def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
-        """The shell scripts of a folder (``*.sh``, none larger than a config file) and their
-        lines, continuation lines joined: read once for the run (every file asks its own folder's,
-        the root's and their ``scripts/``)."""
-        known = self._shell_scripts.get(folder)
-        if known is None:
-            read = []
-            try:
-                for path in sorted(folder.glob("*.sh")):
-                    if path.stat().st_size <= MAX_CONFIG_BYTES:
-                        read.append((path, tuple(path.read_text("utf-8").replace("\\\n", " ").splitlines())))
-            except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
-                pass
-            known = self._shell_scripts[folder] = tuple(read)
-        return known
-
-    @functools.cached_property
-    def config_files(self) -> tuple[tuple[str, str], ...]:
-        """The project's YAML config files (path as findings name it, text), read once for the run."""
-        scanned = yaml_files(self.root)
-        self._scanned_configs = {resolved(path): text for path, text in scanned}
-        return tuple((self.display(path), text) for path, text in scanned)
-
-    def config_file(self, path: Path) -> tuple[str, str] | None:
-        """A YAML config file that a module names (path as findings name it, text): its text from
-        the run's scan of the config files where that has read it, else read now (``read_config``,
-        the scan's reader); None where there is none the tool can read."""
-        text = self._scanned_configs.get(resolved(path)) if self._scanned_configs else None
-        if text is None:
-            read = read_config(path)
-            if read is None:
-                return None
-            text = read[1]
-        return self.display(path), text
-
-    @functools.cached_property
-    def src_layout(self) -> Path | None:
-        """``<root>/src`` when it holds the project's packages (a folder that is no package
-        of its own; see the module docstring)."""
-        src = self.root / "src"
-        try:
-            if src.is_dir() and not (src / "__init__.py").exists():
-                return src
-        except OSError:  # a folder we may not look into: no layout to use
-            pass
-        return None
 
     @functools.cached_property
     def in_run(self) -> set[Path]:
@@ -196,25 +136,9 @@ class Project:
                     self._fsdp_imported |= found
         return path in self._imported
 
-    def takes_a_training_step(self, path: Path) -> bool:
-        """The project file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (read once)."""
-        if path not in self._takes_a_step:
-            try:
-                self._takes_a_step[path] = takes_a_training_step(read_bytes(str(path)))
-            except FileProblem:
-                self._takes_a_step[path] = False
-        return self._takes_a_step[path]
-
-    def test_file(self, path: Path) -> bool:
-        """``path`` is a test file of the project (its path from the root: ``tests/``, ``test_*.py``)."""
-        try:
-            return is_test_path(path.relative_to(self.root).as_posix())
-        except ValueError:  # outside the root: its name alone
-            return is_test_path(path.name)
-
     def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         """The methods named ``name`` of the project's classes that take a training step or run a
-        training loop, in files other than tests (module_summary.ImportContext.named_methods)."""
+        training loop, in files other than tests (import_context.ImportContext.named_methods)."""
         found: list[Found] = []
         for path in self._method_files().get(name, ()):
             summary = self.summary(path)
@@ -225,24 +149,6 @@ class Project:
                 if method == name and owner and (nested or "." not in owner):
                     found.append(Found(summary, qualname))
         return tuple(found)
-
-    def _method_files(self) -> dict[str, tuple[Path, ...]]:
-        """The project's files (tests left out) that take a training step, by the names of the
-        methods they define (project_scans.py): read once for the run."""
-        if self._methods is None:
-            self._methods = methods_by_name(self.root, self.test_file)
-        return self._methods
-
-    def mentioned_elsewhere(self, path: Path, name: str) -> bool:
-        """Whether a file of the project other than ``path`` names ``name`` (folder_scans.Mentions)."""
-        return self._mentions.elsewhere(path, name)
-
-    def built_extensions(self) -> tuple[tuple[str, str], ...]:
-        """The extension modules the project's ``setup.py`` files build (text_scans.py's
-        ``built_extensions``), as findings name the files: read once for the run."""
-        if self._extensions is None:
-            self._extensions = extensions_built(self.root, self.display)
-        return self._extensions
 
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
@@ -350,37 +256,6 @@ class Project:
         """The file behind a summary's path."""
         return self._paths.get(shown)
 
-    def display(self, path: Path) -> str:
-        """A path as findings show it: relative to the current folder where it can be."""
-        try:
-            return os.path.relpath(path)
-        except ValueError:
-            return str(path)
-
-    def module_file_at(self, base: Path, parts: tuple[str, ...]) -> Path | None:
-        """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
-        key = (base, parts)
-        if key not in self._module_files:
-            self._module_files[key] = module_file_under(base, list(parts)) if self._may_hold(base, parts) else None
-        return self._module_files[key]
-
-    def _may_hold(self, base: Path, parts: tuple[str, ...]) -> bool:
-        """Whether ``base`` has an entry that module ``parts`` starts from (``parts[0]``, or
-        ``parts[0].py``), by its listing, read once for the run (as Python's own finder caches one),
-        instead of looking for the module's files one by one.  Names are compared in any case (a file
-        system may ignore it: the files are looked for then); True for a name that is not ASCII, for
-        a folder that cannot be listed, and without the shortcuts (engine/speed.py)."""
-        if not parts or not parts[0].isascii() or not speed.shortcuts():
-            return True
-        if base not in self._entries:
-            try:
-                self._entries[base] = frozenset(name.lower() for name in os.listdir(base))
-            except OSError:  # no such folder, or not one we may list: its files are looked for
-                self._entries[base] = None
-        entries = self._entries[base]
-        first = parts[0].lower()
-        return entries is None or first in entries or f"{first}.py" in entries
-
     def path_folders(self, path: Path) -> tuple[Path, ...]:
         """The folders that the file, or a project module it imports (``import _init_paths``),
         puts on ``sys.path`` by hand (project/sys_path.py): searched after the file's own."""
@@ -471,24 +346,6 @@ class Project:
             found = tuple((name, qualified) for name, qualified in names.items() if exports.exported(name))
         self._star_names[path] = found
         return found
-
-    def contains(self, path: Path) -> bool:
-        """``path`` is under the root or a wider root, in no folder a run skips (kept per path)."""
-        if not speed.shortcuts():
-            return self._contains_now(path)
-        if self._contains_roots != len(self.wider_roots):
-            self._contains.clear()
-            self._contains_roots = len(self.wider_roots)
-        known = self._contains.get(path)
-        if known is None:
-            known = self._contains[path] = self._contains_now(path)
-        return known
-
-    def _contains_now(self, path: Path) -> bool:
-        return any(
-            path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
-            for top in (self.root, *self.wider_roots)
-        )
 
 
 class FileImports:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from codemods.project.module_summary import outside_project
+from codemods.project.import_context import outside_project
 
 # A line that may test the rank (what calls_under_rank_checks parses a file for): an ``if`` on a
 # name that says one of these words (distributed/ranks.py's RANK_WORDS), in any case.

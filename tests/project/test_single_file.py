@@ -14,7 +14,7 @@ from codemods import convert_source
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
-from codemods.project.module_summary import outside_project
+from codemods.project.import_context import outside_project
 from codemods.project.resolver import Project
 from codemods.project.roots import find_root
 
