@@ -1,0 +1,72 @@
+"""Small programs that tests of several concerns write: a seeded training loop of an
+``nn.Linear`` (its steps, or a whole script that logs its loss with a given statement), each
+printing ``step N loss V`` for the executed tests' comparison with the eager run, and
+torchvision's references' ``init_distributed_mode`` helper."""
+
+from __future__ import annotations
+
+
+def linear_steps(steps: int, optimizer: str = "torch.optim.SGD") -> str:
+    """The training steps of a function body (4 spaces in) that has chosen its ``device``: a
+    seeded ``nn.Linear(4, 2)`` fitted to random targets for ``steps`` steps by ``optimizer``
+    (built over its parameters, lr 0.1), printing each step's loss."""
+    return f"""\
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2).to(device)
+    optimizer = {optimizer}(model.parameters(), lr=0.1)
+    for step in range({steps}):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {{step}} loss {{loss.item()}}")
+"""
+
+
+def logged_loss_loop(log: str, steps: int) -> str:
+    """A script whose training loop of ``steps`` steps ends each step with the statement ``log``
+    (8 spaces in), which prints ``step N loss V`` from ``step`` and ``loss``."""
+    return f"""\
+import torch
+import torch.nn as nn
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(4, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range({steps}):
+        x = torch.randn(8, 4)
+        loss = model(x.to(device)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        {log}
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+# torchvision's references' helper (copied into many scripts): it starts the process group only
+# when a launcher's variables are set, and returns with ``args.distributed = False`` otherwise.
+INIT_DISTRIBUTED_MODE = """\
+import os
+
+import torch
+
+
+def init_distributed_mode(args):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+        args.gpu = int(os.environ["LOCAL_RANK"])
+    else:
+        args.distributed = False
+        return
+    args.distributed = True
+    torch.cuda.set_device(args.gpu)
+    torch.distributed.init_process_group(backend="nccl", init_method="env://")
+"""
