@@ -21,6 +21,7 @@ import pytest
 from codemods.engine.rule import RuleSelection
 from tests.support.executed import Executed, Run, barrier_per_step_problems, converted_project, run_script
 from tests.support.projects import write_project
+from tests.support.training_programs import MINIGPT_DATA, MINIGPT_RUNNER
 
 pytestmark = pytest.mark.executed
 
@@ -63,49 +64,6 @@ for step, (x, y) in enumerate(data):
     optimizer.step()
     print(f"step {step} loss {loss.item():.6f}")
 """.replace("STEPS", str(STEPS))
-
-DATA = """\
-import torch
-
-
-def move_to_cuda(samples):
-    def _move(tensor):
-        return tensor.cuda()
-
-    return {key: _move(value) for key, value in samples.items()}
-
-
-def prepare_sample(samples, cuda_enabled=True):
-    if cuda_enabled:
-        samples = move_to_cuda(samples)
-    return samples
-"""
-
-RUNNER = """\
-import torch
-
-from data import prepare_sample
-
-
-class Runner:
-    def __init__(self, model, device):
-        self.device = torch.device(device)
-        self.model = model.to(self.device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.05)
-
-    @property
-    def cuda_enabled(self):
-        return self.device.type == "cuda"
-
-    def train_epoch(self, loader):
-        for step, samples in enumerate(loader):
-            samples = prepare_sample(samples, cuda_enabled=self.cuda_enabled)
-            self.optimizer.zero_grad()
-            loss = ((self.model(samples["x"]) - samples["y"]) ** 2).mean()
-            loss.backward()
-            self.optimizer.step()
-            print(f"step {step} loss {loss.item():.6f}")
-"""
 
 MINIGPT_MAIN = """\
 import torch
@@ -152,7 +110,7 @@ def test_without_xla104_the_checks_stay_and_the_optimizer_steps_cpu_parameters(t
 def test_a_device_check_handed_as_a_flag_leaves_the_batches_on_the_cpu_as_xla119_says(tmp_path: Path) -> None:
     """Converted as it is, the model is on the XLA device and the batches stay on the CPU (the
     forward fails); resolved as the finding says, it trains like the original."""
-    files = {"data.py": DATA, "runner.py": RUNNER, "main.py": MINIGPT_MAIN}
+    files = {"data.py": MINIGPT_DATA, "runner.py": MINIGPT_RUNNER, "main.py": MINIGPT_MAIN}
     eager = run_script(write_project(tmp_path / "eager", "guarded", files), "main.py", on_xla=False)
     assert len(eager.losses) == STEPS
     ported = converted_project(tmp_path / "ported", "guarded", files)

@@ -20,6 +20,7 @@ from tests.support.executed import (
     xla_problems,
 )
 from tests.support.projects import write_project
+from tests.support.training_programs import linear_steps
 
 pytestmark = pytest.mark.executed
 
@@ -42,17 +43,7 @@ def main():
     else:
         device = torch.device("cpu")
     dist.init_process_group(backend=backend)
-    torch.manual_seed(0)
-    model = nn.Linear(4, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range({STEPS}):
-        x, y = torch.randn(8, 4), torch.randn(8, 2)
-        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-    print("trained on", next(model.parameters()).device.type)
+{linear_steps(STEPS)}    print("trained on", next(model.parameters()).device.type)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ from tests.support.executed import (
     unbarriered_problems,
     xla_problems,
 )
+from tests.support.training_programs import linear_steps
 
 pytestmark = pytest.mark.executed
 
@@ -463,17 +464,7 @@ dist.init_process_group(backend="gloo")
 
 def main():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    torch.manual_seed(0)
-    model = nn.Linear(4, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range({IMPORT_GROUP_STEPS}):
-        x, y = torch.randn(8, 4), torch.randn(8, 2)
-        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-    print("world size", dist.get_world_size())
+{linear_steps(IMPORT_GROUP_STEPS)}    print("world size", dist.get_world_size())
 
 
 if __name__ == "__main__":

@@ -12,15 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import (
-    Run,
-    converted_project,
-    loss_problems,
-    optimizer_problems,
-    run_script,
-    xla_problems,
-)
-from tests.support.projects import write_project
+from tests.support.executed import Run, eager_and_converted_runs, loss_problems, optimizer_problems, xla_problems
 
 pytestmark = pytest.mark.executed
 
@@ -70,13 +62,7 @@ OLD_PORT = "    params += list(model.decoder.parameters())\n    params.extend(mo
 
 
 def _runs(tmp_path: Path, old_port: bool) -> tuple[Run, Run]:
-    eager = run_script(write_project(tmp_path / "eager", "steps", {"train.py": TRAIN}), "train.py", on_xla=False)
-    folder = converted_project(tmp_path / "xla", "steps", {"train.py": TRAIN})
-    converted = (folder / "train.py").read_text()
-    assert PORTED in converted, converted
-    if old_port:
-        (folder / "train.py").write_text(converted.replace(PORTED, OLD_PORT))
-    return eager, run_script(folder, "train.py")
+    return eager_and_converted_runs(tmp_path, "steps", {"train.py": TRAIN}, PORTED, OLD_PORT if old_port else None)
 
 
 def test_every_collected_part_moves_before_the_optimizer_holds_it(tmp_path: Path) -> None:

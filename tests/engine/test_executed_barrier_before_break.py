@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import Run, converted_project, loss_problems, run_script, xla_problems
-from tests.support.projects import write_project
+from tests.support.executed import Run, eager_and_converted_runs, loss_problems, xla_problems
 
 pytestmark = pytest.mark.executed
 
@@ -51,13 +50,8 @@ BARRIER_BEFORE_BREAK = BREAK + "                torch_xla.sync()\n              
 
 
 def _runs(tmp_path: Path, keep_the_barrier: bool) -> tuple[Run, Run]:
-    eager = run_script(write_project(tmp_path / "eager", "breaks", {"train.py": TRAIN}), "train.py", on_xla=False)
-    folder = converted_project(tmp_path / "xla", "breaks", {"train.py": TRAIN})
-    converted = (folder / "train.py").read_text()
-    assert BARRIER_BEFORE_BREAK in converted, converted
-    if not keep_the_barrier:
-        (folder / "train.py").write_text(converted.replace(BARRIER_BEFORE_BREAK, BREAK + "                break\n"))
-    return eager, run_script(folder, "train.py")
+    without = None if keep_the_barrier else BREAK + "                break\n"
+    return eager_and_converted_runs(tmp_path, "breaks", {"train.py": TRAIN}, BARRIER_BEFORE_BREAK, without)
 
 
 def test_the_barrier_before_the_break_runs_each_step_as_one_graph(tmp_path: Path) -> None:

@@ -12,50 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import Run, converted_project, loss_problems, run_script, xla_problems
-from tests.support.projects import write_project
+from tests.support.executed import Run, eager_and_converted_runs, loss_problems, xla_problems
+from tests.support.training_programs import logged_loss_loop
 
 pytestmark = pytest.mark.executed
 
 STEPS = 6
-TRAIN = f"""\
-import torch
-import torch.nn as nn
-
-
-def main():
-    torch.manual_seed(0)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = nn.Linear(4, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range({STEPS}):
-        x = torch.randn(8, 4)
-        loss = model(x.to(device)).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print("step %d loss %.6f" % (step, loss))
-
-
-if __name__ == "__main__":
-    main()
-"""
-PORTED = (
-    '        xm.add_step_closure(lambda step, loss: print("step %d loss %.6f" % (step, loss)), args=(step, loss))\n'
-)
-FORMATTED_FIRST = (
-    '        xm.add_step_closure(lambda value: print(value), args=("step %d loss %.6f" % (step, loss),))\n'
-)
+LOG = 'print("step %d loss %.6f" % (step, loss))'
+PORTED = 'xm.add_step_closure(lambda step, loss: print("step %d loss %.6f" % (step, loss)), args=(step, loss))'
+FORMATTED_FIRST = 'xm.add_step_closure(lambda value: print(value), args=("step %d loss %.6f" % (step, loss),))'
 
 
 def _runs(tmp_path: Path, formatted_first: bool) -> tuple[Run, Run]:
-    eager = run_script(write_project(tmp_path / "eager", "logs", {"train.py": TRAIN}), "train.py", on_xla=False)
-    folder = converted_project(tmp_path / "xla", "logs", {"train.py": TRAIN})
-    converted = (folder / "train.py").read_text()
-    assert PORTED in converted, converted
-    if formatted_first:
-        (folder / "train.py").write_text(converted.replace(PORTED, FORMATTED_FIRST))
-    return eager, run_script(folder, "train.py")
+    files = {"train.py": logged_loss_loop(LOG, STEPS)}
+    return eager_and_converted_runs(tmp_path, "logs", files, PORTED, FORMATTED_FIRST if formatted_first else None)
 
 
 def test_the_formatting_runs_in_the_closure_after_the_steps_graph(tmp_path: Path) -> None:

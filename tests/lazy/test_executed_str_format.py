@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import Run, converted_project, loss_problems, run_script, xla_problems
-from tests.support.projects import write_project
+from tests.support.executed import Run, eager_and_converted_runs, loss_problems, xla_problems
+from tests.support.training_programs import logged_loss_loop
 
 pytestmark = pytest.mark.executed
 
@@ -30,41 +30,10 @@ LOGS = {
 }
 
 
-def _train(log: str) -> str:
-    return f"""\
-import torch
-import torch.nn as nn
-
-
-def main():
-    torch.manual_seed(0)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = nn.Linear(4, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range({STEPS}):
-        x = torch.randn(8, 4)
-        loss = model(x.to(device)).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        {log}
-
-
-if __name__ == "__main__":
-    main()
-"""
-
-
 def _runs(tmp_path: Path, form: str, left_in_step: bool) -> tuple[Run, Run]:
     log, ported = LOGS[form]
-    train = _train(log)
-    eager = run_script(write_project(tmp_path / "eager", "logs", {"train.py": train}), "train.py", on_xla=False)
-    folder = converted_project(tmp_path / "xla", "logs", {"train.py": train})
-    converted = (folder / "train.py").read_text()
-    assert ported in converted, converted
-    if left_in_step:
-        (folder / "train.py").write_text(converted.replace(ported, log))
-    return eager, run_script(folder, "train.py")
+    files = {"train.py": logged_loss_loop(log, STEPS)}
+    return eager_and_converted_runs(tmp_path, "logs", files, ported, log if left_in_step else None)
 
 
 @pytest.mark.parametrize("form", sorted(LOGS))

@@ -24,39 +24,9 @@ from tests.support.executed import (
     training_problems,
 )
 from tests.support.projects import write_project
+from tests.support.training_programs import REGISTRY, REGISTRY_MODELS_INIT
 
 pytestmark = pytest.mark.executed
-
-REGISTRY = """\
-class Registry:
-    def __init__(self):
-        self.classes = {}
-
-    def register(self, cls):
-        self.classes[cls.__name__] = cls
-        return cls
-
-    def get(self, name):
-        return self.classes[name]
-
-
-MODELS = Registry()
-"""
-
-MODELS_INIT = """\
-import importlib
-import os
-
-from registry import MODELS
-
-for file_name in sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))):
-    if file_name.endswith("_model.py"):
-        importlib.import_module("models." + file_name[:-3])
-
-
-def build_model(opt):
-    return MODELS.get(opt["type"])(opt)
-"""
 
 SR_MODEL = """\
 import torch
@@ -110,7 +80,12 @@ if __name__ == "__main__":
 CASE = Executed("train.py", steps_per_epoch=6)
 
 
-FILES = {"registry.py": REGISTRY, "models/__init__.py": MODELS_INIT, "models/sr_model.py": SR_MODEL, "train.py": TRAIN}
+FILES = {
+    "registry.py": REGISTRY,
+    "models/__init__.py": REGISTRY_MODELS_INIT,
+    "models/sr_model.py": SR_MODEL,
+    "train.py": TRAIN,
+}
 
 
 def _eager(tmp_path: Path) -> Run:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.executed import TORCHRUN_ENV, Executed, barrier_per_step_problems, converted_project, run_script
 from tests.support.projects import write_project
+from tests.support.training_programs import linear_steps
 
 pytestmark = pytest.mark.executed
 
@@ -54,17 +55,7 @@ import schedule
 def main():
     dist.init_process_group("gloo")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    torch.manual_seed(0)
-    model = nn.Linear(4, 2).to(device)
-    optimizer = schedule.ScheduledSGD(model.parameters(), lr=0.1)
-    for step in range({STEPS}):
-        x, y = torch.randn(8, 4), torch.randn(8, 2)
-        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
+{linear_steps(STEPS, "schedule.ScheduledSGD")}
 
 if __name__ == "__main__":
     main()

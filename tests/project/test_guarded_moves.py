@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.projects import unfixed_findings, write_project
+from tests.support.training_programs import MINIGPT_DATA, MINIGPT_RUNNER
 
 UTIL = """\
 import torch
@@ -51,47 +52,6 @@ for x in [torch.randn(8, 4)]:
     optimizer.step()
 """
 
-DATA = """\
-import torch
-
-
-def move_to_cuda(samples):
-    def _move(tensor):
-        return tensor.cuda()
-
-    return {key: _move(value) for key, value in samples.items()}
-
-
-def prepare_sample(samples, cuda_enabled=True):
-    if cuda_enabled:
-        samples = move_to_cuda(samples)
-    return samples
-"""
-
-RUNNER = """\
-import torch
-
-from data import prepare_sample
-
-
-class Runner:
-    def __init__(self, model, device):
-        self.device = torch.device(device)
-        self.model = model.to(self.device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
-
-    @property
-    def cuda_enabled(self):
-        return self.device.type == "cuda"
-
-    def train_epoch(self, loader):
-        for samples in loader:
-            samples = prepare_sample(samples, cuda_enabled=self.cuda_enabled)
-            self.optimizer.zero_grad()
-            self.model(samples["x"]).sum().backward()
-            self.optimizer.step()
-"""
-
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
 def test_a_check_around_a_helper_of_another_module_that_moves_is_dropped(tmp_path: Path, target: str) -> None:
@@ -108,7 +68,7 @@ def test_a_check_around_a_helper_of_another_module_that_moves_is_dropped(tmp_pat
 def test_a_device_check_handed_to_a_helper_of_another_module_that_moves_under_it_is_an_error(
     tmp_path: Path, target: str
 ) -> None:
-    folder = write_project(tmp_path / "p", "minigpt", {"data.py": DATA, "runner.py": RUNNER})
+    folder = write_project(tmp_path / "p", "minigpt", {"data.py": MINIGPT_DATA, "runner.py": MINIGPT_RUNNER})
     found = unfixed_findings(folder, ["data.py", "runner.py"], target)
     errors = [(rule, line, message) for rule, line, message in found["runner.py"] if rule in ("XLA105", "XLA119")]
     assert len(errors) == 1, found
@@ -121,7 +81,7 @@ def test_a_device_check_handed_to_a_helper_of_another_module_that_moves_under_it
 def test_a_helper_that_moves_only_if_its_flag_is_true_is_in_its_module_summary(tmp_path: Path) -> None:
     from codemods import convert_source
 
-    conversion = convert_source(DATA, filename="data.py")
+    conversion = convert_source(MINIGPT_DATA, filename="data.py")
     assert conversion.summary is not None
     assert conversion.summary.flag_moves_of("prepare_sample") == [(1, "cuda_enabled")]
 
@@ -179,7 +139,9 @@ def test_a_check_handed_to_a_method_the_file_cannot_follow_is_an_error_where_the
     """MiniGPT-4's runner hands ``cuda_enabled=self.cuda_enabled`` to ``self.task.train_epoch``, its
     task built by a registry: the run's ``BaseTask.train_epoch`` moves the batches only if it is
     true, so the check is XLA119's error (held until the run's files are seen), not a warning."""
-    folder = write_project(tmp_path / "p", "registry", {"data.py": DATA, "task.py": TASK, "runner.py": REGISTRY_RUNNER})
+    folder = write_project(
+        tmp_path / "p", "registry", {"data.py": MINIGPT_DATA, "task.py": TASK, "runner.py": REGISTRY_RUNNER}
+    )
     found = unfixed_findings(folder, ["data.py", "task.py", "runner.py"], target)
     checks = [(rule, line, message) for rule, line, message in found["runner.py"] if rule in ("XLA105", "XLA119")]
     assert [(rule, line) for rule, line, _ in checks] == [("XLA119", 13)], found

@@ -18,40 +18,9 @@ from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 from tests.support.projects import write_project
+from tests.support.training_programs import REGISTRY, REGISTRY_MODELS_INIT
 
 TARGETS = ["2.9", "sagemaker"]
-
-REGISTRY = """\
-class Registry:
-    def __init__(self):
-        self.classes = {}
-
-    def register(self, cls):
-        self.classes[cls.__name__] = cls
-        return cls
-
-    def get(self, name):
-        return self.classes[name]
-
-
-MODELS = Registry()
-"""
-
-# The models' package loads its modules by a folder scan, and builds a model by its registered name.
-MODELS_INIT = """\
-import importlib
-import os
-
-from registry import MODELS
-
-for file_name in sorted(os.listdir(os.path.dirname(__file__))):
-    if file_name.endswith("_model.py"):
-        importlib.import_module("models." + file_name[:-3])
-
-
-def build_model(opt):
-    return MODELS.get(opt["type"])(opt)
-"""
 
 SR_MODEL = """\
 import torch
@@ -252,7 +221,7 @@ def registry_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     files = {
         "registry.py": REGISTRY,
-        "models/__init__.py": MODELS_INIT,
+        "models/__init__.py": REGISTRY_MODELS_INIT,
         "models/sr_model.py": SR_MODEL,
         "models/gan_model.py": GAN_MODEL,
         "train.py": TRAIN,

@@ -14,26 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.projects import unfixed_findings, write_project
+from tests.support.training_programs import INIT_DISTRIBUTED_MODE
 
 TARGETS = ["2.9", "sagemaker"]
 
-HELPERS = """\
-import os
-
-import torch
-
-
-def init_distributed_mode(args):
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        args.rank = int(os.environ["RANK"])
-        args.gpu = int(os.environ["LOCAL_RANK"])
-    else:
-        args.distributed = False
-        return
-    args.distributed = True
-    torch.cuda.set_device(args.gpu)
-    torch.distributed.init_process_group(backend="nccl", init_method="env://")
-"""
 MODEL = """\
 import torch
 import torch.distributed as dist
@@ -92,7 +76,7 @@ def _manual(tmp_path: Path, target: str, model: str, barrier: str) -> str:
     folder = write_project(
         tmp_path / "p",
         "p",
-        {"helpers.py": HELPERS, "model.py": model, "train.py": SCRIPT.replace("BARRIER", barrier)},
+        {"helpers.py": INIT_DISTRIBUTED_MODE, "model.py": model, "train.py": SCRIPT.replace("BARRIER", barrier)},
     )
     found = unfixed_findings(folder, ["train.py", "helpers.py", "model.py"], target)
     (message,) = [m for rule, _, m in found["train.py"] if rule == "XLA609"]

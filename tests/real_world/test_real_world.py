@@ -24,6 +24,7 @@ from codemods.project import resolver as project
 from codemods.runner import Job, process_bytes, process_path
 from tests.support.fixtures import output_text
 from tests.support.paths import ROOT
+from tests.support.training_programs import INIT_DISTRIBUTED_MODE
 
 TARGETS = ("2.9", "sagemaker")
 
@@ -746,24 +747,6 @@ def test_a_launcher_that_also_starts_a_process_group_is_ported() -> None:
     assert not any("a launcher of its own" in f.message for f in convert_source(source, target="2.9").findings)
 
 
-INIT_IN_A_HELPER = """\
-import os
-
-import torch
-
-
-def init_distributed_mode(args):
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        args.rank = int(os.environ["RANK"])
-        args.gpu = int(os.environ["LOCAL_RANK"])
-    else:
-        args.distributed = False
-        return
-    args.distributed = True
-    torch.cuda.set_device(args.gpu)
-    torch.distributed.init_process_group(backend="nccl", init_method="env://")
-"""
-
 SCRIPT_OF_THE_HELPER = """\
 import torch
 
@@ -792,7 +775,7 @@ def test_a_launcher_check_in_a_helper_is_reported_where_the_xla_launcher_starts_
     script's main guard becomes the XLA launcher, which sets neither: every process would
     skip the distributed setup and go through all the data.  The script's call of the helper is an error that says so."""
     (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "helpers.py").write_text(INIT_IN_A_HELPER)
+    (tmp_path / "helpers.py").write_text(INIT_DISTRIBUTED_MODE)
     (tmp_path / "train.py").write_text(SCRIPT_OF_THE_HELPER)
     job = Job("check", target, RuleSelection())
     report = process_path(str(tmp_path / "train.py"), job)

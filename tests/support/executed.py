@@ -175,6 +175,22 @@ def converted_project(folder: Path, name: str, files: dict[str, str], selection:
     return folder
 
 
+def eager_and_converted_runs(
+    workdir: Path, name: str, files: dict[str, str], ported: str, changed_to: str | None = None
+) -> tuple[Run, Run]:
+    """A project written in the test (``write_project``: a marker named ``name`` and ``files``) whose
+    ``train.py`` runs eagerly on the CPU, then converted and run on XLA: the converted script must
+    hold ``ported``, which ``changed_to`` replaces before it runs (a negative control: the port as
+    it used to be written, or its fix undone)."""
+    eager = run_script(write_project(workdir / "eager", name, files), "train.py", on_xla=False)
+    script = converted_project(workdir / "xla", name, files) / "train.py"
+    converted = script.read_text()
+    assert ported in converted, converted
+    if changed_to is not None:
+        script.write_text(converted.replace(ported, changed_to))
+    return eager, run_script(script.parent, "train.py")
+
+
 def run_script(
     folder: Path,
     script: str,

@@ -8,13 +8,47 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts, reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A device flag whose CUDA default the port makes "xla", tested with `in`, `not in` and `==`.
+FLAG_TESTS = """
+    import argparse
+    import torch
+
+    p = argparse.ArgumentParser()
+    p.add_argument("-device", default="cuda")
+    args = p.parse_args()
+    assert args.device in ["cpu", "cuda", "mps"]
+    if args.device not in ("cpu", "cuda"):
+        raise ValueError(args.device)
+    if args.device == "cpu":
+        dev = torch.device("cpu")
+    elif args.device == "cuda":
+        dev = torch.device("cuda")
+    model = Net().to(dev)
+"""
+
+# The same flag tested against a name the tool cannot follow.
+FLAG_TESTED_AGAINST_A_NAME = """
+    import argparse
+    import torch
+
+    DEVICES = ["cpu", "cuda"]
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
+        opt, _ = parser.parse_known_args()
+        assert opt.device in DEVICES
+        return Net().to(torch.device(opt.device))
+"""
 
 CUDA_DEVICE = Rule(
     code="XLA101",
@@ -320,39 +354,13 @@ CUDA_DEVICE = Rule(
             findings=(Expected(4, 10, 'Device("cuda") -> torch_xla.device()'),),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-
-            p = argparse.ArgumentParser()
-            p.add_argument("-device", default="cuda")
-            args = p.parse_args()
-            assert args.device in ["cpu", "cuda", "mps"]
-            if args.device not in ("cpu", "cuda"):
-                raise ValueError(args.device)
-            if args.device == "cpu":
-                dev = torch.device("cpu")
-            elif args.device == "cuda":
-                dev = torch.device("cuda")
-            model = Net().to(dev)
-            """,
-            """
-            import argparse
-            import torch
-            import torch_xla
-
-            p = argparse.ArgumentParser()
-            p.add_argument("-device", default="xla")
-            args = p.parse_args()
-            assert args.device in ["cpu", "xla", "mps"]
-            if args.device not in ("cpu", "xla"):
-                raise ValueError(args.device)
-            if args.device == "cpu":
-                dev = torch.device("cpu")
-            elif args.device == "xla":
-                dev = torch_xla.device()
-            model = Net().to(dev)
-            """,
+            FLAG_TESTS,
+            substituted(
+                FLAG_TESTS,
+                ("    import torch\n", "    import torch\n    import torch_xla\n"),
+                ('torch.device("cuda")', "torch_xla.device()"),
+                ('"cuda"', '"xla"'),
+            ),
             note="membership-tests-of-a-ported-flag",
             findings=(
                 Expected(6, 35, '"cuda" -> "xla"'),
@@ -363,35 +371,15 @@ CUDA_DEVICE = Rule(
             ),
         ),
         invalid(
-            """
-            import argparse
-            import torch
-
-            DEVICES = ["cpu", "cuda"]
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
-                opt, _ = parser.parse_known_args()
-                assert opt.device in DEVICES
-                return Net().to(torch.device(opt.device))
-            """,
-            """
-            import argparse
-            import torch
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            DEVICES = ["cpu", "cuda"]
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--device", choices=["cpu", "xla"], default="xla")
-                opt, _ = parser.parse_known_args()
-                assert opt.device in DEVICES
-                return Net().to(torch.device(opt.device))
-            """,
+            FLAG_TESTED_AGAINST_A_NAME,
+            substituted(
+                FLAG_TESTED_AGAINST_A_NAME,
+                (
+                    "    import torch\n",
+                    '    import torch\n    import torch_xla  # noqa: F401  (registers the "xla" device)\n',
+                ),
+                ('choices=["cpu", "cuda"], default="cuda"', 'choices=["cpu", "xla"], default="xla"'),
+            ),
             note="membership-test-of-a-ported-flag-against-a-name",
             findings=(
                 Expected(10, 53, '"cuda" -> "xla"'),

@@ -116,35 +116,13 @@ DEVICE_OFF_XLA = Rule(
             note="a-cpu-default-whose-flag-lists-no-cuda-device",
         ),
         valid(
-            """
-            import argparse
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            class Trainer:
-                def __init__(self, device=torch_xla.device()):
-                    self.device = device
-
-                def fit(self, data):
-                    model = torch.nn.Linear(4, 1).to(self.device)
-                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                    for x in data:
-                        loss = model(x.to(self.device)).sum()
-                        loss.backward()
-                        xm.optimizer_step(opt)
-                        torch_xla.sync()
-
-                def describe(self):
-                    return str(self.device)
-
-
-            p = argparse.ArgumentParser()
-            p.add_argument("-d", "--device", default="cpu", help="cpu or cuda")
-            args = p.parse_args()
-            print(Trainer(device=args.device).describe())
-            """,
+            substituted(
+                HANDED_CPU_FLAG,
+                (
+                    "Trainer(device=args.device).fit([torch.randn(2, 4)])",
+                    "print(Trainer(device=args.device).describe())",
+                ),
+            ),
             note="a-cpu-flag-handed-to-a-trainer-of-this-file-that-does-not-train-there",
         ),
         valid(
