@@ -25,12 +25,13 @@ from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.device_less import names_a_device, project_may_place
-from codemods.training.early_optimizers import _module_calls, through_bound, value_names
 from codemods.training.facts import OptimizerStep
+from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
+from codemods.training.parameter_sources import module_calls, value_names
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
@@ -406,7 +407,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
                 function.builds_optimizer = True
             params = arg_value(node, 0, "params")
             if params is not None:
-                for sub, module in _module_calls(params):
+                for sub, module in module_calls(params):
                     self.optimizer_inputs.add(sub)
                     self.scope.events.append(("optimizer", module, sub))
                 self.optimizer_inputs.update(sub for sub in walk(params) if type(sub) is cst.Call)

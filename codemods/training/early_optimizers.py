@@ -18,17 +18,15 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import (
-    arg_value,
     call_args,
     dotted,
-    names_the_cpu,
     walk,
 )
 from codemods.engine.positions import code_of
@@ -36,35 +34,22 @@ from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
 from codemods.training.facts import EarlyOptimizer, UntracedParameters
+from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
+from codemods.training.handed_parameters import (
+    argument_name,
+    handed_device,
+    hands_the_cpu,
+    parameter_named,
+    through_bound,
+)
+from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, root_in
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
     from codemods.facts import Facts
     from codemods.training.facts import TrainingFacts
-    from codemods.training.records import CpuEvent, ModelEvent, OptimizerEvent, _Function, _Scope
-
-    # What a scope's events do to models once its calls are followed (``_scope_events``):
-    # plain tuples tagged by their kind, like the scope's own events (training/records.py).
-    # A move: the name, whether it goes to XLA, where (as a finding names it).
-    MovedEvent = tuple[Literal["move"], str, bool, str]
-    # A callee moves the name to the CPU, and back to a device itself: the name, the call.
-    CpuBackEvent = tuple[Literal["cpu"], str, cst.Call, Literal["back"]]
-    # A callee builds an optimizer over the name, or reads its parameters for one (feeding
-    # an optimizer): the name, the call, the argument (index, or keyword), whether it only reads them.
-    HandedOptimizerEvent = tuple[Literal["optimizer"], str, cst.Call, int | str | None, bool]
-    # A name handed to a callable the tool cannot read, or one an optimizer is built from that
-    # is not followed: the name, the call, the callable as a finding names it ("": none),
-    # whether the name is bound in the scope.
-    UntracedEvent = tuple[Literal["untraced"], str, cst.Call, str, bool]
-    # A module built over others that it keeps: the name, the names it keeps, its move at
-    # creation (goes to XLA, where) or None.
-    KeptWrapsEvent = tuple[Literal["wraps"], str, tuple[str, ...], tuple[bool, str] | None]
-    # ``name = source``: the name, the name chain bound to it.
-    AliasEvent = tuple[Literal["alias"], str, str]
-    # What handing arguments to a callee does (``_argument_events``).
-    HandedEvent = UntracedEvent | CpuEvent | CpuBackEvent | MovedEvent | HandedOptimizerEvent
-    # A scope's events, its calls followed (``_scope_events``).
-    FollowedEvent = HandedEvent | OptimizerEvent | KeptWrapsEvent | AliasEvent | ModelEvent
+    from codemods.training.followed_events import FollowedEvent, HandedEvent, HandedOptimizerEvent, UntracedEvent
+    from codemods.training.records import OptimizerEvent, _Function, _Scope
 
 
 class EarlyOptimizers(Analysis):
@@ -184,13 +169,13 @@ class EarlyOptimizers(Analysis):
                     events.append(("cpu", name, call, "back"))
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
-                        device_from = _handed_device(local, device)
-                        if device_from is not None and _hands_the_cpu(call, *device_from):
+                        device_from = handed_device(local, device)
+                        if device_from is not None and hands_the_cpu(call, *device_from):
                             if round_trips:  # ``move_all(torch.device("cpu"), policy)``: a move to the CPU
                                 events.append(("cpu", name, call))
                             continue
                         xla = self._goes_to_xla(device) or (
-                            device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
+                            device_from is not None and self._goes_to_xla(argument_name(call, *device_from))
                         )
                         events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
@@ -250,12 +235,12 @@ class EarlyOptimizers(Analysis):
         events: list[HandedEvent] = []
         summary_move = summary.moves_argument(name, index, keyword)
         xla, device_at, moves = summary_move or (False, None, "")
-        if summary_move is not None and device_at is not None and _hands_the_cpu(call, *device_at):
+        if summary_move is not None and device_at is not None and hands_the_cpu(call, *device_at):
             if round_trips:  # a helper handed the CPU for the device it moves its argument to
                 events.append(("cpu", argument, call))
         elif summary_move is not None:
             if not xla and device_at is not None:  # to a device the caller hands in
-                xla = self._goes_to_xla(_argument_name(call, *device_at))
+                xla = self._goes_to_xla(argument_name(call, *device_at))
             # A module this run does not convert keeps its CUDA moves: say so.
             pending = ", which this run does not convert," if summary.pending else ""
             where = f"{summary.path}: `{moves}`" if not xla else summary.path
@@ -286,7 +271,7 @@ class EarlyOptimizers(Analysis):
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         # (``self.device`` after ``self.device = torch.device(device)``: the parameter ``device``)
-                        handed = None if xla else _handed_device(fn, through_bound(fn.bound, device))
+                        handed = None if xla else handed_device(fn, through_bound(fn.bound, device))
                         at, through = handed if handed is not None else (-1, "")
                         self.part.argument_moves.add((fn.qualname, index, written, xla, at, through, code_of(move)))
                 if param in fn.round_trip_params:
@@ -331,7 +316,7 @@ class EarlyOptimizers(Analysis):
             for event in initializer.events:
                 if event[0] == "wraps":
                     kept = self._kept_arguments(str(event[2]), event[3])
-                    handed = [p for w in kept if (p := _parameter_named(initializer, w)) is not None]
+                    handed = [p for w in kept if (p := parameter_named(initializer, w)) is not None]
                     if handed:
                         wrapping[qualname][str(event[1])] = handed[0]
         for fn in self.function_records.values():
@@ -373,9 +358,9 @@ class EarlyOptimizers(Analysis):
                     events.extend(
                         ("optimizer", owner, sub)
                         for arg in call.args
-                        for sub, owner in _module_calls(arg.value)
-                        # (_module_calls keeps only calls whose func is an Attribute)
-                        if type(func := sub.func) is cst.Attribute and func.attr.value in _PARAMETERS
+                        for sub, owner in module_calls(arg.value)
+                        # (module_calls keeps only calls whose func is an Attribute)
+                        if type(func := sub.func) is cst.Attribute and func.attr.value in PARAMETER_METHODS
                     )
             elif event[0] == "move":
                 _, name, device, node = event
@@ -392,7 +377,7 @@ class EarlyOptimizers(Analysis):
                 if (source := dotted(event[2])) is not None:
                     events.append(("alias", event[1], source))
                 if event[1] in collected:
-                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))
+                    events.extend(("optimizer", owner, sub) for sub, owner in module_calls(event[2]))
             elif event[0] == "uses":
                 # Names bound here to what is not followed (``params = []`` filled in a loop),
                 # and tensors of a model (``model.weight``); a parameter of the function is
@@ -437,14 +422,14 @@ class EarlyOptimizers(Analysis):
             for index, event in enumerate(events):
                 name = event[1]
                 if event[0] == "alias":
-                    aliases[name] = _canonical(event[2], aliases)
+                    aliases[name] = canonical(event[2], aliases)
                     continue
                 if event[0] == "wraps":
                     # Moving the wrapper (``ModelWithLoss(model, loss).to(device)``) moves the
                     # model built here (not the sizes a model class is handed).
                     _, _, wrapped, wrapper_moved = event
                     inner = next(
-                        (c for w in wrapped if (c := _canonical(str(w), aliases)) in on_cpu),
+                        (c for w in wrapped if (c := canonical(str(w), aliases)) in on_cpu),
                         None,
                     )
                     if inner is not None:
@@ -455,7 +440,7 @@ class EarlyOptimizers(Analysis):
                 if event[0] == "model":
                     aliases.pop(name, None)
                     handed_in.discard(name)
-                written, name = name, _canonical(name, aliases)
+                written, name = name, canonical(name, aliases)
                 if event[0] == "model":
                     _, _, constructor, built_moved, _ = event
                     if self._is_wrapper(constructor):
@@ -471,14 +456,14 @@ class EarlyOptimizers(Analysis):
                     unknown.discard(name)
                 elif event[0] == "untraced":
                     self._untraced(name, event, on_cpu, events[index + 1 :])
-                elif event[0] == "optimizer" and (root := _root_in(name, unknown)) is not None:
-                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(
+                elif event[0] == "optimizer" and (root := root_in(name, unknown)) is not None:
+                    later = moves_of(root, events[index + 1 :], aliases) or moved_by_methods(
                         scope.qualname, written, attribute_moves
                     )
                     if later:
                         self._early(root, event, later, root in handed_in)
-                elif event[0] == "optimizer" and (model := _root_in(name, on_cpu)) is not None:
-                    later = _moves_of(model, events[index + 1 :], aliases) or _moved_by_methods(
+                elif event[0] == "optimizer" and (model := root_in(name, on_cpu)) is not None:
+                    later = moves_of(model, events[index + 1 :], aliases) or moved_by_methods(
                         scope.qualname, written, attribute_moves
                     )
                     if not later:
@@ -487,7 +472,7 @@ class EarlyOptimizers(Analysis):
                         # function nor after it builds the name anew; otherwise it stays on the CPU.
                         last = model.rsplit(".", 1)[-1]
                         after = events[index + 1 :]
-                        rebuilt = next((at for at, e in enumerate(after) if _rebuilt(model, e)), len(after))
+                        rebuilt = next((at for at, e in enumerate(after) if binds_anew(model, e)), len(after))
                         skipped = {id(e) for e in (*events[:index], *after[rebuilt:])}
                         later = [
                             (move[2], move[3])
@@ -522,7 +507,7 @@ class EarlyOptimizers(Analysis):
         handed ``name``, whose result feeds an optimizer, while a model of this function
         is on the CPU and moves later here: its parameters may be stale."""
         _, _, call, origin, bound = event
-        root = _root_in(name, on_cpu)
+        root = root_in(name, on_cpu)
         if root is None and (origin or not bound):
             return  # handed no model on the CPU, or a parameter of the function
         candidates = {root} if root is not None else on_cpu
@@ -539,158 +524,3 @@ class EarlyOptimizers(Analysis):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
-
-
-def _parameter_named(fn: _Function, name: str) -> str | None:
-    """The parameter of ``fn`` that ``name`` is, or is bound to (``self.model = model``)."""
-    return name if name in fn.params or name in fn.keyword_params else fn.bound.get(name)
-
-
-def through_bound(bound: dict[str, str], name: str | None) -> str | None:
-    """``name`` with a prefix bound to a parameter replaced by it: ``self.args.device``
-    after ``self.args = kwargs["args"]`` is ``args.device``."""
-    if name is None:
-        return None
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        if (param := bound.get(".".join(parts[:cut]))) is not None:
-            return ".".join([param, *parts[cut:]])
-    return name
-
-
-def _handed_device(fn: _Function, device: str | None) -> tuple[int, str] | None:
-    """Where ``device`` comes from a parameter of ``fn`` (``device``, ``args.device``): the
-    parameter's index (-1: passed by keyword only) and the device as written from it."""
-    root = (device or "").split(".")[0]
-    if root in fn.params:
-        return fn.params.index(root), str(device)
-    if root in fn.keyword_params:
-        return -1, str(device)
-    return None
-
-
-def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
-    """What a call passes for the device a callee takes from its parameters (``device``,
-    or ``args.device`` of an ``args`` passed by position or, index -1, by keyword only)."""
-    root, _, rest = device.partition(".")
-    name = dotted(_handed(call, index, root))
-    return name if name is None or not rest else f"{name}.{rest}"
-
-
-def _hands_the_cpu(call: cst.Call, index: int, device: str) -> bool:
-    """The call passes the CPU (``"cpu"``, ``torch.device("cpu")``) for the device a callee
-    takes from its parameter: the module stays where it was built."""
-    return "." not in device and names_the_cpu(_handed(call, index, device))
-
-
-def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | None:
-    """What a call passes for a callee's parameter (at ``index``, -1: by keyword only)."""
-    value = arg_value(call, index, parameter) if index >= 0 else call_args(call)[1].get(parameter)
-    return value.value if isinstance(value, cst.Arg) else value
-
-
-def _moved_by_methods(
-    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, bool, str]]]
-) -> list[tuple[bool, str]]:
-    """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
-    (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
-    if not qualname.endswith(".__init__") or not written.startswith("self."):
-        return []
-    key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
-    return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
-
-
-def _canonical(name: str, aliases: dict[str, str]) -> str:
-    """``name`` with a prefix bound to another name replaced by it: ``self.model.head``
-    after ``self.model = model`` is ``model.head``."""
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        if (bound := aliases.get(".".join(parts[:cut]))) is not None:
-            return ".".join([bound, *parts[cut:]])
-    return name
-
-
-def _moves_of(model: str, after: list[FollowedEvent], aliases: dict[str, str]) -> list[tuple[bool, str]]:
-    """The moves of ``model`` among the events ``after`` (whether to XLA, where), also
-    through names bound to it later (``self.model = model`` then ``self.model.to(device)``)."""
-    bound = dict(aliases)
-    moves: list[tuple[bool, str]] = []
-    for event in after:
-        if _rebuilt(model, event):
-            break  # what is moved from here on is another module
-        if event[0] == "alias":
-            bound[str(event[1])] = _canonical(str(event[2]), bound)
-        elif event[0] == "model":
-            bound.pop(str(event[1]), None)
-        elif event[0] == "move" and _canonical(str(event[1]), bound) == model:
-            moves.append((event[2], event[3]))
-        elif event[0] == "wraps" and any(_canonical(str(w), bound) == model for w in event[2]):
-            bound[str(event[1])] = model  # a module built over the model: moving it moves the model
-            if event[3] is not None:
-                moves.append(event[3])
-    return moves
-
-
-def _rebuilt(model: str, event: FollowedEvent) -> bool:
-    """``event`` binds the name ``model`` anew to a call it is not handed (``model = Net()``,
-    not ``model = DDP(model)``): the module built before is no longer the one the name moves."""
-    return (
-        event[0] == "model"
-        and event[1] == model
-        and not any(
-            (held := dotted(sub)) == model or (held or "").startswith(f"{model}.")
-            for sub in walk(event[4])
-            if type(sub) in (cst.Name, cst.Attribute)
-        )
-    )
-
-
-def _root_in(name: str, models: set[str]) -> str | None:
-    """The model of ``models`` that ``name`` is, or is a submodule of (``model.vision``)."""
-    parts = name.split(".")
-    return next((root for cut in range(len(parts), 0, -1) if (root := ".".join(parts[:cut])) in models), None)
-
-
-def _module_calls(value: cst.CSTNode) -> list[tuple[cst.Call, str]]:
-    """The method calls in ``value`` on a named receiver (``model.head.parameters()``,
-    ``model.param_groups(wd)``), with that receiver."""
-    return [
-        (sub, owner)
-        for sub in walk(value)
-        if type(sub) is cst.Call
-        and type(sub.func) is cst.Attribute
-        and sub.func.attr.value not in _MOVES
-        and (owner := _owner(sub.func.value)) is not None
-    ]
-
-
-def _owner(node: cst.BaseExpression) -> str | None:
-    """The named module a receiver belongs to: ``model.head``, ``model`` of ``model[0]``."""
-    while type(node) is cst.Subscript:
-        node = node.value
-    return dotted(node)
-
-
-_MOVES = frozenset({"to", "cuda", "cpu", "xla"})
-_PARAMETERS = frozenset({"parameters", "named_parameters"})
-
-
-def value_names(node: cst.BaseExpression) -> list[str]:
-    """The names an optimizer's parameters are built from, outside calls' callees:
-    ``params``, ``[*groups, {"params": extra}]``, ``chain(a, b)``, ``p for p in params``."""
-    name = dotted(node)
-    if name is not None:
-        return [name]
-    if type(node) is cst.Call:
-        return [n for arg in node.args for n in value_names(arg.value)]
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return [n for element in node.elements for n in value_names(element.value)]
-    if type(node) is cst.Dict:
-        return [
-            n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)
-        ]
-    if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-        return value_names(node.for_in.iter)
-    if type(node) is cst.BinaryOperation:
-        return [*value_names(node.left), *value_names(node.right)]
-    return []

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.engine.nodes import dotted, walk
-from codemods.training.early_optimizers import _root_in
 from codemods.training.facts import MovedOwnOptimizer
+from codemods.training.parameter_sources import root_in
 
 if TYPE_CHECKING:
     from codemods.training.records import _Function, _Scope
@@ -52,7 +52,7 @@ def built_by_a_method(target: str, called: object, moved: set[str]) -> tuple[str
     if not isinstance(called, str) or not target.startswith("self.") or "." in target.removeprefix("self."):
         return None
     holder, _, method = called.rpartition(".")
-    if _root_in(holder, {"self"}) is None or holder in moved:
+    if root_in(holder, {"self"}) is None or holder in moved:
         return None
     return target.removeprefix("self."), method
 

@@ -19,8 +19,9 @@ from codemods.engine.nodes import dotted, walk
 from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import ModuleSummary
-from codemods.training.early_optimizers import EarlyOptimizers, _root_in
+from codemods.training.early_optimizers import EarlyOptimizers
 from codemods.training.facts import MovedReturnedOptimizer
+from codemods.training.parameter_sources import root_in
 
 if TYPE_CHECKING:
     from codemods.training.records import _Function, _Scope
@@ -107,7 +108,7 @@ class ReturnedOptimizers(EarlyOptimizers):
                 over = {opt: model for opt, model in over.items() if model != name}
             elif (
                 event[0] == "optimizer"
-                and (model := _root_in(name, on_cpu)) is not None
+                and (model := root_in(name, on_cpu)) is not None
                 and event[2] not in self.part.optimizer_before_move  # (the fix moves the model first)
             ):
                 target = bound.get(event[2])

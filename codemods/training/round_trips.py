@@ -32,14 +32,11 @@ import libcst as cst
 
 from codemods.engine.nodes import arg_value, dotted, names_the_cpu, walk
 from codemods.engine.positions import code_of
-from codemods.training.early_optimizers import (
-    _PARAMETERS,
-    EarlyOptimizers,
-    _canonical,
-    _module_calls,
-    _parameter_named,
-)
+from codemods.training.early_optimizers import EarlyOptimizers
 from codemods.training.facts import RoundTrip
+from codemods.training.followed_events import canonical
+from codemods.training.handed_parameters import parameter_named
+from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
 
 if TYPE_CHECKING:
     from codemods.training.records import _Function, _Scope
@@ -57,7 +54,7 @@ class _Held:
         return _Held(dict(self.aliases), {k: set(v) for k, v in self.wraps.items()}, dict(self.optimizers))
 
     def canonical(self, name: str) -> str:
-        return _canonical(name, self.aliases)
+        return canonical(name, self.aliases)
 
     def optimizer_of(self, name: str) -> str | None:
         """The optimizer that steps ``name``'s parameters: it holds ``name``, a module that
@@ -180,8 +177,8 @@ class RoundTrips(EarlyOptimizers):
                     *(collected.get(name, []) if more else []),
                     *(
                         held.canonical(owner)
-                        for sub, owner in _module_calls(value)
-                        if type(sub.func) is cst.Attribute and sub.func.attr.value in _PARAMETERS
+                        for sub, owner in module_calls(value)
+                        if type(sub.func) is cst.Attribute and sub.func.attr.value in PARAMETER_METHODS
                     ),
                 ]
             elif event[0] == "uses" and (optimizer := built_by.get(event[2])) is not None:
@@ -263,7 +260,7 @@ def _add_attributes(held: _Held, other: _Held) -> None:
 def _owner(fn: _Function, init: _Function | None, name: str) -> tuple[_Function, str] | None:
     """The function and parameter that ``name`` (moved in ``fn``) stands for: a parameter of
     ``fn``, or one its class's ``__init__`` bound to an attribute (``self.policy = policy``)."""
-    if (param := _parameter_named(fn, name)) is not None:
+    if (param := parameter_named(fn, name)) is not None:
         return fn, param
     if init is not None and (param := init.bound.get(name)) is not None:
         return init, param
