@@ -62,8 +62,8 @@ CROSS_FILE = Rule(
     "(with what those modules import from the project: `MODEL.get_loss` where the loaded module does `from "
     "loss_helper import get_loss`), the finding is at the call, naming them, one example of each module first. "
     "A module that reaches such an import (a method of its class that runs the `exec`) names the project package "
-    "it imports from. In a single-file run, a function looked up in a registry at run time and handed the training "
-    "setup (`train_dict[cfg.train.mode](loggers, loaders, model, optimizer, scheduler)`), in a script that takes "
+    "it imports from. In a single-file run, a function looked up in a registry at run time and handed the optimizer "
+    "(`train_dict[cfg.train.mode](loggers, loaders, model, optimizer, scheduler)`), in a script that takes "
     "no optimizer step itself and imports project modules for their side effects (`import mypkg  # noqa`, whose "
     'modules register functions with `@register_train("custom")`), is an error at the call: the training step and '
     "loop live in a registered function the run neither follows nor converts; a run on the project converts them. "

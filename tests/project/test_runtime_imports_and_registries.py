@@ -199,3 +199,15 @@ def test_registry_call_without_a_side_effect_import_is_the_library_s(tmp_path: P
     repo, _ = _registry(tmp_path, "")
     found = unfixed_findings(repo, ["main.py"], "2.9")["main.py"]
     assert not [message for _, _, message in found if "registry" in message]
+
+
+def test_registry_call_handed_no_optimizer_trains_nothing_of_the_script(tmp_path: Path) -> None:
+    """An evaluation script that looks a head up in a registry (``heads[name](x)``): no optimizer goes there."""
+    script = (
+        "import torch\nimport mypkg  # noqa\nfrom torch_geometric.graphgym.register import head_dict\n\n"
+        "x = torch.randn(2, 4)\nprint(head_dict['san'](x))\n"
+    )
+    repo, _ = _registry(tmp_path, "import mypkg  # noqa")
+    (repo / "main.py").write_text(script)
+    found = unfixed_findings(repo, ["main.py"], "2.9")["main.py"]
+    assert not [message for _, _, message in found if "registry" in message]
