@@ -141,13 +141,18 @@ def _read_for_the_project(raw: bytes, imports: ImportContext) -> bool:
     """A file that names no torch is read all the same for what it does with the project's other
     modules: it uses some the run does not convert, chooses the device for them, imports one
     that takes a training step (its loop drives the step: a barrier goes there), or imports a
-    module named at run time (``importlib.import_module(name)``: a single-file run says so, XLA003)."""
+    module named at run time (``importlib.import_module(name)``, an ``exec`` of an import: a single-file
+    run says so, XLA003)."""
     return (
         imports.leaves_out_imports(raw)
         or chooses_a_device(raw)
         or imports.imports_a_training_step(raw)
-        or b"import_module(" in raw
+        or any(call in raw for call in _DYNAMIC_IMPORTS)
     )
+
+
+# The calls that may import a project module named at run time (``exec(f"from model.{name} import ...")``).
+_DYNAMIC_IMPORTS = (b"import_module(", b"exec(", b"__import__(")
 
 
 def _cpython_accepts(source: str | bytes) -> bool:
@@ -295,6 +300,7 @@ def _finished(
     as they were keep their text), checked to parse; the findings placed in the input or
     the output; what the project's other files need to know of this one."""
     from codemods.engine.positions import code_reusing
+    from codemods.project.dynamic_loads import loaded_packages
     from codemods.project.holdings import holdings
     from codemods.project.summary_from_facts import summarise
 
@@ -350,7 +356,7 @@ def _finished(
             held_findings,
             input_starts.get,
             parsed.printed.text_of,
-            facts.project.dynamic_imports,
+            loaded_packages(facts.project),
             facts.device.is_available_call,
         )
         if summarised

@@ -13,10 +13,10 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, string_value
 from codemods.engine.walk import Walk, assignments
 from codemods.project.callee_origins import CalleeOrigins
-from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default
+from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default, template_text, value_starts_import
 from codemods.project.import_context import outside_project
 from codemods.project.module_summary import Found, ModuleSummary
-from codemods.project.reach import amp_elsewhere, plain_step, unported_uses
+from codemods.project.reach import amp_elsewhere, plain_step, registry_calls, unported_uses
 from codemods.project.receivers import (
     BUILTIN_TYPES,
     CONTAINER_BUILDERS,
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
+# Imports by a name built at run time besides importlib.import_module (``builtins.exec`` of an import statement).
+_EXECUTED_IMPORTS = ("importlib.__import__", "builtins.__import__", "builtins.exec")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
 
@@ -95,6 +97,9 @@ class ProjectAnalysis(CalleeOrigins):
         self._importing = False
         self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
         self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
+        # (function, name) -> a string built at run time bound to it there (``import_str = f"from ..."``)
+        self.strings: dict[tuple[str, str], cst.BaseExpression] = {}
+        self.registry_calls: list[tuple[cst.Call, str]] = []  # ``train_dict[cfg.train.mode](...)``: (call, registry)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -103,6 +108,10 @@ class ProjectAnalysis(CalleeOrigins):
 
     @assignments(unpack=False)
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        if type(value) is cst.FormattedString or (
+            type(value) is cst.BinaryOperation and type(value.operator) is cst.Add
+        ):
+            self.strings[(self.walk.qualname, name)] = value  # (what an ``exec`` of it runs)
         if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
             self.function_names.append((self.walk.qualname, used))
         elif self.walk.module_level and "." not in name and (used := dotted(value)) is not None:
@@ -343,11 +352,18 @@ class ProjectAnalysis(CalleeOrigins):
         callee = dotted(node.func)
         if callee is None:
             self._table_lookup(node.func)
+            if type(node.func) is cst.Subscript and node.args and (registry := dotted(node.func.value)) is not None:
+                self.registry_calls.append((node, registry))
             return
         self.calls.append((node, callee))
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
             if string_value(node.args[0].value) is None:
                 self.part.dynamic_imports.append(node)
+        elif node.args and (
+            (callee in ("exec", "__import__") and callee not in self.top_level and self.walk.resolve(node.func) is None)
+            or self.walk.resolve(node.func) in _EXECUTED_IMPORTS
+        ):
+            self._executed_import(node, callee.rpartition(".")[2])
         elif callee.endswith(".add_argument") and (dest := flag_dest(node)) is not None:
             keywords = call_args(node)[1]
             default = string_value(keywords["default"].value) if "default" in keywords else None
@@ -362,6 +378,21 @@ class ProjectAnalysis(CalleeOrigins):
             self.function_names.extend(
                 (self.walk.qualname, used) for arg in node.args if (used := dotted(arg.value)) is not None
             )
+
+    def _executed_import(self, node: cst.Call, callee: str) -> None:
+        """``exec(f"from model.{kind}.{name} import {name}")`` (its text written there or bound
+        to a name just above, in the same function), ``__import__(f"model.{name}")``: an import of a
+        project module named only at run time, like ``importlib.import_module``."""
+        value = node.args[0].value
+        if type(value) is cst.Name:
+            value = self.strings.get((self.walk.qualname, value.value), value)
+        template = template_text(value)
+        if template is None or "{" not in template:
+            return
+        if callee == "exec" and not value_starts_import(value):
+            return
+        self.part.dynamic_imports.append(node)
+        self.part.loaded_names[node] = value
 
     # -- results ----------------------------------------------------------------------------
 
@@ -386,6 +417,8 @@ class ProjectAnalysis(CalleeOrigins):
             unported_uses(self)
         if self.part.dynamic_imports and self.part.context.converted():
             dynamic_loads(self.part, self.string_flags, self.held_by)
+        if self.registry_calls and self.part.context.converted():
+            registry_calls(self)
 
     def _conclude_calls(self) -> None:
         is_optimizer = self.facts.training.is_optimizer

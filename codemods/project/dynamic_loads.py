@@ -40,8 +40,8 @@ def dynamic_loads(
     converts: where they hold what converting them ports or reports, XLA003 at the call."""
     context = part.context
     for call in part.dynamic_imports:
-        package, default = loaded_name(call.args[0].value, string_flags)
-        names = (default,) if default is not None else context.loadable_modules(package)
+        package, default = loaded_name(part.loaded_names.get(call, call.args[0].value), string_flags)
+        names = (default,) if default is not None else candidates(context, package, _depth(part, call))
         held: list[Held] = []
         paths: list[str] = []
         for name in names[:_MAX_LOADABLE]:
@@ -68,11 +68,83 @@ def dynamic_loads(
             )
 
 
+def loaded_packages(part: ProjectFacts) -> dict[cst.CSTNode, str]:
+    """Each import of a module named at run time, with the project package its name starts with ("": none)."""
+    return {call: loaded_name(part.loaded_names.get(call, call.args[0].value), {})[0] for call in part.dynamic_imports}
+
+
+def candidates(context: ImportContext, package: str, depth: int) -> tuple[str, ...]:
+    """The project modules a name ``depth`` components below ``package`` may be
+    (``f"model.{kind}.{name}"``: depth 2, the modules of each folder of ``model``)."""
+    names = context.loadable_modules(package)
+    for _ in range(depth - 1):
+        names = tuple(m for name in names[:_MAX_LOADABLE] for m in context.loadable_modules(name)) or names
+    return names
+
+
+def _depth(part: ProjectFacts, call: cst.Call) -> int:
+    template = template_text(part.loaded_names.get(call, call.args[0].value))
+    return 1 if template is None else max(1, template.count(".") + 1 - len(loaded_package(template).split(".")))
+
+
+def template_text(name: cst.BaseExpression) -> str | None:
+    """The text of a module name built from strings, ``{}`` for each part known only at run time
+    (``f"model.{kind}.{name}"``, ``"models." + name``: "model.{}.{}", "models.{}"), the ``from``
+    or ``import`` of a statement ``exec`` runs left out (``f"from model.{kind} import {name}"``:
+    "model.{}"); None when no string starts it."""
+    parts: list[cst.BaseExpression] = []
+    stack = [name]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Add:
+            stack += [node.right, node.left]
+        else:
+            parts.append(node)
+    text = ""
+    for part in parts:
+        if type(part) is cst.FormattedString:
+            text += "".join(p.value if type(p) is cst.FormattedStringText else "{}" for p in part.parts)
+        elif isinstance(value := string_value(part), str):
+            text += value
+        else:
+            text += "{}"
+    if text.startswith("{}") or not text:
+        return None
+    words = text.split()
+    if len(words) > 1 and words[0] in ("from", "import"):
+        return words[1]
+    return words[0] if words else None
+
+
+def value_starts_import(name: cst.BaseExpression) -> bool:
+    """The text an ``exec`` runs starts an import statement (``f"from model.{kind} import {name}"``)."""
+    head: cst.BaseExpression = name
+    while type(head) is cst.BinaryOperation and type(head.operator) is cst.Add:
+        head = head.left
+    if type(head) is cst.FormattedString:
+        first = head.parts[0] if head.parts else None
+        text = first.value if type(first) is cst.FormattedStringText else ""
+    else:
+        value = string_value(head)
+        text = value if isinstance(value, str) else ""
+    return text.lstrip().startswith(("from ", "import "))
+
+
+def loaded_package(template: str) -> str:
+    """The package a module name's template starts with ("model.{}.{}": "model"; "" for none)."""
+    package = template.partition("{")[0].rpartition(".")[0]
+    return package if all(p.isidentifier() for p in package.split(".")) else ""
+
+
 def loaded_name(name: cst.BaseExpression, flags: dict[str, str]) -> tuple[str, str | None]:
-    """What ``importlib.import_module(name)`` loads, as far as the file tells: the package
-    its name starts with (``f"model.{name}"``, ``"models." + name``: "model", "models"; ""
-    for none) and the module a flag's string default names (``args.model`` with
+    """What ``importlib.import_module(name)`` (or an ``exec`` of an import) loads, as far as the
+    file tells: the package its name starts with (``f"model.{name}"``, ``"models." + name``,
+    ``f"from model.{kind}.{name} import {name}"``: "model", "models", "model"; "" for none) and
+    the module a flag's string default names (``args.model`` with
     ``add_argument("--model", default="votenet")``; None: not known)."""
+    template = template_text(name)
+    if template is not None and "{" in template:
+        return loaded_package(template), None
     head: cst.BaseExpression = name
     while type(head) is cst.BinaryOperation and type(head.operator) is cst.Add:
         head = head.left

@@ -73,9 +73,16 @@ class ProjectFacts:
     # For other files: ``importlib.import_module(name)`` of a name not written here (a module a
     # config names, Palette's ``create_model``): what it runs, no run can follow.
     dynamic_imports: list[cst.Call] = field(default_factory=list)
+    # Of those, the ``exec`` of an import statement and ``__import__``: the name it loads, as written
+    # (``exec(import_str)`` with ``import_str = f"from model.{kind}.{name} import {name}"`` above).
+    loaded_names: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # In a run that does not convert them: such imports of this file, with the project modules
     # they may load and what those hold that their conversion ports or reports as an error.
     dynamic_loads: dict[cst.Call, DynamicLoad] = field(default_factory=dict)
+    # In a single-file run: a function looked up in a registry (``train_dict[cfg.train.mode](loggers,
+    # loaders, model, optimizer, scheduler)``) in a file that takes no optimizer step, with project
+    # modules imported for their side effects (registering it): call -> (registry, those modules' paths).
+    registry_calls: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

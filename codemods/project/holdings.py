@@ -9,7 +9,7 @@ such code keeps it on CUDA terms until the project is converted (XLA003)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -59,7 +59,7 @@ def holdings(
     findings: Sequence[PendingFinding],
     start: Callable[[cst.CSTNode], tuple[int, int] | None],
     text_of: Callable[[cst.CSTNode], str | None],
-    dynamic_imports: Sequence[cst.CSTNode] = (),
+    dynamic_imports: Mapping[cst.CSTNode, str] | None = None,
     availability_check: Callable[[cst.BaseExpression], bool] | None = None,
 ) -> tuple[
     tuple[tuple[str, str, str, bool], ...],
@@ -88,7 +88,7 @@ def holdings(
         if not _inside(finding.original, skipped, parents)
     ]
     # ``importlib.import_module(name)``: converting the project converts what it may import.
-    found += [("dynamic-import", node, True) for node in dynamic_imports]
+    found += [("dynamic-import", node, True) for node in dynamic_imports or {}]
     anything = any(cause is not None for cause, _, _ in found)
     methods = caller_only_methods(module) if anything else {}
     every_method = _methods(module) if anything else {}
@@ -110,6 +110,8 @@ def holdings(
         code = _quoted(module, node)
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
+        if cause == "dynamic-import" and dynamic_imports and (package := dynamic_imports.get(node)):
+            what += f", which imports a module of the project's `{package}` package"
         if (qualified := _method_of(node, every_method, parents)) is not None:
             kept = by_method.get((qualified, cause))
             if kept is None or (kept[1] and not fixed):  # (what stays reported first)

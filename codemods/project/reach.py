@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from codemods.engine.nodes import dotted
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found
 from codemods.project.receivers import imported_names, used_of
@@ -79,6 +80,33 @@ def unported_uses(analysis: Any) -> None:
         analysis.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
     if analysis.part.unported_uses:
         analysis.part.unported_module = analysis.module
+
+
+def registry_calls(analysis: Any) -> None:
+    """``train_dict[cfg.train.mode](loggers, loaders, model, optimizer, scheduler)``, handed the
+    optimizer, in a single-file run of a script that takes no optimizer step itself, where ``import mypkg  # noqa`` brings in
+    project modules for their side effects (``@register_train("custom")`` fills the registry): the
+    training loop runs in a function of those modules that the run neither follows nor converts.
+    A module-level table of the file's own names (``TRAINERS = {"base": Trainer}``) is followed."""
+    part = analysis.part
+    if analysis.facts.training.optimizer_steps or part.context.others_in_run():
+        return
+    paths: list[str] = []
+    for module, _ in analysis.plain_imports:
+        head, _, rest = module.partition(".")
+        if rest.split(".")[0] in {a for local, a in analysis.attribute_uses if local == head}:
+            continue  # (``myproj.models.build(...)``: what it names is followed)
+        found = part.context.lookup(module, "")
+        if found is not None and found.summary is not None and not found.name:
+            paths.append(found.summary.path)
+    if not paths:
+        return
+    is_optimizer = analysis.facts.training.is_optimizer
+    for call, registry in analysis.registry_calls:
+        if not any(is_optimizer(dotted(arg.value)) for arg in call.args):
+            continue  # (``ACTIVATIONS[name](x)``: it is handed no optimizer, so it trains nothing of this file's)
+        if registry.split(".")[0] not in part.name_tables and registry not in analysis.top_level:
+            part.registry_calls[call] = (registry, tuple(dict.fromkeys(paths)))
 
 
 def side_effect_uses(

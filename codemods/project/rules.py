@@ -55,11 +55,18 @@ CROSS_FILE = Rule(
     'calls (a trainer\'s `train` calling `self.run_epoch("train", ...)`), is an error at the call: that loop '
     "needs the step barrier and `xm.optimizer_step`. The file's own `importlib.import_module(name)` of a name known only at run time (`MODEL = "
     "importlib.import_module(FLAGS.model)` with the models' folder put on `sys.path`, "
-    '`importlib.import_module(f"model.{model_name}")`) loads a project module that a run on the file neither '
+    '`importlib.import_module(f"model.{model_name}")`, and the same name built for `__import__` or an `exec` of an import '
+    'statement: `exec(f"from model.{kind}.{name} import {name}")`, its text written there or bound to a name just above) loads a project module that a run on the file neither '
     "follows nor converts: where the modules it may load (the one a flag's string default names, else those of "
     "the package its name starts with, else those of the folders the file's imports search) hold such code, "
     "(with what those modules import from the project: `MODEL.get_loss` where the loaded module does `from "
     "loss_helper import get_loss`), the finding is at the call, naming them, one example of each module first. "
+    "A module that reaches such an import (a method of its class that runs the `exec`) names the project package "
+    "it imports from. In a single-file run, a function looked up in a registry at run time and handed the optimizer "
+    "(`train_dict[cfg.train.mode](loggers, loaders, model, optimizer, scheduler)`), in a script that takes "
+    "no optimizer step itself and imports project modules for their side effects (`import mypkg  # noqa`, whose "
+    'modules register functions with `@register_train("custom")`), is an error at the call: the training step and '
+    "loop live in a registered function the run neither follows nor converts; a run on the project converts them. "
     "A method called on a value whose class the tool cannot tell (`model.fit(...)` with `model = "
     "getattr(model_zoo, name)(...)`, a model a registry builds) that is named like methods of the project's "
     "classes that take a training step or run a training loop, in modules the run does not convert, is an error "
@@ -134,6 +141,57 @@ CROSS_FILE = Rule(
             n = torch.cuda.device_count()
             """,
             note="a-star-import-of-torch-binds-no-torch",
+        ),
+        # An ``exec`` of code that imports nothing, and the ``eval`` that builds the class an ``exec`` of an
+        # import bound, load no module (an ``exec`` of an import does: tests/project/
+        # test_runtime_imports_and_registries.py).
+        valid(
+            """
+            import torch
+
+            def build(conf, name):
+                code = f"print({name!r})"
+                exec(code)
+                return eval(f"{name}(conf)")
+            """,
+            note="exec-of-code-that-imports-nothing",
+        ),
+        valid(
+            """
+            import builtins as b
+            import torch
+
+            def build(conf, name):
+                b.exec(f"x = {name}")
+                return eval(f"{name}(conf)")
+            """,
+            target="sagemaker",
+            note="exec-of-code-that-imports-nothing-sagemaker",
+        ),
+        # A registry call in a script that takes its optimizer step itself: the step is here.
+        valid(
+            """
+            import torch
+            from registry import train_dict
+
+            model = torch.nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_dict["custom"](model, optimizer)
+            model(torch.randn(2, 4)).sum().backward()
+            optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            from registry import train_dict
+
+            model = torch.nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_dict["custom"](model, optimizer)
+            model(torch.randn(2, 4)).sum().backward()
+            xm.optimizer_step(optimizer)
+            """,
+            note="registry-call-in-a-script-that-steps",
         ),
     ),
     invalid=lambda: (
@@ -335,6 +393,23 @@ def _dynamic_load(ctx: Context[Facts], original: cst.Call, updated: cst.Call) ->
         f"`{ctx.code(original)}` loads a module of the project named at run time, {what}, which a run on this file "
         f"neither follows nor converts: it holds {causes} ({held}): on an XLA host {consequences}; converting the "
         "project (`xla-codemod convert .` at its root) " + _PROJECT_RUN[found.ported],
+    )
+    return updated
+
+
+@on_facts(CROSS_FILE, nodes=lambda facts: facts.project.registry_calls)
+def _registry_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A function looked up in a registry that project modules imported for their side effects fill,
+    in a single-file run of a script that takes no optimizer step itself."""
+    registry, paths = ctx.facts.project.registry_calls[original]
+    ctx.report(
+        CROSS_FILE,
+        original,
+        f"`{ctx.code(original.func)}` runs a function looked up in the registry `{registry}` at run time, which "
+        f"a run on this file cannot follow: the project modules this file imports for their side effects "
+        f"({_named(paths, quoted=False)}) may register it, and its training step and loop stay on CUDA terms there "
+        "(no step barrier, no XLA optimizer step, no move to the XLA device); converting the project "
+        "(`xla-codemod convert .` at its root) converts the registered functions",
     )
     return updated
 
