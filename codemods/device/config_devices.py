@@ -134,6 +134,7 @@ class ConfigDeviceAnalysis(Analysis):
         self.strings: dict[str, str] = {}  # a name the file sets to a string once (``CONFIG = "conf.yaml"``)
         self.flag_defaults: dict[str, str] = {}  # an argparse flag's string default (``args.config``)
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
+        self.targets: set[int] = set()  # the chains assigned to, which are no reads
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
         self.assigned_in: set[tuple[str, str]] = set()  # (scope, chain) of those
         # The chains the file sets to what is no name (``config = ckpt["config"]``): made here,
@@ -185,7 +186,9 @@ class ConfigDeviceAnalysis(Analysis):
             name = config_chain(target.target)
             if name is None:
                 continue
-            self.assigned.add(name)
+            self.targets.add(id(target.target))  # (set, not read)
+            if not (self.walk.conds and device_key(name.rsplit(".", 1)[-1])):
+                self.assigned.add(name)  # (set under an `if`, as on one branch: the config's value is read on the other)
             self.assigned_in.add((scope, name))
             if dotted(node.value) is None:
                 self.made.add(name)
@@ -326,7 +329,7 @@ class ConfigDeviceAnalysis(Analysis):
             self._read(node)
 
     def _read(self, node: cst.BaseExpression) -> None:
-        if (chain := config_chain(node)) is not None:
+        if id(node) not in self.targets and (chain := config_chain(node)) is not None:
             self.order += 1
             self.device_reads.append((self._scope(), chain, node, self.order))
 

@@ -218,3 +218,18 @@ def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.C
         f"added {library.keyword}={ctx.code(device)} to `{name}`: {library.copies} ({older})",
         lambda: updated.with_changes(args=with_keyword([*updated.args], library.keyword, device)),
     )
+
+
+@on_calls(LIBRARY_DEVICE, names=frozenset(apis.CONFIG_DEVICE_SETTERS))
+def _config_device_setter(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
+    """PyG graphgym's ``auto_select_device()``: it sets the config's device to the CPU on an
+    XLA host, and what reads it (``create_model()``, ``torch.device(cfg.accelerator)``) trains there."""
+    key, value = apis.CONFIG_DEVICE_SETTERS[callee]
+    ctx.report(
+        LIBRARY_DEVICE,
+        original,
+        f"`{ctx.code(original.func)}()` sets `{key}` to {value}, and the model and batches then go to "
+        f"`torch.device({key})`: training stays on the CPU; set `{key} = {ctx.target.device_string!r}` after "
+        "the call, with torch_xla imported (it registers that device)",
+    )
+    return updated
