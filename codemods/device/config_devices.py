@@ -188,7 +188,9 @@ class ConfigDeviceAnalysis(Analysis):
                 continue
             self.targets.add(id(target.target))  # (set, not read)
             if not (self.walk.conds and device_key(name.rsplit(".", 1)[-1])):
-                self.assigned.add(name)  # (set under an `if`, as on one branch: the config's value is read on the other)
+                self.assigned.add(
+                    name
+                )  # (set under an `if`, as on one branch: the config's value is read on the other)
             self.assigned_in.add((scope, name))
             if dotted(node.value) is None:
                 self.made.add(name)

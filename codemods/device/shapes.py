@@ -264,4 +264,3 @@ def lookup_default(expr: cst.CSTNode) -> cst.BaseExpression | None:
         return None
     text = string_value(key.value)
     return default.value if text is not None and is_device_name(text) else None
-
