@@ -68,17 +68,27 @@ def test_a_single_file_run_names_the_modules_that_pick_cuda(tmp_path: Path, targ
     assert '`"cuda:0"`' in found[0][2]
 
 
+# The config taken out of a parameter (``config = params["config"]``): handed in, not made here.
+PARAMS_AGENT = AGENT.replace(
+    "def __init__(self, config):", 'def __init__(self, params):\n        config = params["config"]'
+)
+PARAMS_RUN = RUN.replace('Agent(config["params"]["config"])', 'Agent(config["params"])')
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_lookup_a_project_config_may_set_to_cuda_is_an_error_at_the_read(tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize(("agent", "run", "line"), [(AGENT, RUN, 9), (PARAMS_AGENT, PARAMS_RUN, 10)])
+def test_a_lookup_a_project_config_may_set_to_cuda_is_an_error_at_the_read(
+    tmp_path: Path, target: str, agent: str, run: str, line: int
+) -> None:
     configs = {
         "configs/pong.yaml": "params:\n  config:\n    lr: 0.1\n",
         "configs/cartpole.yaml": "params:\n  config:\n    lr: 0.1\n    device: cuda\n",
     }
-    write_project(tmp_path, "agents", {"agent.py": AGENT, "run.py": RUN, **configs})
+    write_project(tmp_path, "agents", {"agent.py": agent, "run.py": run, **configs})
     found = unfixed_findings(tmp_path, ["run.py", "agent.py"], target)
     assert found["run.py"] == []
-    ((rule, line, message),) = found["agent.py"]
-    assert (rule, line) == ("XLA112", 9)
+    ((rule, found_line, message),) = found["agent.py"]
+    assert (rule, found_line) == ("XLA112", line)
     assert message.startswith("`config.device` is read from a config handed in here")
     assert "configs/cartpole.yaml" in message
 
