@@ -462,13 +462,10 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         part.calls.update(
             call
             for call, name in self.index_device_calls
-            if name in part.cuda_indices
-            or (
-                shapes.named_like_an_index(name)
-                and name not in self.device_assignments
-                and name not in self.string_names
-                and name not in self.cuda_string_names
-            )
+            if (name in part.cuda_indices or shapes.named_like_an_index(name))
+            and name not in self.device_assignments
+            and name not in self.string_names
+            and name not in self.cuda_string_names
         )
         part.unsure_index_moves = {
             call
