@@ -74,6 +74,23 @@ DEVICE_HELPERS = {
     "transformers.TrainingArguments.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
 }
 
+# Library calls that pick the device into a config instead of returning it, the key they set,
+# and what they set it to on an XLA host.  PyG graphgym's ``auto_select_device()``
+# (torch_geometric/graphgym/utils/device.py, read at pyg-team/pytorch_geometric 029ad0f, the 2.x
+# line) sets ``cfg.accelerator`` to "cuda:N" when ``torch.cuda.is_available()``, else to "cpu";
+# PyG 2.0 set ``cfg.device`` the same way.  ``create_model()`` and the loops then move to
+# ``torch.device(cfg.accelerator)``: the CPU on an XLA host.
+CONFIG_DEVICE_SETTERS = {
+    "torch_geometric.graphgym.utils.device.auto_select_device": (
+        "cfg.accelerator",
+        '"cpu" on an XLA host (CUDA when `torch.cuda.is_available()`, else the CPU; `cfg.device` in PyG 2.0)',
+    ),
+    "torch_geometric.graphgym.utils.auto_select_device": (
+        "cfg.accelerator",
+        '"cpu" on an XLA host (CUDA when `torch.cuda.is_available()`, else the CPU; `cfg.device` in PyG 2.0)',
+    ),
+}
+
 
 @dataclass(frozen=True)
 class CudaDefaultDevice:

@@ -24,6 +24,7 @@ from codemods.device import (
     type_aliases,
     uncalled,
 )
+from codemods.device.config_shapes import index_key
 from codemods.device.kept_checks import KeptChecks
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
@@ -100,6 +101,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         self.function_params: dict[str, list[str]] = {}
         self.calls_with_names: list[tuple[str, cst.Call]] = []
         self.holding_devices: set[str] = set()
+        self.index_device_calls: list[tuple[cst.Call, str]] = []  # torch.device(local_rank)
+        self.cuda_call_args: set[int] = set()  # torch.cuda.set_device(torch.device(rank)): its own rule's
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.generator_candidates: list[cst.Call] = []
         # A statement line that is one call, its call, and the next statement.
@@ -153,6 +156,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         elif type(expr) is cst.BooleanOperation:
             self.add_device_strings(expr.left)
             self.add_device_strings(expr.right)
+        elif (default := shapes.lookup_default(expr)) is not None:
+            self.add_device_strings(default)  # config.get('device', 'cuda:0'): the default without the key
 
     # -- questions other analyses ask -------------------------------------------------------
 
@@ -191,6 +196,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
                 # device, backend = 'cpu', 'gloo'
                 for name, value in zip(names.elements, values.elements):
                     self._assignment(dotted(name.value), value.value)
+            elif type(names) is cst.Subscript and is_device_name(index_key(names)):
+                self.device_args.update(n for n in (dotted(values),) if n is not None)  # config['device'] = name
+                self.add_device_strings(values)
             else:
                 self._assignment(dotted(names), values)
 
@@ -384,6 +392,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
                 if (name := dotted(element.value)) is not None:
                     self.part.cuda_indices.add(name)
 
+        if (callee or "").startswith("torch.cuda."):
+            self.cuda_call_args.update(id(arg.value) for arg in node.args)
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code(picks=False)  # becomes xm.wait_device_ops(): worth running on XLA
         elif callee in apis.SET_DEVICE_CALLS:
@@ -409,6 +419,14 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.part.cuda_indices.add(name)
         if kind is None:
             return
+        if index is None and id(node) not in self.cuda_call_args:
+            # ``torch.device(0)``, ``torch.device(local_rank)``: an integer alone is cuda:N.
+            if type(kind) is cst.Integer:
+                self.part.calls.add(node)
+                self.mark_device_code()
+                return
+            if name is not None:
+                self.index_device_calls.append((node, name))
         folded = fold_true(kind, self.part.is_available_call)
         if not isinstance(folded, bool) and is_cuda_device_string(folded):
             self.part.calls.add(node)
@@ -438,6 +456,17 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         part.generators = {
             call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))
         }
+        # ``torch.device(device_id)`` of a CUDA index (or of a name named like one, that nothing
+        # here makes a string or a device: torch.device of an int is cuda:N), the XLA device once
+        # ported (one device per process: the ordinal means nothing there).
+        part.calls.update(
+            call
+            for call, name in self.index_device_calls
+            if (name in part.cuda_indices or shapes.named_like_an_index(name))
+            and name not in self.device_assignments
+            and name not in self.string_names
+            and name not in self.cuda_string_names
+        )
         part.unsure_index_moves = {
             call
             for call, _, name in self.moves_to

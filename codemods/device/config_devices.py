@@ -134,6 +134,8 @@ class ConfigDeviceAnalysis(Analysis):
         self.strings: dict[str, str] = {}  # a name the file sets to a string once (``CONFIG = "conf.yaml"``)
         self.flag_defaults: dict[str, str] = {}  # an argparse flag's string default (``args.config``)
         self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
+        self.parameters: set[tuple[str, str]] = set()  # (function, parameter)
+        self.targets: set[int] = set()  # the chains assigned to, which are no reads
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
         self.assigned_in: set[tuple[str, str]] = set()  # (scope, chain) of those
         # The chains the file sets to what is no name (``config = ckpt["config"]``): made here,
@@ -168,9 +170,10 @@ class ConfigDeviceAnalysis(Analysis):
         return scope.rsplit(".", 1)[0] if self.walk.class_depth and "." in scope else None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        self.parameters.update((self.walk.qualname, name) for name in positional)
         if not self.in_use:
             return
-        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if self.walk.class_depth and positional[:1] in (["self"], ["cls"]):
             positional = positional[1:]
         self.positions[self.walk.qualname] = positional
@@ -185,9 +188,14 @@ class ConfigDeviceAnalysis(Analysis):
             name = config_chain(target.target)
             if name is None:
                 continue
-            self.assigned.add(name)
+            self.targets.add(id(target.target))  # (set, not read)
+            if not (self.walk.conds and device_key(name.rsplit(".", 1)[-1])):
+                self.assigned.add(
+                    name
+                )  # (set under an `if`, as on one branch: the config's value is read on the other)
             self.assigned_in.add((scope, name))
-            if dotted(node.value) is None:
+            handed = config_chain(node.value)  # ``config = params["config"]``: part of a parameter, handed in
+            if dotted(node.value) is None and (handed is None or (scope, handed.split(".")[0]) not in self.parameters):
                 self.made.add(name)
             if not self.in_use:
                 continue
@@ -326,7 +334,7 @@ class ConfigDeviceAnalysis(Analysis):
             self._read(node)
 
     def _read(self, node: cst.BaseExpression) -> None:
-        if (chain := config_chain(node)) is not None:
+        if id(node) not in self.targets and (chain := config_chain(node)) is not None:
             self.order += 1
             self.device_reads.append((self._scope(), chain, node, self.order))
 

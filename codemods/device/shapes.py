@@ -248,3 +248,19 @@ def device_key(node: cst.Subscript) -> str | None:
     index = node.slice[0].slice if len(node.slice) == 1 else None
     key = string_value(index.value) if isinstance(index, cst.Index) else None
     return key if key is not None and is_device_name(key) else None
+
+
+def lookup_default(expr: cst.CSTNode) -> cst.BaseExpression | None:
+    """The default of a device key's lookup: ``config.get('device', 'cuda:0')``,
+    ``getattr(args, "device", "cuda")`` (what the device is where the config has no key)."""
+    if type(expr) is not cst.Call or len(expr.args) not in (2, 3) or any(a.star or a.keyword for a in expr.args):
+        return None
+    func = expr.func
+    if type(func) is cst.Attribute and func.attr.value == "get" and len(expr.args) == 2:
+        key, default = expr.args
+    elif type(func) is cst.Name and func.value == "getattr" and len(expr.args) == 3:
+        key, default = expr.args[1:]
+    else:
+        return None
+    text = string_value(key.value)
+    return default.value if text is not None and is_device_name(text) else None

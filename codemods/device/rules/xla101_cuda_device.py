@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.ordinal_cases import ordinal_cases, ordinal_valid_cases
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -68,7 +69,14 @@ CUDA_DEVICE = Rule(
     "follow (`args.device in DEVICES`) is an error to resolve by hand; a module "
     'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
     'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
-    "converted too when the tool runs on the project folder.",
+    "converted too when the tool runs on the project folder. An integer alone is a CUDA ordinal: "
+    "`torch.device(0)` is cuda:0 (also with torch_xla imported), and so is `torch.device(device_id)` of a name "
+    "that holds a GPU number (a CUDA index of the file, or one named like it: `device_id`, `local_rank`, `gpu`, "
+    "that nothing makes a string): the XLA device takes its place (one device per process, so the ordinal means "
+    'nothing there). The default of a device key\'s lookup is a device string too (`config.get("device", '
+    '"cuda:0")`, `getattr(args, "device", "cuda")`), as is a name stored under a config\'s device key '
+    '(`config["device"] = "cuda:" + str(rank)`); where a project config file may still set the key to CUDA, '
+    "XLA112 says so at the read.",
     examples=lambda: (
         invalid(
             """
@@ -149,6 +157,7 @@ CUDA_DEVICE = Rule(
             """,
             note="alias-of-torch-device-on-the-cpu",
         ),
+        *ordinal_valid_cases(),
     ),
     invalid=lambda: (
         invalid(
@@ -392,6 +401,7 @@ CUDA_DEVICE = Rule(
                 ),
             ),
         ),
+        *ordinal_cases(),
     ),
 )
 
@@ -443,6 +453,8 @@ def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
             )
 
     rule, where = _rule_for(ctx, original)
+    if ctx.resolve(func) == "torch.device" and len(original.args) == 1 and not _names_a_kind(original):
+        where = " (an integer alone is cuda:N; one XLA device per process: the ordinal is dropped)" + where
     new = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}{where}", build)
     if new is None:
         return updated
@@ -468,3 +480,11 @@ def _rule_for(ctx: Context[Facts], original: cst.CSTNode) -> tuple[Rule, str]:
     if function is None or ctx.facts.imports.xla_optional:  # (there it is not fixed: XLA101's error says so)
         return CUDA_DEVICE, ""
     return UNCALLED_DEVICE, f" (in `{function}`, which no code of the project calls: it never runs)"
+
+
+def _names_a_kind(call: cst.Call) -> bool:
+    """``torch.device("cuda")``, ``torch.device(f"cuda:{rank}")``: a string, not an ordinal."""
+    from codemods.engine.nodes import is_cuda_device_string, string_value
+
+    value = call.args[0].value
+    return string_value(value) is not None or is_cuda_device_string(value) or type(value).__name__ == "IfExp"

@@ -76,7 +76,9 @@ DEVICE_FROM_PROJECT = Rule(
     "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
     "not there) or that holds no such key the tool can find (in it or the files its defaults list picks) is an "
     "error too, saying so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the "
-    "CPU), a key that the script sets itself, and a key nobody reads as a device, give none.",
+    "CPU), a key that the script sets itself, and a key nobody reads as a device, give none; a key the script "
+    'sets only under an `if` (`if multi_gpu: config["device"] = ...`) is still read from the config on the '
+    "other branch, and gives the finding at that read.",
     examples=lambda: (
         invalid(
             """

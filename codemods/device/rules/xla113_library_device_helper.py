@@ -21,7 +21,8 @@ LIBRARY_DEVICE = Rule(
     name="library-device-helper",
     severity="error",
     summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) "
-    "becomes the XLA device; a library call whose device defaults to CUDA (timm's `create_loader`) gets it",
+    "becomes the XLA device; a library call whose device defaults to CUDA (timm's `create_loader`) gets it; "
+    "one that sets a config's device to the CPU (graphgym's `auto_select_device()`) is reported",
     fixable=True,
     why='Libraries pick the device for their users: `torch_geometric.device("auto")` asks for CUDA, MPS and '
     "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
@@ -37,7 +38,11 @@ LIBRARY_DEVICE = Rule(
     "then feeds; a `create_loader` with `use_prefetcher=False` copies nothing and is left alone. timm 0.6 "
     "takes no `device=` and calls `.cuda()` itself: there the port raises a TypeError at the call, and the fix "
     "is `use_prefetcher=False` with each batch moved to the XLA device (the finding says so). A call with "
-    "`**` keywords, which may hold the device, is an error naming the fix.",
+    "`**` keywords, which may hold the device, is an error naming the fix. PyG graphgym's "
+    "`auto_select_device()` returns nothing but sets `cfg.accelerator` (`cfg.device` in PyG 2.0) to CUDA when "
+    '`torch.cuda.is_available()`, else to "cpu" (table `apis.CONFIG_DEVICE_SETTERS`); `create_model()` and '
+    "the loops then move to `torch.device(cfg.accelerator)`, so on an XLA host training stays on the CPU: an "
+    "error at the call, whose fix is `cfg.accelerator = 'xla'` right after it (torch_xla imported).",
     examples=lambda: (
         invalid(
             """
@@ -82,6 +87,19 @@ LIBRARY_DEVICE = Rule(
             loader = create_loader(dataset, input_size=(3, 32, 32), batch_size=4, device=torch_xla.device())
             """,
             note="a-timm-loader-given-the-xla-device",
+        ),
+        valid(
+            """
+            from torch_geometric.graphgym.config import cfg
+
+
+            def auto_select_device():
+                cfg.accelerator = "xla"
+
+
+            auto_select_device()
+            """,
+            note="a-device-picker-of-the-project",
         ),
     ),
     invalid=lambda: (
@@ -169,6 +187,38 @@ LIBRARY_DEVICE = Rule(
             ),
             note="timm-loader-keywords-from-a-dict",
         ),
+        invalid(
+            """
+            import torch
+            from torch_geometric.graphgym.config import cfg
+            from torch_geometric.graphgym.utils.device import auto_select_device
+
+            auto_select_device()
+            batch = batch.to(torch.device(cfg.accelerator))
+            """,
+            findings=(
+                Expected(
+                    5,
+                    1,
+                    '`auto_select_device()` sets `cfg.accelerator` to "cpu" on an XLA host (CUDA when '
+                    "`torch.cuda.is_available()`, else the CPU; `cfg.device` in PyG 2.0), and the model and batches "
+                    "then go to `torch.device(cfg.accelerator)`: training stays on the CPU; set "
+                    "`cfg.accelerator = 'xla'` after the call",
+                ),
+            ),
+            note="graphgym-picks-the-device-into-its-config",
+        ),
+        invalid(
+            """
+            import torch_geometric.graphgym.utils as gym_utils
+
+            gym_utils.auto_select_device()
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(3, 1, '`gym_utils.auto_select_device()` sets `cfg.accelerator` to "cpu"'),),
+            note="graphgym-picks-the-device-into-its-config-sagemaker",
+        ),
     ),
 )
 
@@ -218,3 +268,18 @@ def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.C
         f"added {library.keyword}={ctx.code(device)} to `{name}`: {library.copies} ({older})",
         lambda: updated.with_changes(args=with_keyword([*updated.args], library.keyword, device)),
     )
+
+
+@on_calls(LIBRARY_DEVICE, names=frozenset(apis.CONFIG_DEVICE_SETTERS))
+def _config_device_setter(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
+    """PyG graphgym's ``auto_select_device()``: it sets the config's device to the CPU on an
+    XLA host, and what reads it (``create_model()``, ``torch.device(cfg.accelerator)``) trains there."""
+    key, value = apis.CONFIG_DEVICE_SETTERS[callee]
+    ctx.report(
+        LIBRARY_DEVICE,
+        original,
+        f"`{ctx.code(original.func)}()` sets `{key}` to {value}, and the model and batches then go to "
+        f"`torch.device({key})`: training stays on the CPU; set `{key} = {ctx.target.device_string!r}` after "
+        "the call, with torch_xla imported (it registers that device)",
+    )
+    return updated
