@@ -116,6 +116,10 @@ class CudaOnlyAnalysis(SparseTensors):
         # callee's qualified name (``pointnet2._ext.ball_query``): which are ops of an extension
         # the project's setup.py builds is known in conclude.
         self.imported_forward_calls: list[tuple[cst.Call, str]] = []
+        # A module's own names for a name's attribute (``nms = _C.nms``, ``nms =
+        # amp.float_function(_C.nms)``): the attribute, its first name, its qualified name and the
+        # name bound; which export an extension's op as a function of the module is known in conclude.
+        self.module_bindings: list[tuple[cst.Attribute, str, str | None, str]] = []
         # Calls outside a forward, in a function, of a name's attribute (``ext.op(a, b)``): the call,
         # the first name of its callee, its qualified callee, and the names it is handed; and the
         # names each function binds to a tensor on the device (``out = torch.cuda.FloatTensor(n)``,
@@ -133,6 +137,13 @@ class CudaOnlyAnalysis(SparseTensors):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._stores(node.targets[0].target, node.value if len(node.targets) == 1 else None, node)
+        if (
+            self.walk.enclosing_function is None
+            and not self.walk.class_depth
+            and len(node.targets) == 1
+            and type(bound_name := node.targets[0].target) is cst.Name
+        ):
+            self._module_binding(node.value, bound_name.value)
         if self.walk.enclosing_function is not None and len(node.targets) == 1:
             bound = node.targets[0].target
             if type(bound) is cst.Name:
@@ -163,6 +174,13 @@ class CudaOnlyAnalysis(SparseTensors):
         if count is not None and not self._guarded_by_availability(node.value):
             self.counts[(node.targets[0].target.value, self.walk.qualname)] = (count, node)
             self.count_names.add(node.targets[0].target.value)
+
+    def _module_binding(self, value: cst.BaseExpression, bound: str) -> None:
+        """``nms = _C.nms``, or the attribute handed to a wrapper (``amp.float_function(_C.nms)``)."""
+        if type(value) is cst.Call:
+            value = value.args[0].value if len(value.args) == 1 else value
+        if type(value) is cst.Attribute and (head := dotted(value)) is not None and head.count(".") == 1:
+            self.module_bindings.append((value, head.split(".")[0], self.walk.resolve(value), bound))
 
     def _stores(self, target: cst.CSTNode, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
         """The names ``statement`` stores in ``target`` (with the value, for a name alone);
@@ -540,6 +558,25 @@ class CudaOnlyAnalysis(SparseTensors):
                             f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
                         )
 
+    def _extension_exports(self) -> None:
+        """A module-level name bound to an extension's op (``nms = _C.nms``, ``nms =
+        amp.float_function(_C.nms)``): the module hands it out as one of its functions, which
+        the model's code calls with its tensors."""
+        built = self.facts.project.context.built_extensions() if self.module_bindings else ()
+        for attribute, head, qualified, bound in self.module_bindings:
+            source = self.extensions.get(head)
+            if source is None and qualified is not None and not outside_project(qualified):
+                source = next(
+                    (
+                        f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
+                        for extension, setup in built
+                        if qualified.startswith(extension + ".")
+                    ),
+                    None,
+                )
+            if source is not None:
+                self.part.extension_exports[attribute] = (source, bound)
+
     def _extension_calls(self) -> None:
         """Outside a forward: a call of an extension's op handed a tensor that its function puts
         on the device (the port puts it on the XLA device): it raises there, on every call."""
@@ -563,6 +600,7 @@ class CudaOnlyAnalysis(SparseTensors):
 
     def conclude(self) -> None:
         self._extension_ops()
+        self._extension_exports()
         self._extension_calls()
         self._sparse_moves()
         self._sparse_calls()

@@ -126,5 +126,8 @@ class CudaOnlyFacts:
     # puts on the device (on the XLA device after the port): where the extension comes from, and
     # the name of that tensor.
     extension_calls: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # Module-level names bound to a compiled extension's op (``nms = _C.nms``): where the
+    # extension comes from, and the name bound.
+    extension_exports: dict[cst.Attribute, tuple[str, str]] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
