@@ -68,7 +68,7 @@ class CudaOnlyAnalysis(SparseTensors):
 
     name = "cuda_only"
     reads = ("imports",)
-    conclude_reads = ("amp", "device", "distributed", "project")
+    conclude_reads = ("amp", "device", "device_values", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -103,6 +103,9 @@ class CudaOnlyAnalysis(SparseTensors):
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
+        self.sparse_in_functions: list[tuple[cst.Call, str, bool]] = []
+        self.function_calls: dict[str, set[str]] = {}
+        self.sparse_made_on: list[tuple[cst.Call, cst.BaseExpression, str]] = []
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
         self.module: cst.Module | None = None
         # Names bound to a compiled extension: a relative import of no Python module of the
@@ -394,6 +397,8 @@ class CudaOnlyAnalysis(SparseTensors):
             handed = tuple(dotted(arg.value) or "" for arg in node.args if type(arg.value) is cst.Name)
             if handed:
                 self.named_calls.append((node, head.split(".")[0], callee, handed, self.walk.qualname))
+        self._reaches(node, callee, method)
+        self._sparse_call(node, callee)
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -402,12 +407,6 @@ class CudaOnlyAnalysis(SparseTensors):
             self.extensions[target] = f"`{code_of(node.func)}(...)`, a C++/CUDA extension compiled at run time"
         if callee in ANSWERS:
             self.queries.append((node, callee))
-        if (
-            callee in apis.SPARSE_PRODUCTS
-            and (function := self.walk.enclosing_function) is not None
-            and function.name.value == "forward"
-        ):
-            self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
         elif apis.optimizer_class(callee) is not None:
@@ -603,6 +602,8 @@ class CudaOnlyAnalysis(SparseTensors):
         self._extension_exports()
         self._extension_calls()
         self._sparse_moves()
+        self._sparse_reached()
+        self._sparse_made_on_the_device()
         self._sparse_calls()
         self._project_calls()
         if self.module is not None and self.class_references:

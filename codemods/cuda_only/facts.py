@@ -92,6 +92,11 @@ class CudaOnlyFacts:
     # For other files: the functions of this one that return a sparse tensor (qualified).
     sparse_returns: set[str] = field(default_factory=set)
     sparse_products: set[cst.Call] = field(default_factory=set)
+    # ``x.to_sparse()`` in a forward or a method it reaches (the tensor is on the device), and
+    # a sparse tensor made on the device (``torch.sparse_coo_tensor(..., device=device)``: the
+    # device as written): both raise on XLA.
+    sparse_conversions: set[cst.Call] = field(default_factory=set)
+    sparse_creations: dict[cst.Call, str] = field(default_factory=dict)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # Statement lines with a statement that only sets or calls a setting with no effect on XLA
