@@ -33,6 +33,7 @@ from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.module_reads import ModuleReads
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
+from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.sparse_tensors import SparseTensors
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
@@ -63,7 +64,7 @@ _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
-class CudaOnlyAnalysis(SparseTensors):
+class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
     facts: Facts
 
     name = "cuda_only"
@@ -129,6 +130,9 @@ class CudaOnlyAnalysis(SparseTensors):
         # ``x.cuda()``), by (function, name): which calls run an extension's op on one is known in conclude.
         self.named_calls: list[tuple[cst.Call, str, str | None, tuple[str, ...], str]] = []
         self.device_bound: set[tuple[str, str]] = set()
+        self.bound_in: set[tuple[str, str]] = set()
+        self.resizes: list[tuple[cst.Call, str, str]] = []
+        self.call_scopes: dict[cst.Call, str] = {}
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
@@ -147,11 +151,13 @@ class CudaOnlyAnalysis(SparseTensors):
             and type(bound_name := node.targets[0].target) is cst.Name
         ):
             self._module_binding(node.value, bound_name.value)
-        if self.walk.enclosing_function is not None and len(node.targets) == 1:
+        in_function = self.walk.enclosing_function is not None
+        if (in_function or not self.walk.class_depth) and len(node.targets) == 1:
             bound = node.targets[0].target
             if type(bound) is cst.Name:
-                key = (self.walk.qualname, bound.value)
-                if self._on_the_device(node.value):
+                key = (self.walk.qualname if in_function else "", bound.value)
+                self.bound_in.add(key)
+                if self._on_the_device(node.value) or self._wraps_device_bound(node.value, key[0]):
                     self.device_bound.add(key)
                 else:
                     self.device_bound.discard(key)
@@ -253,6 +259,15 @@ class CudaOnlyAnalysis(SparseTensors):
             bound = dotted(alias.asname.name) if alias.asname is not None else name
             if name is not None and bound is not None:
                 self.relative_imports[bound] = (module, name)
+
+    def _wraps_device_bound(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``Variable(image)`` of a name on the device, or of a move: the same tensor."""
+        if type(value) is not cst.Call or self.walk.resolve(value.func) != "torch.autograd.Variable" or not value.args:
+            return False
+        wrapped = value.args[0].value
+        if type(wrapped) is cst.Name:
+            return (scope, wrapped.value) in self.device_bound
+        return self._on_the_device(wrapped)
 
     def _on_the_device(self, value: cst.BaseExpression) -> bool:
         """A tensor the port puts on the XLA device: moved there (``x.cuda()``, ``x.to(device)`` but
@@ -398,6 +413,9 @@ class CudaOnlyAnalysis(SparseTensors):
             if handed:
                 self.named_calls.append((node, head.split(".")[0], callee, handed, self.walk.qualname))
         self._reaches(node, callee, method)
+        self._resize(node)
+        if node.args and self.walk.enclosing_function is not None:
+            self.call_scopes[node] = self.walk.qualname
         self._sparse_call(node, callee)
         if callee is None:
             if method == "add_argument":
@@ -604,6 +622,7 @@ class CudaOnlyAnalysis(SparseTensors):
         self._sparse_moves()
         self._sparse_reached()
         self._sparse_made_on_the_device()
+        self._resized_buffers()
         self._sparse_calls()
         self._project_calls()
         if self.module is not None and self.class_references:

@@ -97,6 +97,11 @@ class CudaOnlyFacts:
     # device as written): both raise on XLA.
     sparse_conversions: set[cst.Call] = field(default_factory=set)
     sparse_creations: dict[cst.Call, str] = field(default_factory=dict)
+    # Module-level functions that resize a parameter in place (``v.data.resize_(...)``): (name,
+    # its index), for other files; resizes of a name on the device, and calls handing one to
+    # such a function: (the name, the function; "" for a resize in place).
+    resizing_functions: set[tuple[str, int]] = field(default_factory=set)
+    resized_buffers: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # Statement lines with a statement that only sets or calls a setting with no effect on XLA
