@@ -75,15 +75,15 @@ class SparseTensors(Analysis):
             self.function_calls.setdefault(scope, set()).add(func.value)
 
     def _sparse_made_on_the_device(self) -> None:
-        """``torch.sparse_coo_tensor(i, v, shape, device=device)`` where ``device`` is not known to
-        end off the XLA device after the port (the shared device-value analysis)."""
+        """``torch.sparse_coo_tensor(i, v, shape, device=device)`` where ``device`` is known to
+        ends on the XLA device after the port (the shared device-value analysis)."""
         from codemods.device.values import DeviceValueAnalysis
 
         if not self.sparse_made_on:
             return
         values = self.walk.analysis(DeviceValueAnalysis)
         for node, device, scope in self.sparse_made_on:
-            if values.where(device, scope).on_xla is not False:
+            if values.where(device, scope).on_xla:
                 self.part.sparse_creations[node] = code_of(device)
 
     def _sparse_reached(self) -> None:
