@@ -31,9 +31,9 @@ from codemods.cuda_only.code_shapes import (
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.module_reads import ModuleReads
+from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
-from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.sparse_tensors import SparseTensors
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN

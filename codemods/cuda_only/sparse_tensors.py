@@ -50,7 +50,9 @@ class SparseTensors(Analysis):
             assert type(node.func) is cst.Attribute  # (a method)
             if not _on_the_cpu(node.func.value):
                 self.sparse_in_functions.append((node, self.walk.qualname, False))
-        device = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "device"), None)
+        device = next(
+            (arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "device"), None
+        )
         if callee in apis.SPARSE_CONSTRUCTORS and device is not None:
             if not names_the_cpu(device) and not is_none(device):
                 scope = self.walk.qualname if function is not None else ""
