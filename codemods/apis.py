@@ -233,6 +233,10 @@ LIBRARY_LOOPS = {
 # The packages those names come from: a file that names one is read even if it names no torch
 # (Real-ESRGAN's train.py only calls basicsr's train_pipeline).
 LIBRARY_LOOP_PACKAGES = tuple(sorted({name.split(".", 1)[0] for name in LIBRARY_LOOPS}))
+# Packages of CUDA-only kernels that a file may import without naming torch (maskrcnn's
+# layers/nms.py: ``from apex import amp`` and the project's compiled ``_C``): such a file is read,
+# so that its uses are reported (XLA004, XLA512).
+CUDA_ONLY_PACKAGES = ("apex", "deepspeed", "flash_attn", "xformers", "bitsandbytes", "warpctc_pytorch", "dcn_v2")
 
 
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,

@@ -31,6 +31,7 @@ from codemods.cuda_only.code_shapes import (
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.module_reads import ModuleReads
+from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
 from codemods.cuda_only.sparse_tensors import SparseTensors
@@ -63,12 +64,12 @@ _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
-class CudaOnlyAnalysis(SparseTensors):
+class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
     facts: Facts
 
     name = "cuda_only"
     reads = ("imports",)
-    conclude_reads = ("amp", "device", "distributed", "project")
+    conclude_reads = ("amp", "device", "device_values", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -103,6 +104,9 @@ class CudaOnlyAnalysis(SparseTensors):
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
+        self.sparse_in_functions: list[tuple[cst.Call, str, bool]] = []
+        self.function_calls: dict[str, set[str]] = {}
+        self.sparse_made_on: list[tuple[cst.Call, cst.BaseExpression, str]] = []
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
         self.module: cst.Module | None = None
         # Names bound to a compiled extension: a relative import of no Python module of the
@@ -116,12 +120,19 @@ class CudaOnlyAnalysis(SparseTensors):
         # callee's qualified name (``pointnet2._ext.ball_query``): which are ops of an extension
         # the project's setup.py builds is known in conclude.
         self.imported_forward_calls: list[tuple[cst.Call, str]] = []
+        # A module's own names for a name's attribute (``nms = _C.nms``, ``nms =
+        # amp.float_function(_C.nms)``): the attribute, its first name, its qualified name and the
+        # name bound; which export an extension's op as a function of the module is known in conclude.
+        self.module_bindings: list[tuple[cst.Attribute, str, str | None, str]] = []
         # Calls outside a forward, in a function, of a name's attribute (``ext.op(a, b)``): the call,
         # the first name of its callee, its qualified callee, and the names it is handed; and the
         # names each function binds to a tensor on the device (``out = torch.cuda.FloatTensor(n)``,
         # ``x.cuda()``), by (function, name): which calls run an extension's op on one is known in conclude.
         self.named_calls: list[tuple[cst.Call, str, str | None, tuple[str, ...], str]] = []
         self.device_bound: set[tuple[str, str]] = set()
+        self.bound_in: set[tuple[str, str]] = set()
+        self.resizes: list[tuple[cst.Call, str, str]] = []
+        self.call_scopes: dict[cst.Call, str] = {}
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of ANSWERS' APIs, with the API
         self.stored = StoredNames()  # what the names in tests hold there
@@ -133,11 +144,20 @@ class CudaOnlyAnalysis(SparseTensors):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._stores(node.targets[0].target, node.value if len(node.targets) == 1 else None, node)
-        if self.walk.enclosing_function is not None and len(node.targets) == 1:
+        if (
+            self.walk.enclosing_function is None
+            and not self.walk.class_depth
+            and len(node.targets) == 1
+            and type(bound_name := node.targets[0].target) is cst.Name
+        ):
+            self._module_binding(node.value, bound_name.value)
+        in_function = self.walk.enclosing_function is not None
+        if (in_function or not self.walk.class_depth) and len(node.targets) == 1:
             bound = node.targets[0].target
             if type(bound) is cst.Name:
-                key = (self.walk.qualname, bound.value)
-                if self._on_the_device(node.value):
+                key = (self.walk.qualname if in_function else "", bound.value)
+                self.bound_in.add(key)
+                if self._on_the_device(node.value) or self._wraps_device_bound(node.value, key[0]):
                     self.device_bound.add(key)
                 else:
                     self.device_bound.discard(key)
@@ -163,6 +183,13 @@ class CudaOnlyAnalysis(SparseTensors):
         if count is not None and not self._guarded_by_availability(node.value):
             self.counts[(node.targets[0].target.value, self.walk.qualname)] = (count, node)
             self.count_names.add(node.targets[0].target.value)
+
+    def _module_binding(self, value: cst.BaseExpression, bound: str) -> None:
+        """``nms = _C.nms``, or the attribute handed to a wrapper (``amp.float_function(_C.nms)``)."""
+        if type(value) is cst.Call:
+            value = value.args[0].value if len(value.args) == 1 else value
+        if type(value) is cst.Attribute and (head := dotted(value)) is not None and head.count(".") == 1:
+            self.module_bindings.append((value, head.split(".")[0], self.walk.resolve(value), bound))
 
     def _stores(self, target: cst.CSTNode, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
         """The names ``statement`` stores in ``target`` (with the value, for a name alone);
@@ -232,6 +259,15 @@ class CudaOnlyAnalysis(SparseTensors):
             bound = dotted(alias.asname.name) if alias.asname is not None else name
             if name is not None and bound is not None:
                 self.relative_imports[bound] = (module, name)
+
+    def _wraps_device_bound(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``Variable(image)`` of a name on the device, or of a move: the same tensor."""
+        if type(value) is not cst.Call or self.walk.resolve(value.func) != "torch.autograd.Variable" or not value.args:
+            return False
+        wrapped = value.args[0].value
+        if type(wrapped) is cst.Name:
+            return (scope, wrapped.value) in self.device_bound
+        return self._on_the_device(wrapped)
 
     def _on_the_device(self, value: cst.BaseExpression) -> bool:
         """A tensor the port puts on the XLA device: moved there (``x.cuda()``, ``x.to(device)`` but
@@ -376,6 +412,11 @@ class CudaOnlyAnalysis(SparseTensors):
             handed = tuple(dotted(arg.value) or "" for arg in node.args if type(arg.value) is cst.Name)
             if handed:
                 self.named_calls.append((node, head.split(".")[0], callee, handed, self.walk.qualname))
+        self._reaches(node, callee, method)
+        self._resize(node)
+        if node.args and self.walk.enclosing_function is not None:
+            self.call_scopes[node] = self.walk.qualname
+        self._sparse_call(node, callee)
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -384,12 +425,6 @@ class CudaOnlyAnalysis(SparseTensors):
             self.extensions[target] = f"`{code_of(node.func)}(...)`, a C++/CUDA extension compiled at run time"
         if callee in ANSWERS:
             self.queries.append((node, callee))
-        if (
-            callee in apis.SPARSE_PRODUCTS
-            and (function := self.walk.enclosing_function) is not None
-            and function.name.value == "forward"
-        ):
-            self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
         elif apis.optimizer_class(callee) is not None:
@@ -540,6 +575,25 @@ class CudaOnlyAnalysis(SparseTensors):
                             f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
                         )
 
+    def _extension_exports(self) -> None:
+        """A module-level name bound to an extension's op (``nms = _C.nms``, ``nms =
+        amp.float_function(_C.nms)``): the module hands it out as one of its functions, which
+        the model's code calls with its tensors."""
+        built = self.facts.project.context.built_extensions() if self.module_bindings else ()
+        for attribute, head, qualified, bound in self.module_bindings:
+            source = self.extensions.get(head)
+            if source is None and qualified is not None and not outside_project(qualified):
+                source = next(
+                    (
+                        f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
+                        for extension, setup in built
+                        if qualified.startswith(extension + ".")
+                    ),
+                    None,
+                )
+            if source is not None:
+                self.part.extension_exports[attribute] = (source, bound)
+
     def _extension_calls(self) -> None:
         """Outside a forward: a call of an extension's op handed a tensor that its function puts
         on the device (the port puts it on the XLA device): it raises there, on every call."""
@@ -563,8 +617,12 @@ class CudaOnlyAnalysis(SparseTensors):
 
     def conclude(self) -> None:
         self._extension_ops()
+        self._extension_exports()
         self._extension_calls()
         self._sparse_moves()
+        self._sparse_reached()
+        self._sparse_made_on_the_device()
+        self._resized_buffers()
         self._sparse_calls()
         self._project_calls()
         if self.module is not None and self.class_references:

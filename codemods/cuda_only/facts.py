@@ -92,6 +92,16 @@ class CudaOnlyFacts:
     # For other files: the functions of this one that return a sparse tensor (qualified).
     sparse_returns: set[str] = field(default_factory=set)
     sparse_products: set[cst.Call] = field(default_factory=set)
+    # ``x.to_sparse()`` in a forward or a method it reaches (the tensor is on the device), and
+    # a sparse tensor made on the device (``torch.sparse_coo_tensor(..., device=device)``: the
+    # device as written): both raise on XLA.
+    sparse_conversions: set[cst.Call] = field(default_factory=set)
+    sparse_creations: dict[cst.Call, str] = field(default_factory=dict)
+    # Module-level functions that resize a parameter in place (``v.data.resize_(...)``): (name,
+    # its index), for other files; resizes of a name on the device, and calls handing one to
+    # such a function: (the name, the function; "" for a resize in place).
+    resizing_functions: set[tuple[str, int]] = field(default_factory=set)
+    resized_buffers: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # Statement lines with a statement that only sets or calls a setting with no effect on XLA
@@ -126,5 +136,8 @@ class CudaOnlyFacts:
     # puts on the device (on the XLA device after the port): where the extension comes from, and
     # the name of that tensor.
     extension_calls: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # Module-level names bound to a compiled extension's op (``nms = _C.nms``): where the
+    # extension comes from, and the name bound.
+    extension_exports: dict[cst.Attribute, tuple[str, str]] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)

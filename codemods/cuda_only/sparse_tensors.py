@@ -11,7 +11,7 @@ import libcst as cst
 from codemods import apis
 from codemods.cuda_only.code_shapes import calls, passes_not_false, sparse_core
 from codemods.cuda_only.facts import SparseParameter
-from codemods.engine.nodes import dotted, is_false, is_none, method_name
+from codemods.engine.nodes import arg_value, dotted, is_false, is_none, method_name, names_the_cpu
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
@@ -32,6 +32,78 @@ class SparseTensors(Analysis):
     sparse_returning: set[str]  # functions of this file that return a sparse tensor
     # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
     sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]]
+    # Sparse products and conversions (``x.to_sparse()``) in functions, by the function's
+    # qualified name, and the functions each function calls (``self._gconv(x)`` in
+    # ``Cell.forward``: ``Cell._gconv``): which a forward reaches is known in conclude.
+    sparse_in_functions: list[tuple[cst.Call, str, bool]]
+    function_calls: dict[str, set[str]]
+    # Sparse tensors made with a ``device=`` not the CPU: where it ends is asked in conclude.
+    sparse_made_on: list[tuple[cst.Call, cst.BaseExpression, str]]
+
+    def _sparse_call(self, node: cst.Call, callee: str | None) -> None:
+        """A sparse product or ``.to_sparse()`` in a function, and a sparse tensor made with a
+        ``device=`` that is not the CPU (the device, or the XLA device after the port)."""
+        function = self.walk.enclosing_function
+        if callee in apis.SPARSE_PRODUCTS and function is not None:
+            self.sparse_in_functions.append((node, self.walk.qualname, True))
+        elif callee is None and function is not None and method_name(node) in apis.SPARSE_METHODS:
+            assert type(node.func) is cst.Attribute  # (a method)
+            if not _on_the_cpu(node.func.value):
+                self.sparse_in_functions.append((node, self.walk.qualname, False))
+        device = next(
+            (arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "device"), None
+        )
+        if callee in apis.SPARSE_CONSTRUCTORS and device is not None:
+            if not names_the_cpu(device) and not is_none(device):
+                scope = self.walk.qualname if function is not None else ""
+                self.sparse_made_on.append((node, device, scope))
+
+    def _reaches(self, node: cst.Call, callee: str | None, method: str | None) -> None:
+        """``self.name(...)`` in a method (the class's method ``name``), ``name(...)`` of a
+        module-level function: what a function calls, for what a forward reaches."""
+        if self.walk.enclosing_function is None:
+            return
+        scope = self.walk.qualname
+        func = node.func
+        if (
+            type(func) is cst.Attribute
+            and type(func.value) is cst.Name
+            and func.value.value == "self"
+            and method is not None
+            and "." in scope
+        ):
+            self.function_calls.setdefault(scope, set()).add(f"{scope.rsplit('.', 1)[0]}.{method}")
+        elif type(func) is cst.Name and callee is None:
+            self.function_calls.setdefault(scope, set()).add(func.value)
+
+    def _sparse_made_on_the_device(self) -> None:
+        """``torch.sparse_coo_tensor(i, v, shape, device=device)`` where ``device`` is known to
+        ends on the XLA device after the port (the shared device-value analysis)."""
+        from codemods.device.values import DeviceValueAnalysis
+
+        if not self.sparse_made_on:
+            return
+        values = self.walk.analysis(DeviceValueAnalysis)
+        for node, device, scope in self.sparse_made_on:
+            if values.where(device, scope).on_xla:
+                self.part.sparse_creations[node] = code_of(device)
+
+    def _sparse_reached(self) -> None:
+        """The sparse products and conversions in a forward (a model's or an autograd
+        Function's) or in a function it reaches: the model's tensors are on the device there."""
+        if not self.sparse_in_functions:
+            return
+        scopes = [*self.function_calls, *(scope for _, scope, _ in self.sparse_in_functions)]
+        reached = {scope for scope in scopes if scope == "forward" or scope.endswith(".forward")}
+        todo = list(reached)
+        while todo:
+            for called in self.function_calls.get(todo.pop(), ()):
+                if called not in reached:
+                    reached.add(called)
+                    todo.append(called)
+        for node, scope, product in self.sparse_in_functions:
+            if scope in reached or any(scope.startswith(f"{outer}.") for outer in reached):
+                (self.part.sparse_products if product else self.part.sparse_conversions).add(node)
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``,
@@ -117,3 +189,10 @@ class SparseTensors(Analysis):
                     self.part.sparse_moves[subject] = (held, False)
                 elif self._makes_sparse(moved):
                     self.part.sparse_moves[subject] = (code_of(moved), True)
+
+
+def _on_the_cpu(value: cst.BaseExpression) -> bool:
+    """``x.cpu()``, ``x.to("cpu")``: a tensor on the CPU, whatever ``x`` was."""
+    return type(value) is cst.Call and (
+        method_name(value) == "cpu" or (method_name(value) == "to" and names_the_cpu(arg_value(value, 0, "device")))
+    )

@@ -102,6 +102,9 @@ class ModuleSummary:
     # (name, index without self or -1, parameter); and calls of such functions of other
     # modules that may pass True: (that module's path, the function, the call as named).
     sparse_functions: frozenset[tuple[str, int, str]] = frozenset()
+    # Module-level functions that resize a parameter in place (``v.data.resize_(size)``): (name,
+    # the parameter's index); a call handing one a tensor on the XLA device breaks there.
+    resizing_functions: frozenset[tuple[str, int]] = frozenset()
     sparse_calls: frozenset[tuple[str, str, str]] = frozenset()
     # Calls of other modules' functions: (that module's path, the function), under a CUDA
     # availability check (never run on XLA), and anywhere else.

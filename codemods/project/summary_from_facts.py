@@ -55,6 +55,7 @@ def summarise(
         host_returns=frozenset(facts.host_reads.host_returns),
         collectives=collectives,
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
+        resizing_functions=frozenset(facts.cuda_only.resizing_functions),
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),
         cuda_guarded_calls=frozenset(facts.cuda_only.cuda_guarded_calls),
         other_calls=frozenset(facts.cuda_only.other_calls),

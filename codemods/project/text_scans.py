@@ -103,7 +103,8 @@ def built_extensions(data: bytes) -> list[str]:
     """The dotted names of the extension modules a ``setup.py`` builds with
     torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", sources=[...])``, or the
     name first: ``CppExtension("ops._C", [...])``); a name the file does not write as a string
-    is not known."""
+    is not known.  A name the file binds to one of the classes is one too (``extension =
+    CppExtension``, then ``extension = CUDAExtension`` where CUDA is found: ``extension("ops._C", ...)``)."""
     if not any(kind.encode() in data for kind in _EXTENSION_CLASSES):
         return []
     import libcst as cst
@@ -114,9 +115,18 @@ def built_extensions(data: bytes) -> list[str]:
         module = cst.parse_module(data)
     except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
         return []
+    classes = set(_EXTENSION_CLASSES)
+    for node in walk(module):
+        if (
+            type(node) is cst.Assign
+            and len(node.targets) == 1
+            and type(node.targets[0].target) is cst.Name
+            and (dotted(node.value) or "").rsplit(".", 1)[-1] in _EXTENSION_CLASSES
+        ):
+            classes.add(node.targets[0].target.value)
     found: list[str] = []
     for node in walk(module):
-        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[-1] in _EXTENSION_CLASSES:
+        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[-1] in classes:
             name = string_value(arg_value(node, 0, "name"))
             if name and all(part.isidentifier() for part in name.split(".")):
                 found.append(name)

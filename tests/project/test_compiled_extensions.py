@@ -230,3 +230,53 @@ def test_an_op_outside_a_forward_handed_a_device_tensor_is_an_error(tmp_path: Pa
     assert "on `xyz`, which the port puts on the XLA device: the op raises on XLA tensors" in found[1].message
     assert "`pts._ext`, a C++/CUDA extension that " in found[1].message
     assert "pts/setup.py builds with torch.utils.cpp_extension) on `xyz`" in found[1].message
+
+
+# A setup.py that picks the class into a name (C++ first, CUDA where it is found) and builds
+# ``mypkg._C`` with it; the package imports the module absolutely and binds its op to a name.
+SETUP_BY_NAME = """\
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+
+extension = CppExtension
+if torch.cuda.is_available():
+    extension = CUDAExtension
+setup(name="mypkg", ext_modules=[extension("mypkg._C", ["csrc/ops.cpp"])], cmdclass={"build_ext": BuildExtension})
+"""
+
+NMS = """\
+from mypkg import _C
+
+nms = _C.nms
+"""
+
+ROI_ALIGN = """\
+from torch.autograd import Function
+
+from mypkg import _C
+
+
+class _RoIAlign(Function):
+    @staticmethod
+    def forward(ctx, x, rois):
+        return _C.roi_align_forward(x, rois, 1.0, 7, 7, 2)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_extension_a_setup_py_builds_through_a_name_is_known(tmp_path: Path, target: str) -> None:
+    from tests.support.projects import unfixed_findings, write_project
+
+    files = {"setup.py": SETUP_BY_NAME, "mypkg/__init__.py": "", "mypkg/nms.py": NMS, "mypkg/roi.py": ROI_ALIGN}
+    repo = write_project(tmp_path / "repo", "mypkg", files)
+    names = ["mypkg/nms.py", "mypkg/roi.py"]
+    found = unfixed_findings(repo, names, target)
+    assert [(line, "`_C.nms` is an op of a compiled extension (`mypkg._C`" in m) for r, line, m in found["nms.py"]] == [
+        (3, True)
+    ]
+    assert [(r, line) for r, line, _ in found["roi.py"] if r == "XLA512"] == [("XLA512", 9)]
+    # Without the setup.py, ``mypkg._C`` is not known to be an extension: nothing said.
+    (repo / "setup.py").unlink()
+    found = unfixed_findings(repo, names, target)
+    assert [r for r, _, _ in [*found["nms.py"], *found["roi.py"]] if r == "XLA512"] == []

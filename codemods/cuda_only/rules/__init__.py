@@ -21,6 +21,7 @@ from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
 from codemods.cuda_only.rules.xla511_cuda_answer_no_effect import CUDA_ANSWER_NO_EFFECT
 from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTENSION_OP
 from codemods.cuda_only.rules.xla513_nvidia_smi import NVIDIA_SMI
+from codemods.cuda_only.rules.xla514_resized_buffer import RESIZED_BUFFER
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -38,4 +39,5 @@ RULES = (
     CUDA_ANSWER_NO_EFFECT,
     COMPILED_EXTENSION_OP,
     NVIDIA_SMI,
+    RESIZED_BUFFER,
 )

@@ -38,7 +38,7 @@ THIRD_PARTY_CUDA = Rule(
     name="third-party-cuda",
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 extension)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
@@ -51,7 +51,7 @@ THIRD_PARTY_CUDA = Rule(
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
     "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
     "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
-    "cover). Each use is reported at its "
+    "cover), torch.nn.CTCLoss for warp-ctc's `warpctc_pytorch.CTCLoss` (a compiled C++/CUDA extension too). Each use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
@@ -369,6 +369,28 @@ THIRD_PARTY_CUDA = Rule(
             alias=True,
             findings=(Expected(4, 8, "`dcn.DCNv2` is DCNv2"),),
         ),
+        invalid(
+            """
+            import torch
+            from warpctc_pytorch import CTCLoss
+
+            criterion = CTCLoss()
+            """,
+            note="warp-ctc-loss",
+            findings=(Expected(4, 13, "`CTCLoss` is warp-ctc, a compiled C++/CUDA extension (CTC loss)"),),
+        ),
+        invalid(
+            """
+            import torch
+            import warpctc_pytorch as warp_ctc
+
+            criterion = warp_ctc.CTCLoss(size_average=True)
+            """,
+            target="sagemaker",
+            note="warp-ctc-loss-module-alias-sagemaker",
+            alias=True,
+            findings=(Expected(4, 13, "use torch.nn.CTCLoss"),),
+        ),
     ),
 )
 
@@ -507,6 +529,13 @@ _MODULES: dict[str, str] = {
         "(a model variant without deformable convolutions)"
     ),
     "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
+    # Baidu's warp-ctc bindings (SeanNaren/warp-ctc, crnn and speech models): a C++/CUDA extension built apart
+    # from the project; its loss reads its tensors' memory through CUDA or the CPU, never an XLA device.
+    "warpctc_pytorch.": (
+        "is warp-ctc, a compiled C++/CUDA extension (CTC loss) built apart from the project: its kernels have "
+        "no XLA implementation (XLA tensors make it raise), and its import fails where it was not built; use "
+        "torch.nn.CTCLoss (log_softmax the activations first: warp-ctc takes them unnormalised)"
+    ),
 }
 
 

@@ -7,13 +7,44 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A graph cell: its support made sparse with the script's device, multiplied in a helper the forward calls.
+_DIFFUSION_CELL = """
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class DiffusionCell(nn.Module):
+    def __init__(self, index, values, shape):
+        super().__init__()
+        self.support = torch.sparse_coo_tensor(index, values, shape, device=device)
+        self.weight = nn.Parameter(torch.randn(shape[1], 4))
+
+    def _gconv(self, x):
+        return torch.sparse.mm(self.support, x) @ self.weight
+
+    def forward(self, x):
+        return torch.tanh(self._gconv(x))
+"""
+_DIFFUSION_CELL_PORTED = substituted(
+    _DIFFUSION_CELL,
+    ("from torch import nn\n", "from torch import nn\nimport torch_xla\n"),
+    ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+)
+_ALIASED = (
+    ("from torch import nn\n", "from torch import nn\nfrom torch import smm, sparse_coo_tensor as coo\n"),
+    ("torch.sparse_coo_tensor(", "coo("),
+    ("torch.sparse.mm(self.support, x)", "x.to_sparse() + smm(self.support, x)"),
+)
 
 SPARSE_TENSORS = Rule(
     code="XLA510",
@@ -27,7 +58,9 @@ SPARSE_TENSORS = Rule(
     "device raise likewise, even when the sparse tensor stays on the CPU. Graph models (GCN's normalised "
     "adjacency) hit both: the move of a name assigned a sparse tensor (`torch.sparse_coo_tensor`, "
     "`torch.sparse.FloatTensor`, `.to_sparse()`) is reported, and so is a sparse product in a `forward`, where "
-    "the model's tensors are on the device. A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`); a move to the CPU is left alone. Densify the tensor before the move (`adj.to_dense()`) and multiply "
+    "the model's tensors are on the device, or in a function a forward calls (`self._gconv(x)`), as is "
+    "`x.to_sparse()` there; so is a sparse tensor made on the device (`torch.sparse_coo_tensor(i, v, shape, "
+    "device=device)` where `device` is, or becomes after the port, the XLA device). A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`); a move to the CPU is left alone. Densify the tensor before the move (`adj.to_dense()`) and multiply "
     "with `torch.mm` or `@`: XLA runs dense products well (a dense adjacency costs n^2 memory).",
     examples=lambda: (
         invalid(
@@ -100,8 +133,61 @@ SPARSE_TENSORS = Rule(
             """,
             note="moved-to-the-cpu-or-densified-first",
         ),
+        valid(
+            """
+            import torch
+            from torch import nn
+
+            host = torch.device("cpu")
+
+
+            class Cell(nn.Module):
+                def __init__(self, index, values, shape):
+                    super().__init__()
+                    self.support = torch.sparse_coo_tensor(index, values, shape, device=host).to_dense()
+                    self.kept = torch.sparse_coo_tensor(index, values, shape, device="cpu")
+
+                def summary(self, x):
+                    return torch.sparse.mm(self.kept, x)
+
+                def forward(self, x):
+                    return self.support @ x.cpu().to_sparse().to_dense()
+            """,
+            note="made-on-the-cpu-and-multiplied-outside-the-forward",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            _DIFFUSION_CELL,
+            _DIFFUSION_CELL_PORTED,
+            note="made-on-the-device-and-multiplied-in-a-helper-of-the-forward",
+            findings=(
+                Expected(
+                    11,
+                    24,
+                    "`torch.sparse_coo_tensor(..., device=device)` makes a sparse tensor on the XLA device (`device` "
+                    "after the port): it raises NotImplementedError",
+                ),
+                Expected(15, 16, "`torch.sparse.mm` multiplies a sparse tensor"),
+            ),
+        ),
+        invalid(
+            substituted(_DIFFUSION_CELL, *_ALIASED),
+            substituted(
+                _DIFFUSION_CELL_PORTED,
+                *_ALIASED,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="made-on-the-device-and-converted-in-a-helper-of-the-forward-sagemaker",
+            findings=(
+                Expected(12, 24, "`coo(..., device=device)` makes a sparse tensor on the XLA device"),
+                Expected(16, 16, "`x.to_sparse()` makes a sparse tensor in a forward (or a function a forward calls)"),
+                Expected(16, 32, "`smm` multiplies a sparse tensor"),
+            ),
+        ),
         invalid(
             """
             import torch
@@ -240,4 +326,23 @@ def _sparse_product(ctx: Context[Facts], original: cst.Call) -> str:
         f"`{ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
         f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
         "dense tensor moved to the device"
+    )
+
+
+@reports_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_conversions)
+def _sparse_conversion(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
+        f"`{ctx.code(original)}` makes a sparse tensor in a forward (or a function a forward calls), where the "
+        f"model's tensors are on the XLA device: it raises NotImplementedError ({_SPARSE_BACKEND}); keep the "
+        "tensor dense and use torch.mm (or @)"
+    )
+
+
+@reports_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_creations)
+def _sparse_creation(ctx: Context[Facts], original: cst.Call) -> str:
+    device = ctx.facts.cuda_only.sparse_creations[original]
+    return (
+        f"`{ctx.code(original.func)}(..., device={device})` makes a sparse tensor on the XLA device (`{device}` "
+        f"after the port): it raises NotImplementedError ({_SPARSE_BACKEND}); make it dense "
+        f"(`{ctx.code(original.func)}(...).to_dense()` on the CPU, then move it) and use torch.mm (or @)"
     )

@@ -60,7 +60,9 @@ COMPILED_EXTENSION_OP = Rule(
     "no Python module of the project, or named in a `CUDAExtension(name=...)`/`CppExtension(name=...)` of a "
     "setup.py of the project and imported by that name, `import pointnet2._ext as _ext`) read their tensors' memory through CUDA (or the CPU): they raise on XLA "
     "tensors, and so does a forward that starts with `if not x.is_cuda: raise ...`, which an XLA tensor never "
-    "passes. Any model whose forward runs one fails at its first training step on XLA. The tool cannot port "
+    "passes. Any model whose forward runs one fails at its first training step on XLA. A module that binds an "
+    "extension's op to one of its names (`nms = _C.nms`, `nms = amp.float_function(_C.nms)`) hands it out as a "
+    "function that the model's code calls with its tensors: reported at the binding. The tool cannot port "
     "the op: write it in torch operations (which XLA compiles), or keep the layer out of the model trained on "
     "XLA. Outside a forward, a call of such an op that hands it a tensor its function puts on the device "
     "(`iou = torch.cuda.FloatTensor(n, m)`, `x.cuda()`; on the XLA device after the port) raises at every call, "
@@ -104,6 +106,22 @@ COMPILED_EXTENSION_OP = Rule(
         valid(
             """
             import torch
+            import torchvision
+            from torch.utils.cpp_extension import load
+
+            ops = load(name="ops", sources=["ops.cpp"])
+            nms = torchvision.ops.nms
+            version = ops.version()
+
+
+            class Boxes:
+                kernel = ops.nms
+            """,
+            note="a module-level name bound to no extension op, or an op bound in a class body",
+        ),
+        valid(
+            """
+            import torch
 
 
             class Net(torch.nn.Module):
@@ -116,6 +134,40 @@ COMPILED_EXTENSION_OP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from torch.utils.cpp_extension import load
+
+            _C = load(name="box_ops", sources=["nms.cpp", "nms_kernel.cu"])
+            nms = _C.nms
+            """,
+            note="an extension's op bound to a name of the module",
+            findings=(
+                Expected(
+                    5,
+                    7,
+                    "`_C.nms` is an op of a compiled extension (`load(...)`, a C++/CUDA extension compiled at run "
+                    "time), which this module hands out as `nms`: compiled CPU/CUDA kernels have no XLA "
+                    "implementation, so each call of `nms` with XLA tensors raises",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.utils.cpp_extension as cpp
+
+            from .amp import float_function
+
+            ops = cpp.load(name="box_ops", sources=["nms.cpp"])
+            box_nms = float_function(ops.nms)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="an extension's op handed to a wrapper and bound to a name of the module (sagemaker)",
+            findings=(Expected(7, 26, "which this module hands out as `box_nms`"),),
+        ),
         invalid(
             _HANDED_A_DEVICE_TENSOR,
             _HANDED_A_DEVICE_TENSOR_PORTED,
@@ -213,6 +265,16 @@ def _extension_op(ctx: Context[Facts], original: cst.Call) -> str:
     return (
         f"`{ctx.code(original.func)}(...)` runs an op of a compiled extension "
         f"({ctx.facts.cuda_only.extension_ops[original]}), which raises on XLA tensors: {_EXTENSION_ADVICE}"
+    )
+
+
+@reports_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.extension_exports)
+def _extension_export(ctx: Context[Facts], original: cst.Attribute) -> str:
+    source, bound = ctx.facts.cuda_only.extension_exports[original]
+    return (
+        f"`{ctx.code(original)}` is an op of a compiled extension ({source}), which this module hands out as "
+        f"`{bound}`: compiled CPU/CUDA kernels have no XLA implementation, so each call of `{bound}` with XLA "
+        f"tensors raises; {_EXTENSION_ADVICE}"
     )
 
 
