@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
+from codemods import apis
+from codemods.engine.nodes import dotted, flag_dest, names_in, string_value, walk
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lightning.facts import Kind, LightningFacts, Setting
@@ -262,9 +263,10 @@ class LightningAnalysis(Analysis):
             last = name.rsplit(".", 1)[-1]
             if "." in name and last in self.flag_defaults:
                 sources.append(self.flag_defaults[last])
-        if sources and all(_is_literal(s) for s in sources):
+        if sources and all(_is_literal(s) or self._picked_by_availability(s) for s in sources):
             for source in sources:
-                self._literal(source, parameter, kind, name or "")
+                if not self._literal(source, parameter, kind, name or "") and isinstance(source, cst.IfExp):
+                    self._availability_choice(source, parameter, kind, name or "")
             if name is not None and "." in name and name.rsplit(".", 1)[-1] in self.flag_defaults:
                 self._launched(arg, parameter, kind, name.rsplit(".", 1)[-1])
             return
@@ -289,21 +291,55 @@ class LightningAnalysis(Analysis):
         if not isinstance(value, cst.IfExp):
             return False
         leaves = [value.body, value.orelse]
-        if not all(_is_literal(leaf) for leaf in leaves) or any("cuda" in name for name in names_in(value.test)):
+        if not all(_is_literal(leaf) for leaf in leaves):
+            return False
+        if self._asks_availability(value.test):
+            return self._availability_choice(value, parameter, kind)
+        if any("cuda" in name for name in names_in(value.test)):
             return False
         for leaf in leaves:
             self._literal(leaf, parameter, kind, "")
+        return True
+
+    def _picked_by_availability(self, value: cst.BaseExpression) -> bool:
+        return (
+            isinstance(value, cst.IfExp)
+            and _is_literal(value.body)
+            and _is_literal(value.orelse)
+            and self._asks_availability(value.test)
+        )
+
+    def _asks_availability(self, test: cst.BaseExpression) -> bool:
+        return any(
+            type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS for sub in walk(test)
+        )
+
+    def _availability_choice(self, value: cst.IfExp, parameter: str, kind: Kind, source: str = "") -> bool:
+        """``"gpu" if torch.cuda.is_available() else "cpu"``: the check is False on XLA, where
+        the CUDA branch is the one to take: the whole choice becomes that branch's XLA value
+        (the device concern leaves such a check to this one: it is not a device to fold)."""
+        mapped = [
+            (leaf, on_xla(_text(leaf), parameter, kind)) for leaf in (value.body, value.orelse) if _is_literal(leaf)
+        ]
+        cuda = [(leaf, result) for leaf, result in mapped if result[0] != ""]
+        if len(cuda) != 1:
+            return False
+        leaf, (new, why) = cuda[0]
+        self.part.settings[value] = Setting(parameter, kind, new, why, source, chosen=code_of(leaf).strip())
         return True
 
     def _literal(self, node: cst.BaseExpression, parameter: str, kind: Kind, source: str) -> bool:
         """Record what a literal value becomes; False if it is not a literal."""
         if not _is_literal(node):
             return False
-        text = string_value(node) if not isinstance(node, cst.Integer) else node.value
-        new, why = on_xla(text or "", parameter, kind)
+        new, why = on_xla(_text(node), parameter, kind)
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True
+
+
+def _text(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Integer) else string_value(node) or ""
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:

@@ -20,12 +20,16 @@ class Setting:
     new: str | None
     why: str = ""
     source: str = ""  # "" the argument itself, else the name or flag it comes from
+    # A choice by a CUDA availability check (``"gpu" if torch.cuda.is_available() else "cpu"``,
+    # keyed by the whole conditional): its CUDA branch, whose XLA value the whole becomes.
+    chosen: str = ""
 
 
 @dataclass(repr=False, eq=False)
 class LightningFacts:
     constructions: dict[cst.Call, Kind] = field(default_factory=dict)
-    # The literal values to change (or report), keyed by the literal.
+    # The literal values to change (or report), keyed by the literal (or by the conditional
+    # that picks one by a CUDA availability check: ``Setting.chosen``).
     settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
     # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
     unknown: dict[cst.Arg, str] = field(default_factory=dict)

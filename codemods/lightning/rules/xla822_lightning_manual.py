@@ -286,6 +286,23 @@ LIGHTNING_MANUAL = Rule(
                 Expected(3, 49, 'Trainer(strategy="ddp") is a CUDA setting'),
             ),
         ),
+        # The choice is left whole where the tool does not know the Lightning names: the
+        # device concern does not fold it to "gpu" (Lightning's CUDA accelerator).
+        invalid(
+            """
+            import lightning as L
+            import torch
+
+            trainer = L.Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu")
+            """,
+            target="sagemaker",
+            note="sagemaker-availability-choice",
+            findings=(
+                Expected(
+                    4, 33, 'Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu") is a CUDA setting'
+                ),
+            ),
+        ),
     ),
 )
 
