@@ -298,9 +298,7 @@ LIGHTNING_MANUAL = Rule(
             target="sagemaker",
             note="sagemaker-availability-choice",
             findings=(
-                Expected(
-                    4, 33, 'Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu") is a CUDA setting'
-                ),
+                Expected(4, 33, 'Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu") is a CUDA setting'),
             ),
         ),
     ),
