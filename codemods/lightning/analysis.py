@@ -147,6 +147,8 @@ class LightningAnalysis(Analysis):
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
         self.calls: list[tuple[cst.Call, Kind]] = []
         self.argparse_trainers: list[cst.Call] = []
+        # ``config["accelerator"] = ...`` and ``del config["accelerator"]``, by the dict's name.
+        self.accelerator_edits: dict[str, list[str]] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         modules = self.part.modules
@@ -169,6 +171,19 @@ class LightningAnalysis(Analysis):
         for target in node.targets:
             if (name := dotted(target.target)) is not None:
                 self.assigned.setdefault(name, []).append(node.value)
+            elif (edited := _accelerator_key(target.target)) is not None:
+                self._edit(edited, f"`{code_of(target.target).strip()} = {code_of(node.value).strip()}`")
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
+        for target in targets:
+            if (edited := _accelerator_key(target)) is not None:
+                self._edit(edited, f"`del {code_of(target).strip()}`")
+
+    def _edit(self, name: str, code: str) -> None:
+        conds = self.walk.conds
+        where = f" (when `{code_of(conds[-1].test).strip()}`)" if conds else ""
+        self.accelerator_edits.setdefault(name, []).append(code + where)
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = lightning_class(self.walk.callee)
@@ -220,6 +235,19 @@ class LightningAnalysis(Analysis):
             if "--accelerator" in flags:
                 launched.append((path, flags))
         self.part.from_command_line[call] = tuple(launched)
+        config = self._namespace_of(call.args[0].value if call.args and call.args[0].keyword is None else None)
+        if config is not None and (edits := self.accelerator_edits.get(config)):
+            self.part.edited_accelerator[call] = (config, tuple(edits))
+
+    def _namespace_of(self, node: cst.BaseExpression | None) -> str | None:
+        """``opt`` bound once to ``argparse.Namespace(**config)``: the dict's name."""
+        values = self.assigned.get(dotted(node) or "", []) if node is not None else []
+        if len(values) != 1 or not isinstance(values[0], cst.Call):
+            return None
+        value = values[0]
+        if self.walk.resolve(value.func) != "argparse.Namespace" or len(value.args) != 1 or value.args[0].star != "**":
+            return None
+        return dotted(value.args[0].value)
 
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""
@@ -336,6 +364,16 @@ class LightningAnalysis(Analysis):
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True
+
+
+def _accelerator_key(target: cst.BaseExpression) -> str | None:
+    """``config["accelerator"]``: the name of the dict."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if not isinstance(index, cst.Index) or string_value(index.value) != "accelerator":
+        return None
+    return dotted(target.value)
 
 
 def _text(node: cst.BaseExpression) -> str:

@@ -41,6 +41,11 @@ class LightningFacts:
     # accelerator comes from the command line: the launchers that name the file and pass
     # one, with the Lightning flags they pass (``run.sh``, ``--accelerator gpu --precision bf16``).
     from_command_line: dict[cst.Call, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Of those, the calls whose arguments come from a dict the script edits (``opt =
+    # argparse.Namespace(**config)``): the dict's name, and its edits of the accelerator, in the
+    # order of the code (``config["accelerator"] = "ddp"``, ``del config["accelerator"]`` with the
+    # condition it is under), which override what the command line passes.
+    edited_accelerator: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # ``Trainer(accelerator=args.accelerator)`` whose flag's default the port changes but a launcher
     # passes a CUDA value on its command line: the launchers, with what they pass (``--accelerator gpu``).
     launched: dict[cst.Arg, tuple[tuple[str, str], ...]] = field(default_factory=dict)

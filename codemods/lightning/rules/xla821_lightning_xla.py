@@ -30,7 +30,10 @@ LIGHTNING_XLA = Rule(
     'XLAPrecision takes 32-true, 16-true or bf16-true and raises on mixed precision ("16-mixed", '
     '"bf16-mixed"): 16-bit training becomes "bf16-true" (XLA_USE_BF16), the precision XLA devices compute '
     "in. The values are changed where they "
-    "are written: in the call, in a name bound once, or in an argparse flag's default.",
+    "are written: in the call, in a name bound once, or in an argparse flag's default. A value picked by a CUDA "
+    'availability check (`"gpu" if torch.cuda.is_available() else "cpu"`, False on XLA, where it would pick the '
+    'CPU) becomes the XLA form of its CUDA branch as a whole (`"tpu"`), in one run; the check is not folded to '
+    '"gpu", which Lightning reads as CUDA.',
     examples=lambda: (
         invalid(
             """

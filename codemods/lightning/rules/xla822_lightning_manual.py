@@ -31,6 +31,10 @@ LIGHTNING_MANUAL = Rule(
     "`Trainer.from_argparse_args(args)` (Lightning 1.x; Lightning 2 removed it) without an `accelerator=` of its own "
     "takes the accelerator from the command line: the launch must pass `--accelerator tpu` (the launcher scripts "
     "that name the file and pass an accelerator are named: those in its folder, the project's root and the `scripts/` folder of each). "
+    "When those arguments come from a dict the script edits (`opt = argparse.Namespace(**config)` after "
+    '`config["accelerator"] = "ddp"` and `del config["accelerator"]` unless `--gpus` is given), the command line\'s '
+    "accelerator does not reach the Trainer: the finding names the edits, and the script must set the accelerator "
+    'to "tpu" after them. '
     "A LightningModule's `training_step(self, batch, batch_idx, optimizer_idx)` is Lightning 1.x's automatic "
     "optimization over several optimizers, which Lightning 2 refuses when `fit` starts: it is reported at the "
     "parameter for torch_xla 2.9 (torch_xla 1.13 goes with Lightning 1.x, which takes it).",
@@ -187,6 +191,61 @@ LIGHTNING_MANUAL = Rule(
                 ),
             )
             for target in ("2.9", "sagemaker")
+        ),
+        # The Trainer's arguments come from a dict the script edits: a `--accelerator tpu` on the
+        # command line is dropped there, so the advice names the edits (latent-diffusion's shape).
+        *(
+            invalid(
+                """
+                import argparse
+
+                import pytorch_lightning as pl
+
+
+                def main(opt, cfg):
+                    cfg["accelerator"] = "ddp"
+                    cfg.update(vars(opt))
+                    if "gpus" not in cfg:
+                        del cfg["accelerator"]
+                    trainer_opt = argparse.Namespace(**cfg)
+                    return pl.Trainer.from_argparse_args(trainer_opt)
+                """,
+                note=f"argparse-trainer-edited-dict-{target}",
+                target=target,
+                alias=True,
+                findings=(
+                    Expected(
+                        12,
+                        12,
+                        "takes the Trainer's accelerator, devices and precision from `cfg`, which the script edits (no "
+                        'launcher script that names it passes `--accelerator`): `cfg["accelerator"] = "ddp"`, then `del '
+                        'cfg["accelerator"]` (when `"gpus" not in cfg`); so a `--accelerator tpu` on the command line '
+                        'does not reach the Trainer: on XLA make the script set `cfg["accelerator"] = "tpu"` after those '
+                        "edits",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import argparse
+
+            from pytorch_lightning import Trainer
+
+
+            def main(cfg):
+                cfg["max_epochs"] = 3
+                return Trainer.from_argparse_args(argparse.Namespace(**cfg))
+            """,
+            note="argparse-trainer-dict-not-edited",
+            findings=(
+                Expected(
+                    8,
+                    12,
+                    "from the command line (no launcher script that names it passes `--accelerator`): on XLA the launch must pass `--accelerator tpu`",
+                ),
+            ),
         ),
         invalid(
             """
@@ -390,6 +449,15 @@ def _from_command_line(ctx: Context[Facts], original: cst.Call) -> str:
         if ctx.target.lightning_xla_names
         else ""
     )
+    edited = ctx.facts.lightning.edited_accelerator.get(original)
+    if edited is not None:
+        config, edits = edited
+        return (
+            f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from `{config}`, which the "
+            f"script edits{source}: {', then '.join(edits)}; so a `--accelerator tpu` "
+            f'on the command line does not reach the Trainer: on XLA make the script set `{config}["accelerator"] = '
+            f'"tpu"` after those edits (Lightning\'s XLA accelerator; a CUDA one raises there){lightning_2}'
+        )
     return (
         f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from the command line"
         f"{source}: on XLA the launch must pass `--accelerator tpu` (Lightning's XLA accelerator; a CUDA one raises "
