@@ -30,6 +30,7 @@ from codemods.engine.nodes import dotted, flag_dest, names_in, string_value, wal
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lightning.facts import Kind, LightningFacts, Setting
+from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -147,6 +148,11 @@ class LightningAnalysis(Analysis):
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
         self.calls: list[tuple[cst.Call, Kind]] = []
         self.argparse_trainers: list[cst.Call] = []
+        # LightningModules whose ``configure_optimizers`` returns an optimizer their ``__init__`` is
+        # handed: class -> (the parameter's index without self, its name, the attribute).
+        self.optimizer_receivers: dict[str, tuple[int, str, str]] = {}
+        self.class_calls: list[tuple[str, cst.Call]] = []
+        self.moved: set[str] = set()  # names moved somewhere in the file (``model.cuda()``)
         # ``config["accelerator"] = ...`` and ``del config["accelerator"]``, by the dict's name.
         self.accelerator_edits: dict[str, list[str]] = {}
 
@@ -156,6 +162,32 @@ class LightningAnalysis(Analysis):
         if any(lightning_class(self.walk.resolve(b)) == "LightningModule" or dotted(b) in modules for b in bases):
             self.part.modules.add(node.name.value)
             self._optimizer_index(node)
+            self._optimizer_receiver(node)
+
+    def _optimizer_receiver(self, node: cst.ClassDef) -> None:
+        """``def configure_optimizers(self): return self.opt`` with ``self.opt = opt`` in
+        ``__init__(self, model, opt)``: the optimizer is built by the caller."""
+        methods = {s.name.value: s for s in node.body.body if type(s) is cst.FunctionDef}
+        configure, init = methods.get("configure_optimizers"), methods.get("__init__")
+        if configure is None or init is None:
+            return
+        returned = {
+            sub.attr.value
+            for ret in walk(configure)
+            if type(ret) is cst.Return and ret.value is not None
+            for sub in walk(ret.value)
+            if type(sub) is cst.Attribute and dotted(sub.value) == "self"
+        }
+        params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
+        for statement in walk(init):
+            if type(statement) is not cst.Assign or type(statement.value) is not cst.Name:
+                continue
+            for target in statement.targets:
+                attr = dotted(target.target) or ""
+                if attr.startswith("self.") and attr[5:] in returned and statement.value.value in params:
+                    name = statement.value.value
+                    self.optimizer_receivers[node.name.value] = (params.index(name), name, attr)
+                    self.part.optimizer_receivers.add((node.name.value, params.index(name), name, attr))
 
     def _optimizer_index(self, node: cst.ClassDef) -> None:
         """``def training_step(self, batch, batch_idx, optimizer_idx)`` in a LightningModule:
@@ -187,6 +219,10 @@ class LightningAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = lightning_class(self.walk.callee)
+        if type(node.func) is cst.Name:
+            self.class_calls.append((node.func.value, node))
+        elif type(node.func) is cst.Attribute and node.func.attr.value in ("cuda", "to"):
+            self.moved.add(dotted(node.func.value) or "")
         head, _, method = (self.walk.callee or "").rpartition(".")
         if method == "from_argparse_args" and lightning_class(head) == "Trainer":
             self.argparse_trainers.append(node)
@@ -207,6 +243,7 @@ class LightningAnalysis(Analysis):
             self.flag_defaults[dest] = keywords["default"]
 
     def finish(self) -> None:
+        self._prebuilt_optimizers()
         for call in self.argparse_trainers:
             self._from_command_line(call)
         for call, kind in self.calls:
@@ -219,6 +256,34 @@ class LightningAnalysis(Analysis):
                     self._argument(arg, arg.keyword.value, kind)
                 elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
                     self.part.legacy[arg] = old
+
+    def _prebuilt_optimizers(self) -> None:
+        """``System(model, torch.optim.Adam(model.parameters()))`` (or the optimizer through a name
+        bound once) for a LightningModule that returns it from ``configure_optimizers``: Lightning
+        moves the module after the optimizer exists, which on XLA makes new Parameters."""
+        for name, call in self.class_calls:
+            receiver = self.optimizer_receivers.get(name) or self._imported_receiver(name)
+            if receiver is None:
+                continue
+            index, param, attr = receiver
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param), None)
+            if given is None and index < len(positional):
+                given = positional[index].value
+            values = self.assigned.get(dotted(given) or "", []) if given is not None else []
+            built = values[0] if len(values) == 1 else given
+            owners = _parameter_owners(built) if isinstance(built, cst.Call) else []
+            # A module the script moves itself (``model.cuda()``) is not moved again by Lightning.
+            if isinstance(built, cst.Call) and owners and not any(o in self.moved for o in owners):
+                self.part.prebuilt_optimizers[built] = (name, attr)
+
+    def _imported_receiver(self, name: str) -> tuple[int, str, str] | None:
+        """A LightningModule of another module of the project (its summary) that returns the
+        optimizer it is handed."""
+        found = self.walk.analysis(ProjectAnalysis).origin(name)
+        if found is None or found.summary is None:
+            return None
+        return next(((i, p, a) for c, i, p, a in found.summary.lightning_optimizer_receivers if c == found.name), None)
 
     def _from_command_line(self, call: cst.Call) -> None:
         """``Trainer.from_argparse_args(args, **overrides)``: the overrides are read as a
@@ -364,6 +429,19 @@ class LightningAnalysis(Analysis):
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True
+
+
+def _parameter_owners(call: cst.Call) -> list[str]:
+    """The modules whose ``.parameters()`` a call is given (an optimizer over them)."""
+    return [
+        dotted(sub.func.value) or "?"
+        for arg in call.args
+        for sub in walk(arg.value)
+        if type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value == "parameters"
+        and dotted(sub.func.value) != "self"
+    ]
 
 
 def _accelerator_key(target: cst.BaseExpression) -> str | None:

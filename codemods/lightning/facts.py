@@ -52,6 +52,13 @@ class LightningFacts:
     # The ``optimizer_idx`` parameter of a LightningModule's ``training_step`` (Lightning 1.x's
     # automatic optimization over several optimizers; Lightning 2 raises on it), with the class.
     optimizer_indices: dict[cst.Param, str] = field(default_factory=dict)
+    # LightningModules whose ``configure_optimizers`` returns an optimizer their ``__init__`` is
+    # handed (``self.opt = opt``): (class, the parameter's index without self, its name, the attribute).
+    optimizer_receivers: set[tuple[str, int, str, str]] = field(default_factory=set)
+    # Optimizers built over a module's parameters before Lightning moves it, that a
+    # LightningModule of the file is handed and returns from ``configure_optimizers``: the
+    # construction, with the class and the attribute it keeps the optimizer in.
+    prebuilt_optimizers: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
     fabric_used: bool = False
 
