@@ -213,7 +213,7 @@ class LightningAnalysis(Analysis):
                 self._edit(edited, f"`del {code_of(target).strip()}`")
 
     def _edit(self, name: str, code: str) -> None:
-        conds = self.walk.conds
+        conds = [c for c in self.walk.conds if "__name__" not in names_in(c.test)]  # not the main guard
         where = f" (when `{code_of(conds[-1].test).strip()}`)" if conds else ""
         self.accelerator_edits.setdefault(name, []).append(code + where)
 
