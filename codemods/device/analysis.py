@@ -58,7 +58,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
 
     name = "device"
     reads = ("imports", "project")
-    conclude_reads = ("amp", "checkpoint", "project")
+    conclude_reads = ("amp", "checkpoint", "lightning", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -629,6 +629,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         inside_calls = {id(sub) for call in part.calls for sub in walk(call) if sub is not call}
         part.strings = {n for n in part.strings if id(n) not in inside_calls}
         part.selections = {n for n in part.selections if id(n) not in inside_calls}
+        # A Lightning accelerator or strategy picked by the check is Lightning's to port (XLA821).
+        lightning_choices = [n for n in self.facts.lightning.settings if type(n) is cst.IfExp]
+        part.selections.difference_update(lightning_choices)
         folded: list[cst.CSTNode] = [
             *part.cuda_asserts,
             *part.flag_values,
@@ -638,6 +641,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             *(node.test for node in part.unset_fallbacks),
             *part.calls,
             *map_locations,
+            *lightning_choices,
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
+from codemods import apis
+from codemods.engine.nodes import dotted, flag_dest, names_in, string_value, walk
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lightning.facts import Kind, LightningFacts, Setting
+from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -146,6 +148,13 @@ class LightningAnalysis(Analysis):
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
         self.calls: list[tuple[cst.Call, Kind]] = []
         self.argparse_trainers: list[cst.Call] = []
+        # LightningModules whose ``configure_optimizers`` returns an optimizer their ``__init__`` is
+        # handed: class -> (the parameter's index without self, its name, the attribute).
+        self.optimizer_receivers: dict[str, tuple[int, str, str]] = {}
+        self.class_calls: list[tuple[str, cst.Call]] = []
+        self.moved: set[str] = set()  # names moved somewhere in the file (``model.cuda()``)
+        # ``config["accelerator"] = ...`` and ``del config["accelerator"]``, by the dict's name.
+        self.accelerator_edits: dict[str, list[str]] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         modules = self.part.modules
@@ -153,6 +162,32 @@ class LightningAnalysis(Analysis):
         if any(lightning_class(self.walk.resolve(b)) == "LightningModule" or dotted(b) in modules for b in bases):
             self.part.modules.add(node.name.value)
             self._optimizer_index(node)
+            self._optimizer_receiver(node)
+
+    def _optimizer_receiver(self, node: cst.ClassDef) -> None:
+        """``def configure_optimizers(self): return self.opt`` with ``self.opt = opt`` in
+        ``__init__(self, model, opt)``: the optimizer is built by the caller."""
+        methods = {s.name.value: s for s in node.body.body if type(s) is cst.FunctionDef}
+        configure, init = methods.get("configure_optimizers"), methods.get("__init__")
+        if configure is None or init is None:
+            return
+        returned = {
+            sub.attr.value
+            for ret in walk(configure)
+            if type(ret) is cst.Return and ret.value is not None
+            for sub in walk(ret.value)
+            if type(sub) is cst.Attribute and dotted(sub.value) == "self"
+        }
+        params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
+        for statement in walk(init):
+            if type(statement) is not cst.Assign or type(statement.value) is not cst.Name:
+                continue
+            for target in statement.targets:
+                attr = dotted(target.target) or ""
+                if attr.startswith("self.") and attr[5:] in returned and statement.value.value in params:
+                    name = statement.value.value
+                    self.optimizer_receivers[node.name.value] = (params.index(name), name, attr)
+                    self.part.optimizer_receivers.add((node.name.value, params.index(name), name, attr))
 
     def _optimizer_index(self, node: cst.ClassDef) -> None:
         """``def training_step(self, batch, batch_idx, optimizer_idx)`` in a LightningModule:
@@ -168,9 +203,26 @@ class LightningAnalysis(Analysis):
         for target in node.targets:
             if (name := dotted(target.target)) is not None:
                 self.assigned.setdefault(name, []).append(node.value)
+            elif (edited := _accelerator_key(target.target)) is not None:
+                self._edit(edited, f"`{code_of(target.target).strip()} = {code_of(node.value).strip()}`")
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
+        for target in targets:
+            if (edited := _accelerator_key(target)) is not None:
+                self._edit(edited, f"`del {code_of(target).strip()}`")
+
+    def _edit(self, name: str, code: str) -> None:
+        conds = [c for c in self.walk.conds if "__name__" not in names_in(c.test)]  # not the main guard
+        where = f" (when `{code_of(conds[-1].test).strip()}`)" if conds else ""
+        self.accelerator_edits.setdefault(name, []).append(code + where)
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = lightning_class(self.walk.callee)
+        if type(node.func) is cst.Name:
+            self.class_calls.append((node.func.value, node))
+        elif type(node.func) is cst.Attribute and node.func.attr.value in ("cuda", "to"):
+            self.moved.add(dotted(node.func.value) or "")
         head, _, method = (self.walk.callee or "").rpartition(".")
         if method == "from_argparse_args" and lightning_class(head) == "Trainer":
             self.argparse_trainers.append(node)
@@ -191,6 +243,7 @@ class LightningAnalysis(Analysis):
             self.flag_defaults[dest] = keywords["default"]
 
     def finish(self) -> None:
+        self._prebuilt_optimizers()
         for call in self.argparse_trainers:
             self._from_command_line(call)
         for call, kind in self.calls:
@@ -203,6 +256,34 @@ class LightningAnalysis(Analysis):
                     self._argument(arg, arg.keyword.value, kind)
                 elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
                     self.part.legacy[arg] = old
+
+    def _prebuilt_optimizers(self) -> None:
+        """``System(model, torch.optim.Adam(model.parameters()))`` (or the optimizer through a name
+        bound once) for a LightningModule that returns it from ``configure_optimizers``: Lightning
+        moves the module after the optimizer exists, which on XLA makes new Parameters."""
+        for name, call in self.class_calls:
+            receiver = self.optimizer_receivers.get(name) or self._imported_receiver(name)
+            if receiver is None:
+                continue
+            index, param, attr = receiver
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param), None)
+            if given is None and index < len(positional):
+                given = positional[index].value
+            values = self.assigned.get(dotted(given) or "", []) if given is not None else []
+            built = values[0] if len(values) == 1 else given
+            owners = _parameter_owners(built) if isinstance(built, cst.Call) else []
+            # A module the script moves itself (``model.cuda()``) is not moved again by Lightning.
+            if isinstance(built, cst.Call) and owners and not any(o in self.moved for o in owners):
+                self.part.prebuilt_optimizers[built] = (name, attr)
+
+    def _imported_receiver(self, name: str) -> tuple[int, str, str] | None:
+        """A LightningModule of another module of the project (its summary) that returns the
+        optimizer it is handed."""
+        found = self.walk.analysis(ProjectAnalysis).origin(name)
+        if found is None or found.summary is None:
+            return None
+        return next(((i, p, a) for c, i, p, a in found.summary.lightning_optimizer_receivers if c == found.name), None)
 
     def _from_command_line(self, call: cst.Call) -> None:
         """``Trainer.from_argparse_args(args, **overrides)``: the overrides are read as a
@@ -219,6 +300,19 @@ class LightningAnalysis(Analysis):
             if "--accelerator" in flags:
                 launched.append((path, flags))
         self.part.from_command_line[call] = tuple(launched)
+        config = self._namespace_of(call.args[0].value if call.args and call.args[0].keyword is None else None)
+        if config is not None and (edits := self.accelerator_edits.get(config)):
+            self.part.edited_accelerator[call] = (config, tuple(edits))
+
+    def _namespace_of(self, node: cst.BaseExpression | None) -> str | None:
+        """``opt`` bound once to ``argparse.Namespace(**config)``: the dict's name."""
+        values = self.assigned.get(dotted(node) or "", []) if node is not None else []
+        if len(values) != 1 or not isinstance(values[0], cst.Call):
+            return None
+        value = values[0]
+        if self.walk.resolve(value.func) != "argparse.Namespace" or len(value.args) != 1 or value.args[0].star != "**":
+            return None
+        return dotted(value.args[0].value)
 
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""
@@ -262,9 +356,10 @@ class LightningAnalysis(Analysis):
             last = name.rsplit(".", 1)[-1]
             if "." in name and last in self.flag_defaults:
                 sources.append(self.flag_defaults[last])
-        if sources and all(_is_literal(s) for s in sources):
+        if sources and all(_is_literal(s) or self._picked_by_availability(s) for s in sources):
             for source in sources:
-                self._literal(source, parameter, kind, name or "")
+                if not self._literal(source, parameter, kind, name or "") and isinstance(source, cst.IfExp):
+                    self._availability_choice(source, parameter, kind, name or "")
             if name is not None and "." in name and name.rsplit(".", 1)[-1] in self.flag_defaults:
                 self._launched(arg, parameter, kind, name.rsplit(".", 1)[-1])
             return
@@ -289,21 +384,78 @@ class LightningAnalysis(Analysis):
         if not isinstance(value, cst.IfExp):
             return False
         leaves = [value.body, value.orelse]
-        if not all(_is_literal(leaf) for leaf in leaves) or any("cuda" in name for name in names_in(value.test)):
+        if not all(_is_literal(leaf) for leaf in leaves):
+            return False
+        if self._asks_availability(value.test):
+            return self._availability_choice(value, parameter, kind)
+        if any("cuda" in name for name in names_in(value.test)):
             return False
         for leaf in leaves:
             self._literal(leaf, parameter, kind, "")
+        return True
+
+    def _picked_by_availability(self, value: cst.BaseExpression) -> bool:
+        return (
+            isinstance(value, cst.IfExp)
+            and _is_literal(value.body)
+            and _is_literal(value.orelse)
+            and self._asks_availability(value.test)
+        )
+
+    def _asks_availability(self, test: cst.BaseExpression) -> bool:
+        return any(
+            type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS for sub in walk(test)
+        )
+
+    def _availability_choice(self, value: cst.IfExp, parameter: str, kind: Kind, source: str = "") -> bool:
+        """``"gpu" if torch.cuda.is_available() else "cpu"``: the check is False on XLA, where
+        the CUDA branch is the one to take: the whole choice becomes that branch's XLA value
+        (the device concern leaves such a check to this one: it is not a device to fold)."""
+        mapped = [
+            (leaf, on_xla(_text(leaf), parameter, kind)) for leaf in (value.body, value.orelse) if _is_literal(leaf)
+        ]
+        cuda = [(leaf, result) for leaf, result in mapped if result[0] != ""]
+        if len(cuda) != 1:
+            return False
+        leaf, (new, why) = cuda[0]
+        self.part.settings[value] = Setting(parameter, kind, new, why, source, chosen=code_of(leaf).strip())
         return True
 
     def _literal(self, node: cst.BaseExpression, parameter: str, kind: Kind, source: str) -> bool:
         """Record what a literal value becomes; False if it is not a literal."""
         if not _is_literal(node):
             return False
-        text = string_value(node) if not isinstance(node, cst.Integer) else node.value
-        new, why = on_xla(text or "", parameter, kind)
+        new, why = on_xla(_text(node), parameter, kind)
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True
+
+
+def _parameter_owners(call: cst.Call) -> list[str]:
+    """The modules whose ``.parameters()`` a call is given (an optimizer over them)."""
+    return [
+        dotted(sub.func.value) or "?"
+        for arg in call.args
+        for sub in walk(arg.value)
+        if type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value == "parameters"
+        and dotted(sub.func.value) != "self"
+    ]
+
+
+def _accelerator_key(target: cst.BaseExpression) -> str | None:
+    """``config["accelerator"]``: the name of the dict."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if not isinstance(index, cst.Index) or string_value(index.value) != "accelerator":
+        return None
+    return dotted(target.value)
+
+
+def _text(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Integer) else string_value(node) or ""
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:

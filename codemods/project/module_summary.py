@@ -74,6 +74,9 @@ class ModuleSummary:
     # Those whose optimizers hold only the parameters of modules handed to ``__init__``:
     # (class, those parameters as (name, index)); moved first by the caller, they strand nothing.
     own_optimizer_children: frozenset[tuple[str, tuple[tuple[str, int], ...]]] = frozenset()
+    # LightningModules whose ``configure_optimizers`` returns an optimizer handed to ``__init__``:
+    # (class, the parameter's index without self, its name, the attribute it is kept in).
+    lightning_optimizer_receivers: frozenset[tuple[str, int, str, str]] = frozenset()
     # Methods of module classes that return an optimizer over the instance's own parameters
     # (``Net.get_optimizer``); module classes whose ``__init__`` binds what such a method of a
     # child may return (``self.optimizer = self.net.get_optimizer()``), the method being of a

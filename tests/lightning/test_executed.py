@@ -112,3 +112,50 @@ def test_converted_lightning_script_stops_only_at_xla_availability(script: str, 
         [sys.executable, str(FIXTURES / script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert original.returncode != 0 and NOT_AVAILABLE not in original.stderr, original.stderr[-2000:]
+
+
+# What Lightning's XLAStrategy.setup does (lightning/pytorch/strategies/xla.py, 2.6.6): move the
+# module, then ask it for its optimizers and move their state (not their parameters).
+PREBUILT = """\
+import torch
+import torch_xla
+from lightning.fabric.utilities.optimizer import _optimizers_to_device
+from lightning.pytorch import LightningModule
+
+
+class System(LightningModule):
+    def __init__(self, model, optimizer, own):
+        super().__init__()
+        self.model, self.optimizer, self.own = model, optimizer, own
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.5) if self.own else self.optimizer
+
+
+for own in (False, True):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 2)
+    system = System(model, torch.optim.SGD(model.parameters(), lr=0.5), own)
+    device = torch_xla.device()
+    system.to(device)
+    optimizer = system.configure_optimizers()
+    _optimizers_to_device([optimizer], device)
+    before = system.model.weight.detach().cpu().clone()
+    system.model(torch.ones(1, 2, device=device)).sum().backward()
+    optimizer.step()
+    torch_xla.sync()
+    print("own" if own else "prebuilt", bool(torch.equal(before, system.model.weight.detach().cpu())))
+"""
+
+
+def test_a_prebuilt_optimizer_leaves_the_xla_weights_unchanged(tmp_path: Path) -> None:
+    """XLA822's claim on an optimizer built before Lightning moves the module: the XLA weights
+    never change; built in configure_optimizers from self.parameters() (the advice, and the
+    negative control), they do."""
+    (tmp_path / "prebuilt.py").write_text(PREBUILT)
+    env = {"PATH": "/usr/bin:/bin", "PJRT_DEVICE": "CPU", "CUDA_VISIBLE_DEVICES": "", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "prebuilt.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["prebuilt", "True", "own", "False"], run.stdout

@@ -30,7 +30,10 @@ LIGHTNING_XLA = Rule(
     'XLAPrecision takes 32-true, 16-true or bf16-true and raises on mixed precision ("16-mixed", '
     '"bf16-mixed"): 16-bit training becomes "bf16-true" (XLA_USE_BF16), the precision XLA devices compute '
     "in. The values are changed where they "
-    "are written: in the call, in a name bound once, or in an argparse flag's default.",
+    "are written: in the call, in a name bound once, or in an argparse flag's default. A value picked by a CUDA "
+    'availability check (`"gpu" if torch.cuda.is_available() else "cpu"`, False on XLA, where it would pick the '
+    'CPU) becomes the XLA form of its CUDA branch as a whole (`"tpu"`), in one run; the check is not folded to '
+    '"gpu", which Lightning reads as CUDA.',
     examples=lambda: (
         invalid(
             """
@@ -224,6 +227,33 @@ LIGHTNING_XLA = Rule(
                 Expected(6, 70, 'Fabric strategy "ddp_spawn" -> "xla"'),
             ),
         ),
+        # A choice by an availability check is ported whole, in one run: the device concern
+        # leaves it to this rule (folded to "gpu" first, it came out "tpu" only on a second run).
+        invalid(
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            ACC = "cuda" if torch.cuda.is_available() else "cpu"
+            trainer = pl.Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu", strategy="ddp")
+            other = pl.Trainer(accelerator=ACC)
+            """,
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            ACC = "tpu"
+            trainer = pl.Trainer(accelerator="tpu", strategy="xla")
+            other = pl.Trainer(accelerator=ACC)
+            """,
+            note="availability-choice",
+            alias=True,
+            findings=(
+                Expected(4, 7, 'Trainer accelerator "cuda" if torch.cuda.is_available() else "cpu" -> "tpu"'),
+                Expected(5, 34, 'Trainer accelerator "gpu" if torch.cuda.is_available() else "cpu" -> "tpu"'),
+                Expected(5, 50, 'Trainer strategy "ddp" -> "xla"'),
+            ),
+        ),
         invalid(
             """
             from lightning.pytorch.core import LightningModule
@@ -298,7 +328,8 @@ _WHAT = {
     "the precision XLA devices compute in",
 }
 # The literal values it rewrites, by node type (the settings the analysis records).
-LITERALS = "SimpleString Integer"
+# (and the conditionals that pick one by a CUDA availability check: ``Setting.chosen``).
+LITERALS = "SimpleString Integer IfExp"
 
 
 @on_facts(LIGHTNING_XLA, nodes=lambda facts: of_types(facts.lightning.settings, LITERALS))
@@ -315,9 +346,15 @@ def _to_xla_name(ctx: Context[Facts], original: cst.BaseExpression, updated: cst
         return updated
     owner = "Trainer" if setting.kind == "trainer" else "Fabric"
     source = f" (`{setting.source}`, given to {owner}'s {setting.parameter})" if setting.source else ""
+    if setting.chosen:
+        source += (
+            f" (a choice by an availability check, which is False on XLA: the whole takes the XLA form of its CUDA "
+            f"branch {setting.chosen})"
+        )
+    leaves = (original.body, original.orelse) if isinstance(original, cst.IfExp) else (original,)
+    template = next((leaf for leaf in leaves if isinstance(leaf, cst.SimpleString)), cst.SimpleString('""'))
 
     def build() -> cst.BaseExpression:
-        template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
         return quoted_like(template, new_value)
 
     return ctx.fix_or_keep(

@@ -20,7 +20,7 @@ LIGHTNING_MANUAL = Rule(
     name="lightning-manual",
     severity="error",
     summary="Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
-    "that the tool cannot follow",
+    "that the tool cannot follow, and optimizers built before Lightning moves the module",
     fixable=False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand. The Trainer arguments Lightning 2 removed (`gpus=`, `tpu_cores=`, "
@@ -31,6 +31,16 @@ LIGHTNING_MANUAL = Rule(
     "`Trainer.from_argparse_args(args)` (Lightning 1.x; Lightning 2 removed it) without an `accelerator=` of its own "
     "takes the accelerator from the command line: the launch must pass `--accelerator tpu` (the launcher scripts "
     "that name the file and pass an accelerator are named: those in its folder, the project's root and the `scripts/` folder of each). "
+    "When those arguments come from a dict the script edits (`opt = argparse.Namespace(**config)` after "
+    '`config["accelerator"] = "ddp"` and `del config["accelerator"]` unless `--gpus` is given), the command line\'s '
+    "accelerator does not reach the Trainer: the finding names the edits, and the script must set the accelerator "
+    'to "tpu" after them. '
+    "An optimizer built over a module's parameters before Lightning moves the module (`opt = "
+    "Adam(model.parameters()); System(model, opt)`) and returned by the LightningModule's `configure_optimizers` "
+    "(`return self.optimizer`, the class in the file or in another module of the project) is reported where it is "
+    "built: on XLA moving a module makes new Parameter objects (on CUDA it keeps them) and Lightning moves only the "
+    "optimizer's state, so the optimizer steps the old CPU tensors and the XLA weights never change; build it in "
+    "`configure_optimizers` from `self.parameters()`. A module the script moves itself first is not reported. "
     "A LightningModule's `training_step(self, batch, batch_idx, optimizer_idx)` is Lightning 1.x's automatic "
     "optimization over several optimizers, which Lightning 2 refuses when `fit` starts: it is reported at the "
     "parameter for torch_xla 2.9 (torch_xla 1.13 goes with Lightning 1.x, which takes it).",
@@ -96,6 +106,40 @@ LIGHTNING_MANUAL = Rule(
             trainer = Trainer.from_argparse_args(parser.parse_args(), accelerator="tpu", precision="bf16-true")
             """,
             note="argparse-trainer-with-its-accelerator-set",
+        ),
+        # The optimizer is built from the module's own parameters when Lightning asks for it
+        # (after the move), or over a module the script moved itself first (moved again, it is kept).
+        valid(
+            """
+            import pytorch_lightning as pl
+            import torch
+
+
+            class System(pl.LightningModule):
+                def __init__(self, model, lr):
+                    super().__init__()
+                    self.model, self.lr = model, lr
+
+                def configure_optimizers(self):
+                    return torch.optim.Adam(self.parameters(), lr=self.lr)
+
+
+            class Held(pl.LightningModule):
+                def __init__(self, model, optimizer):
+                    super().__init__()
+                    self.model, self.optimizer = model, optimizer
+
+                def configure_optimizers(self):
+                    return self.optimizer
+
+
+            def main(device):
+                model = torch.nn.Linear(2, 2)
+                System(model, 1e-3)
+                model.to(device)
+                Held(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            note="optimizer-built-after-the-move",
         ),
     ),
     invalid=lambda: (
@@ -187,6 +231,125 @@ LIGHTNING_MANUAL = Rule(
                 ),
             )
             for target in ("2.9", "sagemaker")
+        ),
+        # An optimizer built over the module's parameters before Lightning moves the module, and
+        # returned by configure_optimizers: on XLA the move makes new Parameters (issue 32, O2).
+        *(
+            invalid(
+                """
+                import pytorch_lightning as pl
+                import torch
+
+
+                class System(pl.LightningModule):
+                    def __init__(self, model, optimizer):
+                        super().__init__()
+                        self.model, self.opt = model, optimizer
+                        self.optimizer = optimizer
+
+                    def training_step(self, batch, batch_idx):
+                        return self.model(batch).sum()
+
+                    def configure_optimizers(self):
+                        return self.optimizer
+
+
+                def main(loader):
+                    model = torch.nn.Linear(2, 2)
+                    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+                    pl.Trainer(max_epochs=1).fit(System(model, optimizer=opt), loader)
+                """,
+                note=f"prebuilt-optimizer-{target}",
+                target=target,
+                findings=(
+                    Expected(
+                        20,
+                        11,
+                        "`torch.optim.Adam(model.parameters(), lr=1e-3)` builds the optimizer that "
+                        "`System.configure_optimizers` returns (`self.optimizer`) over the module's parameters before "
+                        "Lightning moves the module to the device: on XLA that move makes new Parameter objects",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            from lightning import LightningModule
+            from torch.optim import SGD
+
+
+            class Wrapped(LightningModule):
+                def __init__(self, net, opt):
+                    super().__init__()
+                    self.net = net
+                    self.held = opt
+
+                def configure_optimizers(self):
+                    return {"optimizer": self.held}
+
+
+            def build(net):
+                return Wrapped(net, SGD(net.parameters(), lr=0.1))
+            """,
+            note="prebuilt-optimizer-inline",
+            alias=True,
+            findings=(Expected(16, 25, "`SGD(net.parameters(), lr=0.1)` builds the optimizer that"),),
+        ),
+        # The Trainer's arguments come from a dict the script edits: a `--accelerator tpu` on the
+        # command line is dropped there, so the advice names the edits (latent-diffusion's shape).
+        *(
+            invalid(
+                """
+                import argparse
+
+                import pytorch_lightning as pl
+
+
+                def main(opt, cfg):
+                    cfg["accelerator"] = "ddp"
+                    cfg.update(vars(opt))
+                    if "gpus" not in cfg:
+                        del cfg["accelerator"]
+                    trainer_opt = argparse.Namespace(**cfg)
+                    return pl.Trainer.from_argparse_args(trainer_opt)
+                """,
+                note=f"argparse-trainer-edited-dict-{target}",
+                target=target,
+                alias=True,
+                findings=(
+                    Expected(
+                        12,
+                        12,
+                        "takes the Trainer's accelerator, devices and precision from `cfg`, which the script edits (no "
+                        'launcher script that names it passes `--accelerator`): `cfg["accelerator"] = "ddp"`, then `del '
+                        'cfg["accelerator"]` (when `"gpus" not in cfg`); so a `--accelerator tpu` on the command line '
+                        'does not reach the Trainer: on XLA make the script set `cfg["accelerator"] = "tpu"` after those '
+                        "edits",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import argparse
+
+            from pytorch_lightning import Trainer
+
+
+            def main(cfg):
+                cfg["max_epochs"] = 3
+                return Trainer.from_argparse_args(argparse.Namespace(**cfg))
+            """,
+            note="argparse-trainer-dict-not-edited",
+            findings=(
+                Expected(
+                    8,
+                    12,
+                    "from the command line (no launcher script that names it passes `--accelerator`): on XLA the launch must pass `--accelerator tpu`",
+                ),
+            ),
         ),
         invalid(
             """
@@ -286,6 +449,21 @@ LIGHTNING_MANUAL = Rule(
                 Expected(3, 49, 'Trainer(strategy="ddp") is a CUDA setting'),
             ),
         ),
+        # The choice is left whole where the tool does not know the Lightning names: the
+        # device concern does not fold it to "gpu" (Lightning's CUDA accelerator).
+        invalid(
+            """
+            import lightning as L
+            import torch
+
+            trainer = L.Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu")
+            """,
+            target="sagemaker",
+            note="sagemaker-availability-choice",
+            findings=(
+                Expected(4, 33, 'Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu") is a CUDA setting'),
+            ),
+        ),
     ),
 )
 
@@ -361,6 +539,19 @@ def _unknown(ctx: Context[Facts], original: cst.Arg) -> str:
     )
 
 
+@reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.prebuilt_optimizers)
+def _prebuilt_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
+    """An optimizer built before Lightning moves the module, that the module returns from
+    ``configure_optimizers``: on XLA it keeps the CPU parameters."""
+    name, attr = ctx.facts.lightning.prebuilt_optimizers[original]
+    return (
+        f"`{ctx.code(original)}` builds the optimizer that `{name}.configure_optimizers` returns (`{attr}`) over the "
+        "module's parameters before Lightning moves the module to the device: on XLA that move makes new Parameter "
+        "objects (on CUDA it keeps them), so the optimizer steps the old CPU tensors and the XLA weights never change; "
+        f"build the optimizer in `{name}.configure_optimizers` from `self.parameters()`"
+    )
+
+
 @reports_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.from_command_line)
 def _from_command_line(ctx: Context[Facts], original: cst.Call) -> str:
     """``Trainer.from_argparse_args(args)``: the accelerator is the launch's to choose; the
@@ -375,6 +566,15 @@ def _from_command_line(ctx: Context[Facts], original: cst.Call) -> str:
         if ctx.target.lightning_xla_names
         else ""
     )
+    edited = ctx.facts.lightning.edited_accelerator.get(original)
+    if edited is not None:
+        config, edits = edited
+        return (
+            f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from `{config}`, which the "
+            f"script edits{source}: {', then '.join(edits)}; so a `--accelerator tpu` "
+            f'on the command line does not reach the Trainer: on XLA make the script set `{config}["accelerator"] = '
+            f'"tpu"` after those edits (Lightning\'s XLA accelerator; a CUDA one raises there){lightning_2}'
+        )
     return (
         f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from the command line"
         f"{source}: on XLA the launch must pass `--accelerator tpu` (Lightning's XLA accelerator; a CUDA one raises "
