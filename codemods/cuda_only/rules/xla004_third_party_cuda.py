@@ -38,7 +38,8 @@ THIRD_PARTY_CUDA = Rule(
     name="third-party-cuda",
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 extension)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 extension, mmcv's compiled "
+    "ops)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
@@ -51,7 +52,9 @@ THIRD_PARTY_CUDA = Rule(
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
     "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
     "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
-    "cover). Each use is reported at its "
+    "cover), the op written in torch operations for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
+    "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; point_sample and "
+    "bilinear_grid_sample, written in torch operations, are not reported). Each use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
@@ -99,6 +102,15 @@ THIRD_PARTY_CUDA = Rule(
             out = fa.flash_attn_func(q, k, v) if fa is not None else attend(q, k, v)
             """,
             note="flash-attn-alias-under-its-none-check",
+        ),
+        valid(
+            """
+            import torch
+            from mmcv.ops import point_sample
+
+            out = point_sample(features, points, align_corners=False)
+            """,
+            note="mmcv-op-written-in-torch-operations",
         ),
         valid(
             """
@@ -361,6 +373,28 @@ THIRD_PARTY_CUDA = Rule(
         invalid(
             """
             import torch
+            from mmcv.ops import nms
+
+            keep, _ = nms(boxes, scores, 0.5)
+            """,
+            note="mmcv-compiled-op",
+            findings=(Expected(4, 11, "`nms` is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels)"),),
+        ),
+        invalid(
+            """
+            import torch
+            import mmcv.ops as mo
+
+            voxelize = mo.Voxelization(voxel_size=[0.2, 0.2, 4], point_cloud_range=[0, -40, -3, 70, 40, 1], max_num_points=32)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="mmcv-compiled-op-module-alias-sagemaker",
+            findings=(Expected(4, 12, "`mo.Voxelization` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            """
+            import torch
             import dcn_v2 as dcn
 
             conv = dcn.DCNv2(64, 64, (3, 3), 1, 1)
@@ -506,6 +540,14 @@ _MODULES: dict[str, str] = {
         "its ops have no XLA kernel, and its import fails where it was not built; XLA alternative: none "
         "(a model variant without deformable convolutions)"
     ),
+    # mmcv's ops (mmcv/ops, 1.x mmcv-full and 2.x): nms, roi_align, Voxelization, points_in_boxes, sparse
+    # convolutions and the rest call ``ext_module`` (mmcv._ext, built C++/CUDA kernels), which take CPU or CUDA
+    # tensors and have no XLA kernel; the few written in torch operations are _TORCH_MMCV_OPS.
+    "mmcv.ops.": (
+        "is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels), which has no XLA kernel and raises on XLA "
+        "tensors: a model whose forward runs it fails on XLA; XLA alternative: the op written in torch "
+        "operations, or keep it out of the model trained on XLA"
+    ),
     "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
 }
 
@@ -518,6 +560,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
+        or qualified in _TORCH_MMCV_OPS
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
     ):
@@ -528,6 +571,14 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
     ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
     return updated
+
+
+# mmcv's ops written in torch operations (mmcv/ops/point_sample.py): they run on XLA.
+_TORCH_MMCV_OPS = frozenset(
+    f"mmcv.ops.{module}{name}"
+    for module in ("", "point_sample.")
+    for name in ("point_sample", "bilinear_grid_sample", "rel_roi_point_to_rel_img_point")
+)
 
 
 # Contexts that gather only the parameters ZeRO-3 partitioned and do nothing for any other
