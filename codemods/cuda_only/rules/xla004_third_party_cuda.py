@@ -53,8 +53,10 @@ THIRD_PARTY_CUDA = Rule(
     "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
     "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
     "cover), the op written in torch operations for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
-    "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; point_sample and "
-    "bilinear_grid_sample, written in torch operations, are not reported). Each use is reported at its "
+    "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; those written in torch "
+    "operations, point_sample, multi_scale_deformable_attn_pytorch and MultiScaleDeformableAttention (the "
+    "compiled op only for CUDA tensors), the sparse containers, GroupAll and box2corners, are not reported). Each "
+    "use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
@@ -111,6 +113,17 @@ THIRD_PARTY_CUDA = Rule(
             out = point_sample(features, points, align_corners=False)
             """,
             note="mmcv-op-written-in-torch-operations",
+        ),
+        valid(
+            """
+            import torch
+            import mmcv.ops as mo
+
+            attention = mo.MultiScaleDeformableAttention(embed_dims=32, num_levels=1)
+            out = mo.multi_scale_deformable_attn_pytorch(value, shapes, locations, weights)
+            """,
+            target="sagemaker",
+            note="mmcv-attention-with-a-torch-fallback-module-alias-sagemaker",
         ),
         valid(
             """
@@ -560,7 +573,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
-        or qualified in _TORCH_MMCV_OPS
+        or (qualified.startswith("mmcv.ops.") and not _TORCH_MMCV_OPS.isdisjoint(qualified.split(".")[2:]))
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
     ):
@@ -573,11 +586,23 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
     return updated
 
 
-# mmcv's ops written in torch operations (mmcv/ops/point_sample.py): they run on XLA.
+# mmcv's ops written in torch operations, which run on XLA (mmcv 2.x, mmcv/ops): point_sample.py;
+# multi_scale_deform_attn.py's torch version, and its module, which calls the compiled op only for CUDA
+# tensors; the sparse containers of sparse_structure.py and sparse_modules.py (the convolutions they hold
+# are compiled); group_points.py's GroupAll; diff_iou_rotated.py's box2corners.
 _TORCH_MMCV_OPS = frozenset(
-    f"mmcv.ops.{module}{name}"
-    for module in ("", "point_sample.")
-    for name in ("point_sample", "bilinear_grid_sample", "rel_roi_point_to_rel_img_point")
+    {
+        "point_sample",
+        "bilinear_grid_sample",
+        "rel_roi_point_to_rel_img_point",
+        "multi_scale_deformable_attn_pytorch",
+        "MultiScaleDeformableAttention",
+        "SparseConvTensor",
+        "SparseSequential",
+        "SparseModule",
+        "GroupAll",
+        "box2corners",
+    }
 )
 
 
