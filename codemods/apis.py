@@ -72,6 +72,11 @@ DEVICE_HELPERS = {
     "accelerate.Accelerator.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
     "accelerate.PartialState.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
     "transformers.TrainingArguments.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
+    # audiotools/ml/accelerator.py: ``"cpu" if torch.cuda.device_count() == 0 else "cuda"`` (apis.LIBRARY_LOOPS).
+    "audiotools.ml.Accelerator.device": DeviceHelper(False, "the CPU on an XLA host: torch.cuda.device_count() is 0"),
+    "audiotools.ml.accelerator.Accelerator.device": DeviceHelper(
+        False, "the CPU on an XLA host: torch.cuda.device_count() is 0"
+    ),
 }
 
 # Library calls that pick the device into a config instead of returning it, the key they set,
@@ -206,6 +211,31 @@ _INIT_DIST = (
     "it sets the CUDA device rank % torch.cuda.device_count() (0 on an XLA host: a ZeroDivisionError) and "
     "starts the process group with nccl by default"
 )
+# mmengine's Runner (mmdet 3.x, mmdet3d 1.x, mmseg 1.x, mmpose 1.x tools/train.py; checked in
+# open-mmlab/mmengine 0.8-0.10): Runner.__init__ (and from_cfg, which calls it) runs wrap_model
+# (mmengine/runner/runner.py), ``model.to(get_device())``, where get_device (mmengine/device/utils.py) is
+# npu, cuda, mlu, mps or dipu, else "cpu", never XLA; BaseModel.train_step
+# (mmengine/model/base_model/base_model.py) moves each batch with the model's data_preprocessor to the
+# model's device and steps with ``optim_wrapper.update_params``; the train loops (mmengine/runner/loops.py,
+# EpochBasedTrainLoop, IterBasedTrainLoop) end no step with a barrier.
+_MMENGINE_RUNNER = LibraryLoop(
+    "mmengine",
+    "its Runner moves the model with model.to(get_device()), and mmengine's get_device is npu, cuda, mlu or "
+    "mps, else the CPU, never the XLA device; the data_preprocessor moves each batch to the model's device (the "
+    "CPU), and its train loop steps the optimizer (optim_wrapper.update_params) with no step barrier",
+    "build the model on the XLA device and train it in a loop of the project's own (each batch on the XLA "
+    "device, torch_xla.sync() after each optimizer step); mmengine has no XLA device to select",
+)
+# audiotools' Accelerator (descriptinc/audiotools, audiotools/ml/accelerator.py, 0.7): ``world_size =
+# torch.cuda.device_count()``, ``device = "cpu" if world_size == 0 else "cuda"``; prepare_model does
+# ``model.to(self.device)``; local_rank is the LOCAL_RANK variable, else 0.
+_AUDIOTOOLS_ACCELERATOR = LibraryLoop(
+    "audiotools",
+    "its device is the CPU when torch.cuda.device_count() == 0 (always on an XLA host), else CUDA, never "
+    "the XLA device: prepare_model moves the model to the CPU, and batches moved to accel.device stay there",
+    "move the model (before the optimizer is built) and each batch to torch_xla.device() instead of "
+    "prepare_model and accel.device",
+)
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
     "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
@@ -228,7 +258,22 @@ LIBRARY_LOOPS = {
     "mmdet.apis.train_detector": _MM_ENTRY,
     "mmdet.apis.train.train_detector": _MM_ENTRY,
     "basicsr.train.train_pipeline": _BASICSR_PIPELINE,
+    "mmengine.runner.Runner": _MMENGINE_RUNNER,
+    "mmengine.runner.runner.Runner": _MMENGINE_RUNNER,
+    "mmengine.runner.Runner.from_cfg": _MMENGINE_RUNNER,
+    "mmengine.runner.runner.Runner.from_cfg": _MMENGINE_RUNNER,
+    "mmengine.registry.RUNNERS.build": _MMENGINE_RUNNER,
+    "audiotools.ml.Accelerator": _AUDIOTOOLS_ACCELERATOR,
+    "audiotools.ml.accelerator.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "basicsr.train_pipeline": _BASICSR_PIPELINE,
+}
+# Library objects that read their rank themselves, unported (the XLA launcher's processes set no
+# LOCAL_RANK: torch_xla 2.9's launch calls xmp.spawn, which sets PJRT_LOCAL_PROCESS_RANK): every process
+# the launcher starts is their rank 0.  audiotools/ml/accelerator.py: ``local_rank`` is LOCAL_RANK, else 0.
+_AUDIOTOOLS_RANK = "audiotools' Accelerator reads its rank from LOCAL_RANK, which the XLA launcher does not set"
+LIBRARY_RANKS = {
+    "audiotools.ml.Accelerator": _AUDIOTOOLS_RANK,
+    "audiotools.ml.accelerator.Accelerator": _AUDIOTOOLS_RANK,
 }
 # The packages those names come from: a file that names one is read even if it names no torch
 # (Real-ESRGAN's train.py only calls basicsr's train_pipeline).

@@ -36,6 +36,16 @@ class ProjectFlags(Analysis):
         def _live(self, name: str, scope: str) -> list[Binding]: ...
 
     def _imported_flag(self, name: str, scope: str) -> Where | None:
+        """``_flag_from_module``, else ``cfg.train_on_gpu`` where a class of the project sets
+        ``self.train_on_gpu = torch.cuda.is_available()`` and nothing else: False on an XLA host,
+        which the port does not change there (folder_scans.Mentions.cuda_checked)."""
+        found = self._flag_from_module(name, scope)
+        attribute = name.rpartition(".")[2]
+        if found is not None or "." not in name or not (checked := self.facts.project.context.cuda_checked(attribute)):
+            return found
+        return Where(False, f"`{name}` is `torch.cuda.is_available()` (`self.{attribute}` in {checked})", None)
+
+    def _flag_from_module(self, name: str, scope: str) -> Where | None:
         """``args.cuda`` where ``args = get_args()`` of another module of the project, which
         returns that flag: what it is on an XLA host (``on_xla`` holds the flag's truth), why,
         and whether that module is read and converted in this run (``elsewhere`` if not)."""

@@ -86,6 +86,9 @@ class DistributedFacts:
     # BasicSR's scripts): the flag as written, whose default keeps the script non-distributed in
     # every process the XLA launcher starts.
     launcher_flag: str | None = None
+    # What each library object the script builds (or hands on) that reads its own rank makes of the
+    # processes: apis.LIBRARY_RANKS.
+    library_ranks: list[str] = field(default_factory=list)
     process_groups: dict[cst.Call, ProcessGroup] = field(default_factory=dict)
     # Values of backend variables and flags (and init methods) that become "xla" / "xla://".
     backend_values: dict[cst.BaseExpression, str] = field(default_factory=dict)

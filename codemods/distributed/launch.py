@@ -132,6 +132,11 @@ class LaunchAnalysis(Analysis):
         for arg in node.args:
             if type(arg.value) is cst.Name:
                 self.calls[owner].add(arg.value.value)  # functions handed on (run_demo(demo_basic))
+        handed = (self.walk.resolve(a.value) for a in node.args if type(a.value) in (cst.Name, cst.Attribute))
+        for named in (callee, *handed):
+            rank = apis.LIBRARY_RANKS.get(named or "")
+            if rank is not None and rank not in self.part.library_ranks:
+                self.part.library_ranks.append(rank)  # ml.Accelerator(), argbind.bind(ml.Accelerator)
         if method_name(node) == "share_memory":
             self.shared = node
         if method_name(node) == "add_argument":

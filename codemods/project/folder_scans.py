@@ -135,3 +135,23 @@ class Mentions:
             word = re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
             self._answers[key] = any(word.search(data) for file, data in texts if file != key[0])
         return self._answers[key]
+
+    def cuda_checked(self, path: Path, attribute: str) -> Path | None:
+        """The file (``path`` last) that sets ``self.<attribute>`` to CUDA's availability check
+        (``self.train_on_gpu = torch.cuda.is_available()``, a config class's flag), and no file
+        sets it otherwise; None: none, or the project too large to scan."""
+        if self._texts is False:
+            self._texts = mention_texts(self.root)
+        texts = self._texts
+        if not isinstance(texts, tuple):
+            return None
+        me = resolved(path)
+        set_to = re.compile(rb"\bself\." + re.escape(attribute.encode()) + rb"\s*=(?!=)\s*([^\n]*)")
+        checked = None
+        for file, data in texts:
+            for match in set_to.finditer(data):
+                if re.fullmatch(rb"torch\.cuda\.is_available\(\)\s*(#.*)?", match.group(1).strip()) is None:
+                    return None  # set to something else too: not known
+                if checked is None or checked == me:
+                    checked = file
+        return checked

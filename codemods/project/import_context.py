@@ -115,6 +115,11 @@ class ImportContext(Protocol):
         a call, an import, a registry's string); None: the project's files are not known."""
         ...
 
+    def cuda_checked(self, attribute: str) -> str | None:
+        """The project file that sets ``self.<attribute>`` only to ``torch.cuda.is_available()``
+        (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known."""
+        ...
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The C++/CUDA extension modules the project's ``setup.py`` files build with
         torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
@@ -231,6 +236,9 @@ class GuessedImports:
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
         return ()  # the file's folder is not known
+
+    def cuda_checked(self, attribute: str) -> str | None:
+        return None  # the project's files are not known
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return ()  # the project's files are not known

@@ -113,6 +113,12 @@ class ProjectFiles:
         """Whether a file of the project other than ``path`` names ``name`` (folder_scans.Mentions)."""
         return self._mentions.elsewhere(path, name)
 
+    def cuda_checked(self, path: Path, attribute: str) -> str | None:
+        """The file (as findings name it) that sets ``self.<attribute>`` to CUDA's availability
+        check, the only value the project gives it (folder_scans.Mentions)."""
+        found = self._mentions.cuda_checked(path, attribute)
+        return None if found is None else self.display(found)
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The extension modules the project's ``setup.py`` files build (text_scans.py's
         ``built_extensions``), as findings name the files: read once for the run."""

@@ -421,6 +421,9 @@ class FileImports:
     def mentioned_elsewhere(self, name: str) -> bool | None:
         return self.project.mentioned_elsewhere(self.path, name)
 
+    def cuda_checked(self, attribute: str) -> str | None:
+        return self.project.cuda_checked(self.path, attribute)
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()
 

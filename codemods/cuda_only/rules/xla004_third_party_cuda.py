@@ -38,7 +38,8 @@ THIRD_PARTY_CUDA = Rule(
     name="third-party-cuda",
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions, "
+    "mmcv's compiled ops)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
@@ -51,7 +52,12 @@ THIRD_PARTY_CUDA = Rule(
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
     "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
     "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
-    "cover), torch.nn.CTCLoss for warp-ctc's `warpctc_pytorch.CTCLoss` (a compiled C++/CUDA extension too). Each use is reported at its "
+    "cover), torch.nn.CTCLoss for warp-ctc's `warpctc_pytorch.CTCLoss` (a compiled C++/CUDA extension too), "
+    "the op written in torch operations for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
+    "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; those written in torch "
+    "operations, point_sample, multi_scale_deformable_attn_pytorch and MultiScaleDeformableAttention (the "
+    "compiled op only for CUDA tensors), the sparse containers, GroupAll and box2corners, are not reported). Each "
+    "use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
@@ -99,6 +105,26 @@ THIRD_PARTY_CUDA = Rule(
             out = fa.flash_attn_func(q, k, v) if fa is not None else attend(q, k, v)
             """,
             note="flash-attn-alias-under-its-none-check",
+        ),
+        valid(
+            """
+            import torch
+            from mmcv.ops import point_sample
+
+            out = point_sample(features, points, align_corners=False)
+            """,
+            note="mmcv-op-written-in-torch-operations",
+        ),
+        valid(
+            """
+            import torch
+            import mmcv.ops as mo
+
+            attention = mo.MultiScaleDeformableAttention(embed_dims=32, num_levels=1)
+            out = mo.multi_scale_deformable_attn_pytorch(value, shapes, locations, weights)
+            """,
+            target="sagemaker",
+            note="mmcv-attention-with-a-torch-fallback-module-alias-sagemaker",
         ),
         valid(
             """
@@ -361,6 +387,28 @@ THIRD_PARTY_CUDA = Rule(
         invalid(
             """
             import torch
+            from mmcv.ops import nms
+
+            keep, _ = nms(boxes, scores, 0.5)
+            """,
+            note="mmcv-compiled-op",
+            findings=(Expected(4, 11, "`nms` is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels)"),),
+        ),
+        invalid(
+            """
+            import torch
+            import mmcv.ops as mo
+
+            voxelize = mo.Voxelization(voxel_size=[0.2, 0.2, 4], point_cloud_range=[0, -40, -3, 70, 40, 1], max_num_points=32)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="mmcv-compiled-op-module-alias-sagemaker",
+            findings=(Expected(4, 12, "`mo.Voxelization` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            """
+            import torch
             import dcn_v2 as dcn
 
             conv = dcn.DCNv2(64, 64, (3, 3), 1, 1)
@@ -528,6 +576,14 @@ _MODULES: dict[str, str] = {
         "its ops have no XLA kernel, and its import fails where it was not built; XLA alternative: none "
         "(a model variant without deformable convolutions)"
     ),
+    # mmcv's ops (mmcv/ops, 1.x mmcv-full and 2.x): nms, roi_align, Voxelization, points_in_boxes, sparse
+    # convolutions and the rest call ``ext_module`` (mmcv._ext, built C++/CUDA kernels), which take CPU or CUDA
+    # tensors and have no XLA kernel; the few written in torch operations are _TORCH_MMCV_OPS.
+    "mmcv.ops.": (
+        "is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels), which has no XLA kernel and raises on XLA "
+        "tensors: a model whose forward runs it fails on XLA; XLA alternative: the op written in torch "
+        "operations, or keep it out of the model trained on XLA"
+    ),
     "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
     # Baidu's warp-ctc bindings (SeanNaren/warp-ctc, crnn and speech models): a C++/CUDA extension built apart
     # from the project; its loss reads its tensors' memory through CUDA or the CPU, never an XLA device.
@@ -547,6 +603,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
+        or (qualified.startswith("mmcv.ops.") and not _TORCH_MMCV_OPS.isdisjoint(qualified.split(".")[2:]))
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
     ):
@@ -557,6 +614,26 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
     ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
     return updated
+
+
+# mmcv's ops written in torch operations, which run on XLA (mmcv 2.x, mmcv/ops): point_sample.py;
+# multi_scale_deform_attn.py's torch version, and its module, which calls the compiled op only for CUDA
+# tensors; the sparse containers of sparse_structure.py and sparse_modules.py (the convolutions they hold
+# are compiled); group_points.py's GroupAll; diff_iou_rotated.py's box2corners.
+_TORCH_MMCV_OPS = frozenset(
+    {
+        "point_sample",
+        "bilinear_grid_sample",
+        "rel_roi_point_to_rel_img_point",
+        "multi_scale_deformable_attn_pytorch",
+        "MultiScaleDeformableAttention",
+        "SparseConvTensor",
+        "SparseSequential",
+        "SparseModule",
+        "GroupAll",
+        "box2corners",
+    }
+)
 
 
 # Contexts that gather only the parameters ZeRO-3 partitioned and do nothing for any other

@@ -82,7 +82,11 @@ DEVICE_OFF_XLA = Rule(
     "builds but never trains (built to export a model: no method that trains is called on it here), is not "
     "reported. The trainer may be a class of this file or of another module, trained through a name or in one "
     "expression (`Trainer(device=args.device).fit(data)`); a CUDA value the port leaves there is one it could not "
-    'tell is a device where it is written (`add_argument("--gpu", default="cuda:0")`: the flag names no device).',
+    'tell is a device where it is written (`add_argument("--gpu", default="cuda:0")`: the flag names no device). '
+    "A flag that a class of the project sets to `torch.cuda.is_available()` and to nothing else (a config "
+    'module\'s `self.train_on_gpu`), read where the device is picked (`"cuda" if cfg.train_on_gpu else "cpu"`), '
+    "is False on an XLA host: the port makes the CUDA branch the XLA device, but the CPU branch runs; set the flag "
+    "from the XLA device (or drop it) and the model trains there.",
     examples=lambda: (
         invalid(
             """

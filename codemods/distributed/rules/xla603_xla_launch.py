@@ -39,7 +39,11 @@ XLA_LAUNCH = Rule(
     'initialized"), so a process group the module starts as it is imported (`dist.init_process_group(...)` on a '
     "line of its own before the main guard) moves into `_mp_fn`, first: each launched process starts its own, "
     "as each process torchrun started did; one that cannot move (under a check at module level) is reported. "
-    "A main guard that does nothing (`pass`, `...`, a docstring) starts nothing: it is left as it is.",
+    "A main guard that does nothing (`pass`, `...`, a docstring) starts nothing: it is left as it is. The "
+    "finding says when the launched processes will not act as ranks: a `--launcher` flag whose default is none "
+    "(OpenMMLab's and BasicSR's scripts), or a library object that reads its rank itself, unported (audiotools' "
+    "`Accelerator`, from LOCAL_RANK, which the XLA launcher does not set): each process then trains its own copy "
+    "as rank 0 and all write the same outputs; start one process, or read the rank from the XLA runtime.",
     examples=lambda: (
         invalid(
             """
@@ -278,7 +282,7 @@ def _launcher_flag_note(ctx: Context[Facts]) -> str:
     """What a launcher flag whose default is none (``--launcher none``) makes of those processes."""
     flag = ctx.facts.distributed.launcher_flag
     if flag is None:
-        return ""
+        return _library_rank_note(ctx)
     launch = ctx.target.api("launch").qualified_name
     single = "debug_single_process=True" if launch == TORCH_XLA_LAUNCH else "nprocs=1"
     return (
@@ -286,6 +290,21 @@ def _launcher_flag_note(ctx: Context[Facts]) -> str:
         "copy of the model, with no gradient all-reduce, and all write the same outputs. Start one process "
         f"({launch}(..., {single})), or set `{flag}` to a launcher whose process-group start is ported to XLA "
         "(mmcv's and BasicSR's init_dist set a CUDA device and start nccl)"
+    )
+
+
+def _library_rank_note(ctx: Context[Facts]) -> str:
+    """What a library object that reads its own rank (apis.LIBRARY_RANKS) makes of those processes."""
+    ranks = ctx.facts.distributed.library_ranks
+    if not ranks:
+        return ""
+    launch = ctx.target.api("launch").qualified_name
+    single = "debug_single_process=True" if launch == TORCH_XLA_LAUNCH else "nprocs=1"
+    return ctx.target.advice(
+        f"; but {'; '.join(ranks)}: every process acts as rank 0, trains its own copy of the model with no "
+        "gradient all-reduce, and all write the same checkpoints and logs. Start one process "
+        f"({launch}(..., {single})), or take the rank from the XLA runtime (xr.global_ordinal()) where the "
+        "library's is read"
     )
 
 

@@ -193,6 +193,101 @@ def xla_launch_invalid() -> tuple[Invalid, ...]:
                 ),
             ),
         ),
+        # A library object that reads its own rank (audiotools' Accelerator: LOCAL_RANK, else 0):
+        # every launched process is its rank 0, which the finding says.
+        invalid(
+            """
+            import os
+
+            import argbind
+            import torch
+            from audiotools import ml
+
+            Accelerator = argbind.bind(ml.Accelerator, without_prefix=True)
+
+            if __name__ == "__main__":
+                debug = int(os.getenv("LOCAL_RANK", 0)) == 0
+                path = os.path.join("runs", "model.pth")
+                with Accelerator() as accel:
+                    model = accel.prepare_model(torch.nn.Linear(2, 2))
+            """,
+            """
+            import os
+
+            import argbind
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+            from audiotools import ml
+
+            Accelerator = argbind.bind(ml.Accelerator, without_prefix=True)
+
+            def _mp_fn(index):
+                debug = xr.local_ordinal() == 0
+                path = os.path.join("runs", "model.pth")
+                with Accelerator() as accel:
+                    model = accel.prepare_model(torch.nn.Linear(2, 2))
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="library-rank-from-local-rank",
+            findings=(
+                Expected(
+                    11,
+                    1,
+                    "started by torch_xla.launch(...); but audiotools' Accelerator reads its rank from LOCAL_RANK, "
+                    "which the XLA launcher does not set: every process acts as rank 0",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import os
+
+            import torch
+            from audiotools.ml import Accelerator as Acc
+
+            if __name__ == "__main__":
+                debug = int(os.getenv("LOCAL_RANK", 0)) == 0
+                path = os.path.join("runs", "model.pth")
+                with Acc() as accel:
+                    model = accel.prepare_model(torch.nn.Linear(2, 2))
+            """,
+            """
+            import os
+
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from audiotools.ml import Accelerator as Acc
+
+            def _mp_fn(index):
+                debug = xm.get_local_ordinal() == 0
+                path = os.path.join("runs", "model.pth")
+                with Acc() as accel:
+                    model = accel.prepare_model(torch.nn.Linear(2, 2))
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            alias=True,
+            note="library-rank-from-local-rank-alias-sagemaker",
+            findings=(
+                Expected(
+                    8,
+                    1,
+                    "but audiotools' Accelerator reads its rank from LOCAL_RANK, which the XLA launcher does not "
+                    "set: every process acts as rank 0, trains its own copy of the model with no gradient "
+                    "all-reduce, and all write the same checkpoints and logs. Start one process "
+                    "(torch_xla.distributed.xla_multiprocessing.spawn(..., nprocs=1)), or take the rank from the "
+                    "XLA runtime (xm.get_ordinal())",
+                ),
+            ),
+        ),
         # A process group the module starts as it is imported would start the XLA runtime in the
         # launching process: it moves into _mp_fn, first.
         invalid(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_calls
+from codemods.engine.hooks import on_calls, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ LIBRARY_TRAINING_LOOP = Rule(
     severity="error",
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
-    "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, BasicSR's train_pipeline)",
+    "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
+    "train_pipeline, audiotools' Accelerator)",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
     "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
@@ -56,7 +57,13 @@ LIBRARY_TRAINING_LOOP = Rule(
     "`torch.cuda.device_count()`, 0 on an XLA host) and runs its own loop with no barrier: the project's model "
     "classes it builds are converted, but the networks and batches the library moves go to the CPU. Each is "
     "an error at the project's call (not in a test file: a unit test's runner trains nothing); a file that "
-    "calls one is read even when it names no torch. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
+    "calls one is read even when it names no torch. mmengine's `Runner` (built directly, by `Runner.from_cfg` "
+    "or by `RUNNERS.build`; the trainer of mmdet 3.x, mmdet3d, mmseg 1.x and mmpose 1.x) moves the model with "
+    "`model.to(get_device())`, and mmengine's `get_device()` is npu, cuda, mlu or mps, else the CPU, never the "
+    "XLA device; the model's data_preprocessor moves each batch to the model's device, and its train loops step "
+    "the optimizer with no barrier. audiotools' `Accelerator` (`ml.Accelerator()`) picks the CPU when "
+    "`torch.cuda.device_count()` is 0, as on every XLA host, else CUDA: `prepare_model` moves the model there "
+    "and `accel.device` is the batches' device. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
     "device `rank % torch.cuda.device_count()`, a ZeroDivisionError on an XLA host, before it starts an nccl "
     "process group: start the group with the XLA backend instead.",
     examples=lambda: (
@@ -96,6 +103,14 @@ LIBRARY_TRAINING_LOOP = Rule(
             rank, world_size = get_dist_info()
             """,
             note="an-mmcv-helper-that-runs-no-loop",
+        ),
+        valid(
+            """
+            from mmengine.runner import load_checkpoint
+
+            load_checkpoint(model, "model.pth", map_location="cpu")
+            """,
+            note="an-mmengine-helper-that-runs-no-loop",
         ),
         valid(
             """
@@ -209,6 +224,85 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
         invalid(
             """
+            from mmengine.config import Config
+            from mmengine.runner import Runner
+
+            runner = Runner.from_cfg(Config.fromfile("configs/model.py"))
+            runner.train()
+            """,
+            note="mmengine-runner-from-a-config",
+            findings=(
+                Expected(
+                    4,
+                    10,
+                    "`Runner.from_cfg` (mmengine): its Runner moves the model with model.to(get_device()), and "
+                    "mmengine's get_device is npu, cuda, mlu or mps, else the CPU, never the XLA device",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from mmengine.registry import RUNNERS
+            from mmengine import runner as mr
+
+            if "runner_type" in cfg:
+                runner = RUNNERS.build(cfg)
+            else:
+                runner = mr.Runner(model=model, work_dir=".", train_dataloader=loader, optim_wrapper=wrapper)
+            runner.train()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="mmengine-runner-built-or-through-a-module-alias-sagemaker",
+            findings=(
+                Expected(5, 14, "`RUNNERS.build` (mmengine): its Runner moves the model"),
+                Expected(
+                    7,
+                    14,
+                    "`mr.Runner` (mmengine): its Runner moves the model with model.to(get_device()), and mmengine's "
+                    "get_device is npu, cuda, mlu or mps, else the CPU, never the XLA device; the data_preprocessor "
+                    "moves each batch to the model's device (the CPU), and its train loop steps the optimizer "
+                    "(optim_wrapper.update_params) with no step barrier: build the model on the XLA device and "
+                    "train it in a loop of the project's own (each batch on the XLA device, xm.mark_step() after",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from audiotools import ml
+
+            with ml.Accelerator() as accel:
+                model = accel.prepare_model(Net())
+                optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            alias=True,
+            note="audiotools-accelerator",
+            findings=(
+                Expected(
+                    4,
+                    6,
+                    "`ml.Accelerator` (audiotools): its device is the CPU when torch.cuda.device_count() == 0 "
+                    "(always on an XLA host), else CUDA, never the XLA device",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import argbind
+            from audiotools import ml
+
+            Accelerator = argbind.bind(ml.Accelerator, without_prefix=True)
+
+            with Accelerator() as accel:
+                pass
+            """,
+            target="sagemaker",
+            note="audiotools-accelerator-handed-to-a-binder-sagemaker",
+            findings=(Expected(4, 28, "`ml.Accelerator` (audiotools): its device is the CPU"),),
+        ),
+        invalid(
+            """
             import os.path as osp
             from basicsr.train import train_pipeline
 
@@ -236,14 +330,32 @@ def _library_loop(ctx: Context[Facts], original: cst.Call, updated: cst.Call, ca
     """The call of a library's wrapper, runner or entry point: an error that says what it does on
     XLA, unless the name is the project's own (its copy of ``mmseg.apis``: converted as code) or the
     file is a test."""
+    _report(ctx, original.func, callee)
+    return updated
+
+
+@on_references(LIBRARY_TRAINING_LOOP, names=frozenset(apis.LIBRARY_LOOPS))
+def _library_loop_handed_on(
+    ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str
+) -> cst.CSTNode:
+    """The class or function handed to a call that builds the callable the project calls
+    instead (``argbind.bind(ml.Accelerator)``, ``functools.partial(Runner, ...)``): the same
+    error, at the argument."""
+    import libcst as cst
+
+    if isinstance(ctx.parent(), cst.Arg):
+        _report(ctx, original, qualified)
+    return updated
+
+
+def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
     module, _, name = callee.rpartition(".")
     context = ctx.facts.project.context
     if context.test_file() or context.lookup(module, name) is not None:
-        return updated  # a unit test's runner trains nothing; the project's own copy is converted
+        return  # a unit test's runner trains nothing; the project's own copy is converted
     loop = apis.LIBRARY_LOOPS[callee]
     ctx.report(
         LIBRARY_TRAINING_LOOP,
-        original,
-        ctx.target.advice(f"`{ctx.code(original.func)}` ({loop.library}): {loop.does}: {loop.instead}"),
+        named,
+        ctx.target.advice(f"`{ctx.code(named)}` ({loop.library}): {loop.does}: {loop.instead}"),
     )
-    return updated
