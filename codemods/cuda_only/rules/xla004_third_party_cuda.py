@@ -60,7 +60,10 @@ THIRD_PARTY_CUDA = Rule(
     "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported). "
     "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
     "its import worked (in a `try` whose handler catches the ImportError and falls back, under `if flash_attn is not "
-    "None:`, or under a function of the file that returns False when the handler set it to None) is not reported.",
+    "None:`, or under a function of the file that returns False when the handler set it to None) is not reported. "
+    "Apex's amp decorators (`amp.float_function`, `amp.half_function`, `amp.promote_function`, and their "
+    "`register_` forms) are not reported: a decorated function runs unchanged while no amp handle is active, which "
+    "on XLA it never is (`amp.initialize` and `amp.init`, which would activate one, are reported).",
     examples=lambda: (
         Invalid(
             "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
@@ -69,6 +72,36 @@ THIRD_PARTY_CUDA = Rule(
     ),
     valid=lambda: (
         valid(_OPTIONAL_FLASH, note="flash-attn-behind-a-helper-that-asks-for-its-import"),
+        valid(
+            """
+            import torch
+            from apex import amp
+
+
+            def attend(q, k, op):
+                is_half = isinstance(q, torch.cuda.HalfTensor)
+                fn = amp.float_function(op) if is_half else op
+                return fn(q, k)
+
+
+            @amp.half_function
+            def pooled(x):
+                return x.mean(0)
+            """,
+            note="apex-amp-decorators-pass-through-while-amp-is-off",
+        ),
+        valid(
+            """
+            import apex
+
+            import torch
+
+            apex.amp.register_float_function(torch, "sigmoid")
+            roi = apex.amp.float_function(torch.nn.functional.relu)
+            """,
+            target="sagemaker",
+            note="apex-amp-decorators-pass-through-alias",
+        ),
         valid(
             """
             import torch
@@ -518,6 +551,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
+        or qualified in _APEX_PASSES_THROUGH
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
     ):
@@ -528,6 +562,19 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
     ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
     return updated
+
+
+# Apex's amp decorators and their registry forms (apex/amp/amp.py): a decorated function runs
+# unchanged while no amp handle is active (``_decorator_helper``: ``if handle is None or not
+# handle.is_active(): return orig_fn(...)``), and the registry is read only by ``amp.init``.  On
+# XLA amp is never active (``amp.initialize`` and ``amp.init`` are reported where they are), so
+# they change nothing and run on any device.
+_APEX_PASSES_THROUGH = frozenset(
+    f"apex.amp{module}.{kind}{form}_function"
+    for module in ("", ".amp")
+    for kind in ("", "register_")
+    for form in ("half", "float", "promote")
+)
 
 
 # Contexts that gather only the parameters ZeRO-3 partitioned and do nothing for any other
