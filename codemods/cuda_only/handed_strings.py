@@ -69,7 +69,7 @@ class HandedStringAnalysis(Analysis):
             self.compared.add(calls[0])
 
     def conclude(self) -> None:
-        converted = self.facts.device.strings
+        converted = self.facts.device.strings | self.facts.device.foreign_device_strings.keys()  # (XLA101's)
         for call, name in self.candidates:
             if call in self.compared:
                 continue  # a string the call hands back for the test, not a device it is handed
