@@ -526,8 +526,22 @@ class CudaOnlyAnalysis(SparseTensors):
         ``CUDAExtension``/``CppExtension`` (``import pointnet2._ext as _ext``); calls of them (or of
         a ``load(...)`` one) in a forward."""
         context = self.facts.project.context
+
+        def _package_binds(module: str, name: str) -> bool:
+            """``from . import PITLossWrapper`` where the package's ``__init__.py`` binds that name
+            (``from .pit_wrapper import PITLossWrapper``, or a class of its own): a Python name."""
+            if module.strip("."):
+                return False
+            found = context.lookup(module, f"__init__.{name}")
+            summary = found.summary if found is not None else None
+            return summary is not None and (
+                not summary.path.endswith("__init__.py")
+                or summary.origin_of(found.name) is not None  # type: ignore[union-attr]  # found is set with summary
+                or any(cls == found.name for cls, _, _ in summary.classes)  # type: ignore[union-attr]
+            )
+
         for bound, (module, name) in self.relative_imports.items():
-            if bound not in self.extensions and context.lookup(module, name) is None:
+            if bound not in self.extensions and context.lookup(module, name) is None and not _package_binds(module, name):
                 self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
         for call, head in self.forward_calls:
             if head in self.extensions:
