@@ -142,9 +142,7 @@ def host_data(
 
 
 # What puts a value on a device or reads a model's tensors (which may be on one).
-_DEVICE_METHODS = frozenset(
-    {"cuda", "to", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers"}
-)
+_DEVICE_METHODS = frozenset({"cuda", "to", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
 def built_off_device(
@@ -186,4 +184,3 @@ def built_off_device(
         if depth >= _DEPTH or not all(built_off_device(v, assigned, depth + 1) for v in values):
             return False
     return True
-

@@ -541,7 +541,11 @@ class CudaOnlyAnalysis(SparseTensors):
             )
 
         for bound, (module, name) in self.relative_imports.items():
-            if bound not in self.extensions and context.lookup(module, name) is None and not _package_binds(module, name):
+            if (
+                bound not in self.extensions
+                and context.lookup(module, name) is None
+                and not _package_binds(module, name)
+            ):
                 self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
         for call, head in self.forward_calls:
             if head in self.extensions:

@@ -83,9 +83,7 @@ class LoopPlans(StepDrivers):
         member = loop.iterates[0]
         if not member or loop.backward or loop.handed or any(r != member for r in loop.step_receivers):
             return False
-        return not any(
-            self.runs_step(c, steps, by_name) for c in loop.called if c.partition(".")[0] != member
-        )
+        return not any(self.runs_step(c, steps, by_name) for c in loop.called if c.partition(".")[0] != member)
 
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``

@@ -569,7 +569,7 @@ def _handed_disabled(ancestors: list[cst.CSTNode]) -> bool:
         and a.keyword.value == "enabled"
         and type(a.value) is cst.Name
         and a.value.value == "False"
-        for a in call.args  # type: ignore[attr-defined]  # a Call, checked above
+        for a in call.args
     )
 
 

@@ -493,7 +493,7 @@ def _foreign_device_string(ctx: Context[Facts], original: cst.BaseExpression) ->
     callee = ctx.facts.device.foreign_device_strings[original]
     return (
         f"{ctx.code(original)} stays: `{callee}` takes a device of its own library's naming, which has no XLA "
-        f"device, and on a host without CUDA it fails; hand it \"cpu\" there (or run it where CUDA is)"
+        f'device, and on a host without CUDA it fails; hand it "cpu" there (or run it where CUDA is)'
     )
 
 
