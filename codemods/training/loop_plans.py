@@ -41,7 +41,10 @@ class LoopPlans(StepDrivers):
         if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
             return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
         if training and self._steps_each_member(loop, steps, by_name):
-            return  # ``for op in self.optimizers: op.step()``: one step of several optimizers, its caller's loop trains
+            # ``for op in self.optimizers: op.step()``: one step of several optimizers, its caller's
+            # loop trains; ``op.step()`` runs no ``step`` of this file (the members are optimizers).
+            self.stepped_members.add(loop.iterates[0])
+            return
         if training:
             part.all_loops.add(loop.node)
         if training and loop.owner:
