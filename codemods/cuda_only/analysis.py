@@ -533,11 +533,13 @@ class CudaOnlyAnalysis(SparseTensors):
             if module.strip("."):
                 return False
             found = context.lookup(module, f"__init__.{name}")
-            summary = found.summary if found is not None else None
-            return summary is not None and (
+            if found is None or found.summary is None:
+                return False
+            summary, bound = found.summary, found.name
+            return (
                 not summary.path.endswith("__init__.py")
-                or summary.origin_of(found.name) is not None  # type: ignore[union-attr]  # found is set with summary
-                or any(cls == found.name for cls, _, _ in summary.classes)  # type: ignore[union-attr]
+                or summary.origin_of(bound) is not None
+                or any(cls == bound for cls, _, _ in summary.classes)
             )
 
         for bound, (module, name) in self.relative_imports.items():
