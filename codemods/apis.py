@@ -645,6 +645,11 @@ DATASET_BASES = frozenset(
         "torch.utils.data.dataset.Dataset",
         "torch.utils.data.IterableDataset",
         "torch.utils.data.dataset.IterableDataset",
+        # PyTorch Geometric's: ``process()`` saves the collated graphs once, ``__init__`` loads them.
+        "torch_geometric.data.Dataset",
+        "torch_geometric.data.InMemoryDataset",
+        "torch_geometric.data.dataset.Dataset",
+        "torch_geometric.data.in_memory_dataset.InMemoryDataset",
     }
 )
 

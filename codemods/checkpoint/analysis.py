@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.checkpoint.host_data import host_data, path_key
+from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, receiver, walk
@@ -52,6 +52,12 @@ class CheckpointAnalysis(Analysis):
         # whether it is one of them.
         self.dataset_classes: set[str] = set()
         self.in_dataset: list[bool] = []
+        # The enclosing classes' names; the Dataset classes that torch.save (a processed cache,
+        # ``torch.save(self.collate(items), path)`` in a PyG ``process()``), and each load in one.
+        self.class_names: list[str] = []
+        self.saving_datasets: set[str] = set()
+        self.dataset_loads: list[tuple[cst.Call, str]] = []
+        self.dataset_saves: dict[str, list[cst.BaseExpression | None]] = {}
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
         # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
@@ -160,9 +166,11 @@ class CheckpointAnalysis(Analysis):
         if is_dataset:
             self.dataset_classes.add(node.name.value)
         self.in_dataset.append(is_dataset)
+        self.class_names.append(node.name.value)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.in_dataset.pop()
+        self.class_names.pop()
 
     @calls_of(*_XLA_DEVICES)
     def _xla_device(self, node: cst.Call) -> None:
@@ -191,6 +199,8 @@ class CheckpointAnalysis(Analysis):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
             self.loads_without_location.append(node)
+            if self.in_dataset and self.in_dataset[-1]:
+                self.dataset_loads.append((node, self.class_names[-1]))
 
     @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
@@ -200,6 +210,9 @@ class CheckpointAnalysis(Analysis):
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
+            if self.in_dataset[-1]:
+                self.saving_datasets.add(self.class_names[-1])
+                self.dataset_saves.setdefault(self.class_names[-1], []).append(arg_value(node, 0, "obj"))
             return
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
@@ -223,7 +236,15 @@ class CheckpointAnalysis(Analysis):
         self.part.cuda_script = bool(
             device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
         )
-        self.part.unlocated_loads.update(self.loads_without_location)
+        # A Dataset class's load of what the class itself saves (its processed cache, built on the
+        # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
+        cache_loads = {
+            load
+            for load, cls in self.dataset_loads
+            if cls in self.saving_datasets
+            and all(value is not None and built_off_device(value, self.assigned) for value in self.dataset_saves[cls])
+        }
+        self.part.unlocated_loads.update(load for load in self.loads_without_location if load not in cache_loads)
         self._host_data_loads()
         self._pickled_objects()
 

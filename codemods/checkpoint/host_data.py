@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted
+from codemods.engine.nodes import dotted, walk
 
 _SCALAR_CALLS = frozenset({"int", "float", "str", "len", "range", "bool"})
 _CONTAINER_CALLS = frozenset({"list", "tuple", "set", "dict", "sorted"})
@@ -139,3 +139,48 @@ def host_data(
         return True
     values = [v for v in assigned.get(name, ()) if v not in reloads]
     return bool(values) and depth < _DEPTH and all(host_data(v, assigned, reloads, depth + 1) for v in values)
+
+
+# What puts a value on a device or reads a model's tensors (which may be on one).
+_DEVICE_METHODS = frozenset({"cuda", "to", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
+
+
+def built_off_device(
+    value: cst.BaseExpression, assigned: Mapping[str, Sequence[cst.BaseExpression]], depth: int = 0
+) -> bool:
+    """A Dataset's processed cache (``torch.save(self.collate(items), path)`` with ``items =
+    [Data(x=torch.randn(3, 4)) ...]``): ``value`` and the values bound to the names it reads
+    (followed through names) make no move (``.cuda()``, ``.to(...)``, ``device=``) and read no
+    model's tensors (``model.state_dict()``, ``.parameters()``), and every name it reads is bound
+    in the module or by a comprehension in it: built on the CPU, it cannot hold device tensors."""
+    bound = {
+        name
+        for node in walk(value)
+        if isinstance(node, cst.CompFor)
+        for name in (dotted(n) for n in walk(node.target))
+        if name is not None
+    }
+    nodes = walk(value)
+    called = {id(part) for node in nodes if isinstance(node, cst.Call) for part in walk(node.func)}
+    # An attribute's last part and a keyword's name read nothing.
+    called |= {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
+    called |= {id(node.keyword) for node in nodes if isinstance(node, cst.Arg) and node.keyword is not None}
+    for node in nodes:
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _DEVICE_METHODS:
+                return False
+            if any(a.keyword is not None and a.keyword.value == "device" for a in node.args):
+                return False
+        if not isinstance(node, (cst.Name, cst.Attribute)) or id(node) in called:
+            continue
+        name = dotted(node)
+        if name is None or name in bound or name in _CONSTANTS or name == "self":
+            continue
+        values = assigned.get(name)
+        if values is None:
+            if isinstance(node, cst.Name) and not any(name.startswith(f"{b}.") for b in bound):
+                return False  # a value the module does not build
+            continue
+        if depth >= _DEPTH or not all(built_off_device(v, assigned, depth + 1) for v in values):
+            return False
+    return True

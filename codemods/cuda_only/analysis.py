@@ -561,8 +561,28 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         ``CUDAExtension``/``CppExtension`` (``import pointnet2._ext as _ext``); calls of them (or of
         a ``load(...)`` one) in a forward."""
         context = self.facts.project.context
+
+        def _package_binds(module: str, name: str) -> bool:
+            """``from . import PITLossWrapper`` where the package's ``__init__.py`` binds that name
+            (``from .pit_wrapper import PITLossWrapper``, or a class of its own): a Python name."""
+            if module.strip("."):
+                return False
+            found = context.lookup(module, f"__init__.{name}")
+            if found is None or found.summary is None:
+                return False
+            summary, bound = found.summary, found.name
+            return (
+                not summary.path.endswith("__init__.py")
+                or summary.origin_of(bound) is not None
+                or any(cls == bound for cls, _, _ in summary.classes)
+            )
+
         for bound, (module, name) in self.relative_imports.items():
-            if bound not in self.extensions and context.lookup(module, name) is None:
+            if (
+                bound not in self.extensions
+                and context.lookup(module, name) is None
+                and not _package_binds(module, name)
+            ):
                 self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
         for call, head in self.forward_calls:
             if head in self.extensions:

@@ -5,13 +5,15 @@ parameter (or the ``self`` attribute it is stored in) is only used as a device (
 ``.to()``, ``torch.device()``), the string becomes the XLA device's; where it is used as a
 device and otherwise too, it is reported; where it is never used as a device (CUDA memory
 statistics, a log line), nothing is said of it (those uses have findings of their own).  A
-callable of another module of the project is not followed: reported.  A call whose result is
+callable of another module of the project is not followed: reported; one of the standard
+library (``os.path.join(root, "cuda", "*.cu")``, a directory's name) is no device's.  A call whose result is
 only compared with strings (``os.getenv("DEVICE", "cuda") == "cuda"``) hands "cuda" back to the
 test, which compares it with a string: it is not a device handed on, and nothing is said of it
 (the comparison is the device analysis's)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -67,7 +69,7 @@ class HandedStringAnalysis(Analysis):
             self.compared.add(calls[0])
 
     def conclude(self) -> None:
-        converted = self.facts.device.strings
+        converted = self.facts.device.strings | self.facts.device.foreign_device_strings.keys()  # (XLA101's)
         for call, name in self.candidates:
             if call in self.compared:
                 continue  # a string the call hands back for the test, not a device it is handed
@@ -100,6 +102,8 @@ class HandedStringAnalysis(Analysis):
             return HandedString(name, False, f"`{name}` uses its `{parameter}` as a device and otherwise too")
         if head in self.facts.imports.project_names:
             module = self.facts.imports.project_names[head][0]
+            if not module.startswith(".") and module.split(".")[0] in sys.stdlib_module_names:
+                return None  # ``os.path.join(root, "cuda", "*.cu")``: the standard library's, a path segment
             return HandedString(name, False, f"`{name}` comes from `{module}`, which this file does not follow")
         return None
 

@@ -377,7 +377,10 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             if flag.cpu_beside_accelerator and flag.default is not None:
                 self.part.cpu_flag_defaults[flag.default] = flag.dest
 
-        if "device" in keywords and method != "to":
+        if "device" in keywords and method != "to" and callee is not None and callee.startswith(_OWN_DEVICE_LIBRARIES):
+            if is_cuda_device_string(keywords["device"].value):
+                self.part.foreign_device_strings[keywords["device"].value] = callee
+        elif "device" in keywords and method != "to":
             device = keywords["device"].value
             self.add_device_strings(device)
             moves = method != "cuda" and callee != "torch.Generator" and not (callee or "").startswith("torch.cuda.")
@@ -679,3 +682,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         root, _, attr = name.partition(".")
         functions = self.returned_names.get(root)
         return min(functions) if functions and attr and "." not in attr else None
+
+
+# Libraries whose calls take a device of their own naming, with no XLA device among them
+# (CTranslate2: "cpu", "cuda" or "auto"): a "cuda" handed to them is not a torch device to port.
+_OWN_DEVICE_LIBRARIES = ("ctranslate2.",)

@@ -20,6 +20,9 @@ class DeviceFacts:
     # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
     # variable, --device defaults): they become "xla".
     strings: set[cst.CSTNode] = field(default_factory=set)
+    # CUDA strings handed to a library with devices of its own and none for XLA
+    # (``ctranslate2.Generator(path, device="cuda")``) -> the callee: reported, never made "xla".
+    foreign_device_strings: dict[cst.CSTNode, str] = field(default_factory=dict)
     # Of those, the ones a test of a device flag compares it with (``args.device in ['cpu',
     # 'cuda']``, ``args.device == 'cuda'``): the flag's default becomes "xla" (device/device_flags.py).
     flag_test_strings: set[cst.SimpleString] = field(default_factory=set)

@@ -90,6 +90,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         # Barriers under availability checks in a loop: (loop, the checks, the barrier).
         self.checked_barriers: list[tuple[_Loop, list[cst.If], cst.Call]] = []
         self.optimizer_lists: set[str] = set()  # names of lists of optimizers (training/optimizer_lists.py)
+        # Loop variables whose loop steps each member (``for op in self.optimizers: op.step()``).
+        self.stepped_members: set[str] = set()
 
     @property
     def loop(self) -> _Loop | None:

@@ -40,6 +40,7 @@ class StepDrivers(Analysis):
     classes: set[str]
     instances: dict[str, str]
     used_outside_loops: set[str]
+    stepped_members: set[str]  # loop variables whose loop steps each member (loop_plans.py)
     next_statement: dict[int, cst.BaseStatement]
     # (statement or None, the step or the call, its function or None, what it steps or calls, call site kind)
     step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]]
@@ -76,7 +77,7 @@ class StepDrivers(Analysis):
         run the ``def update(engine, batch)`` of an ignite script)."""
         head, _, name = callee.rpartition(".")
         candidates = by_name.get(name, [])
-        if not candidates:
+        if not candidates or head in self.stepped_members:
             return []
         if head in ("", "self", "cls"):
             return candidates

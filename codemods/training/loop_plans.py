@@ -40,6 +40,11 @@ class LoopPlans(StepDrivers):
         )
         if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
             return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
+        if training and self._steps_each_member(loop, steps, by_name):
+            # ``for op in self.optimizers: op.step()``: one step of several optimizers, its caller's
+            # loop trains; ``op.step()`` runs no ``step`` of this file (the members are optimizers).
+            self.stepped_members.add(loop.iterates[0])
+            return
         if training:
             part.all_loops.add(loop.node)
         if training and loop.owner:
@@ -67,11 +72,21 @@ class LoopPlans(StepDrivers):
             loop.node not in part.loops_within_a_step
             and any(d == CUDA or is_device_name(d) for d in loop.moved.values())
             and not only_moves(loop.node)
+            and not _in_a_move_method(loop)
         ):
             if not loop.host_read and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(loop.node, set(loop.moved)):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _steps_each_member(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
+        """The loop steps each member of what it iterates and nothing else (``for op in
+        self.optimizers: op.step()``, no backward): it is one step of several optimizers, made
+        in whatever loop calls it, not a training loop of its own."""
+        member = loop.iterates[0]
+        if not member or loop.backward or loop.handed or any(r != member for r in loop.step_receivers):
+            return False
+        return not any(self.runs_step(c, steps, by_name) for c in loop.called if c.partition(".")[0] != member)
 
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
@@ -142,6 +157,17 @@ def owned_by(owner: str, functions: set[str]) -> bool:
     """Whether the code of ``owner`` (a qualified name) runs in one of ``functions``: it is
     one of them or a function defined inside one."""
     return any(owner == name or owner.startswith(f"{name}.") for name in functions)
+
+
+def _in_a_move_method(loop: _Loop) -> bool:
+    """The loop is in a class's own move method (``BoxList.to(self, device)`` moving each of its
+    fields, ``Instances.cuda``): it moves a container's contents for whoever calls it, inside that
+    caller's step or evaluation, and computes nothing itself."""
+    owner, dot, method = loop.owner.rpartition(".")
+    return bool(dot) and bool(owner) and method in _MOVE_METHODS
+
+
+_MOVE_METHODS = frozenset({"to", "cuda", "cpu", "to_device", "pin_memory"})
 
 
 def _calls_a_host_read(loop: _Loop, by_name: dict[str, list[_Function]]) -> bool:

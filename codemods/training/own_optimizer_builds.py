@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import arg_value, dotted, names_the_cpu, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, names_the_cpu, walk
 from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.early_optimizers import EarlyOptimizers
@@ -101,6 +101,7 @@ class OwnOptimizerBuilds(EarlyOptimizers):
         built: dict[str, None] = {}  # the optimizers' attributes, in order
         built_by: list[str] = []  # the methods of the class that built some of them
         moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
+        moved_to_device: set[str] = set()  # those of them moved off the CPU
         # The first move of the instance, and what it strands: (the move, xla, how it is made).
         stranding: tuple[cst.Call, bool, str] | None = None
         after = False  # past the first move of the instance: only rebuilt optimizers count
@@ -131,6 +132,12 @@ class OwnOptimizerBuilds(EarlyOptimizers):
                 continue
             if kind == "move" and name != "self":
                 moved.add(str(name))
+                if (
+                    isinstance(rest[1], cst.Call)
+                    and method_name(rest[1]) != "cpu"
+                    and not names_the_cpu(arg_value(rest[1], 0, "device"))
+                ):
+                    moved_to_device.add(str(name))
             if kind == "move" and name == "self":
                 if not after and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
                     after = True  # moved first (``self.to(device)``): what is built from here on holds the moved ones
@@ -166,6 +173,8 @@ class OwnOptimizerBuilds(EarlyOptimizers):
             call = rest[0]
             assert isinstance(call, cst.Call)
             module = call.func.value if type(call.func) is cst.Attribute else None
+            if dotted(module) in moved_to_device:
+                continue  # ``self.model = self.model.to(device)`` first: it holds the moved parameters
             # ``self.gen.parameters()``; through a name or a key, a module ``__init__`` registers
             if root_in(str(name), {"self"}) is None or dotted(module) is None:
                 held = held or HeldChildren(fn.node, self.walk.resolve)

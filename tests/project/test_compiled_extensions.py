@@ -263,6 +263,28 @@ class _RoIAlign(Function):
         return _C.roi_align_forward(x, rois, 1.0, 7, 7, 2)
 """
 
+PACKAGE_LAYER = """\
+import torch
+from torch.autograd import Function
+
+from . import {name} as backend
+
+
+class DeformFunction(Function):
+    @staticmethod
+    def forward(ctx, x, offset):
+        out = x.new_empty(x.shape)
+        backend.forward(x, offset, out)
+        return out
+"""
+
+RE_EXPORTED = """\
+class Backend:
+    @staticmethod
+    def forward(x, offset, out):
+        out.copy_(x + offset)
+"""
+
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_an_extension_a_setup_py_builds_through_a_name_is_known(tmp_path: Path, target: str) -> None:
@@ -280,3 +302,21 @@ def test_an_extension_a_setup_py_builds_through_a_name_is_known(tmp_path: Path, 
     (repo / "setup.py").unlink()
     found = unfixed_findings(repo, names, target)
     assert [r for r, _, _ in [*found["nms.py"], *found["roi.py"]] if r == "XLA512"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("init", "extension"), [("from .helpers import Backend\n", False), ("", True)])
+def test_a_name_the_package_binds_is_no_extension(tmp_path: Path, target: str, init: str, extension: bool) -> None:
+    """``from . import Backend`` where the package's ``__init__.py`` re-exports a class of a sibling
+    module: a Python name, no compiled extension; with ``__init__.py`` binding nothing it is one."""
+    repo = tmp_path / "repo"
+    (repo / "layers").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "layers" / "__init__.py").write_text(init)
+    (repo / "layers" / "helpers.py").write_text(RE_EXPORTED)
+    path = repo / "layers" / "dcn.py"
+    path.write_text(PACKAGE_LAYER.format(name="Backend"))
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path))
+    found = [f for f in conversion.findings if f.rule == "XLA512"]
+    assert bool(found) == extension, found

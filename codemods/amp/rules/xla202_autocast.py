@@ -358,6 +358,42 @@ AUTOCAST = Rule(
                 Expected(11, 30, "`torch.autocast` is handed on uncalled: its device type is given where it is called"),
             ),
         ),
+        invalid(
+            """
+            from functools import partial
+
+            import torch
+            from torch.cuda.amp import autocast
+
+
+            def attend(q, k):
+                context = partial(autocast, enabled=False) if torch.is_autocast_enabled() else None
+                return context, q @ k
+            """,
+            note="autocast-handed-on-to-turn-it-off",
+            findings=(
+                Expected(
+                    8,
+                    23,
+                    "`autocast` is handed on uncalled, to turn autocast off: it has no device argument to change, so "
+                    "where it is called it stays CUDA autocast (off on XLA); call "
+                    'torch.autocast("xla", dtype=torch.bfloat16, enabled=False) where it is used',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import functools
+
+            import torch.cuda.amp as cuda_amp
+
+            off = functools.partial(cuda_amp.autocast, enabled=False)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="autocast-handed-on-to-turn-it-off-sagemaker",
+            findings=(Expected(5, 25, "is handed on uncalled, to turn autocast off"),),
+        ),
     ),
 )
 
@@ -513,7 +549,28 @@ def _handed_on(ctx: Context[Facts], original: cst.CSTNode) -> str:
         why = "it has no device argument to change, so where it is called it stays CUDA autocast (off on XLA)"
     else:
         why = "its device type is given where it is called, out of sight, and with 'cuda' autocast is off on XLA"
+    if _handed_disabled(ctx.ancestors):
+        autocast = ctx.target.xla_autocast
+        off = autocast[:-1] + ("enabled=False)" if autocast.endswith("()") else ", enabled=False)")
+        return f"`{ctx.code(original)}` is handed on uncalled, to turn autocast off: {why}; call {off} where it is used"
     return f"`{ctx.code(original)}` is handed on uncalled: {why}; call {ctx.target.xla_autocast} where it is used"
+
+
+def _handed_disabled(ancestors: list[cst.CSTNode]) -> bool:
+    """The reference is an argument of a call that also hands ``enabled=False``
+    (``partial(autocast, enabled=False)``): it turns autocast off where it is called."""
+    import libcst as cst
+
+    if len(ancestors) < 3 or type(ancestors[-2]) is not cst.Arg or type(ancestors[-3]) is not cst.Call:
+        return False
+    call = ancestors[-3]
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "enabled"
+        and type(a.value) is cst.Name
+        and a.value.value == "False"
+        for a in call.args
+    )
 
 
 _BFLOAT16 = frozenset({"torch.bfloat16"})

@@ -68,7 +68,8 @@ XLA_SAVE = Rule(
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only. A `torch.save` in a Dataset class (a feature cache written by "
-    "`__getitem__`) saves host data in every process and DataLoader worker: it stays. In torch_xla 1.13 (the "
+    "`__getitem__`; PyTorch Geometric's `Dataset` and `InMemoryDataset` too, whose `process()` saves the collated "
+    "CPU graphs) saves host data in every process and DataLoader worker: it stays. In torch_xla 1.13 (the "
     "sagemaker target) `xm.save` ends in a rendezvous of every process, so under a rank check the master alone "
     "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
     "CPU that `xm.save` makes, without the rendezvous; so in a helper that a file of the run calls under a rank "
@@ -205,6 +206,27 @@ XLA_SAVE = Rule(
                         yield item
             """,
             note="dataset-host-data",
+        ),
+        *(
+            valid(
+                """
+                import torch
+                import torch_geometric.data as pyg
+
+
+                class Molecules(pyg.InMemoryDataset):
+                    def __init__(self, root):
+                        super().__init__(root)
+                        self.data, self.slices = torch.load(self.processed_paths[0])
+
+                    def process(self):
+                        graphs = [pyg.Data(x=torch.zeros(5, 2)) for _ in range(8)]
+                        torch.save(self.collate(graphs), self.processed_paths[0])
+                """,
+                target=target,
+                note=f"a-pyg-dataset-saves-its-processed-cache-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
         *(
             valid(

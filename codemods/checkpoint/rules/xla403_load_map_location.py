@@ -18,6 +18,22 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A PyTorch Geometric dataset's processed cache: process() saves the CPU-built graphs, __init__ loads them.
+_DATASET_CACHE = """
+import torch
+from torch_geometric.data import Data, InMemoryDataset
+
+
+class Graphs(InMemoryDataset):
+    def __init__(self, root):
+        super().__init__(root)
+        self.data, self.slices = torch.load(self.processed_paths[0])
+
+    def process(self):
+        items = [Data(x=torch.randn(3, 4)) for _ in range(10)]
+        torch.save(self.collate(items), self.processed_paths[0])
+"""
+
 LOAD_MAP_LOCATION = Rule(
     code="XLA403",
     name="load-map-location",
@@ -48,7 +64,10 @@ LOAD_MAP_LOCATION = Rule(
     "of tensors it builds on the CPU (a processed-data cache: `x = torch.randn(64, 4)`, "
     "`torch.save((x, (x.sum(1) > 0).float()), path)`: a factory without a device, arithmetic and the methods that "
     "keep a tensor where it is), holds no CUDA storage and loads the same anywhere: it still gets the map location "
-    "(harmless), but a single-file run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
+    "(harmless), but a single-file run does not name it as a checkpoint. A Dataset class (torch's, or PyTorch "
+    "Geometric's `InMemoryDataset`) that loads what it saves itself (`torch.save(self.collate(items), path)` in "
+    "`process()`, `torch.load(path)` in `__init__`: its processed cache of CPU-built data, whose `torch.save` stays "
+    "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
@@ -71,6 +90,24 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(_DATASET_CACHE, target=target, note=f"a-dataset-reloads-the-cache-it-saves-{target}")
+            for target in ("2.9", "sagemaker")
+        ),
+        valid(
+            """
+            import os
+            import torch
+
+            class Processed(torch.utils.data.Dataset):
+                def __init__(self, path, device):
+                    if not os.path.exists(path):
+                        x = torch.randn(64, 4)
+                        torch.save((x, (x.sum(1, keepdim=True) > 0).float()), path)
+                    self.x, self.y = torch.load(path)
+            """,
+            note="a-dataset-reloads-its-processed-cache-of-cpu-tensors",
+        ),
         valid(
             """
             import torch
@@ -89,6 +126,31 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch_geometric.data as pyg
+
+
+            class Embedded(pyg.InMemoryDataset):
+                def __init__(self, root):
+                    super().__init__(root)
+                    self.features = torch.load("features.pt")
+            """,
+            """
+            import torch
+            import torch_geometric.data as pyg
+
+
+            class Embedded(pyg.InMemoryDataset):
+                def __init__(self, root):
+                    super().__init__(root)
+                    self.features = torch.load("features.pt", map_location="cpu")
+            """,
+            alias=True,
+            note="a-dataset-that-loads-what-it-does-not-save",
+            findings=(Expected(8, 51, 'torch.load(...) -> map_location="cpu"'),),
+        ),
         *pickled_module_invalid_cases(),
         invalid(
             """
@@ -317,10 +379,7 @@ LOAD_MAP_LOCATION = Rule(
                 findings=(Expected(9, 43, why),),
             )
             for target in ("2.9", "sagemaker")
-            for move, why in (
-                ("", "this module saves host data there (no CUDA storages), which loads the same anywhere"),
-                (".to(device)", "holds CUDA storages, which load nowhere without CUDA"),
-            )
+            for move, why in ((".to(device)", "holds CUDA storages, which load nowhere without CUDA"),)
         ),
         *(
             invalid(

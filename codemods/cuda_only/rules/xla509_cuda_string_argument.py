@@ -29,7 +29,8 @@ CUDA_STRING_ARGUMENT = Rule(
     'in) is used only as a device (`device=`, `.to()`, `torch.device()`), the string becomes "xla"; where it is '
     "used as a device and otherwise too (a CUDA memory statistic that needs the CUDA name), it is reported; where "
     "it is never a device (statistics only, a log line), nothing is said here (those uses have their own "
-    "findings). A callable of another module is not followed: reported.",
+    "findings). A callable of another module is not followed: reported; one of the standard library is no device's "
+    '(`os.path.join(this_dir, "cuda", "*.cu")` names a directory): nothing is said.',
     examples=lambda: (
         invalid(
             """
@@ -56,6 +57,29 @@ CUDA_STRING_ARGUMENT = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import glob
+            import os
+
+            import torch
+
+            this_dir = os.path.dirname(os.path.abspath(__file__))
+            sources = glob.glob(os.path.join(this_dir, "cuda", "*.cu"))
+            """,
+            note="a-cuda-directory-in-a-standard-library-path-is-no-device",
+        ),
+        valid(
+            """
+            import os.path as osp
+
+            import torch
+
+            kernels = osp.join(osp.dirname(__file__), "csrc", "cuda")
+            """,
+            target="sagemaker",
+            note="a-cuda-directory-in-a-standard-library-path-is-no-device-alias",
+        ),
         valid(
             """
             import os

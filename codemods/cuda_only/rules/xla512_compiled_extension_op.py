@@ -57,7 +57,8 @@ COMPILED_EXTENSION_OP = Rule(
     fixable=False,
     why="Ops of a compiled extension (built with torch.utils.cpp_extension: `load(...)`, `load_inline(...)`, "
     "or in place by the project's setup.py, imported as `from ._ext import ...`, a relative import that finds "
-    "no Python module of the project, or named in a `CUDAExtension(name=...)`/`CppExtension(name=...)` of a "
+    "no Python module of the project (`from . import Name` where the package's `__init__.py` binds `Name`, a class "
+    "it re-exports, is a Python name: no extension), or named in a `CUDAExtension(name=...)`/`CppExtension(name=...)` of a "
     "setup.py of the project and imported by that name, `import pointnet2._ext as _ext`) read their tensors' memory through CUDA (or the CPU): they raise on XLA "
     "tensors, and so does a forward that starts with `if not x.is_cuda: raise ...`, which an XLA tensor never "
     "passes. Any model whose forward runs one fails at its first training step on XLA. A module that binds an "

@@ -58,7 +58,10 @@ CUDA_DEVICE = Rule(
     summary="CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device",
     fixable=True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
-    "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
+    "target's device call takes its place (a device kept as a string becomes 'xla'). A \"cuda\" handed to a "
+    "library with devices of its own naming and none for XLA (CTranslate2: `ctranslate2.Generator(path, "
+    'device="cuda")`) stays, reported: "xla" would fail there too; hand it "cpu". '
+    "A module-level alias of "
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
     'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
     'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
@@ -160,6 +163,40 @@ CUDA_DEVICE = Rule(
         *ordinal_valid_cases(),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import ctranslate2
+
+            generator = ctranslate2.Generator("lm", device="cuda", compute_type="float16")
+            noise = torch.zeros(3, device="cuda")
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            import ctranslate2
+
+            generator = ctranslate2.Generator("lm", device="cuda", compute_type="float16")
+            noise = torch.zeros(3, device="xla")
+            """,
+            alias=True,
+            note="a-cuda-string-for-ctranslate2-stays-reported",
+            findings=(
+                Expected(5, 48, '"cuda" stays: `ctranslate2.Generator` takes a device of its own library'),
+                Expected(6, 31, '"cuda" -> "xla"'),
+            ),
+        ),
+        invalid(
+            """
+            import ctranslate2 as ct2
+            import torch
+
+            translator = ct2.Translator("model", device="cuda:0")
+            """,
+            target="sagemaker",
+            note="a-cuda-string-for-ctranslate2-stays-reported-sagemaker",
+            findings=(Expected(4, 45, '"cuda:0" stays: `ctranslate2.Translator` takes a device'),),
+        ),
         invalid(
             """
             import torch
@@ -461,6 +498,15 @@ def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
     ctx.forget_fixes_inside(original)
     ctx.imports.discard(original)
     return new
+
+
+@reports_facts(CUDA_DEVICE, nodes=lambda facts: facts.device.foreign_device_strings)
+def _foreign_device_string(ctx: Context[Facts], original: cst.BaseExpression) -> str:
+    callee = ctx.facts.device.foreign_device_strings[original]
+    return (
+        f"{ctx.code(original)} stays: `{callee}` takes a device of its own library's naming, which has no XLA "
+        f'device, and on a host without CUDA it fails; hand it "cpu" there (or run it where CUDA is)'
+    )
 
 
 @reports_facts(CUDA_DEVICE, nodes=lambda facts: facts.device.unfollowed_flag_tests)

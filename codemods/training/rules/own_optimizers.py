@@ -295,8 +295,58 @@ for x in batches:
 """
 
 
+# A class whose ``__init__`` moves its submodule before it builds the optimizer over it
+# (``self.model = self.model.to(device)``, then ``Adam(self.model.parameters())``), moved again
+# by the caller: the second move keeps the parameters, the optimizer holds them.  Moved to the
+# CPU first instead, the caller's move strands it.
+SUBMODULE_MOVED_FIRST = """
+import torch
+from torch import nn
+
+
+class Critic(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.model = nn.Linear(4, 1)
+        self.model = self.model{move}
+        self.optimizer = torch.optim.Adam(self.model.parameters())
+
+
+def train(loader, device):
+    critic = Critic(device).to(device)
+    for x in loader:
+        critic.model(x.to(device)).sum().backward()
+        critic.optimizer.step()
+"""
+
+
+def _submodule_moved_first(move: str, barrier: str, step: str) -> tuple[str, str]:
+    source = SUBMODULE_MOVED_FIRST.format(move=move)
+    ported = source.replace("from torch import nn\n", "from torch import nn\n" + barrier).replace(
+        "        critic.optimizer.step()\n", step
+    )
+    return source, ported
+
+
 def own_optimizer_valid() -> tuple[Valid, ...]:
     return (
+        valid(
+            *_submodule_moved_first(
+                ".to(device)",
+                "import torch_xla\nimport torch_xla.core.xla_model as xm\n",
+                "        xm.optimizer_step(critic.optimizer)\n        torch_xla.sync()\n",
+            ),
+            note="a-submodule-moved-before-its-optimizer-then-the-instance-moved-again",
+        ),
+        valid(
+            *_submodule_moved_first(
+                ".to(device)",
+                "import torch_xla.core.xla_model as xm\n",
+                "        xm.optimizer_step(critic.optimizer)\n        xm.mark_step()\n",
+            ),
+            target="sagemaker",
+            note="a-submodule-moved-before-its-optimizer-then-the-instance-moved-again-sagemaker",
+        ),
         valid(
             OWN_OPTIMIZERS_KEPT_RIGHT,
             OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
@@ -350,6 +400,15 @@ def own_optimizer_valid() -> tuple[Valid, ...]:
 
 def own_optimizer_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            *_submodule_moved_first(
+                ".cpu()",
+                "import torch_xla\nimport torch_xla.core.xla_model as xm\n",
+                "        xm.optimizer_step(critic.optimizer)\n        torch_xla.sync()\n",
+            ),
+            note="a-submodule-moved-to-the-cpu-before-its-optimizer-then-the-instance-moved",
+            findings=(Expected(16, 14, "`Critic(device).to(device)` moves `critic` to a device that may be the XLA"),),
+        ),
         invalid(
             OWN_OPTIMIZERS_MOVED_LATER,
             OWN_OPTIMIZERS_MOVED_LATER_PORTED,

@@ -38,7 +38,9 @@ OPTIMIZER_STEP = Rule(
     "(`gan.decay.step()`) is left alone; so is one held an instance deeper (`self.gan.opt_g.step()` with `self.gan = "
     "GAN(...)`). Optimizers kept in a list, filled by `append` (`self.optims.append(torch.optim.Adam(...))`) or built "
     "as one (`[Adam(...) for net in nets]`), are known as such in a loop over it (`for opt in self.optims: "
-    "opt.step()`), and that loop, inside a training loop, is part of its step (no barrier of its own). A step in a training loop on what a function is handed (`opt.step()` in "
+    "opt.step()`), and that loop, inside a training loop, is part of its step (no barrier of its own); a loop that "
+    "only steps each member of what it iterates (`for op in self.optimizers: op.step()` in a wrapper's `step`, no "
+    "backward) is no training loop at all: it is one step, taken in the loop that calls it. A step in a training loop on what a function is handed (`opt.step()` in "
     "`def train(model, opt, cfg)`, or `self.opt.step()` where `__init__` keeps `self.opt = opt`), in a module that "
     "another file of the run imports, is ported, and its error stands only if no file of the run hands a known "
     "optimizer there (`train(model, opt, cfg)` with `opt = torch.optim.AdamW(...)`); converted on its own, such a "
@@ -182,6 +184,52 @@ OPTIMIZER_STEP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            from torch import optim
+
+
+            class Several:
+                def __init__(self, optimizers):
+                    self.optimizers = optimizers
+
+                def step(self):
+                    for op in self.optimizers:
+                        op.step()
+
+
+            class Scheduled:
+                def __init__(self, params):
+                    self._optimizer = optim.Adam(params)
+
+                def step(self):
+                    self._optimizer.step()
+            """,
+            """
+            from torch import optim
+            import torch_xla.core.xla_model as xm
+
+
+            class Several:
+                def __init__(self, optimizers):
+                    self.optimizers = optimizers
+
+                def step(self):
+                    for op in self.optimizers:
+                        op.step()
+
+
+            class Scheduled:
+                def __init__(self, params):
+                    self._optimizer = optim.Adam(params)
+
+                def step(self):
+                    xm.optimizer_step(self._optimizer)
+            """,
+            target="sagemaker",
+            note="a-loop-stepping-each-optimizer-of-a-list-is-no-training-loop",
+            findings=(Expected(19, 9, "self._optimizer.step() -> xm.optimizer_step(self._optimizer)"),),
+        ),
         invalid(
             """
             import torch

@@ -44,6 +44,30 @@ def train(model, loader, schedulers):
             sched.step()
 """
 
+# A wrapper stepping each optimizer of a list (``for op in self.optimizers: op.step()``) beside
+# a wrapper whose own step is ported: the loop is one step of several optimizers, taken in
+# whatever training loop calls it, and gets no barrier of its own.
+_OPTIMIZER_LIST_STEP = """
+from torch import optim
+
+
+class Several:
+    def __init__(self, optimizers):
+        self.optimizers = optimizers
+
+    def step(self):
+        for op in self.optimizers:
+            op.step()
+
+
+class Scheduled:
+    def __init__(self, params):
+        self._optimizer = optim.Adam(params)
+
+    def step(self):
+        self._optimizer.step()
+"""
+
 # The same wrapper where only an update method steps the schedulers after the step it is handed
 # (``for lr_scheduler in self.lr_schedulers``, ``for s in self.lr_schedulers``): no training loop.
 _SCHEDULER_LOOPS_ONLY = """
@@ -113,6 +137,15 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            _OPTIMIZER_LIST_STEP,
+            substituted(
+                _OPTIMIZER_LIST_STEP,
+                ("from torch import optim\n", "from torch import optim\nimport torch_xla.core.xla_model as xm\n"),
+                ("        self._optimizer.step()", "        xm.optimizer_step(self._optimizer)"),
+            ),
+            note="a-loop-stepping-each-optimizer-of-a-list-is-no-training-loop",
+        ),
         valid(
             _SCHEDULER_LOOPS_ONLY,
             substituted(

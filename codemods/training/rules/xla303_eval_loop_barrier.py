@@ -61,7 +61,9 @@ EVAL_LOOP_BARRIER = Rule(
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
     "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
-    "its consumer's iteration; a barrier of their own would cut that iteration's graph in pieces.",
+    "its consumer's iteration; a barrier of their own would cut that iteration's graph in pieces. A loop in a class's "
+    "own move method (`def to(self, device)` of a box list moving each of its fields, `cuda`, `cpu`) is no evaluation "
+    "loop either: it moves a container's contents inside whatever step or evaluation calls it.",
     examples=lambda: (
         invalid(
             """
@@ -200,6 +202,34 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             target="sagemaker",
             note="a loop that makes tensors of a batch's values and moves them computes nothing (sagemaker)",
+        ),
+        valid(
+            """
+            class Boxes:
+                def to(self, device):
+                    moved = Boxes(self.xy.to(device))
+                    for k, v in self.fields.items():
+                        moved.put(k, v.to(device) if hasattr(v, "to") else v)
+                    return moved
+            """,
+            note="a-tensor-containers-own-to-moves-its-fields",
+        ),
+        valid(
+            """
+            import torch as th
+
+
+            class Fields:
+                def cuda(self):
+                    out = Fields()
+                    for name, value in self.items.items():
+                        if isinstance(value, th.Tensor):
+                            value = value.to(self.device)
+                        out.set(name, value)
+                    return out
+            """,
+            target="sagemaker",
+            note="a-containers-own-cuda-moves-its-fields",
         ),
         valid(
             """

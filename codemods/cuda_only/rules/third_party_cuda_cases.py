@@ -1,0 +1,276 @@
+"""XLA004's invalid cases (the CUDA-only APIs of DeepSpeed, Apex, bitsandbytes, flash-attn, xformers,
+compiled extensions and the rest, with their aliases and both targets), kept apart from the rule so
+that its module holds the rule, its messages, its tables and its hooks."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, invalid, substituted
+
+# flash-attn used only where a helper asked whether its import worked (valid), or behind a switch
+# that does not ask (invalid).
+OPTIONAL_FLASH = """
+    import torch
+    import torch.nn.functional as F
+
+    try:
+        import flash_attn
+    except ImportError:
+        flash_attn = None
+
+
+    def use_flash(x):
+        return flash_attn is not None and x.device.type == "cuda"
+
+
+    def attention(q, k, v):
+        if use_flash(q):
+            return flash_attn.flash_attn_func(q, k, v)
+        return F.scaled_dot_product_attention(q, k, v)
+    """
+
+
+def third_party_cuda_invalid() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            """
+            import torch
+            from deepspeed import zero
+
+
+            def gather(param):
+                if not hasattr(param, "ds_id"):
+                    with zero.GatheredParameters([param]):
+                        return param.data.clone()
+                elif hasattr(param, "grad"):
+                    with zero.Init():
+                        return zero.GatheredParameters([param])
+            """,
+            note="under a test that a parameter without ZeRO-3 passes: the partitioning context is reported",
+            findings=(Expected(10, 14, "`zero.Init` is DeepSpeed ZeRO sharding"),),
+        ),
+        *(
+            invalid(
+                """
+                import colossalai
+                from colossalai.booster import Booster
+                from colossalai.booster.plugin import GeminiPlugin as Gemini
+
+                colossalai.launch_from_torch()
+                booster = Booster(plugin=Gemini())
+                model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)
+                """,
+                target=target,
+                alias=True,
+                note=f"colossalai-booster-{target}",
+                findings=(
+                    Expected(5, 1, "`colossalai.launch_from_torch` is ColossalAI, whose accelerators are CUDA, NPU"),
+                    Expected(6, 11, "`Booster` is ColossalAI's Booster"),
+                    Expected(6, 26, "`Gemini` is ColossalAI's Booster"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import torch
+            from apex import amp
+
+            model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+            """,
+            findings=(Expected(4, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+        ),
+        invalid(
+            """
+            import torch
+            import timm.utils as tu
+
+            loss_scaler = tu.NativeScaler()
+            """,
+            alias=True,
+            findings=(Expected(4, 15, "`tu.NativeScaler` builds a CUDA gradient scaler inside timm"),),
+        ),
+        invalid(
+            """
+            import deepspeed
+            import torch
+            import bitsandbytes as bnb
+            from apex.optimizers import FusedLAMB
+            from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+            deepspeed.init_distributed()
+            optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+            proj = bnb.nn.Linear4bit(64, 64)
+            lamb = FusedLAMB(model.parameters())
+            offload = DeepSpeedCPUAdam(model.parameters())
+            fused = FusedAdam(model.parameters())
+            engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+            """,
+            note="deepspeed-apex-bitsandbytes",
+            findings=(
+                Expected(7, 1, "NCCL process group"),
+                Expected(8, 13, "8-bit optimizer"),
+                Expected(9, 8, "quantized layer"),
+                Expected(10, 8, "Apex CUDA kernel"),
+                Expected(11, 11, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(12, 9, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(13, 27, "DeepSpeed, which does not run on XLA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            import xformers.ops as xops
+            from flash_attn import flash_attn_func
+
+
+            @triton.jit
+            def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+            y = flash_attn_func(q, k, v, causal=True)
+            z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+            """,
+            note="kernels-and-attention",
+            findings=(
+                Expected(8, 2, "Triton GPU kernel"),
+                Expected(14, 5, "scaled_dot_product_attention"),
+                Expected(15, 5, "`xops.memory_efficient_attention` is an xformers CUDA kernel"),
+                Expected(15, 56, "`xops.LowerTriangularMask` is an xformers CUDA kernel"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.flash_attn_interface as fai
+            from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+            out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+            optimizer = EightBitAdam(model.parameters())
+            """,
+            note="module-alias",
+            alias=True,
+            findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+        ),
+        invalid(
+            substituted(OPTIONAL_FLASH, ("if use_flash(q):", "if args.flash:")),
+            note="flash-attn-behind-a-switch-that-does-not-ask-for-its-import",
+            findings=(Expected(16, 16, "`flash_attn.flash_attn_func` is FlashAttention"),),
+        ),
+        invalid(
+            """
+            import torch
+            from flash_attn.layers.rotary import apply_rotary_emb
+            from flash_attn.ops.triton.layer_norm import layer_norm_fn
+
+            q = apply_rotary_emb(q, cos, sin)
+            h = layer_norm_fn(x, weight, None, eps=1e-5, is_rms_norm=True)
+            """,
+            note="flash-attn-norm-and-rotary-kernels",
+            findings=(
+                Expected(5, 5, "`apply_rotary_emb` is flash-attn's rotary-embedding kernel (Triton), not attention"),
+                Expected(6, 5, "or for RMSNorm torch.nn.RMSNorm (torch.nn.functional.rms_norm)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.ops.rms_norm as fused_norm
+            from flash_attn.losses.cross_entropy import CrossEntropyLoss as FusedCE
+
+            h = fused_norm.rms_norm(x, weight, 1e-5)
+            criterion = FusedCE(label_smoothing=0.1)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="flash-attn-norm-and-loss-kernels-sagemaker",
+            findings=(
+                Expected(5, 5, "or for RMSNorm x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight"),
+                Expected(6, 13, "`FusedCE` is flash-attn's fused cross-entropy kernel (Triton), not attention"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torchrec.distributed.model_parallel import DistributedModelParallel
+            from torchrec.distributed.planner import EmbeddingShardingPlanner, Topology
+
+            planner = EmbeddingShardingPlanner(topology=Topology(world_size=8, compute_device="cuda"))
+            model = DistributedModelParallel(module=model, device=device, plan=planner.collective_plan(model))
+            """,
+            note="torchrec-model-parallel",
+            findings=(
+                Expected(5, 11, "`EmbeddingShardingPlanner` is TorchRec's model parallelism"),
+                Expected(5, 45, "`Topology` is TorchRec's model parallelism"),
+                Expected(6, 9, "`DistributedModelParallel` is TorchRec's model parallelism"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from dcn_v2 import DCN
+
+            conv = DCN(64, 64, kernel_size=(3, 3), stride=1, padding=1, dilation=1, deformable_groups=1)
+            """,
+            note="dcnv2-extension",
+            findings=(Expected(4, 8, "`DCN` is DCNv2, a compiled C++/CUDA extension"),),
+        ),
+        invalid(
+            """
+            import torch
+            from mmcv.ops import nms
+
+            keep, _ = nms(boxes, scores, 0.5)
+            """,
+            note="mmcv-compiled-op",
+            findings=(Expected(4, 11, "`nms` is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels)"),),
+        ),
+        invalid(
+            """
+            import torch
+            import mmcv.ops as mo
+
+            voxelize = mo.Voxelization(voxel_size=[0.2, 0.2, 4], point_cloud_range=[0, -40, -3, 70, 40, 1], max_num_points=32)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="mmcv-compiled-op-module-alias-sagemaker",
+            findings=(Expected(4, 12, "`mo.Voxelization` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            """
+            import torch
+            import dcn_v2 as dcn
+
+            conv = dcn.DCNv2(64, 64, (3, 3), 1, 1)
+            """,
+            note="dcnv2-extension-module-alias",
+            alias=True,
+            findings=(Expected(4, 8, "`dcn.DCNv2` is DCNv2"),),
+        ),
+        invalid(
+            """
+            import torch
+            from warpctc_pytorch import CTCLoss
+
+            criterion = CTCLoss()
+            """,
+            note="warp-ctc-loss",
+            findings=(Expected(4, 13, "`CTCLoss` is warp-ctc, a compiled C++/CUDA extension (CTC loss)"),),
+        ),
+        invalid(
+            """
+            import torch
+            import warpctc_pytorch as warp_ctc
+
+            criterion = warp_ctc.CTCLoss(size_average=True)
+            """,
+            target="sagemaker",
+            note="warp-ctc-loss-module-alias-sagemaker",
+            alias=True,
+            findings=(Expected(4, 13, "use torch.nn.CTCLoss"),),
+        ),
+    )
