@@ -79,13 +79,20 @@ class StepDrivers(Analysis):
         candidates = by_name.get(name, [])
         if not candidates or head in self.stepped_members:
             return []
-        if head in ("", "self", "cls"):
+        if head == "":  # a bare name runs a function, never a method (``step`` a variable, an import)
+            return [fn for fn in candidates if fn.qualname.rpartition(".")[0].rpartition(".")[2] not in self.classes]
+        if head in ("self", "cls"):
             return candidates
         owner = self.instances.get(head, head if head in self.classes else None)
         if owner is not None:
             exact = [fn for fn in candidates if fn.qualname == f"{owner}.{name}"]
             return exact or [fn for fn in candidates if "." in fn.qualname]  # inherited
-        if self.part.is_optimizer(head) or self.part.is_scheduler(head) or head in self.facts.amp.scaler_names:
+        if (
+            self.part.is_optimizer(head)
+            or self.part.is_scheduler(head)
+            or head in self.facts.amp.scaler_names
+            or "scaler" in head.rpartition(".")[2].lower()  # ``self._scaler.step(optimizer)``
+        ):
             return []
         if head in self.instances or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
             return []

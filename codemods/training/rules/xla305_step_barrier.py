@@ -83,6 +83,98 @@ STEP_BARRIER = Rule(
             """,
             note="step-function-in-a-loop",
         ),
+        # An optimizer wrapper's own ``step`` is no training loop (the caller's loop gets the
+        # barrier): a bare ``step`` (a variable) runs no method, a scaler's ``step`` no wrapper.
+        valid(
+            """
+            import torch
+
+
+            class Wrapper:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        self.optimizer.step()
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Wrapper:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        xm.optimizer_step(self.optimizer)
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            target="2.9",
+            note="an-optimizer-wrappers-step-2.9",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Wrapper:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        self.optimizer.step()
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Wrapper:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        xm.optimizer_step(self.optimizer)
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            target="sagemaker",
+            note="an-optimizer-wrappers-step-sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
