@@ -22,6 +22,7 @@ from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 from codemods.training.facts import UndrivenStep
+from codemods.training.step_guards import branch_not_taken
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -403,6 +404,8 @@ class StepDrivers(Analysis):
                 local = [fn for fn in self.local_targets(what, by_name) if fn.qualname in stepping]
                 if syncs or (not runs and not local) or any(fn.qualname in synced for fn in local):
                     continue
+                if not runs and all(branch_not_taken(call, fn.params, fn.step_guards) for fn in local):
+                    continue  # ``run("test")`` of a function that steps only under ``if phase == "train":``
             elif not self.part.is_optimizer(what) and what not in self.facts.amp.scaler_names:
                 continue
             else:

@@ -175,6 +175,123 @@ STEP_BARRIER = Rule(
             target="sagemaker",
             note="an-optimizer-wrappers-step-sagemaker",
         ),
+        # ``run("test")`` of a function that steps only under ``if phase == "train":`` takes no step.
+        valid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                accuracy = run(phase="test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                    torch_xla.sync()
+                accuracy = run(phase="test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            note="another-phase-takes-no-step",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                accuracy = run("test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                    xm.mark_step()
+                accuracy = run("test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            target="sagemaker",
+            note="another-phase-takes-no-step-positional-sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -291,6 +408,117 @@ STEP_BARRIER = Rule(
             note="handed-to-a-launcher",
             alias=True,
             findings=(Expected(10, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                torch_xla.sync()
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            target="2.9",
+            note="the-training-phase-once",
+            findings=(Expected(21, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                xm.mark_step()
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            target="sagemaker",
+            note="the-training-phase-once-sagemaker",
+            findings=(Expected(20, 5, "optimizer step outside any loop"),),
         ),
     ),
 )
