@@ -378,6 +378,18 @@ class StepDrivers(Analysis):
             pending.extend(target for name in fn.called for target in self.local_targets(name, by_name))
         return reached
 
+    def _optimizer_wrapper_steps(self) -> set[str]:
+        """``step`` methods of classes named as optimizers (``class Optimizer:``) that step what the
+        instance holds (``self._optimizer.step()``): a project's optimizer wrapper, which callers
+        step as an optimizer (``self.optim.step()`` in their loops)."""
+        found = set()
+        for fn in self.function_records.values():
+            owner = fn.qualname.rpartition(".")[0].rpartition(".")[2]
+            if fn.name == "step" and owner in self.classes and "optim" in owner.lower() and fn.step_receivers:
+                if all(r.startswith("self.") for r in fn.step_receivers):
+                    found.add(fn.qualname)
+        return found
+
     def place_step_barriers(self, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         """Lone steps get a barrier right after them; steps that nothing here drives, in a
         file no other file of the run imports, are reported (UndrivenStep)."""
@@ -396,6 +408,7 @@ class StepDrivers(Analysis):
         already_xla = self.facts.imports.table.imports_module("torch_xla")
         context = self.walk.analysis(ProjectAnalysis).part.context
         own_steps = {f"{qualname}.step" for qualname in self.optimizer_classes.values()}
+        wrappers = self._optimizer_wrapper_steps()
         for statement, call, function, what, kind in self.step_sites:
             if function is None:
                 continue  # module-level steps are left to the script's next host read
@@ -412,6 +425,8 @@ class StepDrivers(Analysis):
                 origin = ""
             if function.qualname in reached or function.qualname in synced or self._overrides_driven(function):
                 continue
+            if function.qualname in wrappers:
+                continue  # an optimizer wrapper's own ``step``: the loop that calls ``optimizer.step()`` drives it
             runners = callers.get(function.qualname, [])
             if function.qualname in outside or any(c not in steps for c in runners):
                 # This file runs it outside loops, other than through a step function

@@ -90,7 +90,7 @@ STEP_BARRIER = Rule(
             import torch
 
 
-            class Wrapper:
+            class Optimizer:
                 def __init__(self, optimizer, scaler):
                     self.optimizer = optimizer
                     self._scaler = scaler
@@ -111,7 +111,7 @@ STEP_BARRIER = Rule(
             import torch_xla.core.xla_model as xm
 
 
-            class Wrapper:
+            class Optimizer:
                 def __init__(self, optimizer, scaler):
                     self.optimizer = optimizer
                     self._scaler = scaler
@@ -135,7 +135,7 @@ STEP_BARRIER = Rule(
             import torch
 
 
-            class Wrapper:
+            class Optimizer:
                 def __init__(self, optimizer, scaler):
                     self.optimizer = optimizer
                     self._scaler = scaler
@@ -156,7 +156,7 @@ STEP_BARRIER = Rule(
             import torch_xla.core.xla_model as xm
 
 
-            class Wrapper:
+            class Optimizer:
                 def __init__(self, optimizer, scaler):
                     self.optimizer = optimizer
                     self._scaler = scaler
