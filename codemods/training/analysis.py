@@ -35,6 +35,7 @@ from codemods.training.parameter_sources import module_calls, value_names
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
+from codemods.training.step_guards import equality
 from codemods.training.step_kinds import StepKinds
 
 
@@ -442,13 +443,17 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
 
     def _note_switches(self, node: cst.Call, function: _Function) -> None:
         """Keeps the names of the ``if name:`` whose bodies hold this backward pass or step."""
-        parents, key, inside = self.walk.parents, id(node), set()
+        parents, key, inside, guarded = self.walk.parents, id(node), set(), set()
         bodies = {id(c.body): c.test.value for c in self.walk.conds if type(c) is cst.If and type(c.test) is cst.Name}
-        while bodies and (parent := parents.get(key)) is not None:
+        guards = {id(c.body): g for c in self.walk.conds if type(c) is cst.If and (g := equality(c.test)) is not None}
+        while (bodies or guards) and (parent := parents.get(key)) is not None:
             key = parent
             if key in bodies:
                 inside.add(bodies[key])
+            if key in guards:
+                guarded.add(guards[key])
         function.step_switches = inside if function.step_switches is None else function.step_switches & inside
+        function.step_guards = guarded if function.step_guards is None else function.step_guards & guarded
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""

@@ -22,6 +22,7 @@ from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 from codemods.training.facts import UndrivenStep
+from codemods.training.step_guards import branch_not_taken
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -79,13 +80,20 @@ class StepDrivers(Analysis):
         candidates = by_name.get(name, [])
         if not candidates or head in self.stepped_members:
             return []
-        if head in ("", "self", "cls"):
+        if head == "":  # a bare name runs a function, never a method (``step`` a variable, an import)
+            return [fn for fn in candidates if fn.qualname.rpartition(".")[0].rpartition(".")[2] not in self.classes]
+        if head in ("self", "cls"):
             return candidates
         owner = self.instances.get(head, head if head in self.classes else None)
         if owner is not None:
             exact = [fn for fn in candidates if fn.qualname == f"{owner}.{name}"]
             return exact or [fn for fn in candidates if "." in fn.qualname]  # inherited
-        if self.part.is_optimizer(head) or self.part.is_scheduler(head) or head in self.facts.amp.scaler_names:
+        if (
+            self.part.is_optimizer(head)
+            or self.part.is_scheduler(head)
+            or head in self.facts.amp.scaler_names
+            or "scaler" in head.rpartition(".")[2].lower()  # ``self._scaler.step(optimizer)``
+        ):
             return []
         if head in self.instances or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
             return []
@@ -370,6 +378,18 @@ class StepDrivers(Analysis):
             pending.extend(target for name in fn.called for target in self.local_targets(name, by_name))
         return reached
 
+    def _optimizer_wrapper_steps(self) -> set[str]:
+        """``step`` methods of classes named as optimizers (``class Optimizer:``) that step what the
+        instance holds (``self._optimizer.step()``): a project's optimizer wrapper, which callers
+        step as an optimizer (``self.optim.step()`` in their loops)."""
+        found = set()
+        for fn in self.function_records.values():
+            owner = fn.qualname.rpartition(".")[0].rpartition(".")[2]
+            if fn.name == "step" and owner in self.classes and "optim" in owner.lower() and fn.step_receivers:
+                if all(r.startswith("self.") for r in fn.step_receivers):
+                    found.add(fn.qualname)
+        return found
+
     def place_step_barriers(self, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         """Lone steps get a barrier right after them; steps that nothing here drives, in a
         file no other file of the run imports, are reported (UndrivenStep)."""
@@ -388,6 +408,7 @@ class StepDrivers(Analysis):
         already_xla = self.facts.imports.table.imports_module("torch_xla")
         context = self.walk.analysis(ProjectAnalysis).part.context
         own_steps = {f"{qualname}.step" for qualname in self.optimizer_classes.values()}
+        wrappers = self._optimizer_wrapper_steps()
         for statement, call, function, what, kind in self.step_sites:
             if function is None:
                 continue  # module-level steps are left to the script's next host read
@@ -396,12 +417,16 @@ class StepDrivers(Analysis):
                 local = [fn for fn in self.local_targets(what, by_name) if fn.qualname in stepping]
                 if syncs or (not runs and not local) or any(fn.qualname in synced for fn in local):
                     continue
+                if not runs and all(branch_not_taken(call, fn.params, fn.step_guards) for fn in local):
+                    continue  # ``run("test")`` of a function that steps only under ``if phase == "train":``
             elif not self.part.is_optimizer(what) and what not in self.facts.amp.scaler_names:
                 continue
             else:
                 origin = ""
             if function.qualname in reached or function.qualname in synced or self._overrides_driven(function):
                 continue
+            if function.qualname in wrappers:
+                continue  # an optimizer wrapper's own ``step``: the loop that calls ``optimizer.step()`` drives it
             runners = callers.get(function.qualname, [])
             if function.qualname in outside or any(c not in steps for c in runners):
                 # This file runs it outside loops, other than through a step function

@@ -78,6 +78,8 @@ class _Function(_Scope):
     # The names that every backward pass or optimizer step of the function runs under
     # ``if name:`` (in the body); None before the first.
     step_switches: set[str] | None = None
+    # The ``name == constant`` tests that every step of the function runs under (step_guards.py).
+    step_guards: set[tuple[str, str]] | None = None
     params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
     # Arguments passed by keyword only: keyword-only parameters, and the keys read from
     # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.

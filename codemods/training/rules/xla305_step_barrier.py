@@ -83,6 +83,215 @@ STEP_BARRIER = Rule(
             """,
             note="step-function-in-a-loop",
         ),
+        # An optimizer wrapper's own ``step`` is no training loop (the caller's loop gets the
+        # barrier): a bare ``step`` (a variable) runs no method, a scaler's ``step`` no wrapper.
+        valid(
+            """
+            import torch
+
+
+            class Optimizer:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        self.optimizer.step()
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Optimizer:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        xm.optimizer_step(self.optimizer)
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            target="2.9",
+            note="an-optimizer-wrappers-step-2.9",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Optimizer:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        self.optimizer.step()
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Optimizer:
+                def __init__(self, optimizer, scaler):
+                    self.optimizer = optimizer
+                    self._scaler = scaler
+
+                def step(self):
+                    if self._scaler is not None:
+                        self._scaler.step(self.optimizer)
+                        self._scaler.update()
+                    else:
+                        xm.optimizer_step(self.optimizer)
+
+
+            def warmup(step):
+                return min(1.0, float(step))
+            """,
+            target="sagemaker",
+            note="an-optimizer-wrappers-step-sagemaker",
+        ),
+        # ``run("test")`` of a function that steps only under ``if phase == "train":`` takes no step.
+        valid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                accuracy = run(phase="test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                    torch_xla.sync()
+                accuracy = run(phase="test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            note="another-phase-takes-no-step",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                accuracy = run("test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def train(model, optimizer, epochs):
+                run = make_runner(model, optimizer)
+                for epoch in range(epochs):
+                    run("train")
+                    xm.mark_step()
+                accuracy = run("test")
+                print(accuracy)
+
+
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), 3)
+            """,
+            target="sagemaker",
+            note="another-phase-takes-no-step-positional-sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -199,6 +408,117 @@ STEP_BARRIER = Rule(
             note="handed-to-a-launcher",
             alias=True,
             findings=(Expected(10, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                torch_xla.sync()
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            target="2.9",
+            note="the-training-phase-once",
+            findings=(Expected(21, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def make_runner(model, optimizer):
+                def run(phase):
+                    loss = loss_fn(model(x), y)
+                    if phase == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                    return loss.item()
+
+                return run
+
+
+            def demo(model, optimizer):
+                run = make_runner(model, optimizer)
+                loss = run("train")
+                xm.mark_step()
+                print(loss)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            target="sagemaker",
+            note="the-training-phase-once-sagemaker",
+            findings=(Expected(20, 5, "optimizer step outside any loop"),),
         ),
     ),
 )
