@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts, reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
+from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.step_argument_cases import step_argument_invalid
 
 if TYPE_CHECKING:
@@ -185,47 +186,12 @@ OPTIMIZER_STEP = Rule(
     ),
     invalid=lambda: (
         invalid(
-            """
-            from torch import optim
-
-
-            class Several:
-                def __init__(self, optimizers):
-                    self.optimizers = optimizers
-
-                def step(self):
-                    for op in self.optimizers:
-                        op.step()
-
-
-            class Scheduled:
-                def __init__(self, params):
-                    self._optimizer = optim.Adam(params)
-
-                def step(self):
-                    self._optimizer.step()
-            """,
-            """
-            from torch import optim
-            import torch_xla.core.xla_model as xm
-
-
-            class Several:
-                def __init__(self, optimizers):
-                    self.optimizers = optimizers
-
-                def step(self):
-                    for op in self.optimizers:
-                        op.step()
-
-
-            class Scheduled:
-                def __init__(self, params):
-                    self._optimizer = optim.Adam(params)
-
-                def step(self):
-                    xm.optimizer_step(self._optimizer)
-            """,
+            OPTIMIZER_LIST_STEP,
+            substituted(
+                OPTIMIZER_LIST_STEP,
+                ("from torch import optim\n", "from torch import optim\nimport torch_xla.core.xla_model as xm\n"),
+                ("self._optimizer.step()", "xm.optimizer_step(self._optimizer)"),
+            ),
             target="sagemaker",
             note="a-loop-stepping-each-optimizer-of-a-list-is-no-training-loop",
             findings=(Expected(19, 9, "self._optimizer.step() -> xm.optimizer_step(self._optimizer)"),),

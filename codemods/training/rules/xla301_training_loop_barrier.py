@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
 if TYPE_CHECKING:
@@ -44,29 +45,6 @@ def train(model, loader, schedulers):
             sched.step()
 """
 
-# A wrapper stepping each optimizer of a list (``for op in self.optimizers: op.step()``) beside
-# a wrapper whose own step is ported: the loop is one step of several optimizers, taken in
-# whatever training loop calls it, and gets no barrier of its own.
-_OPTIMIZER_LIST_STEP = """
-from torch import optim
-
-
-class Several:
-    def __init__(self, optimizers):
-        self.optimizers = optimizers
-
-    def step(self):
-        for op in self.optimizers:
-            op.step()
-
-
-class Scheduled:
-    def __init__(self, params):
-        self._optimizer = optim.Adam(params)
-
-    def step(self):
-        self._optimizer.step()
-"""
 
 # The same wrapper where only an update method steps the schedulers after the step it is handed
 # (``for lr_scheduler in self.lr_schedulers``, ``for s in self.lr_schedulers``): no training loop.
@@ -138,9 +116,9 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     valid=lambda: (
         valid(
-            _OPTIMIZER_LIST_STEP,
+            OPTIMIZER_LIST_STEP,
             substituted(
-                _OPTIMIZER_LIST_STEP,
+                OPTIMIZER_LIST_STEP,
                 ("from torch import optim\n", "from torch import optim\nimport torch_xla.core.xla_model as xm\n"),
                 ("        self._optimizer.step()", "        xm.optimizer_step(self._optimizer)"),
             ),

@@ -6,13 +6,39 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A runner whose step stands under a phase test, run once with the training phase.
+PHASE_RUNNER = """
+import torch
+
+
+def make_runner(model, optimizer):
+    def run(phase):
+        loss = loss_fn(model(x), y)
+        if phase == "train":
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        return loss.item()
+
+    return run
+
+
+def demo(model, optimizer):
+    run = make_runner(model, optimizer)
+    loss = run("train")
+    print(loss)
+
+
+demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
+"""
 
 STEP_BARRIER = Rule(
     code="XLA305",
@@ -410,112 +436,25 @@ STEP_BARRIER = Rule(
             findings=(Expected(10, 5, "optimizer step outside any loop"),),
         ),
         invalid(
-            """
-            import torch
-
-
-            def make_runner(model, optimizer):
-                def run(phase):
-                    loss = loss_fn(model(x), y)
-                    if phase == "train":
-                        optimizer.zero_grad()
-                        loss.backward()
-                        optimizer.step()
-                    return loss.item()
-
-                return run
-
-
-            def demo(model, optimizer):
-                run = make_runner(model, optimizer)
-                loss = run("train")
-                print(loss)
-
-
-            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            def make_runner(model, optimizer):
-                def run(phase):
-                    loss = loss_fn(model(x), y)
-                    if phase == "train":
-                        optimizer.zero_grad()
-                        loss.backward()
-                        xm.optimizer_step(optimizer)
-                    return loss.item()
-
-                return run
-
-
-            def demo(model, optimizer):
-                run = make_runner(model, optimizer)
-                loss = run("train")
-                torch_xla.sync()
-                print(loss)
-
-
-            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
-            """,
+            PHASE_RUNNER,
+            substituted(
+                PHASE_RUNNER,
+                ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+                ("optimizer.step()", "xm.optimizer_step(optimizer)"),
+                ('loss = run("train")\n', 'loss = run("train")\n    torch_xla.sync()\n'),
+            ),
             target="2.9",
             note="the-training-phase-once",
             findings=(Expected(21, 5, "optimizer step outside any loop"),),
         ),
         invalid(
-            """
-            import torch
-
-
-            def make_runner(model, optimizer):
-                def run(phase):
-                    loss = loss_fn(model(x), y)
-                    if phase == "train":
-                        optimizer.zero_grad()
-                        loss.backward()
-                        optimizer.step()
-                    return loss.item()
-
-                return run
-
-
-            def demo(model, optimizer):
-                run = make_runner(model, optimizer)
-                loss = run("train")
-                print(loss)
-
-
-            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def make_runner(model, optimizer):
-                def run(phase):
-                    loss = loss_fn(model(x), y)
-                    if phase == "train":
-                        optimizer.zero_grad()
-                        loss.backward()
-                        xm.optimizer_step(optimizer)
-                    return loss.item()
-
-                return run
-
-
-            def demo(model, optimizer):
-                run = make_runner(model, optimizer)
-                loss = run("train")
-                xm.mark_step()
-                print(loss)
-
-
-            demo(model, torch.optim.SGD(model.parameters(), lr=0.1))
-            """,
+            PHASE_RUNNER,
+            substituted(
+                PHASE_RUNNER,
+                ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
+                ("optimizer.step()", "xm.optimizer_step(optimizer)"),
+                ('loss = run("train")\n', 'loss = run("train")\n    xm.mark_step()\n'),
+            ),
             target="sagemaker",
             note="the-training-phase-once-sagemaker",
             findings=(Expected(20, 5, "optimizer step outside any loop"),),
