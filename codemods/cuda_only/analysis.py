@@ -595,43 +595,38 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
                             f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
                         )
 
+    def _extension_source(self, head: str, qualified: str | None) -> str | None:
+        """Where the op named ``head`` (imported as ``qualified``) comes from, when it is a compiled
+        extension's: one this module imports, or one the project's setup.py builds."""
+        source = self.extensions.get(head)
+        if source is None and qualified is not None and not outside_project(qualified):
+            source = next(
+                (
+                    f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
+                    for extension, setup in self.facts.project.context.built_extensions()
+                    if qualified.startswith(extension + ".")
+                ),
+                None,
+            )
+        return source
+
     def _extension_exports(self) -> None:
         """A module-level name bound to an extension's op (``nms = _C.nms``, ``nms =
         amp.float_function(_C.nms)``): the module hands it out as one of its functions, which
         the model's code calls with its tensors."""
-        built = self.facts.project.context.built_extensions() if self.module_bindings else ()
         for attribute, head, qualified, bound in self.module_bindings:
-            source = self.extensions.get(head)
-            if source is None and qualified is not None and not outside_project(qualified):
-                source = next(
-                    (
-                        f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
-                        for extension, setup in built
-                        if qualified.startswith(extension + ".")
-                    ),
-                    None,
-                )
+            source = self._extension_source(head, qualified)
             if source is not None:
                 self.part.extension_exports[attribute] = (source, bound)
 
     def _extension_calls(self) -> None:
         """Outside a forward: a call of an extension's op handed a tensor that its function puts
         on the device (the port puts it on the XLA device): it raises there, on every call."""
-        built = self.facts.project.context.built_extensions() if self.named_calls else ()
         for call, head, callee, handed, scope in self.named_calls:
             on_device = next((name for name in handed if (scope, name) in self.device_bound), None)
             if on_device is None:
                 continue
-            source = self.extensions.get(head)
-            if source is None and callee is not None and not outside_project(callee):
-                source = next(
-                    (
-                        f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
-                        for extension, setup in built
-                        if callee.startswith(extension + ".")
-                    ),
-                    None,
-                )
+            source = self._extension_source(head, callee)
             if source is not None:
                 self.part.extension_calls[call] = (source, on_device)
 
