@@ -263,20 +263,8 @@ class _RoIAlign(Function):
         return _C.roi_align_forward(x, rois, 1.0, 7, 7, 2)
 """
 
-PACKAGE_LAYER = """\
-import torch
-from torch.autograd import Function
-
-from . import {name} as backend
-
-
-class DeformFunction(Function):
-    @staticmethod
-    def forward(ctx, x, offset):
-        out = x.new_empty(x.shape)
-        backend.forward(x, offset, out)
-        return out
-"""
+# The same layer importing a name of its own package (``from . import Backend as backend``).
+PACKAGE_LAYER = LAYER.replace("from .{module} import deform_conv as backend", "from . import {name} as backend")
 
 RE_EXPORTED = """\
 class Backend:
