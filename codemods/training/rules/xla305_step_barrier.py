@@ -14,6 +14,29 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A project's optimizer wrapper whose own step steps what it holds (or lets a scaler do it), next
+# to a function with a parameter named ``step``.
+OPTIMIZER_WRAPPER = """
+import torch
+
+
+class Optimizer:
+    def __init__(self, optimizer, scaler):
+        self.optimizer = optimizer
+        self._scaler = scaler
+
+    def step(self):
+        if self._scaler is not None:
+            self._scaler.step(self.optimizer)
+            self._scaler.update()
+        else:
+            self.optimizer.step()
+
+
+def warmup(step):
+    return min(1.0, float(step))
+"""
+
 # A runner whose step stands under a phase test, run once with the training phase.
 PHASE_RUNNER = """
 import torch
@@ -111,95 +134,18 @@ STEP_BARRIER = Rule(
         ),
         # An optimizer wrapper's own ``step`` is no training loop (the caller's loop gets the
         # barrier): a bare ``step`` (a variable) runs no method, a scaler's ``step`` no wrapper.
-        valid(
-            """
-            import torch
-
-
-            class Optimizer:
-                def __init__(self, optimizer, scaler):
-                    self.optimizer = optimizer
-                    self._scaler = scaler
-
-                def step(self):
-                    if self._scaler is not None:
-                        self._scaler.step(self.optimizer)
-                        self._scaler.update()
-                    else:
-                        self.optimizer.step()
-
-
-            def warmup(step):
-                return min(1.0, float(step))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class Optimizer:
-                def __init__(self, optimizer, scaler):
-                    self.optimizer = optimizer
-                    self._scaler = scaler
-
-                def step(self):
-                    if self._scaler is not None:
-                        self._scaler.step(self.optimizer)
-                        self._scaler.update()
-                    else:
-                        xm.optimizer_step(self.optimizer)
-
-
-            def warmup(step):
-                return min(1.0, float(step))
-            """,
-            target="2.9",
-            note="an-optimizer-wrappers-step-2.9",
-        ),
-        valid(
-            """
-            import torch
-
-
-            class Optimizer:
-                def __init__(self, optimizer, scaler):
-                    self.optimizer = optimizer
-                    self._scaler = scaler
-
-                def step(self):
-                    if self._scaler is not None:
-                        self._scaler.step(self.optimizer)
-                        self._scaler.update()
-                    else:
-                        self.optimizer.step()
-
-
-            def warmup(step):
-                return min(1.0, float(step))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class Optimizer:
-                def __init__(self, optimizer, scaler):
-                    self.optimizer = optimizer
-                    self._scaler = scaler
-
-                def step(self):
-                    if self._scaler is not None:
-                        self._scaler.step(self.optimizer)
-                        self._scaler.update()
-                    else:
-                        xm.optimizer_step(self.optimizer)
-
-
-            def warmup(step):
-                return min(1.0, float(step))
-            """,
-            target="sagemaker",
-            note="an-optimizer-wrappers-step-sagemaker",
+        *(
+            valid(
+                OPTIMIZER_WRAPPER,
+                substituted(
+                    OPTIMIZER_WRAPPER,
+                    ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
+                    ("            self.optimizer.step()", "            xm.optimizer_step(self.optimizer)"),
+                ),
+                target=target,
+                note=f"an-optimizer-wrappers-step-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
         # ``run("test")`` of a function that steps only under ``if phase == "train":`` takes no step.
         valid(
