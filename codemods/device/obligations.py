@@ -397,7 +397,9 @@ class ObligationAnalysis(HandedLoaders):
             return
         if not any(self.moves.values()):
             return  # nothing of the file goes to a device: XLA005 says the script picks none
-        if any(self.values.where(value, self.built_in.get(built, "")).on_xla for value in (a.value for a in built.args)):
+        if any(
+            self.values.where(value, self.built_in.get(built, "")).on_xla for value in (a.value for a in built.args)
+        ):
             return
         self._break(
             built,

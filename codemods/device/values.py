@@ -388,7 +388,9 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
         package = apis.unfollowed_package(qualified)
         if package is None or self.project.origin(name) is not None:
             return UNKNOWN
-        return Where(None, f"`{self.code(node)}` ({package}, a package the tool does not follow)", node, library=package)
+        return Where(
+            None, f"`{self.code(node)}` ({package}, a package the tool does not follow)", node, library=package
+        )
 
     def _built_by(self, name: str) -> str | None:
         """The qualified constructor of ``name`` (``accelerator = Accelerator()``), if it is

@@ -204,7 +204,13 @@ DEVICE_FROM_LIBRARY = Rule(
                 model(x.to(device)).sum().backward()
                 xm.optimizer_step(optimizer)
             """,
-            findings=(Expected(8, 9, "`MODELS.build(cfg.model)` (mmengine, a package the tool does not follow) and nothing in this file moves it"),),
+            findings=(
+                Expected(
+                    8,
+                    9,
+                    "`MODELS.build(cfg.model)` (mmengine, a package the tool does not follow) and nothing in this file moves it",
+                ),
+            ),
             note="a-library-model-never-moved",
         ),
         invalid(
