@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.followed_packages import FOLLOWED_PACKAGES, unfollowed_package  # noqa: F401  (read as apis.*)
+from codemods.followed_packages import FOLLOWED_PACKAGES as FOLLOWED_PACKAGES  # (read as apis.*)
+from codemods.followed_packages import unfollowed_package as unfollowed_package
 
 # Advice written in torch_xla 2.9's names (the default target's); a target that lacks them
 # says otherwise (codemods/targets.py: Target.advice).
