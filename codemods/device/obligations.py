@@ -30,10 +30,12 @@ from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
 from codemods.device.rules import xla115_model_move_skipped as xla115
 from codemods.device.rules import xla116_batch_off_xla as xla116
+from codemods.device.rules import xla121_device_from_library as xla121
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
+from codemods.device.rules.xla121_device_from_library import DEVICE_FROM_LIBRARY
 from codemods.device.where import Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value
 from codemods.engine.rule import Rule
@@ -82,6 +84,7 @@ class ObligationAnalysis(HandedLoaders):
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
+        self.built_in: dict[cst.Call, str] = {}  # a building call -> the scope it is made in
         # (scope, name) -> the calls whose value (or an element of the tuple they return) it is
         # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
         # scope is "" for an attribute (``self.model``, read in other methods).
@@ -159,6 +162,7 @@ class ObligationAnalysis(HandedLoaders):
                 core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
+                self.built_in[core] = self.walk.qualname
                 self.bound_from[self._bound_key(names[0])].append((core, -1))
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
@@ -311,12 +315,29 @@ class ObligationAnalysis(HandedLoaders):
                 self._break(
                     node, DEVICE_FROM_PROJECT, xla112.stepped_model_device_from_module(model, stepper, away.why)
                 )
+        elif (library := self._from_library(running)) is not None:
+            move, where = library
+            self._break(
+                where.node or move.call,
+                DEVICE_FROM_LIBRARY,
+                xla121.stepped_model_device_from_library(model, stepper, code(move.device or move.call), where.why),
+            )
         elif skipped and not running:
             move, cond = skipped[0]
             self._break(
                 move.call, MODEL_MOVE_SKIPPED, xla115.stepped_model_moves_only_if(model, stepper, code(cond.test))
             )
         return False
+
+    def _from_library(self, running: list[tuple[Move, Where]]) -> tuple[Move, Where] | None:
+        """A running move whose device comes from a package the tool does not follow, directly or
+        handed to the move's function by the calls of the file (``main(get_device())``)."""
+        for move, where in running:
+            if where.on_xla is None and not where.library and move.device is not None:
+                where = self.values.where_passed(move.device, move.scope)
+            if where.library and where.on_xla is None:
+                return move, where
+        return None
 
     def _othermoves(self) -> None:
         """Moves of modules and tensors that no optimizer of this file steps (its optimizer
@@ -356,11 +377,34 @@ class ObligationAnalysis(HandedLoaders):
             return  # it moves later, after the optimizer is built (a trainer's ``set_device``): XLA203 names that move
         where = self._unconverted(func)
         if where is None:
-            return  # outside the project, or converted (its own findings say where its moves go)
+            self._built_by_library(model, optimizer, built[0], func)
+            return  # or converted (its own findings say where its moves go)
         self._break(
             built[0],
             DEVICE_FROM_PROJECT,
             xla112.stepped_model_built_elsewhere(model, code(optimizer.func), func, where),
+        )
+
+    def _built_by_library(self, model: str, optimizer: cst.Call, built: cst.Call, func: str) -> None:
+        """A stepped model that a call of a package the tool does not follow builds, and nothing in
+        this file moves, while the file moves other things to a device: on CUDA that library
+        placed it; on an XLA host it is wherever the library puts it.  Not said where the call is
+        handed a device value that the port makes the XLA device (it places the model there)."""
+        if "." in model:
+            return  # ``self.quantize = VectorQuantizer(...)``: a submodule moves with its module
+        package = apis.unfollowed_package(self.walk.resolve(built.func))
+        if package is None or self.walk.analysis(ProjectAnalysis).origin(func) is not None:
+            return
+        if not any(self.moves.values()):
+            return  # nothing of the file goes to a device: XLA005 says the script picks none
+        if any(
+            self.values.where(value, self.built_in.get(built, "")).on_xla for value in (a.value for a in built.args)
+        ):
+            return
+        self._break(
+            built,
+            DEVICE_FROM_LIBRARY,
+            xla121.stepped_model_built_by_library(model, code(optimizer.func), code(built), package),
         )
 
     def _through_project(self, loop: Loop, through: tuple[cst.Call, str], model: str) -> None:

@@ -340,7 +340,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
                 if found.on_xla is not False or string_value(default) != "cpu" or is_device_name(dest)
                 else UNKNOWN
             )
-        return UNKNOWN
+        return self._from_library(expr, self.walk.resolve(expr), name)
 
     def _index_or_cpu_why(self, expr: cst.IfExp, index: str, scope: str) -> str:
         """Why ``index if index >= 0 else "cpu"`` is off XLA whichever way it goes; the flag's
@@ -375,6 +375,23 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
             return Where(False, f'"{text}" ({_NAMES[kind]})', expr)
         return UNKNOWN
 
+    def _from_library(self, node: cst.BaseExpression, qualified: str | None, name: str) -> Where:
+        """A device read from a package the tool does not follow: a call or name imported from it
+        (``get_device()`` from mmengine.device), or a call or attribute of an object one of its
+        calls built (``runner.device`` after ``runner = Runner(...)``).  Not proven: the
+        obligations report it (XLA121); anything else is not followed (UNKNOWN)."""
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            if qualified is not None:
+                break
+            qualified = self._built_by(".".join(parts[:end]))
+        package = apis.unfollowed_package(qualified)
+        if package is None or self.project.origin(name) is not None:
+            return UNKNOWN
+        return Where(
+            None, f"`{self.code(node)}` ({package}, a package the tool does not follow)", node, library=package
+        )
+
     def _built_by(self, name: str) -> str | None:
         """The qualified constructor of ``name`` (``accelerator = Accelerator()``), if it is
         bound once."""
@@ -396,8 +413,14 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
             helper = apis.DEVICE_HELPERS[callee]
             return XLA if helper.on_xla else Where(False, f"`{self.code(call)}` ({helper.returns})", call)
         func = dotted(call.func)
-        if func is None or method_name(call) in ("to", "cuda", "cpu"):
+        if method_name(call) in ("to", "cuda", "cpu"):
             return UNKNOWN
+        if func is None:  # ``get_accelerator().get_current_device()``: the package of the first call
+            head = call.func
+            while isinstance(head, (cst.Attribute, cst.Call)):
+                head = head.value if isinstance(head, cst.Attribute) else head.func
+            inner = self.walk.resolve(head)
+            return self._from_library(call, inner, "") if inner is not None else UNKNOWN
         local = self._function(func, scope) if callee is None else None
         if local is not None:
             returns = self._live_returns(local)
@@ -411,7 +434,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
             return self.where(call.args[0].value, scope)  # ``str(torch.device(...))``: the same device, named
         origin = self.project.origin(func)
         if origin is None:
-            return UNKNOWN
+            return self._from_library(call, callee, func)
         if origin.summary is None:
             return Where(
                 None, f"`{func}()` comes from another module of the project that this run does not read", call, True

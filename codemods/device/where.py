@@ -16,13 +16,16 @@ class Where:
     the chain breaks in this file, None when it breaks in another one), None (not followed:
     a parameter, a value read at run time); ``elsewhere``: it comes from a module of the
     project that this run does not read or convert (``module``: that module's path, when
-    it is read)."""
+    it is read); ``library``: it comes from a package the tool does not follow
+    (apis.unfollowed_package: ``mmengine.device.get_device()``), that package's name, ``node``
+    the call or name that reads it (``why`` names it)."""
 
     on_xla: bool | None
     why: str = ""
     node: cst.CSTNode | None = None
     elsewhere: bool = False
     module: str = ""
+    library: str = ""
 
 
 XLA = Where(True)
@@ -39,7 +42,8 @@ def either(found: list[Where]) -> Where:
     off = next((w for w in found if w.on_xla is False), None)
     if off is not None and all(w.on_xla is False for w in found):
         return off
-    return next((w for w in found if w.elsewhere), off if off is not None and off.node is None else UNKNOWN)
+    rest = off if off is not None and off.node is None else UNKNOWN
+    return next((w for w in found if w.elsewhere), next((w for w in found if w.library), rest))
 
 
 @dataclass(frozen=True)

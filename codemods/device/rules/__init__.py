@@ -25,6 +25,7 @@ from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.device.rules.xla119_guarded_move import GUARDED_MOVE
 from codemods.device.rules.xla120_uncalled_device import UNCALLED_DEVICE
+from codemods.device.rules.xla121_device_from_library import DEVICE_FROM_LIBRARY
 
 RULES = (
     NO_DEVICE,
@@ -48,4 +49,5 @@ RULES = (
     SCATTERING_DATA_PARALLEL,
     GUARDED_MOVE,
     UNCALLED_DEVICE,
+    DEVICE_FROM_LIBRARY,
 )
