@@ -40,6 +40,13 @@ DEVICE_LESS = (
     "optimizer step alone would not move it); to run it on XLA, move the model and its tensors with "
     "`.to(torch_xla.device())` and convert again"
 )
+# The same, for a model that a call of a package the tool does not follow builds.
+LIBRARY_DEVICE_LESS = (
+    "this script trains but picks no device: its model comes from `{call}(...)`, of {package}, a package the "
+    "tool does not follow, which may place it itself (on the CPU or a GPU) but is never told of XLA; the script "
+    "is left unchanged (a barrier or an XLA optimizer step alone would not move it); to run it on XLA, move the "
+    "model and its tensors with `.to(torch_xla.device())` and convert again"
+)
 
 
 def rewrite(
@@ -56,7 +63,9 @@ def rewrite(
     optimizer step alone would leave a half port that still runs on the CPU."""
     ctx = Context(facts, target, selection, suppressed)
     if launcher is None and facts.training.device_less is not None:
-        ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(DEVICE_LESS))
+        library = facts.training.device_less_library
+        message = DEVICE_LESS if library is None else LIBRARY_DEVICE_LESS.format(call=library[0], package=library[1])
+        ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(message))
         return module, ctx.findings
     to_visit = facts.nodes_to_visit if launcher is None else None
     return Rewriter(ctx, concerns_for(ctx, launcher), to_visit).transform(module), ctx.findings

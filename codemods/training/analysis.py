@@ -5,6 +5,7 @@ optimizers built before their model moves to the device."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -24,7 +25,7 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
-from codemods.training.device_less import names_a_device, project_may_place
+from codemods.training.device_less import library_model, names_a_device, project_may_place, zoo_model
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
@@ -37,6 +38,9 @@ from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
 from codemods.training.step_guards import equality
 from codemods.training.step_kinds import StepKinds
+
+if TYPE_CHECKING:
+    from codemods.training.records import ModelEvent
 
 
 class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTrips, StepKinds):
@@ -576,7 +580,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
     def _device_less(self) -> None:
         """The file trains, but nothing in it moves anything or names a device, nothing it
         takes from the project's own modules may (see device_less.project_may_place), and it is not
-        XLA, Accelerate or Trainer code already.  Whether it names a device is recorded for
+        XLA, Accelerate, Lightning or Trainer code already.  Whether it names a device is recorded for
         every module: its summary tells the files that import it."""
         facts, device = self.facts, self.facts.device
         trains = [  # in the order of the code
@@ -585,25 +589,28 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         ]
         self.part.names_device = bool(self.moves) or names_a_device(self.device, device)
         project = self.walk.analysis(ProjectAnalysis)
+        built = self._stepped_model_build() if trains else None
         if (
-            not trains
-            or not self._builds_model_and_optimizer()
+            built is None
             or self.part.names_device
             or facts.imports.xla_optional
             or project_may_place(facts.imports.project_names, project)
         ):
             return
-        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
+        if self._framework_drives_training or facts.huggingface.trainer_script or facts.distributed.ddp:
             return
         if not facts.imports.table.imports_module("torch_xla"):
             self.part.device_less = trains[0]
+            package = library_model(self.walk.resolve_dotted(built[2]), built[4])
+            if package is not None and project.origin(built[2]) is None:
+                self.part.device_less_library = (built[2], package)
 
-    def _builds_model_and_optimizer(self) -> bool:
-        """Some function (or the module) builds a model and an optimizer over it: the
-        script owns its model (a training function handed one may get it on the device);
-        or a model class of the file builds an optimizer over its own parameters
-        (``self.optimizer = optim.Adam(self.parameters())``, an RL agent) and the file
-        builds that class."""
+    def _stepped_model_build(self) -> ModelEvent | None:
+        """How some function (or the module) builds a model that it builds an optimizer
+        over: the script owns its model (a training function handed one may get it on the
+        device); or how the file builds a model class of its own that builds an optimizer
+        over its own parameters (``self.optimizer = optim.Adam(self.parameters())``, an RL
+        agent).  None: neither."""
         scopes = [self.module_scope, *self.function_records.values()]
         self_optimizing = {
             scope.qualname.rsplit(".", 1)[0]
@@ -611,17 +618,23 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}
-            if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
-                return True
-            if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
-                return True
-        return False
+            built = {e[1]: e for e in scope.events if e[0] == "model" and self._builds_model(e[2], e[4])}
+            if stepped := next((built[e[1]] for e in scope.events if e[0] == "optimizer" and e[1] in built), None):
+                return stepped
+            for e in scope.events:
+                if e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]):
+                    return e
+        return None
 
-    def _builds_model(self, callee: str) -> bool:
-        """A model class, or any callable of another project module (``build_model()``):
-        what it returns is the model when the optimizer steps its parameters."""
-        return self._is_constructor(callee) or self.walk.analysis(ProjectAnalysis).origin(callee) is not None
+    def _builds_model(self, callee: str, call: cst.Call) -> bool:
+        """A model class, any callable of another project module (``build_model()``), a model
+        zoo's builder (``torchvision.models.resnet18()``) or an unfollowed library's call not
+        handed a device (``timm.create_model(name)``): what it returns is the model when the
+        optimizer steps its parameters."""
+        if self._is_constructor(callee) or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
+            return True
+        qualified = self.walk.resolve_dotted(callee)
+        return zoo_model(qualified) or library_model(qualified, call) is not None
 
     def _input_guards(self) -> None:
         """Moves that only run when a CUDA index is given: on CUDA the other path ran the

@@ -241,6 +241,9 @@ class TrainingFacts:
     # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
     # says so, at its first training loop or step.
     device_less: cst.CSTNode | None = None
+    # Its model, built by a call of a package the tool does not follow (apis.unfollowed_package):
+    # the callee as written and the package (``("timm.create_model", "timm")``), named in the finding.
+    device_less_library: tuple[str, str] | None = None
     # The module moves something or names a device somewhere (a project module whose model
     # class or factory does not leaves what the importing script builds on the CPU).
     names_device: bool = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, substituted, valid
 
 # A training script that builds its model from a class of another project module (model.py).
 _PROJECT_TRAIN = """
@@ -17,6 +17,19 @@ for x, y in batches:
     optimizer.step()
 """
 
+# A training script whose model a call of a package the tool does not follow builds.
+_LIBRARY_TRAIN = """
+import torch
+import somelib
+
+model = somelib.build_model(cfg)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in batches:
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+"""
+
 NO_DEVICE = Rule(
     code="XLA005",
     name="no-device",
@@ -26,7 +39,10 @@ NO_DEVICE = Rule(
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
     "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`, a model "
     "class imported from a project module with no device code: `from model import GCNModelVAE`) trains on "
-    "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
+    "the CPU. A model built by a call of a package the tool does not follow, never handed a device "
+    "(`timm.create_model(name)`, `somelib.build_model(cfg)`), counts too, and the finding names that call: it "
+    "may place the model itself (on the CPU, or a GPU), but nothing tells it of XLA. Either way "
+    "obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
     "an error (the converted script would train on the wrong device). Porting only its loop (a barrier, "
     "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
     "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
@@ -83,6 +99,22 @@ NO_DEVICE = Rule(
                     self.to(DEVICE)
             """,
             ),
+        ),
+        # The library is told where to put the model, or the file names a device: not device-less.
+        run(("train.py", substituted(_LIBRARY_TRAIN, ("(cfg)", "(cfg, device=somelib.get_device())")))),
+        run(("train.py", substituted(_LIBRARY_TRAIN, ("(cfg)", "(cfg, gpu_ids=[0])")))),
+        run(("train.py", substituted(_LIBRARY_TRAIN, ("model = ", 'cfg.device = "cuda"\nmodel = ')))),
+        # Lightning Fabric places the model it sets up.
+        run(
+            (
+                "train.py",
+                substituted(
+                    _LIBRARY_TRAIN,
+                    ("import somelib\n", "import somelib\nimport lightning as L\n\nfabric = L.Fabric()\n"),
+                    ("\nfor x", "\nmodel, optimizer = fabric.setup(model, optimizer)\nfor x"),
+                    ("torch.nn.functional.mse_loss(model(x), y).backward()", "fabric.backward(model(x).sum())"),
+                ),
+            )
         ),
     ),
     invalid=lambda: (
@@ -223,6 +255,39 @@ NO_DEVICE = Rule(
                 return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
             """,
             ),
+        ),
+        # A model built by a package the tool does not follow (a run: alone, ``import somelib``
+        # may be a module of the project that it cannot read).
+        run(("train.py", _LIBRARY_TRAIN)),
+        run(
+            (
+                "train.py",
+                substituted(
+                    _LIBRARY_TRAIN,
+                    ("import somelib", "from somelib import build_model as make"),
+                    ("somelib.build_model", "make"),
+                ),
+            ),
+            alias=True,
+        ),
+        run(
+            (
+                "train.py",
+                substituted(
+                    _LIBRARY_TRAIN,
+                    ("import somelib", "import timm"),
+                    ("somelib.build_model(cfg)", 'timm.create_model("resnet18")'),
+                ),
+            )
+        ),
+        invalid(
+            substituted(
+                _LIBRARY_TRAIN,
+                ("import somelib", "import torchvision"),
+                ("somelib.build_model(cfg)", "torchvision.models.resnet18()"),
+            ),
+            note="torchvision-model",
+            findings=(Expected(6, 1, "this script trains but picks no device: it runs on the CPU"),),
         ),
     ),
 )
