@@ -14,7 +14,8 @@ factory), or a library call whose result the file steps (``opt = Lookahead(base)
 followed framework drives the file's training (Lightning, Accelerate, the Transformers Trainer:
 their rules), for a library of ``apis.LIBRARY_LOOPS`` (XLA307's table) or of
 ``apis.CUDA_ONLY_PACKAGES`` (XLA004), for a call that by its name only schedules the learning
-rate, saves, loads or logs, or in a test file.  Names are matched by their last part across the
+rate, saves, loads or logs, or in a test file; nor for an attribute (``self.optimizer``) of a file
+that other files of the run import, which may step it.  Names are matched by their last part across the
 file (``self.optimizer`` and ``optimizer``), which says "may be stepped" more often, never less."""
 
 from __future__ import annotations
@@ -139,7 +140,10 @@ class LibraryStepperAnalysis(Analysis):
         ):
             return
         project = self.walk.analysis(ProjectAnalysis)
+        imported = facts.project.context.imported_in_run()
         for name, written in self.built.items():
+            if imported and "." in written:
+                continue  # an attribute other files of the run may step (``agent.optimizer.step()``)
             carriers = self._carriers(name)
             if carriers & (self.stepped | self.returned):
                 continue
