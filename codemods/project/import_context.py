@@ -179,6 +179,7 @@ _OUTSIDE = frozenset(
         "skorch",
         "catalyst",
         "fastai",
+        "ignite",
     }
 ) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: apis.LIBRARY_LOOPS
 

@@ -38,6 +38,10 @@ _CONTAINERS = frozenset({"dict", "list", "tuple", "set", "zip", "enumerate", "re
 _INERT_BUILTINS = frozenset({"print", "len", "str", "repr", "type", "id", "isinstance", "hasattr", "vars"})
 # Methods of loggers and strings that only write what they are handed.
 _INERT_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "write", "print", "format"})
+# Library calls that step with the XLA barrier themselves when handed the XLA device (the argument's
+# index and keyword): ignite's trainer then runs ``supervised_training_step_tpu``, which ends each
+# step with ``xm.optimizer_step(optimizer, barrier=True)``; the port makes the device the XLA device.
+_XLA_AWARE = {"ignite.engine.create_supervised_trainer": (3, "device")}
 # Words in a library callable's name that say it does not run the steps: it schedules the learning
 # rate, saves, loads or logs (``timm.scheduler.create_scheduler(args, opt)``, ``save_checkpoint``).
 _NO_STEP_WORDS = ("sched", "warmup", "lr", "save", "load", "checkpoint", "ckpt", "restore", "resume", "state", "log")
@@ -197,6 +201,8 @@ class LibraryStepperAnalysis(Analysis):
         if package is None:
             scheduler = callee.startswith(apis.SCHEDULER_MODULE + ".") or "sched" in last or "warmup" in last
             return None if scheduler else "may step"
+        if callee in _XLA_AWARE and arg_value(call, *_XLA_AWARE[callee]) is not None:
+            return None  # handed the device, which the port makes the XLA device
         if callee in apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
             return "may step"  # reported as what it is (XLA307's table, XLA004): not twice
         return None if any(word in last for word in _NO_STEP_WORDS) else package

@@ -41,6 +41,22 @@ optimizer = torch.optim.SGD(network.parameters(), lr=0.01)
 model = Model(network, optimizer, "cross_entropy")
 model.fit_generator(train_loader, epochs=5)
 """
+# ignite's trainer steps with the XLA barrier itself when handed the XLA device (library_steppers.py).
+_IGNITE = """
+import torch
+from ignite.engine import create_supervised_trainer
+
+device = torch.device("cuda")
+model = Net().to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+trainer = create_supervised_trainer(model, optimizer, torch.nn.functional.nll_loss, device=device)
+trainer.run(train_loader, max_epochs=5)
+"""
+_IGNITE_PORTED = substituted(
+    _IGNITE,
+    ("import torch\n", "import torch\nimport torch_xla\n"),
+    ('torch.device("cuda")', "torch_xla.device()"),
+)
 _RUNNER = (
     "mmcv's OptimizerHook (after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
     "iteration: register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., "
@@ -118,6 +134,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             ),
             note="an-unfollowed-library-handed-an-optimizer-the-file-steps",
         ),
+        valid(_IGNITE, _IGNITE_PORTED, note="ignites-trainer-handed-the-device"),
         valid(
             """
             import torch
@@ -302,6 +319,14 @@ LIBRARY_TRAINING_LOOP = Rule(
             """,
             note="an-optimizer-handed-to-a-runner-of-the-table-reported-once",
             findings=(Expected(5, 10, "`EpochBasedRunner` (mmcv): its run() steps the optimizer"),),
+        ),
+        invalid(
+            substituted(_IGNITE, (", device=device)", ")")),
+            substituted(_IGNITE_PORTED, (", device=device)", ")")),
+            note="ignites-trainer-handed-no-device",
+            findings=(
+                Expected(8, 11, "`create_supervised_trainer` (ignite, a package the tool does not follow) is handed"),
+            ),
         ),
         invalid(
             substituted(_POUTYNE, ("from poutyne import Model", "import poutyne as pt"), ("= Model(", "= pt.Model(")),
