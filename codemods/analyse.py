@@ -50,6 +50,7 @@ from codemods.lightning.analysis import LightningAnalysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.import_context import ImportContext
 from codemods.training.analysis import TrainingAnalysis
+from codemods.training.library_steppers import LibraryStepperAnalysis
 from codemods.training.loaders import LoaderAnalysis
 
 __all__ = ["Facts", "analyse"]
@@ -107,6 +108,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         FsdpAnalysis,
         AmpAnalysis,
         TrainingAnalysis,
+        LibraryStepperAnalysis,
         ObligationAnalysis,
         LoaderAnalysis,
         CheckpointAnalysis,

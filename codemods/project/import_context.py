@@ -172,6 +172,14 @@ _OUTSIDE = frozenset(
         "omegaconf",
         "hydra",
         "colossalai",
+        # Training libraries that run the steps themselves (XLA307 names what they are handed).
+        "poutyne",
+        "composer",
+        "torchbearer",
+        "skorch",
+        "catalyst",
+        "fastai",
+        "ignite",
     }
 ) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: apis.LIBRARY_LOOPS
 

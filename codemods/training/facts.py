@@ -131,6 +131,17 @@ class UntracedParameters:
 
 
 @dataclass(frozen=True)
+class LibraryStepper:
+    """A call that hands an optimizer the file builds, and that no code the tool sees steps, to a
+    callable of a package the tool does not follow (``somelib.fit(model, opt, loader)``): the
+    library runs the steps (training/library_steppers.py; XLA307, at the call)."""
+
+    optimizer: str  # the optimizer, as the file binds it
+    callee: str  # the callable, qualified through the imports (``somelib.fit``)
+    package: str  # its package (``somelib``)
+
+
+@dataclass(frozen=True)
 class OptimizerStep:
     """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
 
@@ -252,6 +263,9 @@ class TrainingFacts:
     # analysis cannot tell is an optimizer.
     optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
     unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Calls of a package the tool does not follow that are handed an optimizer no code of the file
+    # steps: the library runs its steps (training/library_steppers.py).
+    library_steppers: dict[cst.Call, LibraryStepper] = field(default_factory=dict)
     # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
     # annotation that says so): FSDP reduce-scatters its gradients itself.
     fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)

@@ -3,15 +3,16 @@ entry point (``apis.LIBRARY_LOOPS``: mmcv's MMDataParallel and runners, OpenMMLa
 functions, BasicSR's ``train_pipeline``) whose code decides, on an XLA host, where the model and the
 batches go or how the optimizer steps, and which no conversion of the project reaches.  Reported at
 the call; a project's own function or class of the same name is the project's code, followed as
-such."""
+such.  Beyond the table, a call of any package the tool does not follow that is handed an optimizer
+no code the tool sees steps (``facts.training.library_steppers``) is reported too."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_calls, on_references
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.hooks import on_calls, on_references, reports_facts
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -23,6 +24,38 @@ _WRAPPER = (
     "`MMDataParallel` (mmcv): a torch DataParallel: on a host without CUDA it keeps device_ids == [], moves no "
     "model, and its train_step, val_step and forward scatter the inputs to [-1], which leaves every batch where "
     "the loader made it, on the CPU"
+)
+_UNFOLLOWED = (
+    "which no code the tool sees steps: the library runs its steps, on a device it chooses and with no step "
+    "barrier, which the port can neither add nor prove: port that loop by hand (xm.optimizer_step(optimizer) and "
+    "torch_xla.sync() each step, the model and each batch on torch_xla.device()) or use a framework that runs on "
+    "XLA (Lightning, Accelerate, the Transformers Trainer)"
+)
+# An optimizer handed to a package the tool does not follow, stepped by it alone (library_steppers.py).
+_POUTYNE = """
+import torch
+from poutyne import Model
+
+network = Net()
+optimizer = torch.optim.SGD(network.parameters(), lr=0.01)
+model = Model(network, optimizer, "cross_entropy")
+model.fit_generator(train_loader, epochs=5)
+"""
+# ignite's trainer steps with the XLA barrier itself when handed the XLA device (library_steppers.py).
+_IGNITE = """
+import torch
+from ignite.engine import create_supervised_trainer
+
+device = torch.device("cuda")
+model = Net().to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+trainer = create_supervised_trainer(model, optimizer, torch.nn.functional.nll_loss, device=device)
+trainer.run(train_loader, max_epochs=5)
+"""
+_IGNITE_PORTED = substituted(
+    _IGNITE,
+    ("import torch\n", "import torch\nimport torch_xla\n"),
+    ('torch.device("cuda")', "torch_xla.device()"),
 )
 _RUNNER = (
     "mmcv's OptimizerHook (after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
@@ -37,7 +70,8 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator)",
+    "train_pipeline, audiotools' Accelerator), or any package the tool does not follow that is handed an "
+    "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
     "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
@@ -65,7 +99,15 @@ LIBRARY_TRAINING_LOOP = Rule(
     "`torch.cuda.device_count()` is 0, as on every XLA host, else CUDA: `prepare_model` moves the model there "
     "and `accel.device` is the batches' device. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
     "device `rank % torch.cuda.device_count()`, a ZeroDivisionError on an XLA host, before it starts an nccl "
-    "process group: start the group with the XLA backend instead.",
+    "process group: start the group with the XLA backend instead. Beyond the table, an optimizer the file builds "
+    "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
+    "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
+    "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
+    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`), "
+    "is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
+    "obligations 1 and 4, so it is an error at that call. A call whose name says it only schedules the learning "
+    "rate, saves, loads or logs is not one, nor a file whose training Lightning, Accelerate or the Transformers "
+    "Trainer drives (their rules port it).",
     examples=lambda: (
         invalid(
             """
@@ -83,6 +125,107 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            substituted(_POUTYNE, ("model.fit_generator(train_loader, epochs=5)", "optimizer.step()")),
+            substituted(
+                _POUTYNE,
+                ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
+                ("model.fit_generator(train_loader, epochs=5)", "xm.optimizer_step(optimizer)"),
+            ),
+            note="an-unfollowed-library-handed-an-optimizer-the-file-steps",
+        ),
+        valid(_IGNITE, _IGNITE_PORTED, note="ignites-trainer-handed-the-device"),
+        valid(
+            """
+            import torch
+            from timm.scheduler import create_scheduler
+            from transformers import get_linear_schedule_with_warmup
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
+            lr_scheduler, _ = create_scheduler(args, optimizer)
+            for batch in loader:
+                loss = model(batch).sum()
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from timm.scheduler import create_scheduler
+            from transformers import get_linear_schedule_with_warmup
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
+            lr_scheduler, _ = create_scheduler(args, optimizer)
+            for batch in loader:
+                loss = model(batch).sum()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                scheduler.step()
+                torch_xla.sync()
+            """,
+            note="a-stepped-optimizer-handed-to-scheduler-factories",
+        ),
+        valid(
+            """
+            import torch
+            import torch_optimizer
+
+            base = torch.optim.SGD(model.parameters(), lr=0.1)
+            optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_optimizer
+
+            base = torch.optim.SGD(model.parameters(), lr=0.1)
+            optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-optimizer-wrapped-by-an-unfollowed-library-and-stepped",
+        ),
+        valid(
+            """
+            import torch
+            from poutyne import Model
+
+            def build(network):
+                optimizer = torch.optim.SGD(network.parameters(), lr=0.01)
+                model = Model(network, optimizer, "cross_entropy")
+                return model, optimizer
+            """,
+            note="an-optimizer-a-factory-returns",
+        ),
+        valid(
+            """
+            import torch
+            import lightning as L
+
+            optimizer = torch.optim.Adam(model.parameters())
+            fabric = L.Fabric(accelerator="cuda")
+            model, optimizer = fabric.setup(model, optimizer)
+            """,
+            """
+            import torch
+            import lightning as L
+
+            optimizer = torch.optim.Adam(model.parameters())
+            fabric = L.Fabric(accelerator="tpu")
+            model, optimizer = fabric.setup(model, optimizer)
+            """,
+            note="an-optimizer-handed-to-a-followed-framework",
+        ),
         valid(
             """
             import torch
@@ -123,6 +266,74 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            _POUTYNE,
+            note="an-optimizer-handed-to-an-unfollowed-library",
+            findings=(
+                Expected(
+                    6,
+                    9,
+                    "`Model` (poutyne, a package the tool does not follow) is handed the optimizer `optimizer`, "
+                    f"{_UNFOLLOWED}",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import composer
+
+            class Trainer:
+                def __init__(self, net, loader):
+                    self.net = net
+                    self.opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+                    self.trainer = composer.Trainer(model=net, optimizers=[self.opt], train_dataloader=loader)
+
+                def train(self):
+                    print(self.opt)
+                    self.trainer.fit()
+
+            Trainer(Net(), loader).train()
+            """,
+            target="sagemaker",
+            note="a-library-trainer-built-over-an-attribute-optimizer-sagemaker",
+            findings=(
+                Expected(
+                    8,
+                    24,
+                    "`composer.Trainer` (composer, a package the tool does not follow) is handed the optimizer "
+                    "`self.opt`, which no code the tool sees steps: the library runs its steps, on a device it "
+                    "chooses and with no step barrier, which the port can neither add nor prove: port that loop by "
+                    "hand (xm.optimizer_step(optimizer) and xm.mark_step() each step, the model and each batch on "
+                    "xm.xla_device())",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from mmcv.runner import EpochBasedRunner
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+            runner = EpochBasedRunner(model, optimizer=optimizer, work_dir=".")
+            """,
+            note="an-optimizer-handed-to-a-runner-of-the-table-reported-once",
+            findings=(Expected(5, 10, "`EpochBasedRunner` (mmcv): its run() steps the optimizer"),),
+        ),
+        invalid(
+            substituted(_IGNITE, (", device=device)", ")")),
+            substituted(_IGNITE_PORTED, (", device=device)", ")")),
+            note="ignites-trainer-handed-no-device",
+            findings=(
+                Expected(8, 11, "`create_supervised_trainer` (ignite, a package the tool does not follow) is handed"),
+            ),
+        ),
+        invalid(
+            substituted(_POUTYNE, ("from poutyne import Model", "import poutyne as pt"), ("= Model(", "= pt.Model(")),
+            alias=True,
+            note="an-unfollowed-library-through-a-module-alias",
+            findings=(Expected(6, 9, "`pt.Model` (poutyne, a package the tool does not follow) is handed"),),
+        ),
         invalid(
             """
             import torch
@@ -358,4 +569,15 @@ def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
         LIBRARY_TRAINING_LOOP,
         named,
         ctx.target.advice(f"`{ctx.code(named)}` ({loop.library}): {loop.does}: {loop.instead}"),
+    )
+
+
+@reports_facts(LIBRARY_TRAINING_LOOP, nodes=lambda facts: facts.training.library_steppers)
+def _unfollowed_library(ctx: Context[Facts], original: cst.Call) -> str:
+    """A call of a package the tool does not follow, handed an optimizer that no code the tool
+    sees steps (training/library_steppers.py): that library runs the steps."""
+    stepper = ctx.facts.training.library_steppers[original]
+    return ctx.target.advice(
+        f"`{ctx.code(original.func)}` ({stepper.package}, a package the tool does not follow) is handed the "
+        f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}"
     )

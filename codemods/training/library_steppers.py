@@ -1,0 +1,208 @@
+"""Obligations 1 and 4 of SPEC section 5 for an optimizer that a package the tool does not follow
+(``apis.unfollowed_package``) is handed and steps itself: ``somelib.fit(model, optimizer, loader)``,
+``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``.  The file builds
+the optimizer over a model's parameters, and no code the tool sees steps it: the library runs the
+steps, with its own device choice and no step barrier, and the port cannot prove either (XLA307, at
+the call that hands it).
+
+Nothing is said where the optimizer may be stepped by code the tool sees or converts: a
+``.step()`` on it or on what it is bound to (``for o in (opt_g, opt_d): o.step()``), a call that
+hands it to this file's code, to the project's, to a method of a value the tool cannot tell
+(``scaler.step(opt)``, ``accelerator.prepare(opt)``) or to a followed package's call that is no
+scheduler (``xm.optimizer_step(opt)``, ``functools.partial(train, opt)``), a return of it (a
+factory), or a library call whose result the file steps (``opt = Lookahead(base)``).  Nor where a
+followed framework drives the file's training (Lightning, Accelerate, the Transformers Trainer:
+their rules), for a library of ``apis.LIBRARY_LOOPS`` (XLA307's table) or of
+``apis.CUDA_ONLY_PACKAGES`` (XLA004), for a call that by its name only schedules the learning
+rate, saves, loads or logs, or in a test file; nor for an attribute (``self.optimizer``) of a file
+that other files of the run import, which may step it.  Names are matched by their last part across the
+file (``self.optimizer`` and ``optimizer``), which says "may be stepped" more often, never less."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.nodes import arg_value, dotted
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
+from codemods.training.facts import LibraryStepper
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+# Builtins and containers that never step what they are handed (a container binds it: followed).
+_CONTAINERS = frozenset({"dict", "list", "tuple", "set", "zip", "enumerate", "reversed", "sorted"})
+_INERT_BUILTINS = frozenset({"print", "len", "str", "repr", "type", "id", "isinstance", "hasattr", "vars"})
+# Methods of loggers and strings that only write what they are handed.
+_INERT_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "write", "print", "format"})
+# Library calls that step with the XLA barrier themselves when handed the XLA device (the argument's
+# index and keyword): ignite's trainer then runs ``supervised_training_step_tpu``, which ends each
+# step with ``xm.optimizer_step(optimizer, barrier=True)``; the port makes the device the XLA device.
+_XLA_AWARE = {"ignite.engine.create_supervised_trainer": (3, "device")}
+# Words in a library callable's name that say it does not run the steps: it schedules the learning
+# rate, saves, loads or logs (``timm.scheduler.create_scheduler(args, opt)``, ``save_checkpoint``).
+_NO_STEP_WORDS = ("sched", "warmup", "lr", "save", "load", "checkpoint", "ckpt", "restore", "resume", "state", "log")
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _names_in(value: cst.BaseExpression) -> list[str]:
+    """The name chains ``value`` is or holds: itself, the elements of a tuple, list, set or dict
+    display, and the arguments of ``dict(...)`` and the like."""
+    name = dotted(value)
+    if name is not None:
+        return [name]
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return [n for element in value.elements for n in _names_in(element.value)]
+    if type(value) is cst.Dict:
+        return [
+            n for element in value.elements if isinstance(element, cst.DictElement) for n in _names_in(element.value)
+        ]
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in _CONTAINERS:
+        return [n for arg in value.args for n in _names_in(arg.value)]
+    return []
+
+
+class LibraryStepperAnalysis(Analysis):
+    facts: Facts
+
+    name = "library_steppers"
+    fills = "training"
+    reads = ("imports", "project", "lightning", "huggingface")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.built: dict[str, str] = {}  # the last part of a name bound to an optimizer the file builds -> as written
+        self.stepped: set[str] = set()  # last parts of what a step may take: ``x.step()``, ``scaler.step(x)``
+        self.returned: set[str] = set()  # last parts of what a ``return`` or ``yield`` hands back
+        self.bound_from: dict[str, set[str]] = {}  # last part of a name -> those of the names bound from it
+        self.results: dict[cst.Call, list[str]] = {}  # a call -> last parts of the names its result is bound to
+        # Calls that hand names on: (the call, its callee, the last parts of the names handed).
+        self.handed: list[tuple[cst.Call, str | None, set[str]]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value == "step":
+            if (stepped := dotted(func.value)) is not None:
+                self.stepped.add(_last(stepped))
+            self.stepped.update(_last(n) for arg in node.args for n in _names_in(arg.value))
+            return
+        if not node.args:
+            return
+        names = {_last(n) for arg in node.args for n in _names_in(arg.value)}
+        if names:
+            self.handed.append((node, self.walk.callee, names))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, node.iter)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        targets = [_last(n) for n in _names_in(target)]
+        if type(value) is cst.Call and not (type(value.func) is cst.Name and value.func.value in _CONTAINERS):
+            callee = self.walk.resolve(value.func)
+            name = dotted(target)
+            if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
+                if name is not None:
+                    self.built[_last(name)] = name
+            self.results[value] = targets
+            return
+        for held in _names_in(value):
+            self.bound_from.setdefault(_last(held), set()).update(targets)
+
+    def _hands_back(self, value: cst.BaseExpression | None) -> None:
+        if value is not None:
+            self.returned.update(_last(n) for n in _names_in(value))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self._hands_back(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if isinstance(node.value, cst.BaseExpression):
+            self._hands_back(node.value)
+
+    def finish(self) -> None:
+        facts = self.facts
+        if (
+            not self.built
+            or facts.project.context.test_file()
+            or facts.lightning.drives_training
+            or facts.huggingface.accelerators
+            or facts.huggingface.trainer_script
+        ):
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        imported = facts.project.context.imported_in_run()
+        for name, written in self.built.items():
+            if imported and "." in written:
+                continue  # an attribute other files of the run may step (``agent.optimizer.step()``)
+            carriers = self._carriers(name)
+            if carriers & (self.stepped | self.returned):
+                continue
+            found: list[tuple[cst.Call, str, str]] = []
+            for call, callee, names in self.handed:
+                if not names & carriers:
+                    continue
+                verdict = self._verdict(call, callee, project)
+                if verdict == "may step":
+                    break
+                if verdict is not None and not self._result_stepped(call, project):
+                    found.append((call, verdict, callee or ""))
+            else:
+                for call, package, callee in found:
+                    facts.training.library_steppers[call] = LibraryStepper(written, callee, package)
+
+    def _result_stepped(self, call: cst.Call, project: ProjectAnalysis) -> bool:
+        """What the library call returns (``opt = Lookahead(base)``) may be stepped by code the
+        tool sees: a ``.step()`` on it, or a call that may step it (``xm.optimizer_step(opt)``)."""
+        results = set(self.results.get(call, ()))
+        return bool(results & (self.stepped | self.returned)) or any(
+            names & results and self._verdict(other, callee, project) == "may step"
+            for other, callee, names in self.handed
+        )
+
+    def _carriers(self, name: str) -> set[str]:
+        """``name`` and every name bound from it (``self.opt = opt``, ``for o in (opt, d_opt)``)."""
+        carriers, todo = {name}, [name]
+        while todo:
+            for bound in self.bound_from.get(todo.pop(), ()):
+                if bound not in carriers:
+                    carriers.add(bound)
+                    todo.append(bound)
+        return carriers
+
+    def _verdict(self, call: cst.Call, callee: str | None, project: ProjectAnalysis) -> str | None:
+        """What a call handed the optimizer does with it: "may step" (code the tool converts or
+        cannot tell, or a followed callable that is no scheduler), None (it does not step it), or
+        the package of an unfollowed library callable that does."""
+        func = call.func
+        if callee is None:
+            if type(func) is cst.Name and func.value in _INERT_BUILTINS | _CONTAINERS:
+                return None
+            if type(func) is cst.Attribute and func.attr.value in _INERT_METHODS:
+                return None
+            return "may step"
+        if project.origin(dotted(func) or callee) is not None:
+            return "may step"  # the project's code: the run converts it (or XLA003 asks for it)
+        package = apis.unfollowed_package(callee)
+        last = _last(callee).lower()
+        if package is None:
+            scheduler = callee.startswith(apis.SCHEDULER_MODULE + ".") or "sched" in last or "warmup" in last
+            return None if scheduler else "may step"
+        if callee in _XLA_AWARE and arg_value(call, *_XLA_AWARE[callee]) is not None:
+            return None  # handed the device, which the port makes the XLA device
+        if callee in apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
+            return "may step"  # reported as what it is (XLA307's table, XLA004): not twice
+        return None if any(word in last for word in _NO_STEP_WORDS) else package

@@ -1,0 +1,107 @@
+"""An optimizer handed to a package the tool does not follow, which no code the tool sees steps
+(XLA307, training/library_steppers.py), in a project on disk: a package the project does not hold
+is reported at the call that hands it the optimizer (a function, and a trainer class whose method
+runs the steps); a package of the project's own is its code (converted, not reported); a unit test,
+and an attribute optimizer of a module other files of the run import, are not reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.training.rules.xla307_library_training_loop import LIBRARY_TRAINING_LOOP
+from tests.support.projects import unfixed_findings, write_project
+
+TARGETS = ["2.9", "sagemaker"]
+
+SCRIPT = """\
+import torch
+import somelib
+from somelib.training import Trainer
+
+
+def main(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    somelib.fit(model, optimizer, loader)
+
+
+def other(model, loader):
+    opt = torch.optim.Adam(model.parameters())
+    trainer = Trainer(model=model, optimizer=opt, train_loader=loader)
+    trainer.train()
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(2, 2), [])
+"""
+OWN_LIBRARY = """\
+def fit(model, optimizer, loader):
+    for x, y in loader:
+        optimizer.zero_grad()
+        (model(x) - y).pow(2).mean().backward()
+        optimizer.step()
+"""
+
+
+def _library_steppers(findings: dict[str, list[tuple[str, int, str]]], name: str) -> list[tuple[int, str]]:
+    return [
+        (line, message)
+        for rule, line, message in findings[name]
+        if rule == LIBRARY_TRAINING_LOOP.code and "a package the tool does not follow" in message
+    ]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_package_outside_the_project_is_reported_at_the_call(tmp_path: Path, target: str) -> None:
+    folder = write_project(tmp_path / "p", "p", {"train.py": SCRIPT})
+    found = _library_steppers(unfixed_findings(folder, ["train.py"], target), "train.py")
+    assert [line for line, _ in found] == [8, 13]
+    assert found[0][1].startswith("`somelib.fit` (somelib, a package the tool does not follow) is handed the optimizer")
+    assert "`Trainer` (somelib, a package the tool does not follow) is handed the optimizer `opt`" in found[1][1]
+    barrier = "torch_xla.sync()" if target == "2.9" else "xm.mark_step()"
+    assert all(barrier in message for _, message in found)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_package_of_the_project_is_its_code(tmp_path: Path, target: str) -> None:
+    files = {"train.py": SCRIPT, "somelib/__init__.py": OWN_LIBRARY, "somelib/training.py": "class Trainer: ...\n"}
+    folder = write_project(tmp_path / "p", "p", files)
+    assert _library_steppers(unfixed_findings(folder, ["train.py"], target), "train.py") == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_unit_test_is_not_reported(tmp_path: Path, target: str) -> None:
+    folder = write_project(tmp_path / "p", "p", {"tests/test_fit.py": SCRIPT})
+    assert _library_steppers(unfixed_findings(folder, ["tests/test_fit.py"], target), "test_fit.py") == []
+
+
+AGENT = """\
+import torch
+import somelib
+
+
+class Agent(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(2, 2)
+        self.optimizer = torch.optim.Adam(self.net.parameters())
+        somelib.register(self.net, self.optimizer)
+"""
+DRIVER = """\
+from agent import Agent
+
+agent = Agent()
+for x in range(3):
+    agent.net(x).sum().backward()
+    agent.optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_attribute_optimizer_of_an_imported_module_is_not_reported(tmp_path: Path, target: str) -> None:
+    folder = write_project(tmp_path / "p", "p", {"agent.py": AGENT, "run.py": DRIVER})
+    findings = unfixed_findings(folder, ["agent.py", "run.py"], target)
+    assert _library_steppers(findings, "agent.py") == []
+    alone = unfixed_findings(write_project(tmp_path / "q", "q", {"agent.py": AGENT}), ["agent.py"], target)
+    assert [line for line, _ in _library_steppers(alone, "agent.py")] == [10]  # the negative control
