@@ -1,0 +1,75 @@
+"""Obligation (3) where a loop's batches come from a package the tool does not follow (for
+device/obligations.py): ``for x, y in somelib.iterate(data)``, or ``for batch in loader`` with
+``loader`` bound once to ``somelib.make_loader(cfg)`` (through ``tqdm``/``enumerate`` too).  On
+CUDA such a library may have yielded tensors on the GPU (or the original would not have run); on
+an XLA host nothing says where they are, so a forward that takes them unmoved is not proven."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device import batch_shapes
+from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, code
+from codemods.engine.nodes import dotted
+from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.device.values import DeviceValueAnalysis
+    from codemods.engine.walk import Walk
+
+# Keywords that hand a library the device its batches go to (``make_loader(..., device=device)``).
+_DEVICE_KEYWORDS = frozenset({"device", "devices"})
+_QUOTED = 60  # the longest call a finding quotes whole
+
+
+def unfollowed_source(walk: Walk, values: DeviceValueAnalysis, loop: Loop) -> tuple[str, str] | None:
+    """The call of an unfollowed package that ``loop``'s batches come from (as a finding quotes
+    it: ``make_loader(...)`` where it is long), and that package;
+    None where they come from elsewhere (torch, a followed package, the project), or the call is
+    handed a device (the library may move its batches there)."""
+    call = _source_call(values, loop)
+    if call is None or (func := dotted(call.func)) is None:
+        return None
+    if walk.analysis(ProjectAnalysis).origin(func) is not None:
+        return None  # a module of the project: the existing XLA116/XLA112 logic follows it
+    package = apis.unfollowed_package(walk.resolve(call.func))
+    if package is None or batch_shapes.prefetches(call, walk.resolve):
+        return None  # (a prefetching loader copies its batches to its device, the XLA device once ported)
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword in _DEVICE_KEYWORDS or values.where(arg.value, loop.scope).on_xla:
+            return None
+    text = code(call)
+    return (text if len(text) <= _QUOTED and "\n" not in text else f"{code(call.func)}(...)"), package
+
+
+def _source_call(values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
+    """The call ``loop`` iterates: written in the ``for`` or bound once to the name it iterates
+    (also as one of the names a call's tuple is unpacked into), wrappers taken off."""
+    source = _unwrapped(loop.node.iter)
+    if type(source) is cst.Call:
+        return source
+    name = dotted(source)
+    if name is None:
+        return None
+    for scope in dict.fromkeys(("" if "." in name else loop.scope, "")):
+        bound = [b for b in values.bindings.get(name, ()) if b.scope == scope]
+        if not bound:
+            continue
+        if len(bound) != 1:
+            return None
+        if bound[0].value is not None:
+            value = _unwrapped(bound[0].value)
+            return value if type(value) is cst.Call else None
+        unpacked = values.unpacked.get((scope, name), [])
+        return unpacked[0][0] if len(unpacked) == 1 else None
+    return None
+
+
+def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
+    while type(node) is cst.Call and dotted(node.func) in ITERATION_WRAPPERS and node.args:
+        node = node.args[0].value
+    return node
