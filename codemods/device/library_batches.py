@@ -6,13 +6,14 @@ an XLA host nothing says where they are, so a forward that takes them unmoved is
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.device import batch_shapes
-from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, code
+from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, calls_in, code
 from codemods.engine.nodes import dotted
 from codemods.project.analysis import ProjectAnalysis
 
@@ -25,25 +26,40 @@ _DEVICE_KEYWORDS = frozenset({"device", "devices"})
 _QUOTED = 60  # the longest call a finding quotes whole
 
 
-def unfollowed_source(walk: Walk, values: DeviceValueAnalysis, loop: Loop) -> tuple[str, str] | None:
+def unfollowed_source(
+    walk: Walk, values: DeviceValueAnalysis, loop: Loop, unmoved: Collection[str] = ()
+) -> tuple[str, str] | None:
     """The call of an unfollowed package that ``loop``'s batches come from (as a finding quotes
-    it: ``make_loader(...)`` where it is long), and that package;
-    None where they come from elsewhere (torch, a followed package, the project), or the call is
-    handed a device (the library may move its batches there)."""
+    it: ``make_loader(...)`` where it is long), and that package; None where they come from
+    elsewhere (torch, a followed package, the project), where the call is handed a device (the
+    library may move its batches there), or where a call in the loop hands one of the ``unmoved``
+    batches a device (``batch = send_to_device(batch, device)``, a helper the tool does not read)."""
     call = _source_call(values, loop)
     if call is None or (func := dotted(call.func)) is None:
+        return None
+    if unmoved and any(_handed_a_device(values, sub, loop.scope, unmoved) for sub in calls_in(loop.node.body)):
         return None
     if walk.analysis(ProjectAnalysis).origin(func) is not None:
         return None  # a module of the project: the existing XLA116/XLA112 logic follows it
     package = apis.unfollowed_package(walk.resolve(call.func))
     if package is None or batch_shapes.prefetches(call, walk.resolve):
         return None  # (a prefetching loader copies its batches to its device, the XLA device once ported)
-    for arg in call.args:
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword in _DEVICE_KEYWORDS or values.where(arg.value, loop.scope).on_xla:
-            return None
+    if _handed_a_device(values, call, loop.scope):
+        return None
     text = code(call)
     return (text if len(text) <= _QUOTED and "\n" not in text else f"{code(call.func)}(...)"), package
+
+
+def _handed_a_device(values: DeviceValueAnalysis, call: cst.Call, scope: str, names: Collection[str] = ()) -> bool:
+    """``call`` takes a device (``device=``, or the XLA device by position) and, where ``names``
+    are given, one of them."""
+    given = {dotted(arg.value) for arg in call.args}
+    if names and not any(name in given for name in names):
+        return False
+    return any(
+        (arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS) or values.where(arg.value, scope).on_xla
+        for arg in call.args
+    )
 
 
 def _source_call(values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
@@ -53,8 +69,8 @@ def _source_call(values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
     if type(source) is cst.Call:
         return source
     name = dotted(source)
-    if name is None:
-        return None
+    if name is None or name in values.params.get(loop.scope, ()):
+        return None  # (a parameter: decided where it is handed)
     for scope in dict.fromkeys(("" if "." in name else loop.scope, "")):
         bound = [b for b in values.bindings.get(name, ()) if b.scope == scope]
         if not bound:

@@ -460,7 +460,7 @@ class ObligationAnalysis(HandedLoaders):
                     reason = xla116.loaded_onto_cpu(data or "", code(location))
                 elif loop.source is not None and loop.source in movers:
                     reason = xla116.moved_by_training_loop(loop.source)
-                elif (library := unfollowed_source(self.walk, self.values, loop)) is not None:
+                elif (library := unfollowed_source(self.walk, self.values, loop, unmoved)) is not None:
                     self._break(call, BATCH_OFF_XLA, xla116.batch_from_library(unmoved[0], model, *library))
                     break
                 else:

@@ -1,9 +1,9 @@
 """XLA116's cases of loops whose batches come from a package the tool does not follow (issue 32,
 device/library_batches.py): timm's ``create_loader(...)`` with its prefetcher off, bound to a name
 (also imported under another name, iterated through ``enumerate(tqdm(...))``) or called in the
-``for``; and the loops over such a call that are right: their batches moved, the call handed a
-device, a DataLoader, a followed package, a module of the project.  (The sagemaker cases are
-derived: tests/support/derived_cases.py.)"""
+``for``; and the loops over such a call that are right: their batches moved (also by a helper
+handed the device), the call handed a device, a DataLoader, a followed package, a module of the
+project.  (The sagemaker cases are derived: tests/support/derived_cases.py.)"""
 
 from __future__ import annotations
 
@@ -106,6 +106,17 @@ def library_batch_valid() -> tuple[Valid, ...]:
             _evaluation("timm.data.iterate(dataset, device)", ported=False),
             _evaluation("timm.data.iterate(dataset, device)", ported=True),
             note="an-unfollowed-library-call-handed-the-xla-device-by-position",
+        ),
+        valid(
+            substituted(
+                _evaluation("timm.data.iterate(dataset, 4)", ported=False),
+                ("        out =", "        x = send_to_device(x, device)\n        out ="),
+            ),
+            substituted(
+                _evaluation("timm.data.iterate(dataset, 4)", ported=True),
+                ("        out =", "        x = send_to_device(x, device)\n        out ="),
+            ),
+            note="unfollowed-library-batches-handed-to-a-helper-with-the-device",
         ),
         *(
             valid(
