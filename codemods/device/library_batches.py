@@ -24,6 +24,18 @@ if TYPE_CHECKING:
 # Keywords that hand a library the device its batches go to (``make_loader(..., device=device)``).
 _DEVICE_KEYWORDS = frozenset({"device", "devices"})
 _QUOTED = 60  # the longest call a finding quotes whole
+# Progress bars of unfollowed packages that yield the items of their first argument as they are
+# (like ``tqdm``): the batches come from that argument.
+_PROGRESS_WRAPPERS = frozenset(
+    {
+        "mmengine.track_iter_progress",
+        "mmengine.utils.track_iter_progress",
+        "mmcv.track_iter_progress",
+        "mmcv.utils.track_iter_progress",
+        "alive_progress.alive_it",
+        "progressbar.progressbar",
+    }
+)
 
 
 def unfollowed_source(
@@ -34,7 +46,7 @@ def unfollowed_source(
     elsewhere (torch, a followed package, the project), where the call is handed a device (the
     library may move its batches there), or where a call in the loop hands one of the ``unmoved``
     batches a device (``batch = send_to_device(batch, device)``, a helper the tool does not read)."""
-    call = _source_call(values, loop)
+    call = _source_call(walk, values, loop)
     if call is None or (func := dotted(call.func)) is None:
         return None
     if unmoved and any(_handed_a_device(values, sub, loop.scope, unmoved) for sub in calls_in(loop.node.body)):
@@ -62,10 +74,10 @@ def _handed_a_device(values: DeviceValueAnalysis, call: cst.Call, scope: str, na
     )
 
 
-def _source_call(values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
+def _source_call(walk: Walk, values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
     """The call ``loop`` iterates: written in the ``for`` or bound once to the name it iterates
     (also as one of the names a call's tuple is unpacked into), wrappers taken off."""
-    source = _unwrapped(loop.node.iter)
+    source = _unwrapped(walk, loop.node.iter)
     if type(source) is cst.Call:
         return source
     name = dotted(source)
@@ -78,14 +90,18 @@ def _source_call(values: DeviceValueAnalysis, loop: Loop) -> cst.Call | None:
         if len(bound) != 1:
             return None
         if bound[0].value is not None:
-            value = _unwrapped(bound[0].value)
+            value = _unwrapped(walk, bound[0].value)
             return value if type(value) is cst.Call else None
         unpacked = values.unpacked.get((scope, name), [])
         return unpacked[0][0] if len(unpacked) == 1 else None
     return None
 
 
-def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
-    while type(node) is cst.Call and dotted(node.func) in ITERATION_WRAPPERS and node.args:
+def _unwrapped(walk: Walk, node: cst.BaseExpression) -> cst.BaseExpression:
+    while (
+        type(node) is cst.Call
+        and node.args
+        and (dotted(node.func) in ITERATION_WRAPPERS or walk.resolve(node.func) in _PROGRESS_WRAPPERS)
+    ):
         node = node.args[0].value
     return node

@@ -2,8 +2,8 @@
 device/library_batches.py): timm's ``create_loader(...)`` with its prefetcher off, bound to a name
 (also imported under another name, iterated through ``enumerate(tqdm(...))``) or called in the
 ``for``; and the loops over such a call that are right: their batches moved (also by a helper
-handed the device), the call handed a device, a DataLoader, a followed package, a module of the
-project.  (The sagemaker cases are derived: tests/support/derived_cases.py.)"""
+handed the device), the call handed a device, a DataLoader (also through a progress bar of
+another package), a followed package, a module of the project.  (The sagemaker cases are derived: tests/support/derived_cases.py.)"""
 
 from __future__ import annotations
 
@@ -127,6 +127,11 @@ def library_batch_valid() -> tuple[Valid, ...]:
             for source, imports, note in (
                 ("torch.utils.data.DataLoader(dataset)", "", "an-evaluation-loop-over-a-dataloader-it-does-not-move"),
                 ('torchvision.datasets.MNIST("data")', "import torchvision\n", "batches-of-a-followed-package"),
+                (
+                    "mmengine.track_iter_progress(torch.utils.data.DataLoader(dataset))",
+                    "import mmengine\n",
+                    "a-dataloader-through-an-unfollowed-progress-bar",
+                ),
                 ("make_loader(cfg)", "from data import make_loader\n", "batches-of-a-project-module-loader"),
             )
         ),
