@@ -114,11 +114,11 @@ def prefetching(built: Mapping[str, list[cst.Call]], resolve: Callable[[cst.Base
     """The names that hold a library loader which copies each batch to its ``device=`` (timm's
     ``create_loader(...)`` with its prefetcher on, its ``PrefetchLoader(...)``): the port gives
     it the XLA device (XLA113), so its batches reach the model there with no move of their own."""
-    found = set()
-    for name, calls in built.items():
-        for call in calls:
-            library = apis.CUDA_DEFAULT_DEVICES.get(resolve(call.func) or "")
-            switch = call_args(call)[1].get(library.switch or "") if library is not None else None
-            if library is not None and not (switch is not None and is_false(switch.value)):
-                found.add(name)
-    return found
+    return {name for name, calls in built.items() if any(prefetches(call, resolve) for call in calls)}
+
+
+def prefetches(call: cst.Call, resolve: Callable[[cst.BaseExpression], str | None]) -> bool:
+    """``call`` makes a library loader that copies each batch to its ``device=`` (its switch not off)."""
+    library = apis.CUDA_DEFAULT_DEVICES.get(resolve(call.func) or "")
+    switch = call_args(call)[1].get(library.switch or "") if library is not None else None
+    return library is not None and not (switch is not None and is_false(switch.value))

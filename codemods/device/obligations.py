@@ -25,6 +25,7 @@ from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.handed_loaders import HandedLoaders
+from codemods.device.library_batches import unfollowed_source
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code
 from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
@@ -478,8 +479,10 @@ class ObligationAnalysis(HandedLoaders):
         wrapped = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
         prefetched = batch_shapes.prefetching(self.built, self.walk.resolve)  # batches on the device already
         for loop in self.loops:
-            if loop.node in wrapped or loop.source is None or loop.source in prefetched:
+            if loop.node in wrapped or loop.source in prefetched:
                 continue
+            if loop.source is None and unfollowed_source(self.walk, self.values, loop) is None:
+                continue  # (a call of an unfollowed package is followed below)
             params = self.params.get(loop.scope, [])
             for call, model, batch in loop.forwards:
                 if not (unmoved := [n for n in batch if n not in loop.moved]):
@@ -494,13 +497,16 @@ class ObligationAnalysis(HandedLoaders):
                 if (through := next((loop.through[n] for n in unmoved if n in loop.through), None)) is not None:
                     self._through_project(loop, through, model)
                     break
-                data = self.loaders_of.get(loop.source, loop.source)
-                loaded = self.loaded.get(data)
+                data = self.loaders_of.get(loop.source, loop.source) if loop.source is not None else None
+                loaded = self.loaded.get(data) if data is not None else None
                 location = arg_value(loaded, 1, "map_location") if loaded is not None else None
                 if location is not None and location in map_locations:
-                    reason = xla116.loaded_onto_cpu(data, code(location))
-                elif loop.source in movers:
+                    reason = xla116.loaded_onto_cpu(data or "", code(location))
+                elif loop.source is not None and loop.source in movers:
                     reason = xla116.moved_by_training_loop(loop.source)
+                elif (library := unfollowed_source(self.walk, self.values, loop, unmoved)) is not None:
+                    self._break(call, BATCH_OFF_XLA, xla116.batch_from_library(unmoved[0], model, *library))
+                    break
                 else:
                     continue
                 self._break(call, BATCH_OFF_XLA, xla116.batch_on_cpu(unmoved[0], model, reason))

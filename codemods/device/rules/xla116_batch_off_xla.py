@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs
 from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
+from codemods.device.rules.library_batch_cases import library_batch_invalid, library_batch_valid
 from codemods.device.rules.loop_batch_cases import loop_batch_invalid
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
@@ -35,6 +36,13 @@ BATCH_OFF_XLA = Rule(
     "`device=`, the XLA device once ported (XLA113), so a loop over one moves nothing and is right), a "
     'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
     '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
+    "So is a loop whose batches come from a package the tool does not follow (`loader = somelib.make_loader(cfg)`, "
+    "`for x, y in somelib.iterate(data)`, also through `enumerate(...)` or `tqdm(...)`; not torch's DataLoader, nor "
+    "the packages whose behaviour the tool knows, nor a module of the project): on CUDA it may have yielded tensors "
+    "on the GPU (or the original would not have run), on an XLA host nothing says they reach the XLA device, so the "
+    "tool does not take the forward as proven; a call handed a device (`device=device`, or the XLA device by "
+    "position) may move its batches there and is not reported, nor is a batch handed with a device to a helper in "
+    "the loop (`x = send_to_device(x, device)`). "
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
     "needs converting (a single-file run): its loops keep their CUDA moves; and for a DataLoader handed with that "
     "model to a function there whose loop feeds the model batches it never moves (`out = model(input)`, which the "
@@ -267,12 +275,14 @@ BATCH_OFF_XLA = Rule(
         ),
         *scattered_input_valid(),
         *prefetched_loader_valid(),
+        *library_batch_valid(),
     ),
     invalid=lambda: (
         *launch_index_invalid(),
         *loop_batch_invalid(),
         *scattered_input_invalid(),
         *prefetched_loader_invalid(),
+        *library_batch_invalid(),
     ),
 )
 
@@ -415,3 +425,15 @@ def loaded_onto_cpu(data: str, location: str) -> str:
 def moved_by_training_loop(source: str) -> str:
     """Why a batch is on the CPU: the loop that trains on its source moves the batches."""
     return f"`{source}` yields CPU tensors (the loop that trains on it moves them)"
+
+
+def batch_from_library(batch: str, model: str, source: str, package: str) -> str:
+    """A loop feeds ``model`` (on the XLA device) a batch it does not move, from ``source``, a call
+    of ``package``, which the tool does not follow (device/library_batches.py)."""
+    return (
+        f"`{batch}` reaches `{model}` (on the XLA device) unmoved: the batches come from `{source}` of "
+        f"`{package}`, which the tool does not follow (on CUDA it may yield tensors on the GPU, on an XLA host "
+        f"they are not on the XLA device); move each batch to the device first "
+        f"(`{batch} = {batch}.to(torch_xla.device())`), or, after checking that `{package}` yields CPU tensors, "
+        "iterate `pl.MpDeviceLoader(loader, device)`"
+    )
