@@ -33,11 +33,12 @@ from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
+from codemods.device.device_counts import DeviceCounts
 from codemods.device.environment_flags import set_by_call, subscript_key
 from codemods.device.from_project import decided_in_project
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
-from codemods.device.shapes import compared, device_key, index_or_cpu, is_device_name
+from codemods.device.shapes import device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
 from codemods.engine.nodes import (
     arg_value,
@@ -65,7 +66,7 @@ _OTHER_ACCELERATOR_CHECKS = frozenset(
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
-class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
+class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
     facts: Facts
 
     name = "device_values"
@@ -529,7 +530,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
                 return ported
             if callee in _OTHER_ACCELERATOR_CHECKS:
                 return False
-            return None
+            return self._count_truth(test, scope)
         if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             inner = self.truth(test.expression, scope, ported)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             return None if inner is None else not inner
@@ -540,6 +541,9 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
                 return False if False in (left, right) else True if left is right is True else None
             return True if True in (left, right) else False if left is right is False else None
         if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            counted = self.count_test(test, scope)
+            if counted is not None and counted[2] is not None:
+                return counted[2]  # ``torch.cuda.device_count() > 0``: 0 on an XLA host where it stays
             return self._compare(test, scope)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         if isinstance(test, cst.Name) and test.value in ("True", "False"):
             return test.value == "True"
@@ -565,67 +569,6 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons):
         if left is None or right is None or operator not in (cst.Equal, cst.NotEqual):
             return None
         return (left == right) is (operator is cst.Equal)
-
-    @bounded(lambda: None)
-    def ported_count(self, expr: cst.BaseExpression, scope: str) -> str | None:
-        """What a CUDA device count that ``expr`` holds reads after the port: "1" where it says
-        how many devices one process drives (one on XLA), the runtime count XLA602 reads
-        instead (``local_process_count``, ``world_size``: as many as the host's devices), or
-        "0" where it stays (no CUDA device on an XLA host); None where ``expr`` holds no such
-        count (or not one alone)."""
-        distributed = self.facts.distributed
-        if type(expr) is cst.Call:
-            if expr in distributed.per_process_counts:
-                return "1"
-            concept = distributed.runtime_reads.get(expr)
-            if concept in ("local_process_count", "world_size"):
-                return concept
-            return "0" if self.walk.resolve(expr.func) == "torch.cuda.device_count" else None
-        name = dotted(expr)
-        if name is None:
-            return None
-        bindings = self._live(name, scope)
-        if not bindings:  # a parameter: what every call of the file passes
-            passed = self.call_sites.arguments(scope, self._positions.get(scope, []), name)
-            counts = {self.ported_count(value, caller) for value, caller in passed} or {None}
-            return counts.pop() if len(counts) == 1 else None
-        counts = set()
-        for binding in bindings:
-            if binding.value is not None:
-                counts.add(self.ported_count(binding.value, binding.scope))
-                continue
-            unpacked = self.unpacked.get((binding.scope, name), [])
-            function = self._function(dotted(unpacked[0][0].func) or "", binding.scope) if len(unpacked) == 1 else None
-            returns = self._live_returns(function) if function is not None else []
-            index = unpacked[0][1] if unpacked else 0
-            for returned in returns or [Binding(None, binding.scope, ())]:
-                value = returned.value
-                if type(value) is cst.Tuple and index < len(value.elements):
-                    counts.add(self.ported_count(value.elements[index].value, returned.scope))
-                else:
-                    counts.add(None)
-        return counts.pop() if len(counts) == 1 else None
-
-    def count_test(self, test: cst.BaseExpression, scope: str) -> tuple[str, str, bool | None] | None:
-        """A comparison of a CUDA device count with a number (``n_gpu == 1``, ``n_gpu > 1``):
-        (the count as written, what it reads after the port, the test's truth on an XLA host:
-        known where the count is one device per process); None for any other test."""
-        if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-            return None
-        left, comparator = test.left, test.comparisons[0].comparator
-        number = comparator if type(comparator) is cst.Integer else left if type(left) is cst.Integer else None
-        counted = left if number is comparator else comparator
-        if number is None or type(counted) is cst.Integer:
-            return None
-        count = self.ported_count(counted, scope)
-        if count is None:
-            return None
-        truth = None
-        if count in ("0", "1"):
-            value, known = int(cst.ensure_type(number, cst.Integer).value, 0), int(count)
-            left_value, right_value = (known, value) if number is comparator else (value, known)
-            truth = compared(left_value, test.comparisons[0].operator, right_value)
-        return self.code(counted), count, truth
 
     @bounded(lambda: None)
     def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:

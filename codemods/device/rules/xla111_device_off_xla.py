@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
+from codemods.device.rules.device_count_cases import device_count_invalid
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -318,6 +319,7 @@ DEVICE_OFF_XLA = Rule(
             ),
         ),
         *index_or_cpu_invalid(),
+        *device_count_invalid(),
         invalid(
             """
             import argparse

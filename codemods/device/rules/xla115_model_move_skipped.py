@@ -86,6 +86,27 @@ MODEL_MOVE_SKIPPED = Rule(
             alias=True,
             findings=(Expected(7, 13, "which is False on an XLA host after the port"),),
         ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2)
+            if torch.cuda.device_count() > 0:
+                model.cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2)
+            if torch.cuda.device_count() > 0:
+                model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(Expected(6, 5, "moves only under `if torch.cuda.device_count() > 0:`, which is False"),),
+            note="a-device-count-that-stays-0",
+        ),
     ),
 )
 

@@ -1,0 +1,54 @@
+"""XLA111's cases for a device chosen by a test of `torch.cuda.device_count()`, which stays 0 on
+an XLA host (learn2learn's `if cuda and torch.cuda.device_count():`): the branch the port gave the
+XLA device never runs."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, invalid
+
+
+def device_count_invalid() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cpu")
+            if cuda and torch.cuda.device_count():
+                device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch.device("cpu")
+            if cuda and torch.cuda.device_count():
+                device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(Expected(4, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
+            note="a-device-count-that-stays-0",
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda" if torch.cuda.device_count() > 0 else "cpu")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = torch.device("xla" if torch.cuda.device_count() > 0 else "cpu")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(Expected(4, 68, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
+            note="a-device-count-compared-with-0",
+        ),
+    )
