@@ -256,32 +256,14 @@ _SB3_ALGORITHM = LibraryLoop(
     "built, each batch on that device, torch_xla.sync() after each optimizer step); stable-baselines3 has no XLA "
     "device to select",
 )
+_SB3 = ("A2C", "DDPG", "DQN", "PPO", "SAC", "TD3")
+_SB3_CONTRIB = {"ars": "ARS", "crossq": "CrossQ", "ppo_mask": "MaskablePPO", "ppo_recurrent": "RecurrentPPO"}
+_SB3_CONTRIB |= {"qrdqn": "QRDQN", "tqc": "TQC", "trpo": "TRPO"}
 _SB3_NAMES = {
-    **{f"stable_baselines3.{name}": _SB3_ALGORITHM for name in ("A2C", "DDPG", "DQN", "PPO", "SAC", "TD3")},
     **{
-        f"stable_baselines3.{name.lower()}.{name}": _SB3_ALGORITHM
-        for name in ("A2C", "DDPG", "DQN", "PPO", "SAC", "TD3")
+        f"stable_baselines3.{n}": _SB3_ALGORITHM for a in _SB3 for n in (a, f"{a.lower()}.{a}", f"{a.lower()}." * 2 + a)
     },
-    **{
-        f"stable_baselines3.{name.lower()}.{name.lower()}.{name}": _SB3_ALGORITHM
-        for name in ("A2C", "DDPG", "DQN", "PPO", "SAC", "TD3")
-    },
-    **{
-        f"sb3_contrib.{name}": _SB3_ALGORITHM
-        for name in ("ARS", "CrossQ", "MaskablePPO", "QRDQN", "RecurrentPPO", "TQC", "TRPO")
-    },
-    **{
-        f"sb3_contrib.{package}.{name}": _SB3_ALGORITHM
-        for package, name in (
-            ("ars", "ARS"),
-            ("crossq", "CrossQ"),
-            ("ppo_mask", "MaskablePPO"),
-            ("qrdqn", "QRDQN"),
-            ("ppo_recurrent", "RecurrentPPO"),
-            ("tqc", "TQC"),
-            ("trpo", "TRPO"),
-        )
-    },
+    **{f"sb3_contrib.{n}": _SB3_ALGORITHM for m, a in _SB3_CONTRIB.items() for n in (a, f"{m}.{a}")},
 }
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
