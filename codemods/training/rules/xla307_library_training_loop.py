@@ -108,8 +108,8 @@ LIBRARY_TRAINING_LOOP = Rule(
     "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
     "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
     "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
-    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`), "
-    "is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
+    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`; nor a name "
+    "whose head is a folder or module of the project, even one whose module file is missing), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
     "obligations 1 and 4, so it is an error at that call. A call whose name says it only schedules the learning "
     "rate, saves, loads or logs is not one, nor a file whose training Lightning, Accelerate or the Transformers "
     "Trainer drives (their rules port it).",
