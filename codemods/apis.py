@@ -239,6 +239,32 @@ _AUDIOTOOLS_ACCELERATOR = LibraryLoop(
     "move the model (before the optimizer is built) and each batch to torch_xla.device() instead of "
     "prepare_model and accel.device",
 )
+# stable-baselines3 (DLR-RM/stable-baselines3 2.x: common/utils.py get_device, common/base_class.py,
+# on_policy_algorithm.py and off_policy_algorithm.py _setup_model) and sb3-contrib: an algorithm builds
+# its policy, whose constructor builds the optimizer, then ``self.policy.to(self.device)``; get_device
+# reads ``device="auto"`` (the default) as cuda if available, else the CPU; its learn() runs the loop
+# (rollouts, replay buffers on self.device, policy.optimizer.step()) with no barrier.  With
+# ``device="xla"`` the move after the optimizer replaces the parameters it holds.  ``PPO.load`` is not
+# in the table: loading a trained agent trains nothing.
+_SB3_ALGORITHM = LibraryLoop(
+    "stable-baselines3",
+    "it picks the device itself (`device='auto'`, its default, is CUDA if available, else the CPU, never the "
+    "XLA device), builds the policy and its optimizer and then moves the policy (with `device='xla'` after "
+    "the optimizer holds the parameters), and its learn() runs its own training loop, which ends no step with "
+    "a barrier",
+    "train the policy in a loop of the project's own (the policy on torch_xla.device() before its optimizer is "
+    "built, each batch on that device, torch_xla.sync() after each optimizer step); stable-baselines3 has no XLA "
+    "device to select",
+)
+_SB3 = ("A2C", "DDPG", "DQN", "PPO", "SAC", "TD3")
+_SB3_CONTRIB = {"ars": "ARS", "crossq": "CrossQ", "ppo_mask": "MaskablePPO", "ppo_recurrent": "RecurrentPPO"}
+_SB3_CONTRIB |= {"qrdqn": "QRDQN", "tqc": "TQC", "trpo": "TRPO"}
+_SB3_NAMES = {
+    **{
+        f"stable_baselines3.{n}": _SB3_ALGORITHM for a in _SB3 for n in (a, f"{a.lower()}.{a}", f"{a.lower()}." * 2 + a)
+    },
+    **{f"sb3_contrib.{n}": _SB3_ALGORITHM for m, a in _SB3_CONTRIB.items() for n in (a, f"{m}.{a}")},
+}
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
     "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
@@ -269,6 +295,7 @@ LIBRARY_LOOPS = {
     "audiotools.ml.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "audiotools.ml.accelerator.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "basicsr.train_pipeline": _BASICSR_PIPELINE,
+    **_SB3_NAMES,
 }
 # Library objects that read their rank themselves, unported (the XLA launcher's processes set no
 # LOCAL_RANK: torch_xla 2.9's launch calls xmp.spawn, which sets PJRT_LOCAL_PROCESS_RANK): every process

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
 from codemods.device import batch_shapes
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, calls_in, code
 from codemods.engine.nodes import dotted
@@ -53,7 +52,7 @@ def unfollowed_source(
         return None
     if walk.analysis(ProjectAnalysis).origin(func) is not None:
         return None  # a module of the project: the existing XLA116/XLA112 logic follows it
-    package = apis.unfollowed_package(walk.resolve(call.func))
+    package = walk.analysis(ProjectAnalysis).library_package(walk.resolve(call.func))
     if package is None or batch_shapes.prefetches(call, walk.resolve):
         return None  # (a prefetching loader copies its batches to its device, the XLA device once ported)
     if _handed_a_device(values, call, loop.scope):

@@ -393,7 +393,7 @@ class ObligationAnalysis(HandedLoaders):
         handed a device value that the port makes the XLA device (it places the model there)."""
         if "." in model:
             return  # ``self.quantize = VectorQuantizer(...)``: a submodule moves with its module
-        package = apis.unfollowed_package(self.walk.resolve(built.func))
+        package = self.walk.analysis(ProjectAnalysis).library_package(self.walk.resolve(built.func))
         if package is None or self.walk.analysis(ProjectAnalysis).origin(func) is not None:
             return
         if not any(self.moves.values()):

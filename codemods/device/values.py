@@ -386,7 +386,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             if qualified is not None:
                 break
             qualified = self._built_by(".".join(parts[:end]))
-        package = apis.unfollowed_package(qualified)
+        package = self.project.library_package(qualified)
         if package is None or self.project.origin(name) is not None:
             return UNKNOWN
         return Where(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.nodes import arg_value, is_false
 from codemods.engine.walk import Analysis
+from codemods.followed_packages import unfollowed_package
 from codemods.project.module_summary import Found, ModuleSummary
 from codemods.project.receivers import CONTAINER_METHODS, GENERIC_METHODS, is_class
 
@@ -46,6 +47,13 @@ class CalleeOrigins(Analysis):
         if callee not in self._origins:
             self._origins[callee] = self._find(callee)
         return self._origins[callee]
+
+    def library_package(self, qualified: str | None) -> str | None:
+        """``apis.unfollowed_package`` of ``qualified``, unless its head names a package or module of
+        the project (``train.train_x``, whose module file is missing): that is the project's
+        (XLA003, XLA112), never a package the tool does not follow."""
+        package = unfollowed_package(qualified)
+        return None if package is None or self.part.context.names_project_module(package) else package
 
     def origins(self, callee: str) -> list[Found]:
         """Every project callable that ``callee`` may run: ``origin``, for a name that

@@ -27,6 +27,12 @@ class ImportContext(Protocol):
         """This file is converted by the run (not only summarised for another file)."""
         ...
 
+    def names_project_module(self, head: str) -> bool:
+        """``head`` names a folder holding Python files or a ``.py`` of the project where the
+        file's absolute imports are searched: ``train.train_x`` is the project's even when that
+        module file is missing."""
+        ...
+
     def leaves_out_imports(self, data: bytes) -> bool:
         """This file is converted by the run and imports project modules the run does not
         convert (a quick textual scan): a file that names no torch is read then too, for
@@ -196,6 +202,9 @@ class GuessedImports:
 
     def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
         return None  # no module of the project is read
+
+    def names_project_module(self, head: str) -> bool:
+        return False  # (lookup takes any such name for the project's)
 
     def converted(self) -> bool:
         return True

@@ -377,6 +377,14 @@ class FileImports:
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
 
+    def names_project_module(self, head: str) -> bool:
+        for base in self.folders:
+            if not self.project.contains(folder := base / head):
+                continue
+            if folder.with_name(f"{head}.py").is_file() or (folder.is_dir() and any(folder.glob("*.py"))):
+                return True
+        return False
+
     def converted(self) -> bool:
         return self.path in self.project.in_run
 

@@ -196,7 +196,7 @@ class LibraryStepperAnalysis(Analysis):
             return "may step"
         if project.origin(dotted(func) or callee) is not None:
             return "may step"  # the project's code: the run converts it (or XLA003 asks for it)
-        package = apis.unfollowed_package(callee)
+        package = project.library_package(callee)
         last = _last(callee).lower()
         if package is None:
             scheduler = callee.startswith(apis.SCHEDULER_MODULE + ".") or "sched" in last or "warmup" in last

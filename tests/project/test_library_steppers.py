@@ -105,3 +105,38 @@ def test_an_attribute_optimizer_of_an_imported_module_is_not_reported(tmp_path: 
     assert _library_steppers(findings, "agent.py") == []
     alone = unfixed_findings(write_project(tmp_path / "q", "q", {"agent.py": AGENT}), ["agent.py"], target)
     assert [line for line, _ in _library_steppers(alone, "agent.py")] == [10]  # the negative control
+
+
+MISSING_MODULE = """\
+import torch
+from train.train_x import train_epoch
+
+
+def main(model, loader):
+    optimizer = torch.optim.Adam(model.parameters())
+    for epoch in range(3):
+        train_epoch(model, optimizer, loader, epoch)
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(2, 2), [])
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_missing_module_of_a_project_folder_is_not_a_package(tmp_path: Path, target: str) -> None:
+    """GraphCL's pre-training/main_SBMs_node_classification.py: ``train/`` is the project's folder
+    (other modules in it), the module it imports is missing: the project's, not a library's."""
+    files = {"pre/main.py": MISSING_MODULE, "pre/train/aug.py": "def aug(x):\n    return x\n"}
+    folder = write_project(tmp_path / "p", "p", files)
+    findings = unfixed_findings(folder, ["pre/main.py"], target)
+    assert _library_steppers(findings, "main.py") == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_folder_without_python_files_is_no_project_module(tmp_path: Path, target: str) -> None:
+    files = {"pre/main.py": MISSING_MODULE, "pre/train/notes.txt": "runs\n"}
+    folder = write_project(tmp_path / "p", "p", files)
+    found = _library_steppers(unfixed_findings(folder, ["pre/main.py"], target), "main.py")
+    assert [line for line, _ in found] == [8]
+    assert found[0][1].startswith("`train_epoch` (train, a package the tool does not follow)")

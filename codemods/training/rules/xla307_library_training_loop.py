@@ -70,7 +70,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator), or any package the tool does not follow that is handed an "
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's algorithms), or any package the tool does not follow that is handed an "
     "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
@@ -99,12 +99,17 @@ LIBRARY_TRAINING_LOOP = Rule(
     "`torch.cuda.device_count()` is 0, as on every XLA host, else CUDA: `prepare_model` moves the model there "
     "and `accel.device` is the batches' device. mmcv's `init_dist` (and BasicSR's copy) sets the CUDA "
     "device `rank % torch.cuda.device_count()`, a ZeroDivisionError on an XLA host, before it starts an nccl "
-    "process group: start the group with the XLA backend instead. Beyond the table, an optimizer the file builds "
+    "process group: start the group with the XLA backend instead. A stable-baselines3 (or sb3-contrib) algorithm "
+    "(`PPO(...)`, `SAC(...)`) reads `device='auto'`, its default, as CUDA if available, else the CPU, builds the "
+    "policy's optimizer before it moves the policy, and trains in its own `learn()` loop with no barrier: an error "
+    "at the call, or at the first of them in a dict the project builds them from (`ALGOS[name](...)`); "
+    "`PPO.load(path)`, and a dict the file reads only as `ALGOS[name].load(...)`, are not reported (they load "
+    "an agent to evaluate it). Beyond the table, an optimizer the file builds "
     "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
     "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
     "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
-    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`), "
-    "is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
+    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`; nor a name "
+    "whose head is a folder or module of the project, even one whose module file is missing), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
     "obligations 1 and 4, so it is an error at that call. A call whose name says it only schedules the learning "
     "rate, saves, loads or logs is not one, nor a file whose training Lightning, Accelerate or the Transformers "
     "Trainer drives (their rules port it).",
@@ -135,6 +140,17 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="an-unfollowed-library-handed-an-optimizer-the-file-steps",
         ),
         valid(_IGNITE, _IGNITE_PORTED, note="ignites-trainer-handed-the-device"),
+        valid(
+            """
+            from stable_baselines3 import PPO
+
+            ALGOS = {"ppo": PPO}
+            model = PPO.load("agent.zip", device="auto")
+            agent = ALGOS["ppo"].load("agent.zip")
+            action, _ = model.predict(obs, deterministic=True)
+            """,
+            note="sb3-agent-only-loaded-for-evaluation",
+        ),
         valid(
             """
             import torch
@@ -532,6 +548,39 @@ LIBRARY_TRAINING_LOOP = Rule(
                 ),
             ),
         ),
+        invalid(
+            """
+            from stable_baselines3 import PPO
+
+            def train(args, env):
+                model = PPO("MlpPolicy", env, device=args.device)
+                model.learn(total_timesteps=10_000)
+            """,
+            note="sb3-algorithm-built-and-learning",
+            findings=(Expected(4, 13, "`PPO` (stable-baselines3): it picks the device itself (`device='auto'`"),),
+        ),
+        invalid(
+            """
+            import stable_baselines3 as sb3
+
+            sb3.sac.SAC("MlpPolicy", env).learn(1000)
+            """,
+            target="sagemaker",
+            note="sb3-algorithm-through-a-module-alias-sagemaker",
+            findings=(Expected(3, 1, "`sb3.sac.SAC` (stable-baselines3): it picks the device itself"),),
+        ),
+        invalid(
+            """
+            from sb3_contrib import TQC
+            from stable_baselines3 import A2C, PPO
+
+            ALGOS = {"a2c": A2C, "ppo": PPO, "tqc": TQC}
+            model = ALGOS[args.algo](env=env, device=args.device)
+            model.learn(args.n_timesteps)
+            """,
+            note="sb3-algorithms-in-a-dict-built-by-name",
+            findings=(Expected(4, 17, "`A2C` (stable-baselines3): it picks the device itself"),),
+        ),
     ),
 )
 
@@ -554,9 +603,52 @@ def _library_loop_handed_on(
     error, at the argument."""
     import libcst as cst
 
-    if isinstance(ctx.parent(), cst.Arg):
+    parent = ctx.parent()
+    if isinstance(parent, cst.Arg):
         _report(ctx, original, qualified)
+    elif isinstance(parent, cst.DictElement) and parent.value is original and _first_in_table(ctx):
+        _report(ctx, original, qualified)  # ``ALGOS = {"ppo": PPO, ...}``, built as ``ALGOS[name](...)``
     return updated
+
+
+def _first_in_table(ctx: Context[Facts]) -> bool:
+    """The value being left is the first of its dict's values that names a table entry: one
+    error for a dict of them."""
+    import libcst as cst
+
+    table = ctx.ancestors[-3] if len(ctx.ancestors) >= 3 else None
+    if not isinstance(table, cst.Dict):
+        return False
+    for element in table.elements:
+        if isinstance(element, cst.DictElement) and ctx.resolve(element.value) in apis.LIBRARY_LOOPS:
+            return element is ctx.parent() and not _only_loaded(ctx, table)
+    return False
+
+
+def _only_loaded(ctx: Context[Facts], table: cst.Dict) -> bool:
+    """The file reads the dict bound at module level only as ``NAME[key].attribute`` (``ALGOS[algo].load(path)``:
+    an agent loaded to be evaluated), never calls ``NAME[key](...)``."""
+    import libcst as cst
+
+    bound = ctx.ancestors[-4] if len(ctx.ancestors) >= 4 else None
+    if isinstance(bound, cst.Assign) and len(bound.targets) == 1:
+        target: cst.BaseExpression = bound.targets[0].target
+    elif isinstance(bound, cst.AnnAssign):
+        target = bound.target
+    else:
+        return False
+    if not isinstance(target, cst.Name) or bound.value is not table:
+        return False
+    name, loaded = target.value, False
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(ctx.ancestors[0], None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Subscript and type(node.value) is cst.Name and node.value.value == name:
+            if type(parent) is cst.Call and parent.func is node:
+                return False
+            loaded = loaded or type(parent) is cst.Attribute
+        stack.extend((child, node) for child in node.children)
+    return loaded
 
 
 def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
