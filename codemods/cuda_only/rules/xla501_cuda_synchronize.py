@@ -35,8 +35,9 @@ CUDA_SYNCHRONIZE = Rule(
     summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`",
     fixable=True,
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
-    "pending work, which is what timing code around it needs. A call under a test that is False on XLA as the port "
-    'leaves it (`if device.type == "cuda":`, which XLA105 reports) never runs there and is not reported.',
+    "pending work, which is what timing code around it needs. A call with arguments under a test that is False on "
+    'XLA as the port leaves it (`if device.type == "cuda":`, which XLA105 reports) never runs there and is not '
+    "reported.",
     examples=lambda: (
         invalid(
             """
@@ -155,11 +156,11 @@ CUDA_SYNCHRONIZE = Rule(
 @on_calls(CUDA_SYNCHRONIZE, names="torch.cuda.synchronize")
 def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
     """Waits for the device's pending work; a timing line is the line hook's (``_timing``); a call
-    that never runs on XLA (under ``if device.type == "cuda":``) is left alone."""
+    with arguments that never runs on XLA (under ``if device.type == "cuda":``) is not reported."""
     guarded = ctx.facts.cuda_only.guarded_cuda
-    if original.func in guarded and guarded[original.func] is None:
-        return updated
     if original.args:
+        if original.func in guarded and guarded[original.func] is None:
+            return updated  # never runs on XLA: nothing to decide
         ctx.report(CUDA_SYNCHRONIZE, original, f"`{ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
         return updated
     if len(ctx.ancestors) >= 3 and ctx.ancestors[-3] in ctx.facts.device.timing_syncs:
