@@ -28,6 +28,7 @@ from codemods.device.config_shapes import index_key
 from codemods.device.kept_checks import KeptChecks
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import (
@@ -361,6 +362,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         elif method == "cuda":
             self.part.dot_cuda.add(node)
             self.mark_device_code()
+            # ``x.cuda(torch.cuda.current_device())``: XLA102 drops the device argument with the call.
+            if (index := arg_value(node, 0, "device")) is not None:
+                self.part.replaced_parts.update((sub, (node, DOT_CUDA)) for sub in walk(index))
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.part.cuda_indices.add(name)
         elif method == "pin_memory":
@@ -445,6 +449,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
     def finish(self) -> None:
         part = self.part
         part.dot_cuda -= {c for c in part.dot_cuda if self.facts.imports.table.is_module(receiver(c))}  # utils.cuda(x)
+        for sub in [sub for sub, (call, rule) in part.replaced_parts.items() if rule is DOT_CUDA]:
+            if part.replaced_parts[sub][0] not in part.dot_cuda:
+                del part.replaced_parts[sub]
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()

@@ -6,13 +6,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_calls, on_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# RTVC encoder/train.py: a profiling sync only for CUDA devices.
+_GUARDED_SYNC = """
+import torch
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+sync(device)
+"""
 
 CUDA_SYNCHRONIZE = Rule(
     code="XLA501",
@@ -21,7 +35,9 @@ CUDA_SYNCHRONIZE = Rule(
     summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`",
     fixable=True,
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
-    "pending work, which is what timing code around it needs.",
+    "pending work, which is what timing code around it needs. A call with arguments under a test that is False on "
+    'XLA as the port leaves it (`if device.type == "cuda":`, which XLA105 reports) never runs there and is not '
+    "reported.",
     examples=lambda: (
         invalid(
             """
@@ -42,6 +58,26 @@ CUDA_SYNCHRONIZE = Rule(
     ),
     valid=lambda: (
         valid(
+            _GUARDED_SYNC,
+            substituted(
+                _GUARDED_SYNC,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+            ),
+            note="under a CUDA device test that is False on XLA: never runs there",
+        ),
+        valid(
+            substituted(_GUARDED_SYNC, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
+            substituted(
+                _GUARDED_SYNC,
+                ("import torch\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
+                ("torch.", "th."),
+                ('th.device("cuda" if th.cuda.is_available() else "cpu")', "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="under a CUDA device test that is False on XLA, through an alias (sagemaker)",
+        ),
+        valid(
             """
             import torch
             import torch_xla.core.xla_model as xm
@@ -52,6 +88,17 @@ CUDA_SYNCHRONIZE = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            substituted(_GUARDED_SYNC, ('device.type == "cuda"', 'device.type != "cpu"')),
+            substituted(
+                _GUARDED_SYNC,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                ('device.type == "cuda"', 'device.type != "cpu"'),
+                ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+            ),
+            note="under a device test that is True on XLA: the call runs there",
+            findings=(Expected(7, 9, "`torch.cuda.synchronize(device)`: use xm.wait_device_ops()"),),
+        ),
         invalid(
             """
             import torch
@@ -108,8 +155,12 @@ CUDA_SYNCHRONIZE = Rule(
 
 @on_calls(CUDA_SYNCHRONIZE, names="torch.cuda.synchronize")
 def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
-    """Waits for the device's pending work; a timing line is the line hook's (``_timing``)."""
+    """Waits for the device's pending work; a timing line is the line hook's (``_timing``); a call
+    with arguments that never runs on XLA (under ``if device.type == "cuda":``) is not reported."""
+    guarded = ctx.facts.cuda_only.guarded_cuda
     if original.args:
+        if original.func in guarded and guarded[original.func] is None:
+            return updated  # never runs on XLA: nothing to decide
         ctx.report(CUDA_SYNCHRONIZE, original, f"`{ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
         return updated
     if len(ctx.ancestors) >= 3 and ctx.ancestors[-3] in ctx.facts.device.timing_syncs:

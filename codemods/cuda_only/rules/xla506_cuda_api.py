@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.cuda_only.rules.cuda_api_cases import dot_cuda_argument_invalid, dot_cuda_argument_valid
 from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
 from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -33,7 +34,8 @@ CUDA_API = Rule(
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started; named only "
     "to test a module's class (`isinstance(m, (nn.BatchNorm2d, nn.SyncBatchNorm))`, `type(m) is nn.SyncBatchNorm`, "
     "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
-    "remove it, guard it, or use the XLA equivalent. Code under a test that is False on XLA as the port leaves it never runs "
+    "remove it, guard it, or use the XLA equivalent. A call in the device argument of a `.cuda()` that XLA102 "
+    "rewrites (`x.cuda(torch.cuda.current_device())` -> `x.to(<XLA device>)`) goes with it and is not reported. Code under a test that is False on XLA as the port leaves it never runs "
     "there and is not reported: a kept availability check, a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
     "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
@@ -62,6 +64,7 @@ CUDA_API = Rule(
         ),
     ),
     valid=lambda: (
+        *dot_cuda_argument_valid(),
         valid(
             """
             import torch.nn as nn
@@ -310,6 +313,7 @@ CUDA_API = Rule(
         ),
     ),
     invalid=lambda: (
+        *dot_cuda_argument_invalid(),
         invalid(
             """
             import torch
