@@ -82,6 +82,7 @@ def holdings(
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
+    skipped |= _tensor_chosen(module, findings)
     found = [
         (_cause(finding.rule, finding.original), finding.original, finding.fixed)
         for finding in findings
@@ -271,6 +272,24 @@ def _ends_in_exit(block: cst.BaseSuite) -> bool:
         and bool(last.body)
         and isinstance(last.body[-1], (cst.Return, cst.Raise))
     )
+
+
+def _tensor_chosen(module: cst.Module, findings: Sequence[PendingFinding]) -> set[int]:
+    """The device choices a tensor's own CUDA check makes (``torch.device("cuda") if x.is_cuda else
+    torch.device("cpu")``), test and CUDA branch: unconverted, an XLA tensor picks the CPU there, and
+    what goes to that device only meets ``x`` on the XLA device, which torch_xla uploads it to (a loss's
+    label mask): the training stays on the device."""
+    from codemods.engine.nodes import walk
+
+    checks = {id(f.original) for f in findings if f.rule.name == "tensor-cuda-check" and f.original is not None}
+    if not checks:
+        return set()
+    return {
+        key
+        for node in walk(module)
+        if type(node) is cst.IfExp and id(node.test) in checks
+        for key in (id(node.test), id(node.body))
+    }
 
 
 def _inside(node: cst.CSTNode | None, statements: set[int], parents: dict[int, int | None]) -> bool:

@@ -39,7 +39,9 @@ CROSS_FILE = Rule(
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
     "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
     "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
-    "past its early return without CUDA; not code in a method that runs only when a caller names it, of a "
+    'past its early return without CUDA; not a device a tensor\'s own CUDA check picks (`torch.device("cuda") if '
+    'x.is_cuda else torch.device("cpu")` in a loss: unconverted, it picks the CPU for an XLA tensor, and torch_xla '
+    "uploads what goes there where it meets that tensor); not code in a method that runs only when a caller names it, of a "
     "plain class (no base but `object`, a torch module or container, a data set, or classes of its module) "
     "and named nowhere else in its module, that neither the file nor the module it imports names: a "
     "`load` with `torch.load(path)` where the script only saves is off its path), the finding is at the import that "

@@ -15,7 +15,7 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
 from codemods.training.drivers import StepDrivers
 from codemods.training.facts import LoopPlan
-from codemods.training.loop_values import accumulated_into, filters_batches, only_moves
+from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -67,11 +67,13 @@ class LoopPlans(StepDrivers):
         # generator's inside its consumer's iteration: that loop's barrier ends it, and a barrier of
         # its own would cut the graph per iteration.  So does a loop that only moves a batch's
         # tensors to the device (``for k, v in batch.items(): batch[k] = v.to(device)``): it is
-        # part of the step or the evaluation it feeds.
+        # part of the step or the evaluation it feeds.  A loop over a model's weights (an EMA's
+        # ``for k, v in ema.state_dict().items()``) updates them inside whatever step calls it.
         elif (
             loop.node not in part.loops_within_a_step
             and any(d == CUDA or is_device_name(d) for d in loop.moved.values())
             and not only_moves(loop.node)
+            and not over_weights(loop.node)
             and not _in_a_move_method(loop)
         ):
             if not loop.host_read and not _calls_a_host_read(loop, by_name):
@@ -92,9 +94,11 @@ class LoopPlans(StepDrivers):
 
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
-        itself and the methods of the class it calls through ``self.`` (and those they call)."""
+        itself (or the ``__call__`` a loss module defines instead) and the methods of the class
+        it calls through ``self.`` (and those they call)."""
         methods = {fn.qualname: fn for fn in self.function_records.values()}
-        found = {f"{cls}.forward" for cls in self.forward_class_paths} & methods.keys()
+        entries = {f"{cls}.{name}" for cls in self.forward_class_paths for name in ("forward", "__call__")}
+        found = entries & methods.keys()
         pending = list(found)
         while pending:
             qualname = pending.pop()

@@ -181,3 +181,27 @@ def _calls_only_moves(value: cst.CSTNode) -> bool:
             continue
         return False
     return True
+
+
+_WEIGHT_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
+
+
+def over_weights(node: cst.CSTNode) -> bool:
+    """The loop iterates a model's weights: ``for p in model.parameters()``, ``for k, v in
+    ema.state_dict().items()``, ``zip(ema.parameters(), model.parameters())``. It updates each
+    weight (an EMA, a weight copy) once per call, inside whatever step calls it; it evaluates no data."""
+    if type(node) is not cst.For:
+        return False
+    return _weights(node.iter)
+
+
+def _weights(iterable: cst.BaseExpression) -> bool:
+    if type(iterable) is not cst.Call:
+        return False
+    if dotted(iterable.func) == "zip":
+        return bool(iterable.args) and all(_weights(arg.value) for arg in iterable.args)
+    name = method_name(iterable)
+    if name in {"items", "values", "keys"}:
+        inner = receiver(iterable)
+        return inner is not None and type(inner) is cst.Call and method_name(inner) == "state_dict"
+    return name in _WEIGHT_ITERATORS

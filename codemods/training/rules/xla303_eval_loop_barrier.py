@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 
 def _scores(predicted: str) -> str:
-    """An evaluation function whose loop calls a helper on each batch, the helper returning
-    ``predicted`` (a host read, or the device tensor)."""
+    """An evaluation function whose loop calls a helper on each batch returning ``predicted`` (a read or not)."""
     return f"""
         import numpy as np
         import torch
@@ -58,12 +57,14 @@ EVAL_LOOP_BARRIER = Rule(
     "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts, "
     "container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
     "computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
-    "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
-    "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
+    "of a model's or a loss module's `forward` (or the `__call__` a loss module defines instead, or a method "
+    "either calls through `self`) is part of the training step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
     "its consumer's iteration; a barrier of their own would cut that iteration's graph in pieces. A loop in a class's "
     "own move method (`def to(self, device)` of a box list moving each of its fields, `cuda`, `cpu`) is no evaluation "
-    "loop either: it moves a container's contents inside whatever step or evaluation calls it.",
+    "loop either: it moves a container's contents inside whatever step or evaluation calls it. Nor is a loop over a "
+    "model's weights (an EMA's `for k, v in self.ema.state_dict().items()`, `zip(ema.parameters(), model.parameters())`): "
+    "it updates each weight once per call, inside the step that calls it.",
     examples=lambda: (
         invalid(
             """
@@ -404,6 +405,39 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             note="forward-of-a-transformers-model",
         ),
+        valid(
+            """
+            import torch
+
+            class TargetLoss(torch.nn.Module):
+                def prepare(self, targets, anchors):
+                    out = []
+                    for t in targets:
+                        t = t.to(self.device)
+                        out.append(t.labels[iou(t.boxes, anchors).max(1)[1]])
+                    return out
+                def __call__(self, logits, targets, anchors):
+                    return torch.nn.functional.cross_entropy(logits, torch.cat(self.prepare(targets, anchors)))
+            """,
+            note="a-loss-modules-__call__-and-the-method-it-calls-run-in-the-step",
+        ),
+        valid(
+            """
+            import torch
+
+            class Ema:
+                def update(self, model):
+                    for k, v in self.ema.state_dict().items():
+                        w = model.state_dict()[k].detach()
+                        w = w.to(device=self.device)
+                        v.copy_(v * self.decay + (1 - self.decay) * w)
+                    for e, p in zip(self.ema.parameters(), model.parameters()):
+                        p = p.to(self.device)
+                        e.copy_(e * self.decay + (1 - self.decay) * p)
+            """,
+            target="sagemaker",
+            note="an-emas-loops-over-the-weights-run-in-the-step",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -582,6 +616,65 @@ EVAL_LOOP_BARRIER = Rule(
             target="sagemaker",
             note="method-of-a-class-that-is-no-module",
             findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class TargetLoss(torch.nn.Module):
+                def prepare(self, targets):
+                    out = []
+                    for t in targets:
+                        t = t.to(self.device)
+                        out.append(t.labels[t.scores.max(0)[1]])
+                    return out
+                def __call__(self, logits, targets):
+                    return torch.nn.functional.cross_entropy(logits, targets)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class TargetLoss(torch.nn.Module):
+                def prepare(self, targets):
+                    out = []
+                    for t in targets:
+                        t = t.to(self.device)
+                        out.append(t.labels[t.scores.max(0)[1]])
+                        torch_xla.sync()
+                    return out
+                def __call__(self, logits, targets):
+                    return torch.nn.functional.cross_entropy(logits, targets)
+            """,
+            note="a-loss-modules-method-its-__call__-does-not-call",
+            findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Ema:
+                def score(self, loader, total):
+                    for x in loader:
+                        x = x.to(device=self.device)
+                        total = total + self.ema(x).sum()
+                    return total
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            class Ema:
+                def score(self, loader, total):
+                    for x in loader:
+                        x = x.to(device=self.device)
+                        total = total + self.ema(x).sum()
+                        xm.mark_step()
+                    return total
+            """,
+            target="sagemaker",
+            note="an-emas-loop-over-batches-evaluates",
+            findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
 )
