@@ -114,6 +114,14 @@ class ProjectAnalysis(CalleeOrigins):
             self.strings[(self.walk.qualname, name)] = value  # (what an ``exec`` of it runs)
         if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
             self.function_names.append((self.walk.qualname, used))
+        elif self.walk.enclosing_function is not None and type(literal := _subscripted(value)) is cst.Dict:
+            # ``klass = {"compression": CompressionSolver, ...}[cfg.solver]``, then ``klass(cfg)``:
+            # the function runs any of the dict's values.
+            self.function_names.extend(
+                (self.walk.qualname, used)
+                for e in literal.elements
+                if type(e) is cst.DictElement and (used := dotted(e.value)) is not None
+            )
         elif self.walk.module_level and "." not in name and (used := dotted(value)) is not None:
             # ``furthest_point_sample = FurthestPointSampling.apply``: the name runs what it holds.
             self.module_aliases.append((name, used))
@@ -551,3 +559,8 @@ class ProjectAnalysis(CalleeOrigins):
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
+
+
+def _subscripted(value: cst.BaseExpression) -> cst.BaseExpression:
+    """What ``value`` looks up in: ``{...}`` of ``{...}[key]``; else ``value``."""
+    return value.value if type(value) is cst.Subscript else value

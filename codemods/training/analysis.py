@@ -364,7 +364,14 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
             if (func_name := dotted(node.func)) is not None:
                 loop.called.append(func_name)
                 arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
-                if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
+                # (``AdvLoss(adv, opt, loss=loss)``, a class named like one: it stores what it is handed,
+                # a method called later steps it.)
+                constructs = func_name.rsplit(".", 1)[-1][:1].isupper()
+                if (
+                    callee is None
+                    and not constructs
+                    and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments)
+                ):
                     loop.handed.append((node, func_name, arguments))
         elif function is not None and (func_name := dotted(node.func)) is not None:
             if method in apis.HOST_READ_METHODS:

@@ -28,9 +28,30 @@ OPTIONAL_FLASH = """
         return F.scaled_dot_product_attention(q, k, v)
     """
 
+# audiocraft's ``_is_profiled``: a read of xformers' profiler state after a guarded import runs no
+# kernel (valid); a call of its profiler under the same guard is reported (invalid).
+PROFILED = """
+    import torch
+
+
+    def _is_profiled():
+        try:
+            from xformers.profiler import profiler
+        except ImportError:
+            return False
+        return profiler._Profiler._CURRENT_PROFILER is not None
+    """
+
 
 def third_party_cuda_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            PROFILED.replace(
+                "return profiler._Profiler._CURRENT_PROFILER is not None", "return profiler.profile(None)"
+            ),
+            note="a-call-of-xformers-profiler-is-reported",
+            findings=(Expected(9, 12, "`profiler.profile` is xformers, whose kernels need CUDA"),),
+        ),
         invalid(
             """
             import torch

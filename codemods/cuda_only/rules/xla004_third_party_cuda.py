@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE, RMS_NORM_ADVICE
-from codemods.cuda_only.rules.third_party_cuda_cases import OPTIONAL_FLASH, third_party_cuda_invalid
+from codemods.cuda_only.rules.third_party_cuda_cases import OPTIONAL_FLASH, PROFILED, third_party_cuda_invalid
 from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Invalid, Rule, valid
 
@@ -49,6 +49,8 @@ THIRD_PARTY_CUDA = Rule(
     "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
     "its import worked (in a `try` whose handler catches the ImportError and falls back, under `if flash_attn is not "
     "None:`, or under a function of the file that returns False when the handler set it to None) is not reported. "
+    "Nor is a read of xformers' profiler state (`profiler._Profiler._CURRENT_PROFILER is not None`): Python "
+    "bookkeeping around torch.profiler, no kernel; a call of it is. "
     "Apex's amp decorators (`amp.float_function`, `amp.half_function`, `amp.promote_function`, and their "
     "`register_` forms) are not reported: a decorated function runs unchanged while no amp handle is active, which "
     "on XLA it never is (`amp.initialize` and `amp.init`, which would activate one, are reported).",
@@ -60,6 +62,13 @@ THIRD_PARTY_CUDA = Rule(
     ),
     valid=lambda: (
         valid(OPTIONAL_FLASH, note="flash-attn-behind-a-helper-that-asks-for-its-import"),
+        valid(PROFILED, note="a-read-of-xformers-profiler-state-runs-no-kernel"),
+        valid(
+            PROFILED.replace(
+                "from xformers.profiler import profiler", "from xformers.profiler import profiler as prof"
+            ).replace("return profiler._Profiler", "return prof._Profiler"),
+            note="a-read-of-xformers-profiler-state-runs-no-kernel-aliased",
+        ),
         valid(
             """
             import torch
@@ -379,6 +388,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         or qualified in _APEX_PASSES_THROUGH
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
+        or _profiler_state_read(qualified, original, ctx.parent())
     ):
         return updated
     advice = _APIS.get(qualified)
@@ -441,6 +451,14 @@ _GATHERS_ZERO3_ONLY = frozenset(
 _ZERO3_ATTRIBUTES = frozenset(
     {"ds_id", "ds_status", "ds_tensor", "ds_shape", "ds_numel", "ds_persist", "ds_active_sub_modules"}
 )
+
+
+def _profiler_state_read(qualified: str, original: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    """A read of xformers' profiler state (``profiler._Profiler._CURRENT_PROFILER is not None``): xformers/profiler
+    is Python bookkeeping around torch.profiler, and reading its attributes runs no kernel; a call is reported."""
+    import libcst as cst
+
+    return qualified.startswith("xformers.profiler.") and not (isinstance(parent, cst.Call) and parent.func is original)
 
 
 def _under_zero3_guard(ancestors: list[cst.CSTNode]) -> bool:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
@@ -88,7 +89,9 @@ TRAINING_LOOP_BARRIER = Rule(
     "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier. "
     "Nor are those of a custom autograd function's `forward` and `backward` (a subclass of "
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
-    "backward pass of a step.",
+    "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
+    "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
+    "them, and a method called later takes the step.",
     examples=lambda: (
         invalid(
             """
@@ -115,6 +118,7 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        *CONSTRUCTION_VALID,
         valid(
             OPTIMIZER_LIST_STEP,
             substituted(
@@ -240,6 +244,7 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        *CONSTRUCTION_INVALID,
         invalid(
             _WRAPPER_AND_SCHEDULERS,
             substituted(
