@@ -11,6 +11,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import call_args, dotted, is_false, method_name
+from codemods.engine.positions import code_of
 
 
 def elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -95,19 +96,73 @@ def host_read(call: cst.Call, callee: str | None, targets: set[str]) -> str | No
     """The loop target a call reads on the host in a way a tensor on the XLA device refuses ("can't
     convert xla:0 device type tensor to numpy"): ``meta["center"].numpy()`` (also through methods that
     keep the tensor where it is: ``x.detach().numpy()``), ``np.array(meta["score"])`` (numpy's functions
-    convert a tensor with ``.numpy()``); None for a read after ``.cpu()``, or of anything else."""
-    if method_name(call) == "numpy":
+    convert a tensor with ``.numpy()``); a field of a batch object is the batch's
+    (``data_aug.edge_index.numpy()``; not for numpy's functions, which also take a batch's sizes:
+    ``np.zeros(data.num_graphs)``); None for a read after ``.cpu()``, or of anything else."""
+    fields = method_name(call) == "numpy"
+    if fields:
         read: list[cst.BaseExpression] = [call.func.value]  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
     elif callee is not None and (callee == "numpy" or callee.startswith("numpy.")):
         read = [arg.value for arg in call.args]
     else:
         return None
     for value in read:
-        while type(value) is cst.Call and method_name(value) in _IN_PLACE_METHODS:
-            value = value.func.value  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
-        if (name := batch_name(value, targets)) is not None:
+        while (name := dotted(value)) not in targets:
+            if type(value) is cst.Call and method_name(value) in _IN_PLACE_METHODS:
+                value = value.func.value  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
+            elif type(value) is cst.Subscript or (fields and type(value) is cst.Attribute):
+                value = value.value  # a field of the batch (``data_aug.edge_index``) is the batch's
+            else:
+                break
+        if name is not None and name in targets:
             return name
     return None
+
+
+def host_reads_before_moves(
+    body: cst.CSTNode, batch: set[str], resolve: Callable[[cst.BaseExpression], str | None]
+) -> list[str]:
+    """The host reads (``host_read``) a loop's body makes of its batch before moving it: of the loop's
+    targets and the names unpacked from them (``data, data_aug = data``), before their own move
+    (``data_aug = data_aug.to(device)``), as written.  A device loader would have moved them already."""
+    reads = _BatchReads(set(batch), resolve)
+    body.visit(reads)
+    return reads.found
+
+
+class _BatchReads(cst.CSTVisitor):
+    """Walks a loop body in source order: the names that carry the batch unmoved, and their host reads."""
+
+    def __init__(self, carried: set[str], resolve: Callable[[cst.BaseExpression], str | None]) -> None:
+        super().__init__()
+        self.carried = carried
+        self.callee_of = resolve
+        self.found: list[str] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if host_read(node, self.callee_of(node.func), self.carried) is not None:
+            self.found.append(code_of(node))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if method_name(original_node) in ("to", "cuda"):  # ``data.to(device)`` (PyG's ``Data.to`` moves in place)
+            self.carried.discard(dotted(original_node.func.value) or "")  # type: ignore[attr-defined]  # method_name() matched: the func is an Attribute
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        value = original_node.value
+        for target in original_node.targets:
+            names = {n for e in elements(target.target) if (n := dotted(e)) is not None}
+            if moves(value):
+                self.carried -= names
+            elif any(dotted(root) in self.carried for root in roots(value)):
+                self.carried |= names  # ``data, data_aug = data``: the names carry the batch on
+            else:
+                self.carried -= names
 
 
 def prefetching(built: Mapping[str, list[cst.Call]], resolve: Callable[[cst.BaseExpression], str | None]) -> set[str]:

@@ -178,7 +178,7 @@ class HostReadAnalysis(Analysis):
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if not loops or loops[-1] is not loop:
                     continue
-                used = set(names_in(value))
+                used = variables_in(value)  # (not ``x`` of ``data.x``: that is the batch's field)
                 for target in targets:
                     if target in rebound:
                         continue
@@ -187,6 +187,15 @@ class HostReadAnalysis(Analysis):
                         carried.append(target)
             if carried:
                 self.part.carried_state[loop] = tuple(carried)
+
+
+def variables_in(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` reads as variables: ``data`` of ``data.x``, but not the attribute ``x``,
+    nor a keyword's name (``f(dim=dim)`` reads ``dim`` once)."""
+    found = walk(node)
+    named = {id(sub.attr) for sub in found if type(sub) is cst.Attribute}
+    named |= {id(sub.keyword) for sub in found if type(sub) is cst.Arg and sub.keyword is not None}
+    return {sub.value for sub in found if type(sub) is cst.Name and id(sub) not in named}
 
 
 def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set[str]) -> set[str]:

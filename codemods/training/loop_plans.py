@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
@@ -127,7 +128,8 @@ class LoopPlans(StepDrivers):
     def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
         """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
         loop's own ``.to(device)`` moves: every batch variable is moved to one device
-        that is the XLA device on every path (a CPU fallback would break the wrap)."""
+        that is the XLA device on every path (a CPU fallback would break the wrap), and
+        no part of the batch is read on the host before its move (``.numpy()``)."""
         node = loop.node
         if not isinstance(node, cst.For):
             return None
@@ -149,6 +151,8 @@ class LoopPlans(StepDrivers):
             return None
         if filters_batches(node.body, batch):
             return None  # on the device, data-dependent filtering would compile a graph per shape
+        if host_reads_before_moves(node.body, batch, self.walk.resolve):
+            return None  # ``data_aug.edge_index.numpy()`` before its move: on the device the read would fail
         return loader, device
 
 

@@ -22,7 +22,8 @@ CARRIED_STATE_BARRIER = Rule(
     summary="An evaluation loop that carries device state across iterations ends every iteration with the step barrier",
     fixable=True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
-    "the whole history in its graph, which grows and is compiled again every iteration.",
+    "the whole history in its graph, which grows and is compiled again every iteration. A name bound anew "
+    "each iteration before it is read (`x = data.x`, a field of the batch, not the name `x`) carries nothing.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
@@ -60,6 +61,63 @@ CARRIED_STATE_BARRIER = Rule(
             """,
             target="sagemaker",
             note="loop-of-a-module-forward",
+        ),
+        # ``x`` bound anew from a field of the batch each iteration (``data.x``): nothing carried.
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = Net().to(device)
+            out = []
+            with torch.no_grad():
+                for data in loader:
+                    x = data.x
+                    x, _ = model(x.to(device))
+                    out.append(x.cpu().numpy())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = Net().to(device)
+            out = []
+            with torch.no_grad():
+                for data in loader:
+                    x = data.x
+                    x, _ = model(x.to(device))
+                    out.append(x.cpu().numpy())
+            """,
+            note="name-bound-from-a-batch-field",
+        ),
+        valid(
+            """
+            import torch as th
+
+            device = th.device("cuda")
+            ret = []
+            with th.no_grad():
+                for data in loader:
+                    data.to(device)
+                    x, edge_index = data.x, data.edge_index
+                    x, _ = encoder(x, edge_index)
+                    ret.append(x.cpu().numpy())
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            device = torch_xla.device()
+            ret = []
+            with th.no_grad():
+                for data in loader:
+                    data.to(device)
+                    x, edge_index = data.x, data.edge_index
+                    x, _ = encoder(x, edge_index)
+                    ret.append(x.cpu().numpy())
+            """,
+            note="names-unpacked-from-batch-fields-aliased",
         ),
     ),
     invalid=lambda: (
@@ -112,6 +170,35 @@ CARRIED_STATE_BARRIER = Rule(
                     torch_xla.sync()
             """,
             findings=(Expected(9, 9, "evaluation loop carries `hidden` across iterations on the device"),),
+        ),
+        # Near the batch-field shape: ``x`` read as a variable beside the field ``data.x`` is carried.
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            out = []
+            x = torch.zeros(4, device=device)
+            with torch.no_grad():
+                for data in loader:
+                    x, _ = model(data.x.to(device), x)
+                    out.append(x.cpu().numpy())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            out = []
+            x = torch.zeros(4, device=device)
+            with torch.no_grad():
+                for data in loader:
+                    x, _ = model(data.x.to(device), x)
+                    out.append(x.cpu().numpy())
+                    torch_xla.sync()
+            """,
+            note="state-read-beside-a-batch-field",
+            findings=(Expected(11, 9, "evaluation loop carries `x` across iterations on the device"),),
         ),
     ),
 )

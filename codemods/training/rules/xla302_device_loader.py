@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.host_read_batch_cases import host_read_batch_invalid, host_read_batch_valid
 from codemods.training.rules.wrapped_model_cases import wrapped_model_invalid, wrapped_model_valid
 
 if TYPE_CHECKING:
@@ -59,7 +60,10 @@ DEVICE_LOADER = Rule(
     "iterating it and taking its `len` (`data_loader.sampler.set_epoch(epoch)`: a device loader has no "
     "`sampler`), that reads a part of the batch on the host where a tensor on the XLA device is refused "
     "(`meta['center'].numpy()`, `np.array(meta['score'])`: the device loader would move that part too, and the read "
-    "would fail), or that is handed a loader built in the call, is reported instead (XLA116). A model wrapped in "
+    "would fail), or that is handed a loader built in the call, is reported instead (XLA116). A loop that reads a "
+    "part of its batch on the host before its own move (`data, data_aug = data`, then `data_aug.edge_index.numpy()`, "
+    "then `data_aug = data_aug.to(device)`) keeps its moves and gets the step barrier (XLA301) instead of the wrap, "
+    "which would move that part first and fail the read. A model wrapped in "
     "torch's FSDP counts as on the XLA device where the target ports it to torch_xla's FSDP (2.9), which moves "
     "it there; the loader then goes to the target's device.",
     examples=lambda: (
@@ -262,6 +266,7 @@ DEVICE_LOADER = Rule(
             note="handed-fsdp-model-of-a-target-that-does-not-port-fsdp",
         ),
         *wrapped_model_valid(),
+        *host_read_batch_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -560,6 +565,7 @@ DEVICE_LOADER = Rule(
             findings=(Expected(16, 17, "loader -> pl.MpDeviceLoader(loader, torch_xla.device()): `validate`"),),
         ),
         *wrapped_model_invalid(),
+        *host_read_batch_invalid(),
     ),
 )
 
