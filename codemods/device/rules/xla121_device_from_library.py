@@ -3,7 +3,38 @@
 from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+
+# A stepped model that mmengine's registry builds and nothing moves, while the batches move; and its port.
+_NEVER_MOVED = """
+import torch
+from mmengine.registry import MODELS
+
+device = torch.device("cuda")
+model = MODELS.build(cfg.model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in loader:
+    optimizer.zero_grad()
+    model(x.to(device)).sum().backward()
+    optimizer.step()
+"""
+_NEVER_MOVED_PORTED = """
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from mmengine.registry import MODELS
+
+device = torch_xla.device()
+model = MODELS.build(cfg.model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in pl.MpDeviceLoader(loader, device):
+    optimizer.zero_grad()
+    model(x.to(device)).sum().backward()
+    xm.optimizer_step(optimizer)
+"""
+# The same build handed the device: the library places the model there.
+_HANDED = ("MODELS.build(cfg.model)", "MODELS.build(cfg.model, device=device)")
 
 DEVICE_FROM_LIBRARY = Rule(
     code="XLA121",
@@ -50,33 +81,8 @@ DEVICE_FROM_LIBRARY = Rule(
             note="a-device-of-a-package-the-tool-follows",
         ),
         valid(
-            """
-            import torch
-            from mmengine.registry import MODELS
-
-            device = torch.device("cuda")
-            model = MODELS.build(cfg.model, device=device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x in loader:
-                optimizer.zero_grad()
-                model(x.to(device)).sum().backward()
-                optimizer.step()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.parallel_loader as pl
-            from mmengine.registry import MODELS
-
-            device = torch_xla.device()
-            model = MODELS.build(cfg.model, device=device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x in pl.MpDeviceLoader(loader, device):
-                optimizer.zero_grad()
-                model(x.to(device)).sum().backward()
-                xm.optimizer_step(optimizer)
-            """,
+            substituted(_NEVER_MOVED, _HANDED),
+            substituted(_NEVER_MOVED_PORTED, _HANDED),
             note="a-library-model-handed-the-device",
         ),
         valid(
@@ -177,33 +183,8 @@ DEVICE_FROM_LIBRARY = Rule(
             note="a-library-device-handed-to-the-training-function",
         ),
         invalid(
-            """
-            import torch
-            from mmengine.registry import MODELS
-
-            device = torch.device("cuda")
-            model = MODELS.build(cfg.model)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x in loader:
-                optimizer.zero_grad()
-                model(x.to(device)).sum().backward()
-                optimizer.step()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.parallel_loader as pl
-            from mmengine.registry import MODELS
-
-            device = torch_xla.device()
-            model = MODELS.build(cfg.model)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x in pl.MpDeviceLoader(loader, device):
-                optimizer.zero_grad()
-                model(x.to(device)).sum().backward()
-                xm.optimizer_step(optimizer)
-            """,
+            _NEVER_MOVED,
+            _NEVER_MOVED_PORTED,
             findings=(
                 Expected(
                     8,
