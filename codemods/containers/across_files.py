@@ -7,6 +7,7 @@ containers/estimators.py the images the launchers run)."""
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from codemods.containers.check import SUBMIT_VARIABLE, ImageBuild
@@ -20,16 +21,28 @@ def connect_images(reports: list[FileReport]) -> None:
     its entry point must be where the image puts the user code.  A Dockerfile belongs to
     an image when its name says the image's repository (``Dockerfile.<repo>``,
     ``<repo>.Dockerfile``, or ``<repo>/Dockerfile``), or else when it is the only
-    Dockerfile in the launcher's folder."""
-    builds = [(r, item) for r in reports for item in r.images if isinstance(item, ImageBuild)]
+    Dockerfile in the launcher's folder.  A Dockerfile that is no SageMaker image by its
+    text (ImageBuild.held) gets its SM3 findings when an estimator runs its image."""
+    everything = [(r, item) for r in reports for item in r.images if isinstance(item, ImageBuild)]
     uses = [item for r in reports for item in r.images if isinstance(item, ImageUse)]
-    if not builds or not uses:
+    if not everything or not uses:
         return
+    builds = [(r, b) for r, b in everything if b.held is None]
+    others = [(r, b) for r, b in everything if b.held is not None]
+    released: set[int] = set()
     for use in uses:
-        match = _dockerfile_for(use, builds)
+        match = _dockerfile_for(use, builds) or _dockerfile_for(use, others)
         if match is None:
             continue
         report, build = match
+        if build.held is not None:
+            # Not a SageMaker image by its text, but an estimator runs it: its own findings stand.
+            if id(build) not in released:
+                released.add(id(build))
+                runs = f"the estimator at {use.path}:{use.line} runs this image ({use.image_uri})"
+                report.findings.extend(replace(f, message=f"{f.message}; {runs}") for f in build.held)
+                report.findings.sort(key=lambda f: (f.line, f.col, f.rule))
+            continue
         if not build.checked:
             continue
         problem = _entry_point_problem(use, build)

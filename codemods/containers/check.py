@@ -2,9 +2,13 @@
 model-parallel library, on its own; what it builds (ImageBuild) is checked against the
 estimators of the same run by containers/across_files.py.
 
-Which Dockerfiles: those that mention SageMaker or smdistributed, or start from a
+Which Dockerfiles: SageMaker training images, those that mention SageMaker or
+smdistributed (``ENV SAGEMAKER_*``, ``pip install sagemaker-training``) or start from a
 SageMaker deep-learning-container (DLC) training image; any other Dockerfile of a
-repository is left alone.  What is required depends on the base image:
+repository is left alone, also one that merely downloads from an AWS address (a plain
+CUDA image fetching a tool from ``s3-us-west-2.amazonaws.com``), unless an estimator of
+the same run names its image (``image_uri``): its findings are held for that check
+(ImageBuild.held, containers/across_files.py).  What is required depends on the base image:
 - a DLC training image already holds CUDA, the training toolkit and the libraries: it
   needs ``ENV SAGEMAKER_SUBMIT_DIRECTORY``;
 - a custom image (an NVIDIA CUDA base image) also installs ``sagemaker-training`` and,
@@ -21,7 +25,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from codemods.containers.dockerfile import DockerfileFacts, Instruction, Stage, normalize_destination, parse, unquote
+from codemods.containers.dockerfile import (
+    DockerfileFacts,
+    DockerfileSyntaxError,
+    Instruction,
+    Stage,
+    normalize_destination,
+    parse,
+    unquote,
+)
 from codemods.containers.rules import (
     BASE_IMAGE,
     DOCKERFILE_UNRESOLVED,
@@ -37,7 +49,7 @@ from codemods.engine.report import Finding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import Suppressions, suppressions
 
-RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
+RELEVANT = re.compile(r"sagemaker|smdistributed|deep-learning-containers", re.IGNORECASE)
 SUBMIT_VARIABLE = "SAGEMAKER_SUBMIT_DIRECTORY"
 _DLC = re.compile(
     r"^(?:[\w.-]+\.dkr\.ecr\.[\w.-]+\.amazonaws\.com(?:\.cn)?|public\.ecr\.aws/deep-learning-containers)/"
@@ -70,6 +82,9 @@ class ImageBuild:
     copies_folders: bool = False
     # SM308 is on (selected, not silenced on the submit directory's line).
     checked: bool = True
+    # None for a SageMaker image (its findings are the file's own); for any other image,
+    # the findings it gets if an estimator of the run runs it.
+    held: tuple[Finding, ...] | None = None
 
 
 @dataclass
@@ -81,16 +96,26 @@ class ContainerCheck:
 def check_dockerfile(text: str, selection: RuleSelection, path: str = "Dockerfile") -> ContainerCheck:
     """The SM3 findings of one Dockerfile's text; raises DockerfileSyntaxError."""
     result = ContainerCheck()
-    if not RELEVANT.search(text):
-        return result
-    facts = parse(text)
+    mentioned = RELEVANT.search(text) is not None
+    try:
+        facts = parse(text)
+    except DockerfileSyntaxError:
+        if mentioned or "amazonaws.com" in text.lower():
+            raise
+        return result  # not a SageMaker image, whatever it is
     chain = facts.image_chain()
     if not chain:
         return result
     comments = suppressions(text, comment_lines_only=True)
     checker = _Checker(facts, chain, selection, comments)
     checker.run()
-    result.findings = sorted(checker.findings, key=lambda f: (f.line, f.col, f.rule))
+    findings = sorted(checker.findings, key=lambda f: (f.line, f.col, f.rule))
+    if not (mentioned or any(_DLC.match(stage.image) for stage in chain)):
+        # Not a SageMaker image by its text (an S3 download is no sign of one): checked
+        # only if an estimator of the run names it.
+        result.build = ImageBuild(path, None, chain[-1].line, held=tuple(findings))
+        return result
+    result.findings = findings
     submit = checker.submit_directory()
     if submit is not None:
         directory, instruction = submit

@@ -1,7 +1,8 @@
 """SM3: Dockerfiles of containers that run SageMaker training with the model-parallel library.
 
-Checked: Dockerfiles that mention SageMaker or smdistributed, or start from a SageMaker
-deep-learning-container training image; any other Dockerfile is left alone.
+Checked: SageMaker training images, Dockerfiles that mention SageMaker or smdistributed, or
+start from a SageMaker deep-learning-container training image; any other Dockerfile is left
+alone (_SAGEMAKER_ONLY, said on the pages of the rules that ask for the toolkit).
 """
 
 from __future__ import annotations
@@ -37,6 +38,18 @@ _SMP_IMAGE = (
     + _DATA_PARALLEL
     + _TOOLKIT
     + _SUBMIT
+)
+# A plain CUDA image for local use that downloads a tool from S3: not a SageMaker image.
+_LOCAL_CUDA = (
+    "FROM nvidia/cuda:9.0-cudnn7-devel-ubuntu16.04\n"
+    "RUN curl -o /usr/local/bin/patchelf https://s3-us-west-2.amazonaws.com/artifacts/patchelf_0.9_amd64.elf\n"
+    "RUN pip install numpy>=1.11\n"
+)
+_SAGEMAKER_ONLY = (
+    " Checked only in a SageMaker training image: a Dockerfile that mentions SageMaker or smdistributed "
+    "(`ENV SAGEMAKER_*`, `pip install sagemaker-training`) or starts from a SageMaker deep-learning-container "
+    "training image, or one that an estimator of the same run names by its `image_uri`; a plain CUDA image that "
+    "only downloads from an AWS address (S3) is left alone."
 )
 _EXAMPLE_RMM = "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n"
 _CUSTOM = (
@@ -162,7 +175,7 @@ SUBMIT_DIRECTORY = Rule(
     summary="`ENV SAGEMAKER_SUBMIT_DIRECTORY` is not set",
     fixable=False,
     why="The SageMaker training toolkit runs the user code from that directory; without it the container does "
-    "not find the entry point.",
+    "not find the entry point." + _SAGEMAKER_ONLY,
     instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
     "whose environment it inherits), and the entry point in that directory.",
     examples=lambda: _example(_FROM_DLC + _PATH, findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
@@ -173,6 +186,8 @@ SUBMIT_DIRECTORY = Rule(
             f"FROM {_DLC} AS dlc\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\nFROM dlc\nENV SAGEMAKER_PROGRAM=train.py\n",
             note="set-in-the-parent-stage",
         ),
+        _valid(_LOCAL_CUDA, note="local-cuda-image-downloading-from-s3"),
+        run(_trainer_launch(), ("environment/docker/Dockerfile", _LOCAL_CUDA)),
     ),
     invalid=lambda: (
         _invalid(
@@ -192,6 +207,18 @@ SUBMIT_DIRECTORY = Rule(
             note="not-in-the-final-stage",
             findings=(Expected(3, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
+        _invalid(
+            _LOCAL_CUDA + "ENV SAGEMAKER_PROGRAM=train.py\n" + _TOOLKIT,
+            note="local-cuda-image-run-by-sagemaker",
+            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
+        ),
+        run(_trainer_launch(), (_DOCKERFILE, _LOCAL_CUDA)),
+        _invalid(
+            "FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:2.0.0-gpu-py310\n"
+            "RUN pip install --no-cache-dir transformers\n",
+            note="dlc-base-named-only-in-from",
+            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
+        ),
     ),
 )
 
@@ -202,7 +229,7 @@ SAGEMAKER_TRAINING = Rule(
     summary="A custom image does not install `sagemaker-training`",
     fixable=False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
-    "a custom CUDA image has none of it.",
+    "a custom CUDA image has none of it." + _SAGEMAKER_ONLY,
     instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
     "deep-learning-container training image as the base already has it.",
     examples=lambda: _example(
@@ -212,6 +239,8 @@ SAGEMAKER_TRAINING = Rule(
     valid=lambda: (
         _valid(_SMP_IMAGE),
         _valid(_FROM_DLC + _SUBMIT, note="dlc-has-it"),
+        _valid(_LOCAL_CUDA, note="local-cuda-image-downloading-from-s3"),
+        run(_trainer_launch(), ("environment/docker/Dockerfile", _LOCAL_CUDA)),
     ),
     invalid=lambda: (
         _smp_invalid((_TOOLKIT, ""), says="a custom image installs the SageMaker training toolkit"),
@@ -221,6 +250,12 @@ SAGEMAKER_TRAINING = Rule(
             note="json-form",
             alias=True,
         ),
+        _invalid(
+            _LOCAL_CUDA + _SUBMIT,
+            note="local-cuda-image-run-by-sagemaker",
+            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
+        ),
+        run(_trainer_launch(), ("trainer/Dockerfile", _LOCAL_CUDA)),
     ),
 )
 
