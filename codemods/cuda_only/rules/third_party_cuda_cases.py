@@ -287,6 +287,19 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
         invalid(
             substituted(
                 HOST_ARRAYS,
+                (
+                    "        count, labels = cv2.connectedComponents(kernels[-1], connectivity=4)\n",
+                    "        count, labels = cv2.connectedComponents(kernels[-1], connectivity=4)\n"
+                    "        if area < 0:\n"
+                    "            kernels = masks\n",
+                ),
+            ),
+            note="mmcv-array-op-handed-an-array-a-branch-may-replace-with-a-device-tensor",
+            findings=(Expected(25, 14, "`contour_expand` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            substituted(
+                HOST_ARRAYS,
                 ("from mmcv.ops import contour_expand, pixel_group", "import mmcv.ops as mo"),
                 ("return pixel_group(", "return mo.pixel_group("),
                 ("labels = contour_expand(", "labels = mo.contour_expand("),
