@@ -42,6 +42,36 @@ PROFILED = """
         return profiler._Profiler._CURRENT_PROFILER is not None
     """
 
+# mmocr's PAN and PSE post-processing: mmcv's pixel_group and contour_expand handed numpy arrays
+# (``.cpu().numpy()`` of the prediction, what cv2 returns, ``.astype(...)`` of them) run their CPU
+# kernel on an XLA host too (valid); handed the prediction itself, a tensor on the device (invalid).
+HOST_ARRAYS = """
+    import cv2
+    import numpy as np
+    import torch
+    from mmcv.ops import contour_expand, pixel_group
+
+
+    def group(pred, threshold):
+        pred[:2] = torch.sigmoid(pred[:2])
+        pred = pred.detach().cpu().numpy()
+        score = pred[0].astype(np.float32)
+        text = pred[0] > threshold
+        kernel = (pred[1] > threshold) * text
+        embedding = (pred[2:] * text.astype(np.float32)).transpose((1, 2, 0))
+        count, labels = cv2.connectedComponents(kernel.astype(np.uint8), connectivity=4)
+        contours = np.zeros(text.shape, dtype="uint8")
+        return pixel_group(score, text, embedding, labels, contours, count, 3.0)
+
+
+    def expand(pred, area):
+        masks = torch.sigmoid(pred) > 0.5
+        kernels = masks.data.cpu().numpy().astype(np.uint8)
+        count, labels = cv2.connectedComponents(kernels[-1], connectivity=4)
+        labels = contour_expand(kernels, labels, area, count)
+        return np.array(labels)
+    """
+
 
 def third_party_cuda_invalid() -> tuple[Invalid, ...]:
     return (
@@ -248,6 +278,37 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             note="mmcv-compiled-op",
             findings=(Expected(4, 11, "`nms` is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels)"),),
+        ),
+        invalid(
+            substituted(HOST_ARRAYS, ("kernels = masks.data.cpu().numpy().astype(np.uint8)", "kernels = masks")),
+            note="mmcv-array-op-handed-a-device-tensor",
+            findings=(Expected(23, 14, "`contour_expand` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            substituted(
+                HOST_ARRAYS,
+                (
+                    "        count, labels = cv2.connectedComponents(kernels[-1], connectivity=4)\n",
+                    "        count, labels = cv2.connectedComponents(kernels[-1], connectivity=4)\n"
+                    "        if area < 0:\n"
+                    "            kernels = masks\n",
+                ),
+            ),
+            note="mmcv-array-op-handed-an-array-a-branch-may-replace-with-a-device-tensor",
+            findings=(Expected(25, 14, "`contour_expand` is one of mmcv's compiled ops"),),
+        ),
+        invalid(
+            substituted(
+                HOST_ARRAYS,
+                ("from mmcv.ops import contour_expand, pixel_group", "import mmcv.ops as mo"),
+                ("return pixel_group(", "return mo.pixel_group("),
+                ("labels = contour_expand(", "labels = mo.contour_expand("),
+                ("pred = pred.detach().cpu().numpy()", "pred = pred.detach()"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="mmcv-array-op-handed-the-prediction-module-alias-sagemaker",
+            findings=(Expected(16, 12, "`mo.pixel_group` is one of mmcv's compiled ops"),),
         ),
         invalid(
             """

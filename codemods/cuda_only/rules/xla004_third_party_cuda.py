@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE, RMS_NORM_ADVICE
-from codemods.cuda_only.rules.third_party_cuda_cases import OPTIONAL_FLASH, PROFILED, third_party_cuda_invalid
+from codemods.cuda_only.rules.third_party_cuda_cases import (
+    HOST_ARRAYS,
+    OPTIONAL_FLASH,
+    PROFILED,
+    third_party_cuda_invalid,
+)
 from codemods.engine.hooks import on_references
-from codemods.engine.rule import Expected, Invalid, Rule, valid
+from codemods.engine.rule import Expected, Invalid, Rule, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -38,7 +43,11 @@ THIRD_PARTY_CUDA = Rule(
     "the op written in torch operations for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
     "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; those written in torch "
     "operations, point_sample, multi_scale_deformable_attn_pytorch and MultiScaleDeformableAttention (the "
-    "compiled op only for CUDA tensors), the sparse containers, GroupAll and box2corners, are not reported). Each "
+    "compiled op only for CUDA tensors), the sparse containers, GroupAll and box2corners, are not reported; nor is a "
+    "call of `pixel_group` or `contour_expand`, which take numpy arrays, whose every array argument the calling "
+    "function provably holds as a numpy array (bound to `.cpu().numpy()`, `np.array(...)`, what a cv2 function "
+    "returns, an element or `.astype(...)` of one: the op runs its CPU kernel, on an XLA host as anywhere; handed "
+    "a tensor, such as the model's output, it is reported). Each "
     "use is reported at its "
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
@@ -138,6 +147,17 @@ THIRD_PARTY_CUDA = Rule(
             out = point_sample(features, points, align_corners=False)
             """,
             note="mmcv-op-written-in-torch-operations",
+        ),
+        valid(HOST_ARRAYS, note="mmcv-array-ops-handed-numpy-arrays-run-their-cpu-kernel"),
+        valid(
+            substituted(
+                HOST_ARRAYS,
+                ("from mmcv.ops import contour_expand, pixel_group", "import mmcv.ops as mo"),
+                ("return pixel_group(", "return mo.pixel_group("),
+                ("labels = contour_expand(", "labels = mo.contour_expand("),
+            ),
+            target="sagemaker",
+            note="mmcv-array-ops-handed-numpy-arrays-module-alias-sagemaker",
         ),
         valid(
             """
@@ -386,6 +406,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         qualified in _GATHERS_ZERO3_ONLY
         or (qualified.startswith("mmcv.ops.") and not _TORCH_MMCV_OPS.isdisjoint(qualified.split(".")[2:]))
         or qualified in _APEX_PASSES_THROUGH
+        or _handed_numpy_arrays(ctx, original, qualified)
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
         or _profiler_state_read(qualified, original, ctx.parent())
@@ -417,6 +438,38 @@ _TORCH_MMCV_OPS = frozenset(
         "box2corners",
     }
 )
+
+
+# mmcv's ops that take numpy arrays as well as tensors, with their array parameters (mmcv/ops/pixel_group.py,
+# contour_expand.py: an array becomes ``torch.from_numpy(...)``, a CPU tensor, and the op has a CPU kernel only;
+# their other parameters must be Python numbers).
+_ARRAY_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "pixel_group": ("score", "mask", "embedding", "kernel_label", "kernel_contour"),
+    "contour_expand": ("kernel_mask", "internal_kernel_label"),
+}
+
+
+def _handed_numpy_arrays(ctx: Context[Any], original: cst.CSTNode, qualified: str) -> bool:
+    """A call of one of mmcv's ops that take numpy arrays whose every array argument the calling function
+    provably holds as one (``.cpu().numpy()``, ``np.array(...)``, what cv2 returns, engine/host_arrays.py):
+    the op runs its CPU kernel, on an XLA host as anywhere."""
+    import libcst as cst
+
+    from codemods.engine.host_arrays import holds_numpy_array
+    from codemods.engine.nodes import args_by_position
+
+    parts = qualified.split(".")
+    parameters = _ARRAY_PARAMETERS.get(parts[-1]) if parts[:2] == ["mmcv", "ops"] else None
+    call = ctx.parent()
+    if parameters is None or not isinstance(call, cst.Call) or call.func is not original:
+        return False
+    if any(arg.star for arg in call.args):
+        return False
+    handed = dict(args_by_position(call, parameters))
+    return all(
+        parameter in handed and holds_numpy_array(handed[parameter].value, ctx.ancestors[:-1], ctx.resolve)
+        for parameter in parameters
+    )
 
 
 # Apex's amp decorators and their registry forms (apex/amp/amp.py): a decorated function runs
