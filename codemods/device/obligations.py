@@ -251,13 +251,17 @@ class ObligationAnalysis(HandedLoaders):
                 xla116.cuda_default_tensor_type(code(call), code(self.legacy_constructors[0].func)),
             )
 
-    def _model(self, model: str) -> bool:
+    def _model(self, model: str, optimizer: cst.Call | None = None) -> bool:
         """Obligation (1) for ``model``: True if a move of it that runs goes to the XLA device;
         else the break is recorded (nothing is said where no move is seen: another file,
-        or a wrapper, may move it)."""
+        or a wrapper, may move it).  A model that nothing moves, built once by a call handed a
+        module that is moved (``maml = MAML(model, lr)`` after ``model.to(device)``), is where
+        that module is: its moves are the proof."""
         values = self.values
-        optimizer = self.stepped[model]
+        optimizer = self.stepped[model] if optimizer is None else optimizer
         if not self.moves.get(model):
+            if (inner := self._wrapped(model)) is not None:
+                return self._model(inner, optimizer)
             self._built_elsewhere(model, optimizer)
             return False
         running: list[tuple[Move, Where]] = []
@@ -329,6 +333,14 @@ class ObligationAnalysis(HandedLoaders):
                 move.call, MODEL_MOVE_SKIPPED, xla115.stepped_model_moves_only_if(model, stepper, code(cond.test))
             )
         return False
+
+    def _wrapped(self, model: str) -> str | None:
+        """The moved module that the one call building ``model`` is handed first (a wrapper)."""
+        built = self.built.get(model, [])
+        if len(built) != 1 or not built[0].args:
+            return None
+        inner = dotted(built[0].args[0].value)
+        return inner if inner is not None and inner != model and self.moves.get(inner) else None
 
     def _from_library(self, running: list[tuple[Move, Where]]) -> tuple[Move, Where] | None:
         """A running move whose device comes from a package the tool does not follow, directly or

@@ -1,6 +1,6 @@
 """XLA111's cases for a device chosen by a test of `torch.cuda.device_count()`, which stays 0 on
 an XLA host (learn2learn's `if cuda and torch.cuda.device_count():`): the branch the port gave the
-XLA device never runs."""
+XLA device never runs; also when the optimizer steps a wrapper of the moved module (`MAML(model)`)."""
 
 from __future__ import annotations
 
@@ -50,5 +50,34 @@ def device_count_invalid() -> tuple[Invalid, ...]:
             """,
             findings=(Expected(4, 68, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
             note="a-device-count-compared-with-0",
+        ),
+        invalid(
+            """
+            import torch
+            import learn2learn as l2l
+
+            device = torch.device("cpu")
+            if cuda and torch.cuda.device_count():
+                device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2)
+            model.to(device)
+            maml = l2l.algorithms.MAML(model, lr=0.5)
+            optimizer = torch.optim.Adam(maml.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+            import learn2learn as l2l
+
+            device = torch.device("cpu")
+            if cuda and torch.cuda.device_count():
+                device = torch_xla.device()
+            model = torch.nn.Linear(4, 2)
+            model.to(device)
+            maml = l2l.algorithms.MAML(model, lr=0.5)
+            optimizer = torch.optim.Adam(maml.parameters(), lr=0.1)
+            """,
+            findings=(Expected(5, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
+            note="a-wrapper-of-a-module-the-device-count-leaves-on-the-cpu",
         ),
     )
