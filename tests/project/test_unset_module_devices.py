@@ -1,0 +1,78 @@
+"""A module-level device of a project module that stays None (the fourteenth held-out list's
+rlkit: ``pytorch_util.device = None``, set only by ``set_gpu_mode``, whose only call the script
+has commented out): ``algorithm.to(ptu.device)`` is ``.to(None)``, which moves nothing, so the
+stepped model trains on the CPU. XLA111 says so at the move; a script that calls the setter
+(``ptu.set_gpu_mode(True)``, which the port makes choose the XLA device) stays quiet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.engine.rule import RuleSelection
+from codemods.files import discover
+from codemods.runner import Job, run
+from tests.support.projects import write_project
+
+TARGETS = ["2.9", "sagemaker"]
+
+UTIL = """\
+import torch
+
+_use_gpu = False
+device = None
+
+
+def set_gpu_mode(mode, gpu_id=0):
+    global _use_gpu
+    global device
+    _use_gpu = mode
+    device = torch.device("cuda:" + str(gpu_id) if _use_gpu else "cpu")
+
+
+def from_numpy(*args, **kwargs):
+    return torch.from_numpy(*args, **kwargs).float().to(device)
+"""
+
+SCRIPT = """\
+import torch
+
+import util as ptu
+
+if __name__ == "__main__":
+    {setter}net = torch.nn.Linear(4, 2)
+    net.to(ptu.device)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = net(ptu.from_numpy(torch.randn(8, 4).numpy())).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+def _findings(folder: Path, target: str) -> dict[str, list[tuple[str, int, str]]]:
+    job = Job("lint", target, RuleSelection())
+    reports = run([(str(path), job) for path in discover((str(folder),))], workers=1)
+    return {
+        Path(r.path).name: [(f.rule, f.line, f.message) for f in r.findings if f.rule in ("XLA111", "XLA112")]
+        for r in reports
+    }
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_left_none_is_the_cpu(tmp_path: Path, target: str) -> None:
+    script = SCRIPT.format(setter="# ptu.set_gpu_mode(True)\n    ")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    found = _findings(repo, target)["main.py"]
+    assert [(rule, line) for rule, line, _ in found][:1] == [("XLA111", 8)], found
+    assert "`ptu.device` is None: " in found[0][2], found
+    assert "util.py sets it only in `set_gpu_mode()`, which no code of the project calls" in found[0][2], found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_set_by_the_script_stays_quiet(tmp_path: Path, target: str) -> None:
+    script = SCRIPT.format(setter="ptu.set_gpu_mode(True)\n    ")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    assert _findings(repo, target)["main.py"] == []
