@@ -119,6 +119,6 @@ def unset_in_project(project: ProjectAnalysis, name: str) -> Where | None:
     named = " or ".join(f"`{s}()`" for s in setters)
     return Where(
         False,
-        f"the CPU (`{name}` is None: {path} sets it only in {named}, which no code of the project calls, "
-        "and `.to(None)` moves nothing)",
+        f"`None` (the CPU), as {path} leaves `{attr}` unless {named} sets it, which no code of the project "
+        "calls (`.to(None)` moves nothing)",
     )

@@ -1,8 +1,10 @@
 """A module-level device of a project module that stays None (the fourteenth held-out list's
 rlkit: ``pytorch_util.device = None``, set only by ``set_gpu_mode``, whose only call the script
 has commented out): ``algorithm.to(ptu.device)`` is ``.to(None)``, which moves nothing, so the
-stepped model trains on the CPU. XLA111 says so at the move; a script that calls the setter
-(``ptu.set_gpu_mode(True)``, which the port makes choose the XLA device) stays quiet."""
+stepped model trains on the CPU. XLA111 says so at the move, or at ``algo.to(ptu.device)`` where an
+instance of a project class that trains moves its trainer's network in its own ``to``; a script
+that calls the setter (``ptu.set_gpu_mode(True)``, which the port makes choose the XLA device)
+stays quiet."""
 
 from __future__ import annotations
 
@@ -51,6 +53,46 @@ if __name__ == "__main__":
         opt.step()
 """
 
+ALGO = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+    def train(self, x):
+        loss = self.net(x).sum()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+
+class Algo:
+    def __init__(self, trainer):
+        self.trainer = trainer
+
+    def to(self, device):
+        self.trainer.net.to(device)
+
+    def run(self):
+        for _ in range(3):
+            self.trainer.train(torch.randn(8, 4))
+"""
+
+ALGO_SCRIPT = """\
+import torch
+
+import util as ptu
+from algo import Algo, Trainer
+
+if __name__ == "__main__":
+    {setter}algo = Algo(Trainer(torch.nn.Linear(4, 2)))
+    algo.to(ptu.device)
+    algo.run()
+"""
+
 
 def _findings(folder: Path, target: str) -> dict[str, list[tuple[str, int, str]]]:
     job = Job("lint", target, RuleSelection())
@@ -67,12 +109,32 @@ def test_device_left_none_is_the_cpu(tmp_path: Path, target: str) -> None:
     repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
     found = _findings(repo, target)["main.py"]
     assert [(rule, line) for rule, line, _ in found][:1] == [("XLA111", 8)], found
-    assert "`ptu.device` is None: " in found[0][2], found
-    assert "util.py sets it only in `set_gpu_mode()`, which no code of the project calls" in found[0][2], found
+    assert "goes to `ptu.device`, which ends on `None` (the CPU), as " in found[0][2], found
+    assert "util.py leaves `device` unless `set_gpu_mode()` sets it, which no code of the project calls" in found[0][2]
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_device_set_by_the_script_stays_quiet(tmp_path: Path, target: str) -> None:
     script = SCRIPT.format(setter="ptu.set_gpu_mode(True)\n    ")
     repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    assert _findings(repo, target)["main.py"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_moved_by_the_algorithm(tmp_path: Path, target: str) -> None:
+    script = ALGO_SCRIPT.format(setter="# ptu.set_gpu_mode(True)\n    ")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "algo.py": ALGO, "main.py": script})
+    found = _findings(repo, target)["main.py"]
+    assert [(rule, line) for rule, line, _ in found] == [("XLA111", 9)], found
+    assert (
+        found[0][2].startswith("`algo` (")
+        and "moves to the device it is handed (`self.trainer.net.to(device)`)" in found[0][2]
+    )
+    assert "`None` (the CPU)" in found[0][2] and "the port leaves a CPU choice as the author wrote it" in found[0][2]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_moved_by_the_algorithm_after_the_setter(tmp_path: Path, target: str) -> None:
+    script = ALGO_SCRIPT.format(setter="ptu.set_gpu_mode(True)\n    ")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "algo.py": ALGO, "main.py": script})
     assert _findings(repo, target)["main.py"] == []
