@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from codemods.cli import main
 from codemods.engine.rule import RuleSelection
 from codemods.files import discover
 from codemods.runner import Job, run
@@ -138,3 +140,32 @@ def test_moved_by_the_algorithm_after_the_setter(tmp_path: Path, target: str) ->
     script = ALGO_SCRIPT.format(setter="ptu.set_gpu_mode(True)\n    ")
     repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "algo.py": ALGO, "main.py": script})
     assert _findings(repo, target)["main.py"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_module_imported_by_its_own_name(tmp_path: Path, target: str) -> None:
+    script = SCRIPT.format(setter="").replace("import util as ptu", "import util").replace("ptu.", "util.")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    found = _findings(repo, target)["main.py"]
+    assert [(rule, line) for rule, line, _ in found][:1] == [("XLA111", 7)], found
+    assert "goes to `util.device`, which ends on `None` (the CPU)" in found[0][2], found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_setter_imported_under_another_name_stays_quiet(tmp_path: Path, target: str) -> None:
+    script = SCRIPT.format(setter="enable(True)\n    ").replace(
+        "import util as ptu\n", "import util as ptu\nfrom util import set_gpu_mode as enable\n"
+    )
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    assert _findings(repo, target)["main.py"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_converted_project_still_reports_it(tmp_path: Path, target: str) -> None:
+    script = SCRIPT.format(setter="")
+    repo = write_project(tmp_path / "proj", "proj", {"util.py": UTIL, "main.py": script})
+    result = CliRunner().invoke(main, ["convert", "--target", target, str(repo)])
+    assert "failed" in result.output and "0 failed" in result.output, result.output
+    assert '"xla" if _use_gpu else "cpu"' in (repo / "util.py").read_text()
+    moved = (repo / "main.py").read_text().splitlines().index("    net.to(ptu.device)") + 1
+    assert [(rule, line) for rule, line, _ in _findings(repo, target)["main.py"]][:1] == [("XLA111", moved)]
