@@ -209,6 +209,10 @@ class DeviceValueFacts:
     # (``def parse_gpu(args): args.device = torch.device("cuda")``): (function, index of the
     # parameter without self, attribute) -> where it ends on an XLA host after the port, and why.
     parameter_devices: dict[tuple[str, int, str], tuple[bool | None, str]] = field(default_factory=dict)
+    # For other files: module-level names like a device bound only to None at module level, which
+    # only top-level functions that the file itself never calls set (``global device``; rlkit's
+    # ``set_gpu_mode``): the name -> those functions.
+    unset_devices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,25 @@
 of that module sets it on ``args`` (``parse_gpu(args)``), or where ``args`` is what one returns
 (``args = get_args()``, the options parsed there).  A module this run does not read, or one
 still to convert that holds the device choice (a ``--device`` flag defaulting to "cuda:0"),
-leaves it to a run on the project folder (XLA112); a converted one says where it ends."""
+leaves it to a run on the project folder (XLA112); a converted one says where it ends.
+
+A module-level device of another module (``ptu.device``) that stays None unless a function no
+code of the project calls sets it (rlkit's ``device = None`` and ``set_gpu_mode``, its only call
+commented out) is the CPU: ``.to(None)`` moves nothing, and training stays off the XLA device."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
-from codemods.device.where import Where
+from codemods.device.where import Binding, Where
 from codemods.engine.nodes import dotted
 from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 
 def decided_in_project(
@@ -74,3 +83,42 @@ def _returned_by_project(project: ProjectAnalysis, name: str, options: cst.Call 
     path, _, there, what, _ = held
     why = f"`{name}` comes from `{func}()`, which reaches {path}, which this run does not convert: there `{there}` has {what}"
     return Where(None, why, None, True, path)
+
+
+def unset_devices(
+    bindings: dict[str, list[Binding]], global_sets: dict[str, set[str]], called: Collection[str]
+) -> dict[str, tuple[str, ...]]:
+    """The module-level names like a device that the module binds only to None, set only by
+    top-level functions (``global device``) that the module never calls (``called``): the name
+    -> those functions (ModuleSummary.unset_devices)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, setters in global_sets.items():
+        at_module = [b for b in bindings.get(name, []) if b.scope == ""]
+        if not is_device_name(name) or not at_module or any(not _none(b.value) for b in at_module):
+            continue
+        if all("." not in s and s not in called for s in setters):
+            found[name] = tuple(sorted(setters))
+    return found
+
+
+def _none(value: cst.BaseExpression | None) -> bool:
+    return type(value) is cst.Name and value.value == "None"
+
+
+def unset_in_project(project: ProjectAnalysis, name: str) -> Where | None:
+    """``ptu.device``, a module-level device of another project module that stays None: only
+    functions that no code of the project calls (no file but that module names them) set it."""
+    head, _, attr = name.rpartition(".")
+    origin = project.origin(head)
+    if origin is None or origin.summary is None or origin.name:
+        return None
+    setters = dict(origin.summary.unset_devices).get(attr)
+    path = origin.summary.path
+    if not setters or any(project.part.context.mentioned_outside(path, s) is not False for s in setters):
+        return None
+    named = " or ".join(f"`{s}()`" for s in setters)
+    return Where(
+        False,
+        f"`None` (the CPU), as {path} leaves `{attr}` unless {named} sets it, which no code of the project "
+        "calls (`.to(None)` moves nothing)",
+    )

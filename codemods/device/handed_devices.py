@@ -18,7 +18,7 @@ from codemods.device.rules import xla116_batch_off_xla as xla116
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import arg_value, call_args, dotted, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
@@ -116,9 +116,9 @@ class HandedDevices(Analysis):
             function, param = scope, device
             if device.startswith("self.") and (found := self.init_devices.get((owner, device))) is not None:
                 function, param = f"{owner}.__init__", found
-            elif ("." in scope and not scope.endswith(".__init__")) or device not in self.params.get(scope, ()):
-                continue  # (a method's own parameter: its calls are not followed across files)
-            positional = self.params.get(function, [])[1 if function.endswith(".__init__") else 0 :]
+            elif scope.count(".") > 1 or device not in self.params.get(scope, ()):
+                continue  # (a nested function's own parameter: its calls are not followed across files)
+            positional = self.params.get(function, [])[1 if "." in function else 0 :]
             index = positional.index(param) if param in positional else -1
             if index >= 0 or param in self.keyword_params.get(function, ()):
                 self.part.device_parameters.add((function, index, param, code(move)))
@@ -179,7 +179,9 @@ class HandedDevices(Analysis):
             if handed is None or off is None or off.on_xla is not False or off.node is None:
                 continue
             if off.node not in self.part.broken:
-                message = xla111.trainer_device_off_xla(callee, path, move, code(handed), off.why)
+                # (``algorithm.to(device)``: the instance trains, its ``to`` moves what it holds)
+                trainer = callee.removesuffix(".to") if method_name(call) == "to" else callee
+                message = xla111.trainer_device_off_xla(trainer, path, move, code(handed), off.why)
                 self._break(off.node, DEVICE_OFF_XLA, message)
 
     def _trained_here(self, call: cst.Call) -> bool:
@@ -203,6 +205,12 @@ class HandedDevices(Analysis):
         if (method := self.chained.get(call)) is not None and trains(f"{built}.{method}"):
             return True  # ``Trainer(device=args.device).fit(data)``
         names = [name for name, calls in self.built.items() if any(b is call for b in calls)]
+        # ``algorithm.to(device)``, a method of an instance this file built and trains
+        # (``algorithm.train()``): rlkit's algorithm moving its trainer's networks.
+        owner = dotted(call.func.value) if type(call.func) is cst.Attribute else None
+        if owner is not None and owner in self.built:
+            names.append(owner)
+            built = dotted(self.built[owner][-1].func) or ""
         scope = self.handed_in[call]
         return any(
             callee.startswith(f"{name}.")

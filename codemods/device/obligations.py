@@ -188,6 +188,10 @@ class ObligationAnalysis(HandedLoaders):
             self._move(name, node)
             if loop is not None:
                 loop.moved.add(name)
+            if method == "to" and name in self.built and node.args:
+                # ``algorithm.to(device)``: a project class's own ``to`` may move what it holds there
+                self.handed.append((node, f"{name}.to", [n for a in node.args if (n := dotted(a.value)) is not None]))
+                self.handed_in[node] = self.walk.qualname
         elif callee is not None and apis.is_optimizer_class(callee):
             for arg in node.args:
                 for sub in calls_in(arg.value):

@@ -35,7 +35,7 @@ from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
 from codemods.device.device_counts import DeviceCounts
 from codemods.device.environment_flags import set_by_call, subscript_key
-from codemods.device.from_project import decided_in_project
+from codemods.device.from_project import decided_in_project, unset_devices, unset_in_project
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
 from codemods.device.shapes import device_key, index_or_cpu, is_device_name
@@ -107,6 +107,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         # ``os.environ["DEVICE"] = value``: the variable -> (the value, the function it is set in);
         # read by ported_comparisons.py.
         self.environment: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
+        self.global_sets: dict[str, set[str]] = defaultdict(set)  # ``global device`` -> the functions
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -119,6 +120,11 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         self._positions[self.walk.qualname] = (
             positional[1:] if self.walk.class_depth and positional[:1] in (["self"], ["cls"]) else positional
         )
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if self.walk.enclosing_function is not None:
+            for item in node.names:
+                self.global_sets[item.name.value].add(self.walk.qualname)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -328,6 +334,8 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             return found
         if "." in name and (decided := decided_in_project(self.project, self.handed, name, self._options(name, scope))):
             return decided if decided.node is not None or decided.on_xla is not None else replace(decided, node=expr)
+        if "." in name and (unset := unset_in_project(self.project, name)) is not None:
+            return replace(unset, node=expr)
         if (
             name.startswith("args.")
             and (default := self.flag_defaults.get(dest := name.removeprefix("args."))) is not None
@@ -631,6 +639,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
                 truths.pop() if len(truths) == 1 else None,
                 self.code(candidates[-1]),
             )
+        part.unset_devices = unset_devices(self.bindings, self.global_sets, self.call_sites.calls)
         part.flag_defaults = {
             dest: self.code(default) for dest, default in self.flag_defaults.items() if is_device_name(dest)
         }

@@ -121,6 +121,11 @@ class ImportContext(Protocol):
         a call, an import, a registry's string); None: the project's files are not known."""
         ...
 
+    def mentioned_outside(self, path: str, name: str) -> bool | None:
+        """Whether a file of the project other than ``path`` (as findings name it) names ``name``
+        as a word, this file included; None: the project's files are not known."""
+        ...
+
     def cuda_checked(self, attribute: str) -> str | None:
         """The project file that sets ``self.<attribute>`` only to ``torch.cuda.is_available()``
         (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known."""
@@ -261,6 +266,9 @@ class GuessedImports:
         return ()  # the project's files are not known
 
     def mentioned_elsewhere(self, name: str) -> bool | None:
+        return None  # the project's files are not known
+
+    def mentioned_outside(self, path: str, name: str) -> bool | None:
         return None  # the project's files are not known
 
     def loadable_modules(self, package: str) -> tuple[str, ...]:

@@ -191,6 +191,10 @@ class ModuleSummary:
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
     # The defaults of its argparse flags named like a device: (attribute, the default as written).
     flag_defaults: tuple[tuple[str, str], ...] = ()
+    # Module-level names like a device that stay None unless a function the module never calls
+    # sets them (``device = None``; ``def set_gpu_mode(on): global device; device = ...``):
+    # (name, those functions).
+    unset_devices: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Callables that set a device on an attribute of a parameter (``parse_gpu(args)`` sets
     # ``args.device``): (callable, index without self, attribute, where it ends on an XLA host
     # after the port, None if not known; what it is there).

@@ -429,6 +429,9 @@ class FileImports:
     def mentioned_elsewhere(self, name: str) -> bool | None:
         return self.project.mentioned_elsewhere(self.path, name)
 
+    def mentioned_outside(self, path: str, name: str) -> bool | None:
+        return self.project.mentioned_elsewhere(Path(path), name)
+
     def cuda_checked(self, attribute: str) -> str | None:
         return self.project.cuda_checked(self.path, attribute)
 

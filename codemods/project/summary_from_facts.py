@@ -86,6 +86,7 @@ def summarise(
             )
         ),
         flag_defaults=tuple(sorted(facts.device_values.flag_defaults.items())),
+        unset_devices=tuple(sorted(facts.device_values.unset_devices.items())),
         pending_calls=tuple(sorted(facts.project.pending_via.items())),
         condition_attributes=frozenset(facts.device.condition_attributes).union(
             *(

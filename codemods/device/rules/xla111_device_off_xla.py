@@ -87,7 +87,12 @@ DEVICE_OFF_XLA = Rule(
     "A flag that a class of the project sets to `torch.cuda.is_available()` and to nothing else (a config "
     'module\'s `self.train_on_gpu`), read where the device is picked (`"cuda" if cfg.train_on_gpu else "cpu"`), '
     "is False on an XLA host: the port makes the CUDA branch the XLA device, but the CPU branch runs; set the flag "
-    "from the XLA device (or drop it) and the model trains there.",
+    "from the XLA device (or drop it) and the model trains there. A module-level device of a project module "
+    "bound to None and set only by a function that no code of the project calls (rlkit: `device = None` in "
+    "`pytorch_util.py`, set by `set_gpu_mode()`, whose only call the script has commented out) is the CPU: "
+    "`model.to(ptu.device)` is `.to(None)`, which moves nothing; reported at the move of the stepped model, or "
+    "at `algorithm.to(ptu.device)` where an instance the script trains moves its networks in its own `to`. "
+    "Calling the setter (`ptu.set_gpu_mode(True)`, which the port makes choose the XLA device) resolves it.",
     examples=lambda: (
         invalid(
             """
