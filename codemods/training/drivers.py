@@ -99,7 +99,18 @@ class StepDrivers(Analysis):
             return []
         return [fn for fn in candidates if fn.qualname.rpartition(".")[0].rpartition(".")[2] in self.classes]
 
-    def step_origins(self, callee: str) -> list[Found]:
+    def inherited_callee(self, callee: str, owner: str) -> str | None:
+        """``self.backward`` called in a method (``owner``, its qualified name) of a class of this
+        file: ``Sys.backward``, which ProjectAnalysis follows to the method the class inherits from a
+        project class of another module (nothing where the class or a base of this file defines
+        it); None for any other callee."""
+        head, _, method = callee.partition(".")
+        cls = owner.rpartition(".")[0]
+        if head != "self" or not method or "." in method or cls not in self.walk.analysis(ProjectAnalysis).part.classes:
+            return None
+        return f"{cls}.{method}"
+
+    def step_origins(self, callee: str, owner: str = "") -> list[Found]:
         """The project callables that calling ``callee`` may run (ProjectAnalysis.origins); for a
         method of a receiver whose class the tool cannot tell (``model = build_model(opt)``, a
         registry's class; a parameter), the project's methods of that name that train
@@ -107,6 +118,10 @@ class StepDrivers(Analysis):
         here), or the receiver is an optimizer, a scheduler or a gradient scaler."""
         project = self.walk.analysis(ProjectAnalysis)
         found = project.origins(callee)
+        if not found and owner and (inherited := self.inherited_callee(callee, owner)) is not None:
+            # only where ``self.backward`` names nothing else: ``self._opt(loss)`` with ``self._opt
+            # = Optimizer(...)`` is the instance's ``__call__``, never an inherited attribute
+            found = project.origins(inherited)
         if any(f.summary is None or f.summary.trains(f.name) for f in found):
             return found
         head, _, method = callee.rpartition(".")
@@ -128,10 +143,11 @@ class StepDrivers(Analysis):
             self._methods_defined = frozenset(fn.name for fn in self.function_records.values() if "." in fn.qualname)
         return self._methods_defined
 
-    def _external_step(self, callee: str) -> tuple[bool, bool, str]:
-        """Calling ``callee`` runs a training step of another project module: (whether it
-        does, whether that callable ends the step with the barrier itself, where it is)."""
-        for found in self.step_origins(callee):
+    def _external_step(self, callee: str, owner: str = "") -> tuple[bool, bool, str]:
+        """Calling ``callee`` (in ``owner``, a function's qualified name) runs a training step of
+        another project module: (whether it does, whether that callable ends the step with the
+        barrier itself, where it is)."""
+        for found in self.step_origins(callee, owner):
             if found.summary is not None and found.summary.runs_step(found.name):
                 return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
         return False, False, ""
@@ -143,12 +159,12 @@ class StepDrivers(Analysis):
         if project.part.context.test_file():
             return  # a unit test that runs a step once is no loop that drives it
         called = [
-            *self.used_outside_loops,
-            *(name for loop in self.loop_records.values() for name in loop.called),
-            *(name for fn in self.function_records.values() for name in fn.called),
+            *((name, "") for name in self.used_outside_loops),
+            *((name, loop.owner) for loop in self.loop_records.values() for name in loop.called),
+            *((name, fn.qualname) for fn in self.function_records.values() for name in fn.called),
         ]
-        for callee in dict.fromkeys(called):
-            for found in self.step_origins(callee):
+        for callee, owner in dict.fromkeys(called):
+            for found in self.step_origins(callee, owner):
                 if found.summary is not None and found.summary.runs_step(found.name):
                     self.part.driven_callables.add((found.summary.path, found.name))
         # A step callable handed to a project callable that calls that parameter
@@ -313,27 +329,30 @@ class StepDrivers(Analysis):
             more = {
                 fn.qualname
                 for fn in functions
-                if fn.qualname not in steps and any(self.runs_step(c, steps, by_name) for c in fn.called)
+                if fn.qualname not in steps and any(self.runs_step(c, steps, by_name, fn.qualname) for c in fn.called)
             }
             if not more:
                 return steps
             steps |= more
 
-    def runs_step(self, callee: str, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
+    def runs_step(self, callee: str, steps: set[str], by_name: dict[str, list[_Function]], owner: str = "") -> bool:
+        """Calling ``callee`` (in ``owner``, a function's qualified name) runs a step."""
         if any(fn.qualname in steps for fn in self.local_targets(callee, by_name)):
             return True
-        return self._external_step(callee)[0]
+        return self._external_step(callee, owner)[0]
 
     def synced_functions(self, steps: set[str]) -> set[str]:
         """Step functions that end the step with the barrier themselves (already XLA code)."""
         return {fn.qualname for fn in self.function_records.values() if fn.qualname in steps and fn.barrier}
 
-    def calls_synced(self, called: list[str], synced: set[str], by_name: dict[str, list[_Function]]) -> bool:
+    def calls_synced(
+        self, called: list[str], synced: set[str], by_name: dict[str, list[_Function]], owner: str = ""
+    ) -> bool:
         """Some call runs a step that ends with its own barrier: the loop has its barrier."""
         for callee in called:
             if any(fn.qualname in synced for fn in self.local_targets(callee, by_name)):
                 return True
-            runs, syncs, _ = self._external_step(callee)
+            runs, syncs, _ = self._external_step(callee, owner)
             if runs and syncs:
                 return True
         return False
@@ -413,7 +432,7 @@ class StepDrivers(Analysis):
             if function is None:
                 continue  # module-level steps are left to the script's next host read
             if kind == "call":  # a call that runs a step of another function
-                runs, syncs, origin = self._external_step(what)
+                runs, syncs, origin = self._external_step(what, function.qualname)
                 local = [fn for fn in self.local_targets(what, by_name) if fn.qualname in stepping]
                 if syncs or (not runs and not local) or any(fn.qualname in synced for fn in local):
                     continue

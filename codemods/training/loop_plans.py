@@ -36,7 +36,7 @@ class LoopPlans(StepDrivers):
         training = (
             loop.backward
             or self._steps(loop.step_receivers)
-            or any(self.runs_step(c, steps, by_name) for c in loop.called)
+            or any(self.runs_step(c, steps, by_name, loop.owner) for c in loop.called)
             or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
         if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
@@ -55,7 +55,7 @@ class LoopPlans(StepDrivers):
             loop.barrier
             or self._feeds_from_device_loader(loop.node)
             or self._framework_drives_training
-            or (training and self.calls_synced(loop.called, synced, by_name))
+            or (training and self.calls_synced(loop.called, synced, by_name, loop.owner))
         ):
             return
         if training:
@@ -89,7 +89,9 @@ class LoopPlans(StepDrivers):
         member = loop.iterates[0]
         if not member or loop.backward or loop.handed or any(r != member for r in loop.step_receivers):
             return False
-        return not any(self.runs_step(c, steps, by_name) for c in loop.called if c.partition(".")[0] != member)
+        return not any(
+            self.runs_step(c, steps, by_name, loop.owner) for c in loop.called if c.partition(".")[0] != member
+        )
 
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``

@@ -1,6 +1,7 @@
 """Steps driven across the files of a run (XLA306): a loop that the port gives the step
 barrier drives the steps it runs, through a subclass's override of a method it calls on
-``self`` and through an optimizer wrapper handed back by a project function; a step that
+``self``, through a helper of a base class of another module that a subclass method calls on
+``self``, and through an optimizer wrapper handed back by a project function; a step that
 nothing calls still gets XLA306."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
+from tests.support.executed import converted_project as convert_project
 
 _BASE = """import torch
 
@@ -183,3 +185,76 @@ def test_a_wrapper_handed_back_but_never_stepped_keeps_its_finding(
     found = _undriven(tmp_path, {"optimizer.py": _SCHEDULED, "utils.py": _UTILS, "train.py": train}, target)
     (message,) = found["optimizer.py"]
     assert "in `ScheduledOptim.step_and_update_lr` has no step barrier" in message
+
+
+_HELPER_BASE = """import torch
+
+
+class BaseSystem:
+    def __init__(self, model, loader):
+        self.model = model.cuda()
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def backward(self, loss):
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+"""
+_HELPER_SYSTEM = """from base import BaseSystem
+
+
+class System(BaseSystem):
+    def step(self, batch):
+        self.backward(self.model(batch.cuda()).sum())
+
+    def fit(self):
+        for batch in self.loader:
+            self.step(batch)
+"""
+_HELPER_RUN = """import torch
+
+from system import System
+
+System(torch.nn.Linear(4, 2), [torch.randn(8, 4)] * 4).fit()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_base_class_helper_a_subclass_method_calls_on_self_is_driven_by_its_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """CRSLab: ``BaseSystem.backward`` steps; ``System.step`` (another module) calls
+    ``self.backward(loss)``, and ``fit``'s loop (which gets the barrier) calls ``self.step``."""
+    monkeypatch.chdir(tmp_path)
+    files = {"base.py": _HELPER_BASE, "system.py": _HELPER_SYSTEM, "run.py": _HELPER_RUN}
+    found = _undriven(tmp_path, files, target)
+    assert found == {name: [] for name in files}
+
+
+def test_the_loop_that_calls_the_subclass_method_gets_the_barrier(tmp_path: Path) -> None:
+    files = {"base.py": _HELPER_BASE, "system.py": _HELPER_SYSTEM, "run.py": _HELPER_RUN}
+    converted = convert_project(tmp_path, "proj", files)
+    assert "            self.step(batch)\n            torch_xla.sync()\n" in (converted / "system.py").read_text()
+    assert "sync()" not in (converted / "base.py").read_text()
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize(
+    ("fit", "call"),
+    [
+        ("", ""),  # no loop at all, the instance only built
+        ("\n    def fit(self):\n        for batch in self.loader:\n            self.model(batch)\n", ".fit()"),
+    ],
+)
+def test_a_subclass_method_that_calls_a_base_class_step_and_that_no_loop_calls_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, fit: str, call: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    system = _HELPER_SYSTEM.split("\n    def fit", 1)[0] + "\n" + fit
+    run_once = _HELPER_RUN.replace(".fit()", call)
+    files = {"base.py": _HELPER_BASE, "system.py": system, "run.py": run_once}
+    found = _undriven(tmp_path, files, target)
+    (message,) = found["system.py"]
+    assert "in `System.step`, which runs the optimizer step of `BaseSystem.backward` (base.py)" in message
+    assert found["base.py"] == []
