@@ -26,6 +26,7 @@ from codemods.device.count_guards import guard_batch_moves
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.handed_loaders import HandedLoaders
 from codemods.device.library_batches import unfollowed_source
+from codemods.device.library_models import library_builder
 from codemods.device.obligation_records import ITERATION_WRAPPERS, Loop, Move, calls_in, code
 from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla112_device_from_project as xla112
@@ -409,14 +410,17 @@ class ObligationAnalysis(HandedLoaders):
         handed a device value that the port makes the XLA device (it places the model there)."""
         if "." in model:
             return  # ``self.quantize = VectorQuantizer(...)``: a submodule moves with its module
-        package = self.walk.analysis(ProjectAnalysis).library_package(self.walk.resolve(built.func))
-        if package is None or self.walk.analysis(ProjectAnalysis).origin(func) is not None:
-            return
         if not any(self.moves.values()):
             return  # nothing of the file goes to a device: XLA005 says the script picks none
-        if any(
-            self.values.where(value, self.built_in.get(built, "")).on_xla for value in (a.value for a in built.args)
-        ):
+        scope = self.built_in.get(built, "")
+        package = library_builder(
+            self.walk.analysis(ProjectAnalysis),
+            func,
+            self.walk.resolve(built.func),
+            built,
+            lambda arg: bool(self.values.where(arg.value, scope).on_xla),
+        )
+        if package is None:
             return
         self._break(
             built,

@@ -38,6 +38,7 @@ from codemods.device.environment_flags import set_by_call, subscript_key
 from codemods.device.from_project import decided_in_project, unset_devices, unset_in_project
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
+from codemods.device.rules.xla121_device_from_library import from_library
 from codemods.device.shapes import device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
 from codemods.engine.nodes import (
@@ -397,9 +398,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         package = self.project.library_package(qualified)
         if package is None or self.project.origin(name) is not None:
             return UNKNOWN
-        return Where(
-            None, f"`{self.code(node)}` ({package}, a package the tool does not follow)", node, library=package
-        )
+        return Where(None, from_library(self.code(node), package), node, library=package)
 
     def _built_by(self, name: str) -> str | None:
         """The qualified constructor of ``name`` (``accelerator = Accelerator()``), if it is

@@ -11,6 +11,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
+from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import (
     arg_value,
@@ -25,7 +26,7 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
-from codemods.training.device_less import library_model, names_a_device, project_may_place, zoo_model
+from codemods.training.device_less import names_a_device, project_may_place, zoo_model
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
@@ -608,8 +609,10 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
             return
         if not facts.imports.table.imports_module("torch_xla"):
             self.part.device_less = trains[0]
-            package = library_model(self.walk.resolve_dotted(built[2]), built[4])
-            if package is not None and project.origin(built[2]) is None:
+            package = library_builder(
+                project, built[2], self.walk.resolve_dotted(built[2]), built[4], names_a_placement
+            )
+            if package is not None:
                 self.part.device_less_library = (built[2], package)
 
     def _stepped_model_build(self) -> ModelEvent | None:
@@ -641,7 +644,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         if self._is_constructor(callee) or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
             return True
         qualified = self.walk.resolve_dotted(callee)
-        return zoo_model(qualified) or library_model(qualified, call) is not None
+        project = self.walk.analysis(ProjectAnalysis)
+        return zoo_model(qualified) or library_builder(project, callee, qualified, call, names_a_placement) is not None
 
     def _input_guards(self) -> None:
         """Moves that only run when a CUDA index is given: on CUDA the other path ran the

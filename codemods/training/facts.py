@@ -252,7 +252,7 @@ class TrainingFacts:
     # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
     # says so, at its first training loop or step.
     device_less: cst.CSTNode | None = None
-    # Its model, built by a call of a package the tool does not follow (apis.unfollowed_package):
+    # Its model, built by a call of a package the tool does not follow (device/library_models.py):
     # the callee as written and the package (``("timm.create_model", "timm")``), named in the finding.
     device_less_library: tuple[str, str] | None = None
     # The module moves something or names a device somewhere (a project module whose model

@@ -58,3 +58,24 @@ def test_a_single_file_run_may_take_the_library_for_a_module_of_the_project() ->
     conversion = convert_source(textwrap.dedent(_LIBRARY_RUNS[0]).lstrip("\n"))
     assert not [f for f in conversion.findings if f.rule == "XLA005"]
     assert "torch_xla" in conversion.output  # ported as code whose model another module places
+
+
+@pytest.mark.parametrize("notes", [False, True])
+def test_a_missing_module_of_a_project_folder_is_no_library(
+    notes: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``from nets.zoo import build`` where ``nets/`` is a folder of the project whose ``zoo.py`` is
+    missing: the project's module, which could not be read (it may place the model), as for XLA121,
+    XLA116 and XLA307 (``ProjectAnalysis.library_package``); a folder without Python files is no
+    module of the project (the control: the finding names it)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nets").mkdir()
+    (tmp_path / "nets" / ("notes.txt" if notes else "layers.py")).write_text("X = 1\n")
+    source = _LIBRARY_RUNS[0].replace("import somelib", "import nets.zoo").replace("somelib.", "nets.zoo.")
+    messages = _messages(source, "2.9", tmp_path)
+    if notes:
+        assert [m.split(": ")[1].split(",")[0] for m in messages] == [
+            "its model comes from `nets.zoo.build_model(...)`"
+        ]
+    else:
+        assert messages == []

@@ -1,6 +1,6 @@
 """What the rules of the device obligations share: where a proof broke (device/obligations.py:
 the stepped model and each batch on the XLA device), the rule it broke says so (XLA111, XLA112,
-XLA115, XLA116), with what the obligations found, as the rewrite leaves the module.  What it
+XLA115, XLA116, XLA121), with what the obligations found, as the rewrite leaves the module.  What it
 says is that rule module's: its message functions, which the obligations call with the names
 and places they found."""
 
@@ -38,3 +38,14 @@ def reports_broken_proofs(rule: Rule) -> None:
 def stepped_model(model: str, optimizer: str) -> str:
     """How the findings of obligation (1) name the model (XLA111, XLA112, XLA115)."""
     return f"`{model}`, whose parameters `{optimizer}` steps,"
+
+
+def broken_proof(goes: str, comes_from: str, advice: str, *, which: bool = True) -> str:
+    """How a finding of a broken proof reads (XLA111, XLA116, XLA121): what goes where (``goes``:
+    ```x` goes to `device```, ```batch` reaches `model` (on the XLA device) on the CPU``), where that
+    comes from (``comes_from``) and what to do (``advice``).  A device value is said to be one that
+    ``comes_from`` (``..., which comes from ...: advice``); a batch, after a colon (``...: comes_from;
+    advice``)."""
+    if which:
+        return f"{goes}, which {comes_from}: {advice}"
+    return f"{goes}: {comes_from}; {advice}"

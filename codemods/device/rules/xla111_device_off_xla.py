@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
+from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs, stepped_model
 from codemods.device.rules.device_count_cases import device_count_invalid
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
@@ -560,9 +560,10 @@ def moved_off_xla(name: str, device: str, why: str) -> str:
 
 
 def _goes_off_xla(what: str, device: str, why: str) -> str:
-    return (
-        f"{what} goes to `{device}`, which ends on {why} on an XLA host after the port: make it the XLA "
-        "device (torch_xla.device())"
+    return broken_proof(
+        f"{what} goes to `{device}`",
+        f"ends on {why} on an XLA host after the port",
+        "make it the XLA device (torch_xla.device())",
     )
 
 

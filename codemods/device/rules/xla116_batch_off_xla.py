@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs
+from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs
 from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
 from codemods.device.rules.library_batch_cases import library_batch_invalid, library_batch_valid
 from codemods.device.rules.loop_batch_cases import loop_batch_invalid
@@ -336,9 +336,11 @@ def launch_index_as_unfollowed_device(value: str, worker: str, index: str, calle
 
 def batch_from_unconverted(name: str, model: str, func: str, where: str) -> str:
     """A batch made by ``func`` of a module the run does not convert."""
-    return (
-        f"`{name}` reaches `{model}` (on the XLA device) from `{func}()` in {where}: whether the batch "
-        "reaches the XLA device is decided there; a run on the project folder follows it"
+    return broken_proof(
+        _reaches(name, model, f"from `{func}()` in {where}"),
+        "whether the batch reaches the XLA device is decided there",
+        "a run on the project folder follows it",
+        which=False,
     )
 
 
@@ -353,10 +355,7 @@ def model_handed_to_unconverted(model: str, callee: str, path: str) -> str:
 
 def scattered_batch_on_cpu(batch: str, model: str, scatter: str) -> str:
     """A batch that only the model's DataParallel or DDP wrapper moved on CUDA."""
-    return (
-        f"`{batch}` reaches `{model}` on the CPU: {scatter}; move it to the device first "
-        f"(`{batch} = {batch}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`"
-    )
+    return broken_proof(f"`{batch}` reaches `{model}` on the CPU", scatter, _move_first(batch), which=False)
 
 
 def feeds_unmoved(loader: str, batches: tuple[str, ...], model: str, scatter: str | None = None) -> str:
@@ -410,10 +409,16 @@ def batches_moved_only_if(test: str, why: str) -> str:
 
 def batch_on_cpu(batch: str, model: str, reason: str) -> str:
     """A loop feeds ``model`` (on the XLA device) a batch it does not move, from a CPU source."""
+    return broken_proof(_reaches(batch, model, "on the CPU"), reason, _move_first(batch), which=False)
+
+
+def _reaches(batch: str, model: str, how: str) -> str:
+    return f"`{batch}` reaches `{model}` (on the XLA device) {how}"
+
+
+def _move_first(batch: str) -> str:
     return (
-        f"`{batch}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
-        f"device first (`{batch} = {batch}.to(device)`), or iterate "
-        "`pl.MpDeviceLoader(loader, device)`"
+        f"move it to the device first (`{batch} = {batch}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`"
     )
 
 
@@ -430,10 +435,11 @@ def moved_by_training_loop(source: str) -> str:
 def batch_from_library(batch: str, model: str, source: str, package: str) -> str:
     """A loop feeds ``model`` (on the XLA device) a batch it does not move, from ``source``, a call
     of ``package``, which the tool does not follow (device/library_batches.py)."""
-    return (
-        f"`{batch}` reaches `{model}` (on the XLA device) unmoved: the batches come from `{source}` of "
-        f"`{package}`, which the tool does not follow (on CUDA it may yield tensors on the GPU, on an XLA host "
-        f"they are not on the XLA device); move each batch to the device first "
-        f"(`{batch} = {batch}.to(torch_xla.device())`), or, after checking that `{package}` yields CPU tensors, "
-        "iterate `pl.MpDeviceLoader(loader, device)`"
+    return broken_proof(
+        _reaches(batch, model, "unmoved"),
+        f"the batches come from `{source}` of `{package}`, which the tool does not follow (on CUDA it may yield "
+        "tensors on the GPU, on an XLA host they are not on the XLA device)",
+        f"move each batch to the device first (`{batch} = {batch}.to(torch_xla.device())`), or, after checking "
+        f"that `{package}` yields CPU tensors, iterate `pl.MpDeviceLoader(loader, device)`",
+        which=False,
     )

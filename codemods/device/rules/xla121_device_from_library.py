@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.broken_proofs import reports_broken_proofs, stepped_model
+from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs, stepped_model
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 # A stepped model that mmengine's registry builds and nothing moves, while the batches move; and its port.
@@ -213,21 +213,29 @@ DEVICE_FROM_LIBRARY = Rule(
 # What the device obligations (device/obligations.py) say where a proof breaks with this rule.
 
 
+def from_library(code: str, package: str) -> str:
+    """How the findings name code of a package the tool does not follow: the device it gives (read
+    by device/values.py into ``Where.why``), the call that builds the model."""
+    return f"`{code}` ({package}, a package the tool does not follow)"
+
+
 def stepped_model_device_from_library(model: str, optimizer: str, device: str, why: str) -> str:
     """The stepped model moves to a device that a package the tool does not follow chooses."""
-    return (
-        f"{stepped_model(model, optimizer)} moves to `{device}`, which comes from {why}: the tool cannot prove it is "
-        "the XLA device (libraries pick CUDA or else the CPU); use torch_xla.device() there, or say the library "
-        "returns it with `# xla-codemod: ignore[XLA121]`"
+    return broken_proof(
+        f"{stepped_model(model, optimizer)} moves to `{device}`",
+        f"comes from {why}",
+        "the tool cannot prove it is the XLA device (libraries pick CUDA or else the CPU); use torch_xla.device() "
+        "there, or say the library returns it with `# xla-codemod: ignore[XLA121]`",
     )
 
 
 def stepped_model_built_by_library(model: str, optimizer: str, call: str, package: str) -> str:
     """The stepped model is built by a package the tool does not follow and nothing moves it."""
-    return (
-        f"{stepped_model(model, optimizer)} is built by `{call}` ({package}, a package the tool does not follow) and "
-        "nothing in this file moves it: it stays where that library puts it (on CUDA, the library placed it); move it "
-        "with .to(torch_xla.device()) after it is built"
+    return broken_proof(
+        f"{stepped_model(model, optimizer)} is built by {from_library(call, package)} and nothing in this file moves it",
+        "it stays where that library puts it (on CUDA, the library placed it)",
+        "move it with .to(torch_xla.device()) after it is built",
+        which=False,
     )
 
 

@@ -7,13 +7,67 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# An evaluation loop whose hidden state carries over each iteration (its near variant resets it in the loop).
+_HIDDEN = """
+import torch
+
+hidden = model.init_hidden(4)
+with torch.no_grad():
+    for x in loader:
+        output, hidden = model(x.to(device), hidden)
+        total += output.sum().item()
+"""
+# An evaluation loop that binds ``x`` anew from a field of each batch (``x = data.x``) before reading it.
+_BATCH_FIELD = """
+import torch
+
+device = torch.device("cuda")
+model = Net().to(device)
+out = []
+with torch.no_grad():
+    for data in loader:
+        x = data.x
+        x, _ = model(x.to(device))
+        out.append(x.cpu().numpy())
+"""
+# The same with the names unpacked from the batch's fields, through an alias of torch.
+_UNPACKED_FIELDS = """
+import torch as th
+
+device = th.device("cuda")
+ret = []
+with th.no_grad():
+    for data in loader:
+        data.to(device)
+        x, edge_index = data.x, data.edge_index
+        x, _ = encoder(x, edge_index)
+        ret.append(x.cpu().numpy())
+"""
+# Its near variant: ``x``, read as a variable beside the field ``data.x``, is carried.
+_STATE_BESIDE_FIELD = substituted(
+    _BATCH_FIELD,
+    ("model = Net().to(device)\nout = []\n", "out = []\nx = torch.zeros(4, device=device)\n"),
+    ("        x = data.x\n        x, _ = model(x.to(device))\n", "        x, _ = model(data.x.to(device), x)\n"),
+)
+
+
+def _ported(program: str, *more: tuple[str, str], torch: str = "torch") -> str:
+    """``program`` as the port leaves it: the XLA device chosen, and what ``more`` changes."""
+    return substituted(
+        program,
+        ("\n\ndevice = ", "\nimport torch_xla\n\ndevice = "),
+        (f'{torch}.device("cuda")', "torch_xla.device()"),
+        *more,
+    )
+
 
 CARRIED_STATE_BARRIER = Rule(
     code="XLA704",
@@ -37,16 +91,9 @@ CARRIED_STATE_BARRIER = Rule(
     ),
     valid=lambda: (
         valid(
-            """
-            import torch
-
-            hidden = model.init_hidden(4)
-            with torch.no_grad():
-                for x in loader:
-                    hidden = model.init_hidden(4)
-                    output, hidden = model(x.to(device), hidden)
-                    total += output.sum().item()
-            """,
+            substituted(
+                _HIDDEN, ("    for x in loader:\n", "    for x in loader:\n        hidden = model.init_hidden(4)\n")
+            )
         ),
         valid(
             """
@@ -63,62 +110,8 @@ CARRIED_STATE_BARRIER = Rule(
             note="loop-of-a-module-forward",
         ),
         # ``x`` bound anew from a field of the batch each iteration (``data.x``): nothing carried.
-        valid(
-            """
-            import torch
-
-            device = torch.device("cuda")
-            model = Net().to(device)
-            out = []
-            with torch.no_grad():
-                for data in loader:
-                    x = data.x
-                    x, _ = model(x.to(device))
-                    out.append(x.cpu().numpy())
-            """,
-            """
-            import torch
-            import torch_xla
-
-            device = torch_xla.device()
-            model = Net().to(device)
-            out = []
-            with torch.no_grad():
-                for data in loader:
-                    x = data.x
-                    x, _ = model(x.to(device))
-                    out.append(x.cpu().numpy())
-            """,
-            note="name-bound-from-a-batch-field",
-        ),
-        valid(
-            """
-            import torch as th
-
-            device = th.device("cuda")
-            ret = []
-            with th.no_grad():
-                for data in loader:
-                    data.to(device)
-                    x, edge_index = data.x, data.edge_index
-                    x, _ = encoder(x, edge_index)
-                    ret.append(x.cpu().numpy())
-            """,
-            """
-            import torch as th
-            import torch_xla
-
-            device = torch_xla.device()
-            ret = []
-            with th.no_grad():
-                for data in loader:
-                    data.to(device)
-                    x, edge_index = data.x, data.edge_index
-                    x, _ = encoder(x, edge_index)
-                    ret.append(x.cpu().numpy())
-            """,
-            note="names-unpacked-from-batch-fields-aliased",
-        ),
+        valid(_BATCH_FIELD, _ported(_BATCH_FIELD), note="name-bound-from-a-batch-field"),
+        valid(_UNPACKED_FIELDS, _ported(_UNPACKED_FIELDS, torch="th"), note="names-unpacked-from-batch-fields-aliased"),
     ),
     invalid=lambda: (
         invalid(
@@ -149,54 +142,27 @@ CARRIED_STATE_BARRIER = Rule(
             findings=(Expected(10, 9, "evaluation loop carries `state` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch
-
-            hidden = model.init_hidden(4)
-            with torch.no_grad():
-                for x in loader:
-                    output, hidden = model(x.to(device), hidden)
-                    total += output.sum().item()
-            """,
-            """
-            import torch
-            import torch_xla
-
-            hidden = model.init_hidden(4)
-            with torch.no_grad():
-                for x in loader:
-                    output, hidden = model(x.to(device), hidden)
-                    total += output.sum().item()
-                    torch_xla.sync()
-            """,
+            _HIDDEN,
+            substituted(
+                _HIDDEN,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                (
+                    "        total += output.sum().item()\n",
+                    "        total += output.sum().item()\n        torch_xla.sync()\n",
+                ),
+            ),
             findings=(Expected(9, 9, "evaluation loop carries `hidden` across iterations on the device"),),
         ),
         # Near the batch-field shape: ``x`` read as a variable beside the field ``data.x`` is carried.
         invalid(
-            """
-            import torch
-
-            device = torch.device("cuda")
-            out = []
-            x = torch.zeros(4, device=device)
-            with torch.no_grad():
-                for data in loader:
-                    x, _ = model(data.x.to(device), x)
-                    out.append(x.cpu().numpy())
-            """,
-            """
-            import torch
-            import torch_xla
-
-            device = torch_xla.device()
-            out = []
-            x = torch.zeros(4, device=device)
-            with torch.no_grad():
-                for data in loader:
-                    x, _ = model(data.x.to(device), x)
-                    out.append(x.cpu().numpy())
-                    torch_xla.sync()
-            """,
+            _STATE_BESIDE_FIELD,
+            _ported(
+                _STATE_BESIDE_FIELD,
+                (
+                    "        out.append(x.cpu().numpy())\n",
+                    "        out.append(x.cpu().numpy())\n        torch_xla.sync()\n",
+                ),
+            ),
             note="state-read-beside-a-batch-field",
             findings=(Expected(11, 9, "evaluation loop carries `x` across iterations on the device"),),
         ),

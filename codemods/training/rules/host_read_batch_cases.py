@@ -27,8 +27,26 @@ for data in train_loader:
     opt.step()
 """
 
+# The same through an alias of torch, the part read on the host moved in place.
+_GRAPH_PAIRS_ALIASED = """
+import torch as th
+
+device = th.device("cuda")
+model = Net().to(device)
+opt = th.optim.Adam(model.parameters())
+for graph, graph_aug in train_loader:
+    graph = graph.to(device)
+    edges = graph_aug.edge_index.detach().numpy()
+    graph_aug.edge_index = th.tensor(edges[:, edges[0] != edges[1]])
+    graph_aug.to(device)
+    loss = model(graph, graph_aug)
+    loss.backward()
+    opt.step()
+"""
+
+_XLA_IMPORTS = "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
 _PORTED = (
-    ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+    ("import torch\n", f"import torch\n{_XLA_IMPORTS}"),
     ('torch.device("cuda")', "torch_xla.device()"),
     ("    opt.step()\n", "    xm.optimizer_step(opt)\n    torch_xla.sync()\n"),
 )
@@ -42,39 +60,13 @@ def host_read_batch_valid() -> tuple[Valid, ...]:
             note="batch-part-read-on-the-host-before-its-move",
         ),
         valid(
-            """
-            import torch as th
-
-            device = th.device("cuda")
-            model = Net().to(device)
-            opt = th.optim.Adam(model.parameters())
-            for graph, graph_aug in train_loader:
-                graph = graph.to(device)
-                edges = graph_aug.edge_index.detach().numpy()
-                graph_aug.edge_index = th.tensor(edges[:, edges[0] != edges[1]])
-                graph_aug.to(device)
-                loss = model(graph, graph_aug)
-                loss.backward()
-                opt.step()
-            """,
-            """
-            import torch as th
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = Net().to(device)
-            opt = th.optim.Adam(model.parameters())
-            for graph, graph_aug in train_loader:
-                graph = graph.to(device)
-                edges = graph_aug.edge_index.detach().numpy()
-                graph_aug.edge_index = th.tensor(edges[:, edges[0] != edges[1]])
-                graph_aug.to(device)
-                loss = model(graph, graph_aug)
-                loss.backward()
-                xm.optimizer_step(opt)
-                torch_xla.sync()
-            """,
+            _GRAPH_PAIRS_ALIASED,
+            substituted(
+                _GRAPH_PAIRS_ALIASED,
+                ("import torch as th\n", f"import torch as th\n{_XLA_IMPORTS}"),
+                ('th.device("cuda")', "torch_xla.device()"),
+                _PORTED[2],
+            ),
             note="batch-part-read-on-the-host-before-its-move-aliased",
         ),
     )
@@ -93,12 +85,8 @@ def host_read_batch_invalid() -> tuple[Invalid, ...]:
             after_the_move,
             substituted(
                 after_the_move,
-                ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
-                (
-                    "import torch_xla.core.xla_model as xm\n",
-                    "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n",
-                ),
-                ('torch.device("cuda")', "torch_xla.device()"),
+                ("import torch\n", f"import torch\n{_XLA_IMPORTS}import torch_xla.distributed.parallel_loader as pl\n"),
+                _PORTED[1],
                 ("for data in train_loader:", "for data in pl.MpDeviceLoader(train_loader, device):"),
                 ("    opt.step()\n", "    xm.optimizer_step(opt)\n"),
             ),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -19,23 +19,145 @@ if TYPE_CHECKING:
 def _scores(predicted: str) -> str:
     """An evaluation function whose loop calls a helper on each batch returning ``predicted`` (a read or not)."""
     return f"""
-        import numpy as np
-        import torch
+import numpy as np
+import torch
 
 
-        def score(loader, net, device):
-            net = net.to(device)
+def score(loader, net, device):
+    net = net.to(device)
 
-            def predict(x):
-                with torch.no_grad():
-                    out = net(x).softmax(-1)
-                return {predicted}
+    def predict(x):
+        with torch.no_grad():
+            out = net(x).softmax(-1)
+        return {predicted}
 
-            preds = np.zeros((len(loader), 4, 2))
-            for i, batch in enumerate(loader):
-                preds[i] = predict(batch.to(device))
-            return preds
-        """
+    preds = np.zeros((len(loader), 4, 2))
+    for i, batch in enumerate(loader):
+        preds[i] = predict(batch.to(device))
+    return preds
+"""
+
+
+def _synced(program: str, last: str, *, indent: str | None = None, sagemaker: bool = False) -> str:
+    """``program`` as the port leaves it: the step barrier after its line ``last`` (at that line's
+    indentation, or ``indent``), and torch_xla imported after ``import torch``."""
+    module, barrier = (
+        ("torch_xla.core.xla_model as xm", "xm.mark_step()") if sagemaker else ("torch_xla", "torch_xla.sync()")
+    )
+    at = last[: len(last) - len(last.lstrip())] if indent is None else indent
+    return substituted(
+        program, ("import torch\n", f"import torch\nimport {module}\n"), (last, f"{last}{at}{barrier}\n")
+    )
+
+
+# An evaluation loop that accumulates on the device (its near variant reads each iteration: ``.item()``).
+_VAL_SUM = """
+import torch
+
+with torch.no_grad():
+    for x, y in val_loader:
+        x, y = x.to(device), y.to(device)
+        correct += (model(x).argmax(1) == y).sum()
+"""
+# A read in a loop nested in every iteration (its near variant reads only under an ``if``).
+_NESTED_READS = """
+import torch
+
+with torch.no_grad():
+    for pos, bias in test_loader:
+        pos = pos.to(device)
+        argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
+        for i in range(pos.size(0)):
+            rank = (argsort[i] == pos[i, 2]).nonzero().item()
+            logs.append(1.0 / (rank + 1))
+"""
+_READS_UNDER_AN_IF = substituted(
+    _NESTED_READS,
+    (
+        "        for i in range(pos.size(0)):\n            rank = (argsort[i] == pos[i, 2]).nonzero().item()\n"
+        "            logs.append(1.0 / (rank + 1))\n",
+        "        if len(logs) < 100:\n            for i in range(pos.size(0)):\n"
+        "                logs.append((argsort[i] == pos[i, 2]).nonzero().item())\n",
+    ),
+)
+# An optimizer's eigen-decomposition, run inside its step (its near variant: the same loop in a class that is none).
+_SOAP = """
+import torch
+from torch.optim import Optimizer
+
+
+class SOAP(Optimizer):
+    def get_orthogonal_matrix(self, mats):
+        final = []
+        for m in mats:
+            _, q = torch.linalg.eigh(m.to(self.device))
+            final.append(torch.flip(q, [1]))
+        return final
+"""
+_NO_OPTIMIZER = substituted(
+    _SOAP,
+    ("from torch.optim import Optimizer\n", ""),
+    ("class SOAP(Optimizer):\n    def get_orthogonal_matrix", "class Preconditioner:\n    def refresh"),
+    ("torch.flip(q, [1])", "q"),
+)
+# A loss module whose ``__call__`` calls the method with the loop (its near variant does not call it).
+_TARGET_LOSS = """
+import torch
+
+class TargetLoss(torch.nn.Module):
+    def prepare(self, targets, anchors):
+        out = []
+        for t in targets:
+            t = t.to(self.device)
+            out.append(t.labels[iou(t.boxes, anchors).max(1)[1]])
+        return out
+    def __call__(self, logits, targets, anchors):
+        return torch.nn.functional.cross_entropy(logits, torch.cat(self.prepare(targets, anchors)))
+"""
+_TARGET_LOSS_UNCALLED = substituted(
+    _TARGET_LOSS,
+    ("def prepare(self, targets, anchors):", "def prepare(self, targets):"),
+    ("iou(t.boxes, anchors).max(1)[1]", "t.scores.max(0)[1]"),
+    (
+        "(self, logits, targets, anchors):\n        return torch.nn.functional.cross_entropy(logits, "
+        "torch.cat(self.prepare(targets, anchors)))",
+        "(self, logits, targets):\n        return torch.nn.functional.cross_entropy(logits, targets)",
+    ),
+)
+
+# Evaluation loops that accumulate on the device: a meter beside a host read, a method of a class
+# that is no module, an EMA's loop over batches.
+_DEVICE_METER = """
+import torch
+
+with torch.no_grad():
+    for images, target in val_loader:
+        images = images.to(device)
+        output = model(images)
+        losses.update(criterion(output, target.to(device)).item(), images.size(0))
+        top1.update(accuracy(output, target), images.size(0))
+"""
+_EVALUATOR = """
+import torch
+
+class Evaluator:
+    def forward(self, val_loader):
+        correct = 0
+        for x, y in val_loader:
+            x, y = x.to(self.device), y.to(self.device)
+            correct += (self.model(x).argmax(1) == y).sum()
+        return correct
+"""
+_EMA_SCORE = """
+import torch
+
+class Ema:
+    def score(self, loader, total):
+        for x in loader:
+            x = x.to(device=self.device)
+            total = total + self.ema(x).sum()
+        return total
+"""
 
 
 EVAL_LOOP_BARRIER = Rule(
@@ -232,22 +354,7 @@ EVAL_LOOP_BARRIER = Rule(
             target="sagemaker",
             note="a-containers-own-cuda-moves-its-fields",
         ),
-        valid(
-            """
-            import torch
-            from torch.optim import Optimizer
-
-
-            class SOAP(Optimizer):
-                def get_orthogonal_matrix(self, mats):
-                    final = []
-                    for m in mats:
-                        _, q = torch.linalg.eigh(m.to(self.device))
-                        final.append(torch.flip(q, [1]))
-                    return final
-            """,
-            note="an-optimizers-eigen-decomposition-runs-inside-the-step",
-        ),
+        valid(_SOAP, note="an-optimizers-eigen-decomposition-runs-inside-the-step"),
         valid(
             """
             import torch.optim as O
@@ -265,31 +372,8 @@ EVAL_LOOP_BARRIER = Rule(
             target="sagemaker",
             note="alias-and-a-subclass-of-the-files-optimizer",
         ),
-        valid(
-            """
-            import torch
-
-            with torch.no_grad():
-                for x, y in val_loader:
-                    x, y = x.to(device), y.to(device)
-                    correct += (model(x).argmax(1) == y).sum().item()
-            """,
-            note="reads-every-iteration",
-        ),
-        valid(
-            """
-            import torch
-
-            with torch.no_grad():
-                for pos, bias in test_loader:
-                    pos = pos.to(device)
-                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
-                    for i in range(pos.size(0)):
-                        rank = (argsort[i] == pos[i, 2]).nonzero().item()
-                        logs.append(1.0 / (rank + 1))
-            """,
-            note="reads-in-a-nested-loop-every-iteration",
-        ),
+        valid(substituted(_VAL_SUM, (".sum()\n", ".sum().item()\n")), note="reads-every-iteration"),
+        valid(_NESTED_READS, note="reads-in-a-nested-loop-every-iteration"),
         valid(
             """
             import torch
@@ -405,22 +489,7 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             note="forward-of-a-transformers-model",
         ),
-        valid(
-            """
-            import torch
-
-            class TargetLoss(torch.nn.Module):
-                def prepare(self, targets, anchors):
-                    out = []
-                    for t in targets:
-                        t = t.to(self.device)
-                        out.append(t.labels[iou(t.boxes, anchors).max(1)[1]])
-                    return out
-                def __call__(self, logits, targets, anchors):
-                    return torch.nn.functional.cross_entropy(logits, torch.cat(self.prepare(targets, anchors)))
-            """,
-            note="a-loss-modules-__call__-and-the-method-it-calls-run-in-the-step",
-        ),
+        valid(_TARGET_LOSS, note="a-loss-modules-__call__-and-the-method-it-calls-run-in-the-step"),
         valid(
             """
             import torch
@@ -441,132 +510,35 @@ EVAL_LOOP_BARRIER = Rule(
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch
-
-            with torch.no_grad():
-                for pos, bias in test_loader:
-                    pos = pos.to(device)
-                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
-                    if len(logs) < 100:
-                        for i in range(pos.size(0)):
-                            logs.append((argsort[i] == pos[i, 2]).nonzero().item())
-            """,
-            """
-            import torch
-            import torch_xla
-
-            with torch.no_grad():
-                for pos, bias in test_loader:
-                    pos = pos.to(device)
-                    argsort = torch.argsort(model(pos) + bias.to(device), dim=1, descending=True)
-                    if len(logs) < 100:
-                        for i in range(pos.size(0)):
-                            logs.append((argsort[i] == pos[i, 2]).nonzero().item())
-                    torch_xla.sync()
-            """,
+            _READS_UNDER_AN_IF,
+            _synced(
+                _READS_UNDER_AN_IF,
+                "                logs.append((argsort[i] == pos[i, 2]).nonzero().item())\n",
+                indent="        ",
+            ),
             note="a-nested-loop-reads-only-under-an-if",
             findings=(Expected(11, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             _scores("out"),
-            """
-            import numpy as np
-            import torch
-            import torch_xla
-
-
-            def score(loader, net, device):
-                net = net.to(device)
-
-                def predict(x):
-                    with torch.no_grad():
-                        out = net(x).softmax(-1)
-                    return out
-
-                preds = np.zeros((len(loader), 4, 2))
-                for i, batch in enumerate(loader):
-                    preds[i] = predict(batch.to(device))
-                    torch_xla.sync()
-                return preds
-            """,
+            _synced(_scores("out"), "        preds[i] = predict(batch.to(device))\n"),
             note="a-helper-the-loop-calls-without-a-read",
             findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
-            """
-            import torch
-
-
-            class Preconditioner:
-                def refresh(self, mats):
-                    final = []
-                    for m in mats:
-                        _, q = torch.linalg.eigh(m.to(self.device))
-                        final.append(q)
-                    return final
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Preconditioner:
-                def refresh(self, mats):
-                    final = []
-                    for m in mats:
-                        _, q = torch.linalg.eigh(m.to(self.device))
-                        final.append(q)
-                        torch_xla.sync()
-                    return final
-            """,
+            _NO_OPTIMIZER,
+            _synced(_NO_OPTIMIZER, "            final.append(q)\n"),
             findings=(Expected(11, 13, "evaluation loop over the device (no host read per iteration)"),),
             note="the-same-loop-in-a-class-that-is-no-optimizer",
         ),
         invalid(
-            """
-            import torch
-
-            with torch.no_grad():
-                for x, y in val_loader:
-                    x, y = x.to(device), y.to(device)
-                    correct += (model(x).argmax(1) == y).sum()
-            """,
-            """
-            import torch
-            import torch_xla
-
-            with torch.no_grad():
-                for x, y in val_loader:
-                    x, y = x.to(device), y.to(device)
-                    correct += (model(x).argmax(1) == y).sum()
-                    torch_xla.sync()
-            """,
+            _VAL_SUM,
+            _synced(_VAL_SUM, "        correct += (model(x).argmax(1) == y).sum()\n"),
             findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
-            """
-            import torch
-
-            with torch.no_grad():
-                for images, target in val_loader:
-                    images = images.to(device)
-                    output = model(images)
-                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
-                    top1.update(accuracy(output, target), images.size(0))
-            """,
-            """
-            import torch
-            import torch_xla
-
-            with torch.no_grad():
-                for images, target in val_loader:
-                    images = images.to(device)
-                    output = model(images)
-                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
-                    top1.update(accuracy(output, target), images.size(0))
-                    torch_xla.sync()
-            """,
+            _DEVICE_METER,
+            _synced(_DEVICE_METER, "        top1.update(accuracy(output, target), images.size(0))\n"),
             note="a-device-meter-beside-a-host-read",
             findings=(Expected(10, 9, "evaluation loop over the device that accumulates device values into `top1`"),),
         ),
@@ -589,89 +561,21 @@ EVAL_LOOP_BARRIER = Rule(
             findings=(Expected(6, 5, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
-            """
-            import torch
-
-            class Evaluator:
-                def forward(self, val_loader):
-                    correct = 0
-                    for x, y in val_loader:
-                        x, y = x.to(self.device), y.to(self.device)
-                        correct += (self.model(x).argmax(1) == y).sum()
-                    return correct
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            class Evaluator:
-                def forward(self, val_loader):
-                    correct = 0
-                    for x, y in val_loader:
-                        x, y = x.to(self.device), y.to(self.device)
-                        correct += (self.model(x).argmax(1) == y).sum()
-                        xm.mark_step()
-                    return correct
-            """,
+            _EVALUATOR,
+            _synced(_EVALUATOR, "            correct += (self.model(x).argmax(1) == y).sum()\n", sagemaker=True),
             target="sagemaker",
             note="method-of-a-class-that-is-no-module",
             findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
-            """
-            import torch
-
-            class TargetLoss(torch.nn.Module):
-                def prepare(self, targets):
-                    out = []
-                    for t in targets:
-                        t = t.to(self.device)
-                        out.append(t.labels[t.scores.max(0)[1]])
-                    return out
-                def __call__(self, logits, targets):
-                    return torch.nn.functional.cross_entropy(logits, targets)
-            """,
-            """
-            import torch
-            import torch_xla
-
-            class TargetLoss(torch.nn.Module):
-                def prepare(self, targets):
-                    out = []
-                    for t in targets:
-                        t = t.to(self.device)
-                        out.append(t.labels[t.scores.max(0)[1]])
-                        torch_xla.sync()
-                    return out
-                def __call__(self, logits, targets):
-                    return torch.nn.functional.cross_entropy(logits, targets)
-            """,
+            _TARGET_LOSS_UNCALLED,
+            _synced(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
             findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
-            """
-            import torch
-
-            class Ema:
-                def score(self, loader, total):
-                    for x in loader:
-                        x = x.to(device=self.device)
-                        total = total + self.ema(x).sum()
-                    return total
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            class Ema:
-                def score(self, loader, total):
-                    for x in loader:
-                        x = x.to(device=self.device)
-                        total = total + self.ema(x).sum()
-                        xm.mark_step()
-                    return total
-            """,
+            _EMA_SCORE,
+            _synced(_EMA_SCORE, "            total = total + self.ema(x).sum()\n", sagemaker=True),
             target="sagemaker",
             note="an-emas-loop-over-batches-evaluates",
             findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),

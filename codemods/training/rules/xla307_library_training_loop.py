@@ -62,6 +62,57 @@ _RUNNER = (
     "iteration: register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., "
     "priority='LOWEST'))"
 )
+# A loop that steps an optimizer handed to a scheduler factory; one wrapped by an unfollowed library.
+_SCHEDULED = """
+import torch
+from timm.scheduler import create_scheduler
+from transformers import get_linear_schedule_with_warmup
+
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
+lr_scheduler, _ = create_scheduler(args, optimizer)
+for batch in loader:
+    loss = model(batch).sum()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+"""
+_LOOKAHEAD = """
+import torch
+import torch_optimizer
+
+base = torch.optim.SGD(model.parameters(), lr=0.1)
+optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
+for x, y in loader:
+    loss_fn(model(x), y).backward()
+    optimizer.step()
+"""
+
+
+def _stepped(program: str, last: str) -> str:
+    """``program`` as the port leaves its loop: ``optimizer`` stepped by torch_xla, the barrier after ``last``."""
+    at = last[: len(last) - len(last.lstrip())]
+    return substituted(
+        program,
+        ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+        (last, f"{last}{at}torch_xla.sync()\n"),
+        ("optimizer.step()", "xm.optimizer_step(optimizer)"),
+    )
+
+
+# mmcv's runner, built directly and run; its near variant built over an optimizer the file builds.
+_EPOCH_RUNNER = """
+from mmcv.runner import EpochBasedRunner
+
+runner = EpochBasedRunner(model, optimizer=optimizer, work_dir=".")
+runner.run(loaders, [("train", 1)])
+"""
+_RUNNER_BUILT_OVER_AN_OPTIMIZER = substituted(
+    _EPOCH_RUNNER,
+    ("from mmcv", "import torch\nfrom mmcv"),
+    ("\nrunner = ", "\noptimizer = torch.optim.SGD(model.parameters(), lr=0.01)\nrunner = "),
+    ('runner.run(loaders, [("train", 1)])\n', ""),
+)
 
 LIBRARY_TRAINING_LOOP = Rule(
     code="XLA307",
@@ -152,63 +203,13 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="sb3-agent-only-loaded-for-evaluation",
         ),
         valid(
-            """
-            import torch
-            from timm.scheduler import create_scheduler
-            from transformers import get_linear_schedule_with_warmup
-
-            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-            scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
-            lr_scheduler, _ = create_scheduler(args, optimizer)
-            for batch in loader:
-                loss = model(batch).sum()
-                loss.backward()
-                optimizer.step()
-                scheduler.step()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-            from timm.scheduler import create_scheduler
-            from transformers import get_linear_schedule_with_warmup
-
-            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-            scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
-            lr_scheduler, _ = create_scheduler(args, optimizer)
-            for batch in loader:
-                loss = model(batch).sum()
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                scheduler.step()
-                torch_xla.sync()
-            """,
+            _SCHEDULED,
+            _stepped(_SCHEDULED, "    scheduler.step()\n"),
             note="a-stepped-optimizer-handed-to-scheduler-factories",
         ),
         valid(
-            """
-            import torch
-            import torch_optimizer
-
-            base = torch.optim.SGD(model.parameters(), lr=0.1)
-            optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                optimizer.step()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-            import torch_optimizer
-
-            base = torch.optim.SGD(model.parameters(), lr=0.1)
-            optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
+            _LOOKAHEAD,
+            _stepped(_LOOKAHEAD, "    optimizer.step()\n"),
             note="an-optimizer-wrapped-by-an-unfollowed-library-and-stepped",
         ),
         valid(
@@ -326,13 +327,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            from mmcv.runner import EpochBasedRunner
-
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-            runner = EpochBasedRunner(model, optimizer=optimizer, work_dir=".")
-            """,
+            _RUNNER_BUILT_OVER_AN_OPTIMIZER,
             note="an-optimizer-handed-to-a-runner-of-the-table-reported-once",
             findings=(Expected(5, 10, "`EpochBasedRunner` (mmcv): its run() steps the optimizer"),),
         ),
@@ -394,12 +389,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             findings=(Expected(3, 10, f"`build_runner` (mmcv): its run() steps the optimizer in {_RUNNER}"),),
         ),
         invalid(
-            """
-            from mmcv.runner import EpochBasedRunner
-
-            runner = EpochBasedRunner(model, optimizer=optimizer, work_dir=".")
-            runner.run(loaders, [("train", 1)])
-            """,
+            _EPOCH_RUNNER,
             target="sagemaker",
             note="a-runner-built-directly-sagemaker",
             findings=(
