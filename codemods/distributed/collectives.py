@@ -1,6 +1,7 @@
 """Collectives that run with no check that a process group is started (``dist.all_gather(...)``,
 ``dist.barrier()`` in a model's forward or a training loop, outside any ``if``, ``try`` or
-``and``, and after no ``if ...: return`` of their function): without a process group each
+``and``, and after no ``if`` of their function with a branch that returns: ``if ...: return``,
+``else: return``): without a process group each
 raises ``ValueError: Default process group has not been initialized``.  A script whose process
 group only starts under a launcher check that stays (XLA609) crashes there under
 torch_xla.launch, rather than training a copy per process.  The module's own go into its
@@ -41,11 +42,20 @@ _CHECKS = (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.While)
 
 
 def _returns_early(node: cst.If) -> bool:
-    """An ``if`` whose block ends the function or raises (``if not dist.is_initialized(): return x``)."""
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else (node.body,)
-    last = body[-1] if body else None
-    smalls = last.body if isinstance(last, cst.SimpleStatementLine) else ()
-    return any(type(small) in (cst.Return, cst.Raise) for small in smalls)
+    """An ``if`` one of whose branches ends the function or raises (``if not dist.is_initialized():
+    return x``; Deformable-DETR's ``init_distributed_mode``: ``if "RANK" in os.environ: ... else:
+    args.distributed = False; return``, then ``init_process_group(...)`` and ``dist.barrier()``):
+    what follows runs only where that branch was not taken."""
+    branch: cst.If | cst.Else | None = node
+    while branch is not None:
+        block = branch.body
+        body = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+        last = body[-1] if body else None
+        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else ()
+        if any(type(small) in (cst.Return, cst.Raise) for small in smalls):
+            return True
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return False
 
 
 class CollectiveAnalysis(Analysis):

@@ -95,6 +95,9 @@ class DistributedFacts:
     # Ranks and sizes read from the environment, the process group, flags, CUDA: the
     # runtime concept each becomes; those in the launching process are only reported.
     runtime_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Rank reads whose default, -1, says no launcher started the run (``int(os.getenv("RANK",
+    # -1))``): the runtime's rank where several processes run, that default on one device.
+    unlaunched_defaults: set[cst.CSTNode] = field(default_factory=set)
     parent_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
     # Reads of a ``--rank`` flag (``args.rank``, default and all) in the processes torch_xla
     # starts: every one of them gets the same command line, so the same rank.

@@ -79,6 +79,16 @@ class _Read:
     owner: str  # "" module level, "<guard>" the main guard, else the top-level def or class
 
 
+_ORDINALS = ("global_ordinal", "local_ordinal")
+
+
+def _minus_one(value: cst.BaseExpression | None) -> bool:
+    """``-1`` or ``"-1"``: the default of a rank read when no launcher set the variable."""
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        return type(value.expression) is cst.Integer and value.expression.value == "1"
+    return value is not None and string_value(value) == "-1"
+
+
 @dataclass(frozen=True)
 class _Counts:
     names: set[str]
@@ -283,6 +293,8 @@ class RankAnalysis(Analysis):
             if (found := self._env(node.args[0].value)) is not None:
                 self.skip.add(id(node.args[0].value))
                 self.rank_reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
+                if ENV_CONCEPTS[found[0]] in _ORDINALS and _minus_one(found[1]):
+                    self.part.unlaunched_defaults.add(node)
                 self._distributed_code(node)
                 return
         if (found := self._env(node)) is not None:

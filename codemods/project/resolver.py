@@ -51,6 +51,8 @@ from codemods.project.text_scans import (
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
+# How far above a script the folder it runs from (``os.getcwd()`` on sys.path) is looked for.
+_MAX_RUN_FOLDER_HOPS = 3
 # ``x.module``, a wrapper's model read (not ``.modules()``).
 _READS_MODULE = re.compile(rb"\.\s*module\b")
 # A summary made on demand converts the module, whose own analysis may ask for the
@@ -285,11 +287,36 @@ class Project(ProjectFiles):
                 return None
         folders = list(self._folders_added_by(path))
         imports = FileImports(self, path)
+        unresolved: list[str] = []
         for wanted in dict.fromkeys(module for module, _ in requests):
             located = imports.module_file(wanted)
             if located is not None and located[0] != path:
                 folders.extend(self._folders_added_by(located[0]))
-        return tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
+            elif located is None and not wanted.startswith("."):
+                unresolved.append(wanted)
+        absolute = [f for f in folders if f.is_absolute()]
+        for relative in dict.fromkeys(f for f in folders if not f.is_absolute()):
+            if (found := self._from_run_folder(path, relative, unresolved)) is not None:
+                absolute.append(found)
+        return tuple(f for f in dict.fromkeys(resolved(f) for f in absolute) if f not in imports.folders)
+
+    def _from_run_folder(self, path: Path, relative: Path, wanted: Sequence[str]) -> Path | None:
+        """The folder ``relative`` to the one the script at ``path`` runs from (a folder it puts
+        on sys.path from ``os.getcwd()``, project/sys_path.py): that of the script or the nearest
+        one above it where a module the script imports and finds nowhere else is (YOLOv6's
+        ``tools/train.py``, run from the repository's root, imports ``yolov6.core.engine``).  The
+        folders looked at stop at a marked root (``.git``, ``pyproject.toml``: above it is another
+        project) and go at most ``_MAX_RUN_FOLDER_HOPS`` up; None: no such folder."""
+        start = path.parent
+        for hops, folder in enumerate([start, *start.parents]):
+            if hops > _MAX_RUN_FOLDER_HOPS:
+                break
+            base = folder / relative
+            if any(self.module_file_at(base, tuple(module.split("."))) is not None for module in wanted):
+                return base
+            if marks_a_root(folder):
+                break
+        return None
 
     def _widen(self, folders: Sequence[Path]) -> None:
         """A root taken from the files' own folder for lack of a marker (a single script of a

@@ -10,10 +10,14 @@ str(Path(__file__).resolve().parent / 'src'))``.  The values followed are string
 (as ``os.path``, an alias of it such as ``osp``, or names imported from it), ``pathlib.Path``
 with ``/``, ``.parent``, ``.parents[n]``, ``.resolve()`` and ``.absolute()``, ``str()`` and
 ``os.fspath()``, names assigned such a value earlier at module level, and a function of the
-module whose body inserts or appends one of its parameters.  Statements at module level are
+module whose body inserts or appends one of its parameters.  The folder the script runs from
+(``os.getcwd()``, ``Path.cwd()``: YOLOv6's ``ROOT = os.getcwd(); sys.path.append(str(ROOT))`` in
+``tools/train.py``, run from the repository's root) is followed too, as a relative path (``.``,
+or ``lib`` for ``os.path.join(os.getcwd(), 'lib')``): the resolver (project/resolver.py) finds
+which folder above the script it is, by the imports it must make work.  Statements at module level are
 read, and those in their ``if``, ``try`` and ``with`` blocks; anything else (a value from the
-command line, the environment, the current folder) is not a folder the tool knows, and is
-left out.  A module that never names ``sys.path`` is not parsed.
+command line, the environment) is not a folder the tool knows, and is left out.  A module that
+never names ``sys.path`` is not parsed.
 """
 
 from __future__ import annotations
@@ -25,10 +29,14 @@ from pathlib import Path
 
 _OS_PATH_CALLS = {"join", "dirname", "abspath", "realpath", "normpath"}
 _PATH_METHODS = {"resolve", "absolute"}
+_CWD_CALLS = {"os.getcwd", "pathlib.Path.cwd"}
+# The folder the script runs from, as the values below write it (every other folder is absolute).
+CWD = "."
 
 
 def added_folders(path: Path, data: bytes) -> tuple[Path, ...]:
-    """The folders the module at ``path`` (its text: ``data``) puts on ``sys.path``, in order."""
+    """The folders the module at ``path`` (its text: ``data``) puts on ``sys.path``, in order: a
+    relative one is relative to the folder the script runs from (``os.getcwd()``)."""
     if b"sys.path" not in data:
         return ()
     try:
@@ -156,7 +164,7 @@ class _Reader:
             return None if left is None or right is None else os.path.normpath(os.path.join(left, right))
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             inner = self.value(node.value)
-            return None if inner is None else os.path.dirname(inner)
+            return None if inner is None else _parent(inner)
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.value, ast.Attribute)
@@ -168,7 +176,7 @@ class _Reader:
             if inner is None:
                 return None
             for _ in range(node.slice.value + 1):
-                inner = os.path.dirname(inner)
+                inner = _parent(inner)
             return inner
         if isinstance(node, ast.Call):
             return self._called(node)
@@ -189,6 +197,8 @@ class _Reader:
             return None
         qualified = _qualified(callee, self.names)
         module, _, function = qualified.rpartition(".")
+        if qualified in _CWD_CALLS and not call.args:
+            return CWD
         if qualified in ("str", "os.fspath", "pathlib.Path") and len(call.args) == 1:
             return self.value(call.args[0])
         if module != "os.path" or function not in _OS_PATH_CALLS or not call.args:
@@ -205,4 +215,9 @@ class _Reader:
         inner = self.value(call.args[0])
         if inner is None:
             return None
-        return os.path.dirname(inner) if function == "dirname" else os.path.normpath(inner)
+        return _parent(inner) if function == "dirname" else os.path.normpath(inner)
+
+
+def _parent(folder: str) -> str:
+    """The folder above ``folder`` (``..`` above the folder the script runs from)."""
+    return os.path.dirname(folder) if os.path.isabs(folder) else os.path.normpath(os.path.join(folder, ".."))

@@ -168,7 +168,9 @@ try:
 except OSError:
     pass
 sys.path.insert(0, os.getcwd())
+sys.path.append(os.path.join(Path.cwd().parent, 'up'))
 sys.path.append(sys.argv[1])
+sys.path.append(os.environ['HOME'])
 """
     assert added_folders(script, text.encode()) == (
         tmp_path / "repo",
@@ -176,6 +178,8 @@ sys.path.append(sys.argv[1])
         tmp_path / "repo" / "tools" / "lib",
         tmp_path / "repo" / "src",
         tmp_path / "repo" / "tools" / "vendor",
+        Path("."),  # the folder the script runs from: relative, the resolver finds which
+        Path("../up"),
     )
     assert added_folders(script, b"import sys\nsys.path.append(\n") == ()  # not Python: nothing, no crash
     assert added_folders(script, b"import os\nos.makedirs('lib')\n") == ()
@@ -277,3 +281,37 @@ def test_a_script_without_a_marked_root_whose_init_paths_puts_a_folder_beside_it
         assert not messages
     else:
         assert messages and all("lib/learners/learner.py" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import os\nimport sys\n\nROOT = os.getcwd()\nif str(ROOT) not in sys.path:\n    sys.path.append(str(ROOT))",
+        "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path.cwd()))",
+        "import sys\nfrom os import getcwd\nfrom os.path import abspath\n\nsys.path.append(abspath(getcwd()))",
+    ],
+)
+@pytest.mark.parametrize("layout", ["root", "marked tools", "installed"])
+def test_a_script_that_puts_the_folder_it_runs_from_on_the_path(
+    tmp_path: Path, target: str, setup: str, layout: str
+) -> None:
+    """YOLOv6's ``tools/train.py`` (a repository without .git or pyproject.toml, run from its root)
+    puts ``os.getcwd()`` on sys.path and imports ``yolov6.core.engine`` from the root: a single-file
+    run takes ``tools`` for the root, yet the package above is the script's project, and the run
+    names the module that holds the training step (XLA003).  Where a marker makes ``tools`` a root
+    of its own, or no folder above holds the package (it is installed), nothing is followed."""
+    repo = tmp_path / "repo"
+    files = {"tools/train.py": SCRIPT.format(setup=setup)}
+    if layout != "installed":
+        files.update({"learners/__init__.py": "", "learners/learner.py": LEARNER})
+    if layout == "marked tools":
+        files["tools/pyproject.toml"] = "[project]\nname = 'tools'\n"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    messages = [f.message for f in _run(repo, ["tools/train.py"], target)["train.py"] if f.rule == "XLA003"]
+    if layout == "root":
+        assert messages and all("learners/learner.py" in m for m in messages), messages
+    else:
+        assert not messages

@@ -5,7 +5,9 @@ started (ALBEF's ``concat_all_gather`` in the forward: ``torch.distributed.all_g
 ``dist.barrier()`` in the epoch loop), the run crashes there ("Default process group has not been
 initialized"): the finding says so, naming the collective and where it is.  A collective
 under ``if dist.is_initialized():``, or after ``if not ...: return``, changes nothing: the
-finding keeps saying that each process trains its own copy."""
+finding keeps saying that each process trains its own copy; so does the helper's own
+``dist.barrier()`` right after its ``init_process_group``, when the branch without the launcher's
+variables returns first (Deformable-DETR's and torchdistill's ``init_distributed_mode``)."""
 
 from __future__ import annotations
 
@@ -109,3 +111,40 @@ def test_a_barrier_in_the_script_is_the_crash_the_finding_names(tmp_path: Path, 
 def test_checked_collectives_keep_the_copies_message(tmp_path: Path, target: str, barrier: str) -> None:
     message = _manual(tmp_path, target, CHECKED_MODEL, barrier)
     assert COPIES in message and CRASH not in message, message
+
+
+# Deformable-DETR's util/misc.py: the barrier follows the process group's start, which the
+# ``else: ... return`` branch (no launcher variables: torch_xla.launch's case) never reaches.
+BARRIER_AFTER_START = INIT_DISTRIBUTED_MODE + "    torch.distributed.barrier()\n"
+# The near variant that does crash: the process group starts in the launcher's branch, and the
+# ``else`` branch falls through to the barrier.
+BARRIER_FALLEN_THROUGH = """\
+import os
+
+import torch
+
+
+def init_distributed_mode(args):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.distributed = True
+        torch.distributed.init_process_group(backend="nccl", init_method="env://")
+    else:
+        args.distributed = False
+    torch.distributed.barrier()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("helper", [BARRIER_AFTER_START, BARRIER_FALLEN_THROUGH], ids=["returned", "fallen-through"])
+def test_a_barrier_after_the_helpers_start_of_the_process_group(tmp_path: Path, target: str, helper: str) -> None:
+    folder = write_project(
+        tmp_path / "p",
+        "p",
+        {"helpers.py": helper, "model.py": CHECKED_MODEL, "train.py": SCRIPT.replace("BARRIER", "pass")},
+    )
+    found = unfixed_findings(folder, ["train.py", "helpers.py", "model.py"], target)
+    (message,) = [m for rule, _, m in found["train.py"] if rule == "XLA609"]
+    if helper is BARRIER_AFTER_START:
+        assert COPIES in message and CRASH not in message, message
+    else:
+        assert "helpers.py:12), which runs with no check" in message and CRASH in message, message

@@ -89,7 +89,11 @@ XLA_RANKS = Rule(
     "the processes torch_xla starts, is an error there: they all get the same command line, so the same rank, "
     "and what it tells apart (the data shard, the master process) is the same in all of them; the port cannot "
     "tell whether it was a global rank or a node's, so it says where to read the runtime's global ordinal (a "
-    "print or log of it only shows it: nothing is said).",
+    "print or log of it only shows it: nothing is said). A rank read whose default is -1 (`int(os.getenv('RANK', "
+    "-1))`: no launcher started the run, which the script tells by `rank == -1`) becomes the runtime's rank where "
+    "several processes run and keeps -1 on one device, where the original was not launched either: the runtime's 0 "
+    "there would turn the script's single-process tests (YOLOv6's `master = rank == 0 if world_size > 1 else rank == "
+    "-1`) false.",
     examples=lambda: (
         invalid(
             """
@@ -305,6 +309,77 @@ XLA_RANKS = Rule(
             alias=True,
             findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
         ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def get_envs():
+                local_rank = int(os.getenv("LOCAL_RANK", -1))
+                rank = int(os.environ.get("RANK", "-1"))
+                world_size = int(os.getenv("WORLD_SIZE", 1))
+                node_rank = int(os.getenv("RANK", 0))
+                dist.init_process_group("nccl")
+                return local_rank, rank, world_size, node_rank
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def get_envs():
+                local_rank = xr.local_ordinal() if xr.world_size() > 1 else -1
+                rank = xr.global_ordinal() if xr.world_size() > 1 else -1
+                world_size = xr.world_size()
+                node_rank = xr.global_ordinal()
+                dist.init_process_group("xla", init_method="xla://")
+                return local_rank, rank, world_size, node_rank
+            """,
+            note="rank-default-minus-one-kept-on-one-device",
+            findings=(
+                Expected(
+                    6,
+                    18,
+                    'int(os.getenv("LOCAL_RANK", -1)) -> xr.local_ordinal() if xr.world_size() > 1 else -1: the '
+                    "local rank from the XLA runtime where several processes run, and the read's default, -1, on "
+                    "one device (no launcher started that run before either: the script's tests of -1 still hold)",
+                ),
+                Expected(
+                    7, 12, 'int(os.environ.get("RANK", "-1")) -> xr.global_ordinal() if xr.world_size() > 1 else -1'
+                ),
+                Expected(8, 18, 'int(os.getenv("WORLD_SIZE", 1)) -> xr.world_size()'),
+                Expected(9, 17, 'int(os.getenv("RANK", 0)) -> xr.global_ordinal()'),
+            ),
+        ),
+        invalid(
+            """
+            from os import getenv as env
+            import torch.distributed as dist
+
+            def get_envs():
+                dist.init_process_group("nccl")
+                return int(env("RANK", -1)), int(env("WORLD_SIZE", 1))
+            """,
+            """
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def get_envs():
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return xm.get_ordinal() if xm.xrt_world_size() > 1 else -1, xm.xrt_world_size()
+            """,
+            target="sagemaker",
+            note="rank-default-minus-one-kept-on-one-device-aliased-1.13",
+            alias=True,
+            findings=(
+                Expected(10, 12, 'int(env("RANK", -1)) -> xm.get_ordinal() if xm.xrt_world_size() > 1 else -1'),
+                Expected(10, 65, 'int(env("WORLD_SIZE", 1)) -> xm.xrt_world_size()'),
+            ),
+        ),
         *launcher_count_cases(),
     ),
 )
@@ -395,7 +470,34 @@ def _argv_rank(ctx: Context[Facts], original: cst.Attribute) -> str:
 def _runtime_read(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
     """A rank or size read in the launched processes (``int(os.environ["LOCAL_RANK"])``,
     ``dist.get_world_size()``, ``args.local_rank``): the runtime's."""
-    return _from_runtime(ctx, original, updated, ctx.facts.distributed.runtime_reads[original])
+    concept = ctx.facts.distributed.runtime_reads[original]
+    if original in ctx.facts.distributed.unlaunched_defaults:
+        return _single_process_default(ctx, original, updated, concept)
+    return _from_runtime(ctx, original, updated, concept)
+
+
+def _single_process_default(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression, concept: str
+) -> cst.BaseExpression:
+    """``int(os.getenv("RANK", -1))``: the runtime's rank where several processes run, and the
+    read's -1 on one device, where no launcher started the original either (YOLOv6's ``master =
+    rank == 0 if world_size > 1 else rank == -1`` stays true there)."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import CONCEPT_WORDS, replaced
+
+    def build() -> cst.BaseExpression | None:
+        rank, size = ctx.call(concept), ctx.call("world_size")
+        if rank is None or size is None:
+            return None
+        several = cst.Comparison(size, [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("1"))])
+        return cst.IfExp(test=several, body=rank, orelse=cst.UnaryOperation(cst.Minus(), cst.Integer("1")))
+
+    why = (
+        f"the {CONCEPT_WORDS[concept]} from the XLA runtime where several processes run, and the read's default, -1, "
+        "on one device (no launcher started that run before either: the script's tests of -1 still hold)"
+    )
+    return replaced(ctx, XLA_RANKS, original, updated, why, build)
 
 
 @on_facts(XLA_RANKS, nodes=lambda facts: of_types(facts.distributed.parent_reads, "Call Attribute"))

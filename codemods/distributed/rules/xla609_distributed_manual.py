@@ -49,7 +49,9 @@ DISTRIBUTED_MANUAL = Rule(
     "script torch_xla.launch now starts: no process group starts, each process goes through all the data (and "
     "trains its own copy with a plain step); where the script or a project module it imports (its model's forward) "
     "runs a collective (`dist.all_gather`, `dist.barrier()`...) with no check that a process group is started (no "
-    "`if dist.is_initialized():` around it, no early return before it), the finding names it: the run crashes there.",
+    "`if dist.is_initialized():` around it, no branch that returns before it: neither `if ...: return` nor the helper's "
+    "own `else: return`, which leaves its `dist.barrier()` after `init_process_group` unreached), the finding names "
+    "it: the run crashes there.",
     examples=lambda: (
         invalid(
             """
