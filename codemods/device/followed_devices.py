@@ -57,7 +57,7 @@ class FollowedDevices:
         self, node: cst.Call, method: str | None, keywords: dict[str, cst.Arg], function: cst.FunctionDef | None
     ) -> None:
         keyword = keywords.get("device")
-        for device in (arg_value(node, 0, "device") if method == "to" else None, keyword and keyword.value):
+        for device in (arg_value(node, 0, "device") if method == "to" else None, keyword.value if keyword else None):
             name = dotted(device)
             if name is None:
                 continue

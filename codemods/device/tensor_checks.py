@@ -118,7 +118,7 @@ def guards_a_move(condition: cst.If | cst.IfExp) -> bool:
 def copies_to_the_host(check: cst.Attribute | cst.Comparison, condition: cst.If | cst.IfExp) -> bool:
     """``t.cpu() if t.is_cuda else t``, ``if t.is_cuda: return t.cpu()``: the check guards a copy of
     its own tensor to the host, which a tensor on the XLA device needs as much (before ``.numpy()``)."""
-    if type(check) is cst.Attribute:
+    if isinstance(check, cst.Attribute):
         tensor = dotted(check.value)
     else:
         name = shapes.compared_with_cuda(check)

@@ -74,7 +74,11 @@ NO_DEVICE = Rule(
     "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
     "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
     "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
-    "a second conversion ports the rest.",
+    "a second conversion ports the rest. A device that follows a tensor handed to a function (`torch.zeros(n)."
+    "to(x.device)`, `device=x.device` in a `forward`, or where `x` is read as a tensor: `x.shape[0]`; "
+    "pytorch_geometric_temporal's recurrent cells) names none: it puts the new tensor where the input already is, "
+    "so a script whose only device code is of that kind, in its own model or one of a project module, still "
+    "picks no device. A setting (`args.device`, `self.device`) still names one.",
     examples=lambda: (
         Invalid(
             "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
