@@ -49,6 +49,10 @@ CUDA_ENVIRONMENT = (
 AVAILABILITY_CHECKS = frozenset(
     {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
 )
+# A probe for the CUDA driver's tools (spotlight's ``shutil.which('nvidia-smi') is not None``): a
+# check for a GPU that an XLA host fails as it fails ``torch.cuda.is_available()``.
+CUDA_TOOL_PROBES = frozenset({"shutil.which"})
+CUDA_TOOLS = frozenset({"nvidia-smi", "nvcc"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 
 

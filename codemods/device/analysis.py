@@ -17,6 +17,7 @@ from codemods.cuda_only.rules import runtime_apis
 from codemods.device import (
     device_flags,
     fallbacks,
+    followed_devices,
     helper_moves,
     host_moves,
     shapes,
@@ -92,6 +93,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         self.text_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # what each of those is assigned
         self.called_funcs: set[int] = set()
         self.tensor_indices = tensor_checks.TensorIndices()
+        self.followed = followed_devices.FollowedDevices()  # devices of tensors handed to a function
         self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
         # Other calls given `device=name` (`torch.zeros(n, device=name)`), but not the CUDA
         # runtime's own calls or generators (their rewrites take the whole call).
@@ -351,6 +353,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         method = method_name(node)
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
+        self.followed.saw_call(node, method, keywords, self.walk.enclosing_function)
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)

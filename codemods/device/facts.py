@@ -10,6 +10,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine.imports import ImportTable
+from codemods.engine.nodes import string_value
 from codemods.engine.rule import Rule
 from codemods.project.module_summary import UnmovedFeeding
 
@@ -167,7 +168,23 @@ class DeviceFacts:
     unfollowed_flags: dict[cst.CSTNode, tuple[str, str, str, str]] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
-        return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
+        """``torch.cuda.is_available()``; or a probe for the CUDA driver's tool, which is not on an XLA
+        host either (``shutil.which("nvidia-smi")``, also as ``... is not None``)."""
+        if type(node) is cst.Comparison and len(node.comparisons) == 1:
+            return type(node.comparisons[0].operator) is cst.IsNot and self._probe(node.left, node.comparisons[0])
+        if type(node) is not cst.Call:
+            return False
+        return self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS if not node.args else self._probe(node)
+
+    def _probe(self, node: cst.BaseExpression, compared: cst.ComparisonTarget | None = None) -> bool:
+        if compared is not None and not (type(compared.comparator) is cst.Name and compared.comparator.value == "None"):
+            return False
+        return (
+            type(node) is cst.Call
+            and len(node.args) == 1
+            and self.table.resolve(node.func) in apis.CUDA_TOOL_PROBES
+            and string_value(node.args[0].value) in apis.CUDA_TOOLS
+        )
 
     def false_on_xla(self, node: cst.CSTNode) -> bool:
         """A check for CUDA that stays and is False on the XLA device, as XLA105 says of it

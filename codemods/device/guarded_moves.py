@@ -333,6 +333,8 @@ class GuardedMoveAnalysis(Analysis):
         file that returns only such checks."""
         if test in self.kept:
             return test
+        if type(test) is cst.Comparison and self.part.is_available_call(test):  # shutil.which("nvidia-smi") is not None
+            return self._check_in(test.left, scope, seen)
         if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
             return self._check_in(test.left, scope, seen) or self._check_in(test.right, scope, seen)
         name = dotted(test.func) if type(test) is cst.Call and not test.args else dotted(test)

@@ -82,7 +82,7 @@ def around_moves(
         check: crash_code.get(condition)
         for check, condition in candidates.pairs()
         if check not in picked_device_checks
-        and (condition in device_code or guards_a_move(condition))
+        and (condition in device_code or guards_a_move(condition) or copies_to_the_host(check, condition))
         and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in device_variables)
     }
 
@@ -112,6 +112,20 @@ def guards_a_move(condition: cst.If | cst.IfExp) -> bool:
         for branch in (condition.body, condition.orelse)
         if branch is not None
         for sub in walk(branch)
+    )
+
+
+def copies_to_the_host(check: cst.Attribute | cst.Comparison, condition: cst.If | cst.IfExp) -> bool:
+    """``t.cpu() if t.is_cuda else t``, ``if t.is_cuda: return t.cpu()``: the check guards a copy of
+    its own tensor to the host, which a tensor on the XLA device needs as much (before ``.numpy()``)."""
+    if isinstance(check, cst.Attribute):
+        tensor = dotted(check.value)
+    else:
+        name = shapes.compared_with_cuda(check)
+        tensor = name.removesuffix(".device") if name is not None else None
+    return tensor is not None and any(
+        type(sub) is cst.Call and method_name(sub) == "cpu" and dotted(sub.func.value) == tensor  # type: ignore[attr-defined]  # method_name(sub) is not None: sub.func is an Attribute
+        for sub in walk(condition.body)
     )
 
 

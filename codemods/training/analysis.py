@@ -595,7 +595,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
             *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
             *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
         ]
-        self.part.names_device = bool(self.moves) or names_a_device(self.device, device)
+        followed = self.device.followed.calls  # ``h.to(x.device)``: where the input already is
+        self.part.names_device = any(m[2] not in followed for m in self.moves) or names_a_device(self.device, device)
         project = self.walk.analysis(ProjectAnalysis)
         built = self._stepped_model_build() if trains else None
         if (

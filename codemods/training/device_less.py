@@ -14,10 +14,11 @@ if TYPE_CHECKING:
 
 
 def names_a_device(analysis: DeviceAnalysis, device: DeviceFacts) -> bool:
-    """The file names a device or a device check somewhere (a move aside)."""
+    """The file names a device or a device check somewhere (a move aside); ``x.device`` of a
+    tensor handed to a function (device.followed_devices) names none."""
     return bool(
         analysis.device_assignments
-        or analysis.device_args
+        or analysis.device_args - analysis.followed.only_following()
         or device.strings
         or device.calls
         or device.dot_cuda

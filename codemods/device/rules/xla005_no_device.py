@@ -30,6 +30,33 @@ for x, y in batches:
     optimizer.step()
 """
 
+# A model whose forward makes its state where its input is (``.to(x.device)``): a device that
+# follows a tensor handed in names none (device/followed_devices.py).
+_FOLLOWING_TRAIN = """
+import torch
+
+class Cell(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = torch.nn.Linear(n, n)
+
+    def forward(self, x, h=None):
+        if h is None:
+            h = torch.zeros(x.shape[0], x.shape[1]).to(x.device)
+        return self.lin(x) + h
+
+model = Cell(4)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+for epoch in range(10):
+    x = torch.randn(8, 4)
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+
+_NO_DEVICE = "this script trains but picks no device: it runs on the CPU"
+
 NO_DEVICE = Rule(
     code="XLA005",
     name="no-device",
@@ -47,7 +74,11 @@ NO_DEVICE = Rule(
     "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
     "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
     "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
-    "a second conversion ports the rest.",
+    "a second conversion ports the rest. A device that follows a tensor handed to a function (`torch.zeros(n)."
+    "to(x.device)`, `device=x.device` in a `forward`, or where `x` is read as a tensor: `x.shape[0]`; "
+    "pytorch_geometric_temporal's recurrent cells) names none: it puts the new tensor where the input already is, "
+    "so a script whose only device code is of that kind, in its own model or one of a project module, still "
+    "picks no device. A setting (`args.device`, `self.device`) still names one.",
     examples=lambda: (
         Invalid(
             "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
@@ -104,6 +135,45 @@ NO_DEVICE = Rule(
         run(("train.py", substituted(_LIBRARY_TRAIN, ("(cfg)", "(cfg, device=somelib.get_device())")))),
         run(("train.py", substituted(_LIBRARY_TRAIN, ("(cfg)", "(cfg, gpu_ids=[0])")))),
         run(("train.py", substituted(_LIBRARY_TRAIN, ("model = ", 'cfg.device = "cuda"\nmodel = ')))),
+        # The script moves the model and its batches: the forward's ``.to(x.device)`` follows them there.
+        valid(
+            substituted(
+                _FOLLOWING_TRAIN,
+                ("model = Cell(4)", 'model = Cell(4).to("cuda")'),
+                ("x = torch.randn(8, 4)", 'x = torch.randn(8, 4).to("cuda")'),
+            ),
+            substituted(
+                _FOLLOWING_TRAIN,
+                ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+                ("model = Cell(4)", 'model = Cell(4).to("xla")'),
+                ("x = torch.randn(8, 4)", 'x = torch.randn(8, 4).to("xla")'),
+                (
+                    "    optimizer.step()\n    optimizer.zero_grad()\n",
+                    "    xm.optimizer_step(optimizer)\n    optimizer.zero_grad()\n    torch_xla.sync()\n",
+                ),
+            ),
+            note="model-moved-its-forward-follows-the-input",
+        ),
+        # A project module that makes its state on a device a setting names (``cfg.device``, no
+        # tensor: no shape) may place what the script builds.
+        run(
+            ("train.py", _PROJECT_TRAIN),
+            (
+                "model.py",
+                """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def state(self, cfg):
+                    return torch.zeros(2, device=cfg.device)
+            """,
+            ),
+        ),
         # Lightning Fabric places the model it sets up.
         run(
             (
@@ -279,6 +349,24 @@ NO_DEVICE = Rule(
                     ("somelib.build_model(cfg)", 'timm.create_model("resnet18")'),
                 ),
             )
+        ),
+        invalid(_FOLLOWING_TRAIN, note="device-follows-the-input", findings=(Expected(15, 1, _NO_DEVICE),)),
+        invalid(
+            substituted(
+                _FOLLOWING_TRAIN,
+                (
+                    "    def forward(self, x, h=None):\n",
+                    "    def _hidden(self, X, H):\n        if H is None:\n            H = torch.zeros(X.shape[0], 4, device=X.device)\n        return H\n\n    def forward(self, x, h=None):\n",
+                ),
+            ),
+            note="device-keyword-follows-a-helper-parameter",
+            target="sagemaker",
+            findings=(Expected(20, 1, _NO_DEVICE),),
+        ),
+        # The same model class in a project module the script imports.
+        run(
+            ("train.py", _PROJECT_TRAIN.replace("from model import Net", "from cell import Cell as Net")),
+            ("cell.py", _FOLLOWING_TRAIN.split("model = Cell(4)")[0]),
         ),
         invalid(
             substituted(

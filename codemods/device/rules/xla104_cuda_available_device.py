@@ -21,6 +21,7 @@ from codemods.device.rules.helper_guard_cases import (
 )
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
+from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
 from codemods.engine.hooks import of_types, on_facts, removes_statements
 from codemods.engine.rule import Expected, Rule, invalid
 
@@ -80,7 +81,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
     'attribute too (`config.device = "cuda"` before the check, or an argparse `--device` default), that value is '
     "ported with it and the check goes. A check whose code, dropped, would run and read a name that only the code "
     "of a check that stays binds (CUDA-event timing after a step, `end.record()`, whose events the check before "
-    "the step made) stays with it: silently around a synchronize, else reported, to port both together.",
+    "the step made) stays with it: silently around a synchronize, else reported, to port both together. A probe "
+    "for the CUDA driver's tool (`shutil.which('nvidia-smi') is not None`, spotlight's examples) fails on an XLA "
+    "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not).",
     examples=lambda: (
         invalid(
             """
@@ -104,6 +107,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *not_a_device_choice_cases(),
         *helper_guard_valid_cases(),
         *paired_check_valid_cases(),
+        *cuda_tool_probe_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -115,6 +119,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_guard_cases(),
         *helper_guard_chain_cases(),
         *dropped_branch_and_flag_cases(),
+        *cuda_tool_probe_cases(),
     ),
 )
 

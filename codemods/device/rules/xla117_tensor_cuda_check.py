@@ -29,8 +29,9 @@ TENSOR_CUDA_CHECK = Rule(
     "'cpu'`, `if x.device.type == 'cuda': ...`. For a tensor on the XLA device `is_cuda` is False and its "
     "device type is 'xla' (torch_xla 2.9), so the move the port made of `.cuda()` never runs: the new tensor "
     "stays on the CPU and the next operation with `x` fails ('Expected XLA tensor'), or the work silently runs "
-    "on the CPU. Where the check guards device code (a move, a device, `x.device`), it becomes "
-    "`x.device.type == 'xla'`: it keeps asking whether `x` is on the accelerator, and a CPU tensor still skips "
+    "on the CPU. Where the check guards device code (a move, a device, `x.device`) or a copy of the tensor to "
+    "the host (`if t.is_cuda: return t.cpu()`, spotlight's `cpu()` before `.numpy()`: without it the tensor stays "
+    "on the XLA device and `.numpy()` raises), it becomes `x.device.type == 'xla'`: it keeps asking whether `x` is on the accelerator, and a CPU tensor still skips "
     "the move. Where the guarded code also runs something that fails without CUDA, the check is reported "
     "instead: move that code onto the XLA device, then compare with 'xla'. `x.get_device()` given where a "
     "device goes (`t.to(x.get_device())`, `device=x.get_device()`) is a CUDA index, 0 for an XLA tensor, so it "
@@ -140,8 +141,64 @@ TENSOR_CUDA_CHECK = Rule(
             """,
             note="a-call-of-a-method-named-is_cuda",
         ),
+        valid(
+            """
+            import torch
+
+            def cpu(tensor):
+                if tensor.is_cuda:
+                    print("copied from the GPU")
+                return tensor.cpu()
+            """,
+            note="host-copy-not-guarded-by-the-check",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            def cpu(tensor):
+                if tensor.is_cuda:
+                    return tensor.cpu()
+                else:
+                    return tensor
+
+            def predict(net, x):
+                return cpu(net(x)).detach().numpy()
+            """,
+            """
+            import torch
+
+            def cpu(tensor):
+                if tensor.device.type == "xla":
+                    return tensor.cpu()
+                else:
+                    return tensor
+
+            def predict(net, x):
+                return cpu(net(x)).detach().numpy()
+            """,
+            note="host-copy-before-numpy",
+            findings=(Expected(4, 8, '`tensor.is_cuda` -> tensor.device.type == "xla": it is False'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def to_host(t):
+                return t.cpu() if t.device.type == "cuda" else t
+            """,
+            """
+            import torch
+
+            def to_host(t):
+                return t.cpu() if t.device.type == "xla" else t
+            """,
+            note="host-copy-in-a-conditional-expression",
+            target="sagemaker",
+            findings=(Expected(4, 23, '`t.device.type == "cuda"` -> t.device.type == "xla": it is False'),),
+        ),
         invalid(
             """
             import torch

@@ -159,6 +159,59 @@ GUARDED_MOVE = Rule(
     invalid=lambda: (
         invalid(
             """
+            import shutil
+
+            import torch
+
+
+            def gpu(t, on=False):
+                if on:
+                    return t.cuda()
+                return t
+
+
+            CUDA = shutil.which("nvidia-smi") is not None
+            net = gpu(torch.nn.Linear(4, 1), CUDA)
+            opt = torch.optim.Adam(net.parameters())
+            for step in range(10):
+                loss = net(gpu(torch.randn(8, 4), CUDA)).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """,
+            """
+            import shutil
+
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def gpu(t, on=False):
+                if on:
+                    return t.to(torch_xla.device())
+                return t
+
+
+            CUDA = shutil.which("nvidia-smi") is not None
+            net = gpu(torch.nn.Linear(4, 1), CUDA)
+            opt = torch.optim.Adam(net.parameters())
+            for step in range(10):
+                loss = net(gpu(torch.randn(8, 4), CUDA)).sum()
+                opt.zero_grad()
+                loss.backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+            """,
+            note="nvidia-smi-probe-handed-to-a-flag-helper",
+            findings=(
+                Expected(
+                    14, 8, '`shutil.which("nvidia-smi")` is False on an XLA host after the port, and it is handed'
+                ),
+            ),
+        ),
+        invalid(
+            """
             import torch
 
 
