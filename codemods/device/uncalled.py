@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.engine.nodes import children_reader
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 
@@ -34,7 +36,7 @@ def uncalled_nodes(
     if not candidates:
         return {}
     collector = _References({name.rpartition(".")[2] for name in candidates}, {id(n) for n in nodes})
-    module.visit(collector)
+    collector.visit(module)
     # The functions that hold such a node, and those that name them, up the chain: the only
     # ones whose calls matter (each asked of the project's other files once).
     relevant = {where for where in collector.inside.values() if where in candidates}
@@ -93,19 +95,19 @@ def _plain(definition: cst.FunctionDef) -> bool:
     return all(type(d.decorator) is cst.Name and d.decorator.value in _PLAIN_DECORATORS for d in definition.decorators)
 
 
-class _References(cst.CSTVisitor):
+class _References:
     """Where the module names each of ``names`` (a name, an attribute, a string that is the name),
     by the qualified name of the function or method it is in ("" elsewhere: module or class level,
-    a nested class), and the function each of the ``wanted`` nodes is in."""
+    a nested class), and the function each of the ``wanted`` nodes is in.  Its own traversal
+    reads each node's children directly (``engine.nodes.children_reader``): a LibCST visitor's
+    dispatch over every node of the module cost as much as the shared walk."""
 
     def __init__(self, names: set[str], wanted: set[int]) -> None:
-        super().__init__()
         self.names = names
         self.wanted = wanted
         self.references: dict[str, set[str]] = defaultdict(set)
         self.inside: dict[int, str] = {}
         self._scopes: list[str] = []
-        self._own_names: set[int] = set()
 
     def _where(self) -> str:
         """The top-level function or method of a top-level class the walk is in ("": none)."""
@@ -118,24 +120,34 @@ class _References(cst.CSTVisitor):
             return f"{scopes[0].removeprefix('class ')}.{scopes[1]}"
         return ""
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        kind = type(node)
-        if id(node) in self.wanted:
-            self.inside[id(node)] = self._where()
-        if kind is cst.FunctionDef:
-            self._own_names.add(id(node.name))  # type: ignore[attr-defined]  # narrowed by kind
-            self._scopes.append(node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
-        elif kind is cst.ClassDef:
-            self._scopes.append("class " + node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
-        elif kind is cst.Name:
-            if node.value in self.names and id(node) not in self._own_names:  # type: ignore[attr-defined]  # narrowed by kind
-                self.references[node.value].add(self._where())  # type: ignore[attr-defined]  # narrowed by kind
-        elif kind is cst.SimpleString:
-            text = node.value.strip("\"'rRbBuU")  # type: ignore[attr-defined]  # narrowed by kind
-            if text in self.names:
-                self.references[text].add(self._where())
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if type(original_node) in (cst.FunctionDef, cst.ClassDef):
-            self._scopes.pop()
+    def visit(self, module: cst.Module) -> None:
+        # (node, False) enters a node; (None, True) leaves a function's or class's scope.
+        pending: list[tuple[cst.CSTNode | None, bool]] = [(module, False)]
+        names, wanted, references, inside, scopes = self.names, self.wanted, self.references, self.inside, self._scopes
+        own_name: cst.CSTNode | None = None
+        while pending:
+            node, leaving = pending.pop()
+            if leaving:
+                scopes.pop()
+                continue
+            assert node is not None
+            kind = type(node)
+            if id(node) in wanted:
+                inside[id(node)] = self._where()
+            if kind is cst.FunctionDef:
+                own_name = node.name  # type: ignore[attr-defined]  # narrowed by kind
+                scopes.append(node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
+                pending.append((None, True))
+            elif kind is cst.ClassDef:
+                scopes.append("class " + node.name.value)  # type: ignore[attr-defined]  # narrowed by kind
+                pending.append((None, True))
+            elif kind is cst.Name:
+                if node.value in names and node is not own_name:  # type: ignore[attr-defined]  # narrowed by kind
+                    references[node.value].add(self._where())  # type: ignore[attr-defined]  # narrowed by kind
+                continue
+            elif kind is cst.SimpleString:
+                text = node.value.strip("\"'rRbBuU")  # type: ignore[attr-defined]  # narrowed by kind
+                if text in names:
+                    references[text].add(self._where())
+                continue
+            pending.extend((child, False) for child in reversed(children_reader(kind)(node)))
