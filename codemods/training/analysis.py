@@ -36,6 +36,7 @@ from codemods.training.parameter_sources import module_calls, value_names
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
+from codemods.training.stale_parameter_lists import note_stale_parameter_lists
 from codemods.training.step_guards import equality
 from codemods.training.step_kinds import StepKinds
 
@@ -580,6 +581,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         self.note_self_driven()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
+        note_stale_parameter_lists(self, [self.module_scope, *self.function_records.values()])
         self._note_returned_optimizers()
         self._moves_after_returned_optimizers([self.module_scope, *self.function_records.values()])
         self._round_trips([self.module_scope, *self.function_records.values()])
