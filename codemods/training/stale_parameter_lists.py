@@ -18,17 +18,27 @@ from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.facts import StaleParameterList
 from codemods.training.optimizer_lists import is_optimizer_class
+from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
 
 # Callables that collect what they are handed as it is.
 _COLLECTING = frozenset({"list", "tuple", "itertools.chain", "chain"})
 
 if TYPE_CHECKING:
-    from codemods.training.analysis import TrainingAnalysis
     from codemods.training.records import _Scope
 
 
-def collected_parameter_lists(analysis: TrainingAnalysis) -> dict[str, dict[str, tuple[str, str]]]:
+class StaleParameterLists(OwnOptimizerMoves):
+    """The part of TrainingAnalysis that finds optimizers built over parameter lists a module
+    class collected in ``__init__``, after the instance moved."""
+
+    classes: set[str]  # the classes defined in this file
+
+    def _note_stale_parameter_lists(self, scopes: list[_Scope]) -> None:
+        note_stale_parameter_lists(self, scopes)
+
+
+def collected_parameter_lists(analysis: StaleParameterLists) -> dict[str, dict[str, tuple[str, str]]]:
     """The module classes of this file whose ``__init__`` binds an attribute of the instance to
     parameters of its own (``self.params1 = list(self.convs.parameters())``, ``self.params =
     [p for p in self.parameters()]``), and does not move the instance itself: class ->
@@ -54,7 +64,7 @@ def collected_parameter_lists(analysis: TrainingAnalysis) -> dict[str, dict[str,
     return found
 
 
-def _own_parameters_of(analysis: TrainingAnalysis, value: cst.BaseExpression) -> str | None:
+def _own_parameters_of(analysis: StaleParameterLists, value: cst.BaseExpression) -> str | None:
     """The module (``self``, or a submodule of it: ``self.convs``) whose parameters ``value``
     hands out, where it builds no optimizer over them (that is own_optimizer_builds.py's)."""
     if not _a_collection(value) or (
@@ -84,7 +94,7 @@ def _a_collection(value: cst.BaseExpression) -> bool:
     return method_name(value) in PARAMETER_METHODS or dotted(value.func) in _COLLECTING
 
 
-def note_stale_parameter_lists(analysis: TrainingAnalysis, scopes: list[_Scope]) -> None:
+def note_stale_parameter_lists(analysis: StaleParameterLists, scopes: list[_Scope]) -> None:
     """Optimizers built over ``name.<attribute>`` where ``name`` is an instance (built in the
     scope) of a class that collected that attribute's parameters in ``__init__``, and the
     instance moved to a device in between: the optimizer holds the stale CPU parameters."""
@@ -147,11 +157,11 @@ def note_stale_parameter_lists(analysis: TrainingAnalysis, scopes: list[_Scope])
                     )
 
 
-def _device_move(analysis: TrainingAnalysis, move: cst.Call) -> bool | None:
+def _device_move(analysis: StaleParameterLists, move: cst.Call) -> bool | None:
     """A move to a device (not to the CPU, not a cast): whether it goes to the XLA device on
     every path; None for no such move."""
     target = arg_value(move, 0, "device")
     cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-    if not cuda and (analysis._casts_only(target) or names_the_cpu(target)):
+    if not cuda and (analysis._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
         return None
     return cuda or analysis._goes_to_xla(dotted(target) if target is not None else None)
