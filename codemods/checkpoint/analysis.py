@@ -224,6 +224,11 @@ class CheckpointAnalysis(Analysis):
             self.part.saves[node] = None
         self.saved.append((node, dotted(arg_value(node, 0, "obj"))))
 
+    @calls_of("torch_xla.core.xla_model.save")
+    def _xla_save(self, node: cst.Call) -> None:
+        """``xm.save(obj, path)`` (the port's own file, converted again): a file the module writes."""
+        self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
+
     def finish(self) -> None:
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
@@ -244,7 +249,9 @@ class CheckpointAnalysis(Analysis):
             if cls in self.saving_datasets
             and all(value is not None and built_off_device(value, self.assigned) for value in self.dataset_saves[cls])
         }
-        self.part.unlocated_loads.update(load for load in self.loads_without_location if load not in cache_loads)
+        self.part.unlocated_loads.update(
+            load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)
+        )
         self._host_data_loads()
         self._pickled_objects()
 
@@ -294,6 +301,22 @@ class CheckpointAnalysis(Analysis):
             if held and parts[0][0] not in models:
                 self.part.object_loads[load] = (parts[0][0], held[0])
 
+    def _fresh_file(self, load: cst.Call) -> bool:
+        """``torch.load(ckpt)`` where every value of ``ckpt`` is a name made fresh in this run
+        (``'out/' + uuid.uuid4().hex + '.pt'``) and the module writes it (``torch.save(...,
+        ckpt)``): only this run's own file is read, never one a CUDA run saved, and the tensors it
+        holds (the XLA ones, or the CPU ones of xm.save) load where this run is."""
+        path = path_key(arg_value(load, 0, "f"))
+        values = self.assigned.get(path or "", [])
+        return (
+            bool(values)
+            and any(written == path for written, _ in self.written)
+            and all(
+                any(type(sub) is cst.Call and self.walk.resolve(sub.func) in _FRESH_NAMES for sub in walk(value))
+                for value in values
+            )
+        )
+
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""
         reloads = frozenset(self.loads_without_location)
@@ -306,6 +329,10 @@ class CheckpointAnalysis(Analysis):
                 and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
             ):
                 self.part.host_data_loads.add(load)
+
+
+# Callables whose result names nothing an earlier run can have made.
+_FRESH_NAMES = frozenset({"uuid.uuid1", "uuid.uuid4"})
 
 
 def _all_to_the_cpu(location: cst.BaseExpression) -> bool:

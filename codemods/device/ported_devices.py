@@ -52,6 +52,31 @@ class PortedDevices(Analysis):
     def xla_on_every_path(self, device: str | None) -> bool:
         return device == CUDA or (device is not None and (self.always_xla(device) or self.file_always_xla()))
 
+    def xla_once_flags_switched_on(self, device: str) -> bool:
+        """The device variable is assigned once, to a choice on a flag that only holds an
+        availability check and picks the device (``self.use_cuda = torch.cuda.is_available()``,
+        which XLA104 switches on), and that branch names CUDA: ``torch.device("cuda:0" if
+        self.use_cuda else "cpu")`` is the XLA device on every path.  Read before the device
+        analysis concludes (which flags it switches on), so a flag that also guards code failing
+        without CUDA (XLA104 leaves it, the device stays the CPU) is not counted."""
+        values = [v for v in self.device_assignments.get(device, []) if not self._folded_away(v)]
+        if len(values) != 1:
+            return False
+        value = values[0]
+        if type(value) is cst.Call and self.walk.resolve(value.func) == "torch.device" and len(value.args) == 1:
+            value = value.args[0].value
+        if type(value) is not cst.IfExp:
+            return False
+        chosen = fold_true(value, lambda node: self.part.is_available_call(node) or self._switched_flag(dotted(node)))
+        return not isinstance(chosen, bool) and (is_cuda_device_string(chosen) or string_value(chosen) == "cuda")
+
+    def _switched_flag(self, name: str | None) -> bool:
+        candidates = self.flag_candidates.get(name, []) if name is not None else []  # type: ignore[attr-defined]  # a mixin: DeviceAnalysis (device/analysis.py) defines flag_candidates, cond_refs, device_code, crash_code
+        if not candidates or not all(fold_true(v, self.part.is_available_call) is True for v in candidates):
+            return False
+        uses = [node for node, refs in self.cond_refs.items() if name in refs]  # type: ignore[attr-defined]  # (as above)
+        return any(use in self.device_code for use in uses) and not any(use in self.crash_code for use in uses)  # type: ignore[attr-defined]  # (as above)
+
     def _holds_the_xla_device(self, name: str) -> bool:
         """What a CUDA check compares names no CUDA device once converted: a CUDA string (it
         becomes "xla"), a device variable whose every value is or becomes the XLA device or

@@ -74,6 +74,10 @@ class ModuleSummary:
     # Those whose optimizers hold only the parameters of modules handed to ``__init__``:
     # (class, those parameters as (name, index)); moved first by the caller, they strand nothing.
     own_optimizer_children: frozenset[tuple[str, tuple[tuple[str, int], ...]]] = frozenset()
+    # Module classes whose ``__init__`` collects the instance's parameters into an attribute:
+    # (class, attribute, the assignment as written, the module it reads); an optimizer over it
+    # after a move is stale.
+    parameter_lists: frozenset[tuple[str, str, str, str]] = frozenset()
     # LightningModules whose ``configure_optimizers`` returns an optimizer handed to ``__init__``:
     # (class, the parameter's index without self, its name, the attribute it is kept in).
     lightning_optimizer_receivers: frozenset[tuple[str, int, str, str]] = frozenset()

@@ -47,6 +47,7 @@ def summarise(
         base_init_arguments=frozenset(facts.training.base_init_arguments),
         own_optimizers=frozenset(facts.training.own_optimizers),
         own_optimizer_children=frozenset(facts.training.own_optimizer_children),
+        parameter_lists=frozenset(facts.training.parameter_lists),
         lightning_optimizer_receivers=frozenset(facts.lightning.optimizer_receivers),
         optimizer_methods=frozenset(facts.training.optimizer_methods),
         method_optimizers=frozenset(facts.training.method_optimizers),

@@ -32,11 +32,11 @@ from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
-from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.parameter_sources import module_calls, value_names
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
+from codemods.training.stale_parameter_lists import StaleParameterLists
 from codemods.training.step_guards import equality
 from codemods.training.step_kinds import StepKinds
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from codemods.training.records import ModelEvent
 
 
-class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTrips, StepKinds):
+class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrips, StepKinds):
     name = "training"
     reads = (
         "imports",
@@ -581,6 +581,7 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, ReturnedOptimizers, RoundTr
         self.note_self_driven()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
+        self._note_stale_parameter_lists([self.module_scope, *self.function_records.values()])
         self._note_returned_optimizers()
         self._moves_after_returned_optimizers([self.module_scope, *self.function_records.values()])
         self._round_trips([self.module_scope, *self.function_records.values()])

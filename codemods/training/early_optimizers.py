@@ -99,6 +99,7 @@ class EarlyOptimizers(Analysis):
             device == CUDA
             or device in self.facts.device.cuda_indices
             or (self.device.xla_on_every_path(device) and self.device.file_always_xla())
+            or (device is not None and self.device.xla_once_flags_switched_on(device))
         )
 
     def _local_callable(self, callee: str) -> _Function | None:

@@ -56,6 +56,22 @@ class EarlyOptimizer:
 
 
 @dataclass(frozen=True)
+class StaleParameterList:
+    """An optimizer built over parameters a module class collected in ``__init__``
+    (``self.params1 = list(self.convs.parameters())``), after the caller moved the instance to
+    the device: the move replaced the parameters, the list holds the CPU ones (XLA203, at the
+    optimizer; training/stale_parameter_lists.py)."""
+
+    model: str  # the name the instance is bound to
+    constructor: str  # the class as called
+    attributes: tuple[str, ...]  # the lists' attributes (``params1``)
+    written: tuple[str, ...]  # their assignments in ``__init__`` as written
+    modules: tuple[str, ...]  # the modules whose parameters they collect (``self.convs``)
+    origin: str  # where the class is, for a class of another module: `` (model.py)``
+    xla: bool  # the move goes to the XLA device on every path (else: it may)
+
+
+@dataclass(frozen=True)
 class MovedOwnOptimizer:
     """A module whose class builds an optimizer over its own parameters in ``__init__``
     (``self.optim = Adam(self.parameters())``), moved to the device after it is built:
@@ -230,6 +246,12 @@ class TrainingFacts:
     # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
     held_steppers: set[tuple[str, str, str]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
+    # Module classes whose ``__init__`` collects parameters of the instance into an attribute
+    # (``self.params1 = list(self.convs.parameters())``): (class, attribute, the assignment as
+    # written, the module whose parameters it reads: ``self.convs``); and the optimizers built
+    # over such a list after the instance moved.
+    parameter_lists: set[tuple[str, str, str, str]] = field(default_factory=set)
+    stale_parameter_lists: dict[cst.Call, StaleParameterList] = field(default_factory=dict)
     # Moves of a model that a factory returned with an optimizer over its CPU parameters
     # (training/returned_optimizers.py); and for other files, the functions of this one that
     # return such a pair: (function, the model's position, the optimizer's).

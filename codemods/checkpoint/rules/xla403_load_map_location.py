@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -67,7 +68,11 @@ LOAD_MAP_LOCATION = Rule(
     "(harmless), but a single-file run does not name it as a checkpoint. A Dataset class (torch's, or PyTorch "
     "Geometric's `InMemoryDataset`) that loads what it saves itself (`torch.save(self.collate(items), path)` in "
     "`process()`, `torch.load(path)` in `__init__`: its processed cache of CPU-built data, whose `torch.save` stays "
-    "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage. Any other load of a module the run does not convert stays an error "
+    "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage. "
+    "Nor does a load of a file the module saves under a name made fresh for the run (`ckpt = 'out/' + "
+    "uuid.uuid4().hex + '.pt'`, `torch.save(model.state_dict(), ckpt)`, then `torch.load(ckpt)`): no CUDA run can "
+    "have written it, and what this run saved there (xm.save's CPU tensors, or XLA tensors, which torch.load "
+    "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
@@ -90,6 +95,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *fresh_file_valid(),
         *(
             valid(_DATASET_CACHE, target=target, note=f"a-dataset-reloads-the-cache-it-saves-{target}")
             for target in ("2.9", "sagemaker")
@@ -152,6 +158,7 @@ LOAD_MAP_LOCATION = Rule(
             findings=(Expected(8, 51, 'torch.load(...) -> map_location="cpu"'),),
         ),
         *pickled_module_invalid_cases(),
+        *fresh_file_invalid(),
         invalid(
             """
             import torch

@@ -33,6 +33,7 @@ from codemods.training.rules.programs import (
 )
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_invalid
 from codemods.training.rules.round_trips import round_trip_invalid
+from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_invalid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid
 
 
@@ -327,4 +328,5 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
         *caller_moved_optimizer_invalid(),
         *looked_up_invalid(),
         *returned_optimizer_invalid(),
+        *stale_parameter_list_invalid(),
     )

@@ -26,6 +26,7 @@ from codemods.training.rules.programs import (
 )
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_valid
 from codemods.training.rules.round_trips import round_trip_valid
+from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_valid
 from codemods.training.rules.wrapped_models import wrapped_model_valid
 
 if TYPE_CHECKING:
@@ -55,7 +56,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "and through a module built over the model (`ModelWithLoss(model, loss).to(device)`, also when a trainer "
     "class builds it and another of its methods moves it: moving it moves the model); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
-    "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
+    "build the optimizer after the move, or move the model first to the XLA device (a device picked on a flag "
+    "that holds only an availability check, `self.use_cuda = torch.cuda.is_available()` then "
+    "`torch.device('cuda:0' if self.use_cuda else 'cpu')`, is the XLA device on every path once XLA104 switches the "
+    "flag on, so that model is moved first; not where the flag also guards CUDA-only code, which XLA104 leaves). "
+    "A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
     "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
     "caller moves afterwards (`G = Generator(**cfg).to(device)`, or through a callable of the file or of the project "
@@ -103,7 +108,13 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
     "again after the move back (then there is no finding). A name bound to a new model before the move "
-    "(`model = Net()` again) moves another module: the first one's optimizer gets no finding.",
+    "(`model = Net()` again) moves another module: the first one's optimizer gets no finding. Parameter lists a "
+    "module class collects in `__init__` (`self.params1 = list(self.convs.parameters())`, in this file or another "
+    "module of the project) hold the Parameters as they were before the caller moved the instance: an optimizer "
+    "built over them after the move (`Adam([{'params': model.params1}, ...])`) is reported there, naming the "
+    "assignment (not ported: collect the lists again after the move, `model.params1 = "
+    "list(model.convs.parameters())`, or build the groups from `model.convs.parameters()`); an attribute that "
+    "holds the submodule (`self.part = self.convs`, then `model.part.parameters()`) gives no finding.",
     examples=lambda: (
         invalid(
             """
@@ -226,6 +237,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *caller_moved_optimizer_valid(),
         *looked_up_valid(),
         *returned_optimizer_valid(),
+        *stale_parameter_list_valid(),
     ),
     invalid=optimizer_before_move_invalid,
 )
@@ -268,6 +280,26 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
             if stranded.built_by
             else f"move the module in `{cls}.__init__` before it builds the optimizer"
         )
+    )
+
+
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.stale_parameter_lists)
+def _stale_parameter_list(ctx: Context[Facts], original: cst.Call) -> str:
+    """Not ported: the lists are the class's (other instances may stay on the CPU), and which
+    submodules they collect is the class's choice; the caller builds the groups again."""
+    stale = ctx.facts.training.stale_parameter_lists[original]
+    cls = stale.constructor.rsplit(".", 1)[-1]
+    where = "to the XLA device" if stale.xla else "to a device that may be the XLA device"
+    lists = " and ".join(f"`{stale.model}.{attribute}`" for attribute in stale.attributes)
+    modules = " and ".join(f"`{stale.model}{module.removeprefix('self')}.parameters()`" for module in stale.modules)
+    again = stale.written[0].replace("self.", f"{stale.model}.")
+    many = len(stale.attributes) > 1
+    return (
+        f"the optimizer is built over {lists}, which `{cls}.__init__`{stale.origin} collected "
+        f"(`{'`; `'.join(stale.written)}`) before `{stale.model}` moved {where}: moving a module to XLA replaces "
+        f"its Parameter objects, so {'they hold' if many else 'it holds'} the stale CPU copies and training changes "
+        f"nothing; collect {'them' if many else 'it'} again after the move (`{again}`), or build the optimizer's "
+        f"groups from the moved model ({modules})"
     )
 
 
