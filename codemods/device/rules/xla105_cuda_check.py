@@ -318,7 +318,7 @@ def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
     from codemods.device.facts import negated_check
 
     negated = negated_check(original)
-    unproven = ctx.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
+    unproven = ctx.facts.device.unproven_checks.get(original)
     value = "True" if negated else "False"
     claim = (
         f"is {value} on the XLA device: check that"
