@@ -370,6 +370,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
                 self.part.replaced_parts.update((sub, (node, DOT_CUDA)) for sub in walk(index))
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.part.cuda_indices.add(name)
+        elif method == "startswith" and shapes.prefix_tested(node) is not None:
+            self.part.cuda_checks.add(node)  # ``device.type.startswith("cuda")``: as ``device.type == "cuda"``
         elif method == "pin_memory":
             self.mark_crash(node)
             if receiver(node) is not None:
@@ -659,7 +661,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
         for check in part.cuda_checks:
-            if type(check) is cst.Comparison and (compared := shapes.compared_with_cuda(check)) is not None:
+            if (compared := shapes.checked_for_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
                     values = dict.fromkeys(

@@ -74,10 +74,10 @@ class DeviceFacts:
     choosers: set[str] = field(default_factory=set)
     # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
-    # Those that compare a name with "cuda" where the file does not show that the name holds
+    # Those that compare a name with "cuda" (or test its prefix) where the file does not show that the name holds
     # the XLA device (``device = get_device()`` of another module, a parameter): False on
     # XLA only if it does (the value: the name).
-    unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
+    unproven_checks: dict[cst.CSTNode, str] = field(default_factory=dict)
     # What the file assigns such a name, as written (``torch.device(cfg.run.device)``): a value
     # that names no device the file can tell (a config's, a flag's), shown where a check is reported.
     unproven_values: dict[str, str] = field(default_factory=dict)

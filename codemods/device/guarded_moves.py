@@ -348,7 +348,7 @@ class GuardedMoveAnalysis(Analysis):
         return checks[0] if checks and all(c is not None for c in checks) else None
 
     def _claim(self, check: cst.CSTNode) -> str:
-        unproven = self.part.unproven_checks.get(check)  # type: ignore[call-overload]  # keyed by Comparison: another node is just absent
+        unproven = self.part.unproven_checks.get(check)
         if unproven is None:
             return f"`{_code(check)}` is False on an XLA host after the port"
         value = self.part.unproven_values.get(unproven)

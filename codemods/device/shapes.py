@@ -7,6 +7,7 @@ the spread of a mark through names that hold the same value."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Collection
 
 import libcst as cst
@@ -82,6 +83,30 @@ def compared_with_cuda(node: cst.Comparison) -> str | None:
     if name is not None and name.endswith(".type"):
         name = name.removesuffix(".type")
     return name
+
+
+def prefix_tested(node: cst.Call) -> str | None:
+    """``device.type.startswith("cuda")``, ``str(device).startswith("cuda")``, ``name.startswith(("cuda",
+    "mps"))``: a CUDA check like ``device.type == "cuda"``; the name tested (``device``, ``name``), or ""
+    where it is no name chain.  None: no such call, or one that also takes "xla" (True on XLA)."""
+    if method_name(node) != "startswith" or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
+        return None
+    prefix = node.args[0].value
+    strings = [string_value(e.value) for e in prefix.elements] if type(prefix) is cst.Tuple else [string_value(prefix)]
+    if "cuda" not in strings or any(s is None or s.startswith("xla") for s in strings):
+        return None
+    tested = typing.cast(cst.Attribute, node.func).value
+    if type(tested) is cst.Call and dotted(tested.func) == "str" and len(tested.args) == 1:
+        tested = tested.args[0].value
+    name = dotted(tested)
+    return "" if name is None else name.removesuffix(".type")
+
+
+def checked_for_cuda(node: cst.CSTNode) -> str | None:
+    """The name a CUDA check tests (``x.type == "cuda"``, ``x.type.startswith("cuda")``: x)."""
+    if isinstance(node, cst.Comparison):
+        return compared_with_cuda(node)
+    return (prefix_tested(node) or None) if isinstance(node, cst.Call) else None
 
 
 def spread(names: set[str], pairs: list[tuple[str, str]]) -> None:

@@ -15,6 +15,8 @@ from codemods.project.text_scans import built_extensions, takes_a_training_step
 
 # A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
 METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
+# A method bound onto a class at run time (``setattr(Box, "post_forward_process", fn)``; training/bound_methods.py).
+BOUND_METHOD = re.compile(rb"\bsetattr\(\s*[\w.]+\s*,\s*['\"](\w+)['\"]\s*,")
 # How many Python files of a project the scan for methods reads, at most.
 MAX_SCANNED = 20000
 
@@ -64,8 +66,8 @@ def module_file_under(base: Path, parts: list[str]) -> Path | None:
 
 
 def methods_by_name(root: Path, test_file: Callable[[Path], bool]) -> dict[str, tuple[Path, ...]]:
-    """The project's files (tests left out) that take a training step (a quick textual scan),
-    by the names of the methods they define, among at most MAX_SCANNED files."""
+    """The project's files (tests left out) that take a training step or bind a method onto a class
+    (a quick textual scan), by the names of the methods they define or bind, among at most MAX_SCANNED files."""
     methods: dict[str, list[Path]] = {}
     for path in python_files(root):
         if test_file(path):
@@ -74,8 +76,9 @@ def methods_by_name(root: Path, test_file: Callable[[Path], bool]) -> dict[str, 
             data = read_bytes(str(path))
         except FileProblem:
             continue
-        if takes_a_training_step(data):
-            for method in dict.fromkeys(METHOD.findall(data)):
+        bound = BOUND_METHOD.findall(data) if b"setattr(" in data else []
+        if bound or takes_a_training_step(data):
+            for method in dict.fromkeys([*METHOD.findall(data), *bound]):
                 methods.setdefault(method.decode(), []).append(path)
     return {name: tuple(paths) for name, paths in methods.items()}
 

@@ -55,8 +55,12 @@ def unported_uses(analysis: Any) -> None:
     uses += side_effect_uses(analysis, attributes)
     by_module: dict[str, tuple[cst.CSTNode, list[Held]]] = {}
     # A module imported by a name known only at run time holds the training loop where this file has none.
-    # (A method of the file's that runs a project's training loop by its name names that loop already.)
-    unfollowed = "" if analysis.facts.training.optimizer_steps or analysis.part.named_training else "dynamic-import"
+    # (A method of the file's that runs a project's training loop by its name names that loop already; a
+    # training loop of the file, also one whose step a project callable takes, is the loop.)
+    training = analysis.facts.training
+    unfollowed = (
+        "" if training.optimizer_steps or training.all_loops or analysis.part.named_training else "dynamic-import"
+    )
     reached = [(at, summary, analysis.held_by(summary, ["", *used], 0)) for at, summary, used in uses]
     # The methods this file, or a module its uses reach, may call (``restore_checkpoint`` calling ``model.load``).
     callable_here = analysis.part.named_attributes.union(*(s.named_attributes for s in analysis.summaries.values()))

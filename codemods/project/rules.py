@@ -37,7 +37,8 @@ CROSS_FILE = Rule(
     "an XLA host: AssertionError), `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
     "location, a Hugging Face Trainer built over the default fused AdamW or with fp16, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
-    "name not written there, Palette's `create_model`, when the file takes no optimizer step itself: its training "
+    "name not written there, Palette's `create_model`, when the file takes no optimizer step itself and has no "
+    "training loop (one that calls a project's step function is the loop): its training "
     "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
     "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
     'past its early return without CUDA; not a device a tensor\'s own CUDA check picks (`torch.device("cuda") if '

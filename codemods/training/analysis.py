@@ -26,6 +26,7 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
+from codemods.training.bound_methods import bound_steps
 from codemods.training.device_less import names_a_device, project_may_place, zoo_model
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
@@ -548,7 +549,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         self.follow_handed(by_name)
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)
-        part.step_callables |= steps
+        part.step_callables |= steps | bound_steps(self, steps, by_name)
         part.synced_callables |= synced
         optimizers = set(self.optimizer_classes.values())
         within = self._forward_computation() | self.generators | optimizers | self.autograd_functions

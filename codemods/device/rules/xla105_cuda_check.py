@@ -28,8 +28,8 @@ CUDA_CHECK = Rule(
     "never runs there. So do `torch.cuda.device_count()` (0 there) and `torch.cuda.is_bf16_supported()` (False) "
     "where their answer chooses other code than a GPU would (`if n_gpu > 0:`; where it changes nothing it is "
     "a note, XLA511; where it breaks the script, an error, XLA506). Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
-    "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
-    "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
+    "path (loader workers, mixed precision): check what it guards. Membership and prefix tests (`device.type in ('cuda',)`, "
+    "`device.type.startswith('cuda')`) count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
     examples=lambda: (
         invalid(
             """
@@ -250,6 +250,31 @@ CUDA_CHECK = Rule(
                 Expected(5, 4, "is True on XLA only if `device` no longer names CUDA"),
             ),
         ),
+        # A prefix test is a CUDA check as ``==`` is; one that also takes "xla" holds on XLA.
+        invalid(
+            """
+            import torch
+
+            if device.type.startswith("cuda"):
+                torch.backends.cudnn.benchmark = True
+            if device.type.startswith(("cuda", "xla")):
+                print("accelerated")
+            """,
+            """
+            import torch
+
+            if device.type.startswith("cuda"):
+                pass
+            if device.type.startswith(("cuda", "xla")):
+                print("accelerated")
+            """,
+            note="a-prefix-test",
+            findings=(
+                Expected(
+                    3, 4, '`device.type.startswith("cuda")` is False on XLA only if `device` no longer names CUDA'
+                ),
+            ),
+        ),
     ),
 )
 
@@ -293,7 +318,7 @@ def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
     from codemods.device.facts import negated_check
 
     negated = negated_check(original)
-    unproven = ctx.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
+    unproven = ctx.facts.device.unproven_checks.get(original)
     value = "True" if negated else "False"
     claim = (
         f"is {value} on the XLA device: check that"

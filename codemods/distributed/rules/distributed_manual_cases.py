@@ -305,6 +305,38 @@ def distributed_manual_invalid() -> tuple[Invalid, ...]:
             alias=True,
             findings=(Expected(7, 16, "`Wrapper` wraps the model only under `th.cuda.is_available()`"),),
         ),
+        # A prefix test of the device type (torchdistill's ``wrap_model``) is such a check too.
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def wrap_model(model, device, distributed, device_ids):
+                model.to(device)
+                if device.type.startswith("cuda") and distributed:
+                    model = DistributedDataParallel(model, device_ids=device_ids)
+                return model
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def wrap_model(model, device, distributed, device_ids):
+                model.to(device)
+                if device.type.startswith("cuda") and distributed:
+                    model = DistributedDataParallel(model)
+                return model
+            """,
+            note="ddp-under-a-prefix-test-of-the-device-type",
+            findings=(
+                Expected(
+                    7,
+                    17,
+                    '`DistributedDataParallel` wraps the model only under `device.type.startswith("cuda")`, which '
+                    "stays and is False on an XLA host after the port",
+                ),
+            ),
+        ),
         # The process group starts only under a CUDA check that stays (False on XLA): no group
         # starts there, and a DDP built after it raises (or nothing reduces across the processes).
         invalid(

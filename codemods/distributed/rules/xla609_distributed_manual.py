@@ -204,6 +204,20 @@ DISTRIBUTED_MANUAL = Rule(
             """,
             note="ddp-under-a-flag",
         ),
+        # A prefix test that also takes "xla" holds on XLA: DDP wraps the model there.
+        valid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def wrap_model(model, device, distributed):
+                model.to(device)
+                if device.type.startswith(("cuda", "xla")) and distributed:
+                    model = DistributedDataParallel(model)
+                return model
+            """,
+            note="ddp-under-a-prefix-test-that-takes-xla",
+        ),
     ),
     invalid=distributed_manual_invalid,
 )

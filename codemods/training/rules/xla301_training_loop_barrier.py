@@ -84,7 +84,10 @@ TRAINING_LOOP_BARRIER = Rule(
     fixable=True,
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
-    "also before each `continue` and each `break` of the loop (the iteration that breaks out ran its step too). The loops of an optimizer class's own methods (a subclass of a torch.optim "
+    "also before each `continue` and each `break` of the loop (the iteration that breaks out ran its step too). A loop "
+    "that calls a method a class of the project gets at run time (`setattr(Box, 'post_forward_process', post)`, "
+    "where `post` may be a project function that steps: torchdistill's registered post-forward process) drives that "
+    "step as it would a method the class defines. The loops of an optimizer class's own methods (a subclass of a torch.optim "
     "class: its `step()` over the param groups, an unrolled inner loop, a preconditioner update) are no "
     "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier. "
     "Nor are those of a custom autograd function's `forward` and `backward` (a subclass of "
