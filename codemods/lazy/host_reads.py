@@ -185,8 +185,20 @@ class HostReadAnalysis(Analysis):
                     rebound.add(target)
                     if target in used and target in self.flow.owner(scope, target).device:
                         carried.append(target)
-            if carried:
+            steps = [o for o in self.flow.sites.loops[loop].loops if o is not loop and o in training.all_loops]
+            if carried and not any(_backpropagates(o, set(carried)) for o in steps):
                 self.part.carried_state[loop] = tuple(carried)
+
+
+def _backpropagates(step: cst.CSTNode, names: set[str]) -> bool:
+    """The training loop's iteration calls a backward of one of ``names`` (``loss.backward()``,
+    ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``): an inner loop that carries
+    it (``for i in range(heads): loss = loss + ...``) builds the step's own loss, ended by the
+    step's barrier; one of its own would cut the forward from its backward."""
+    return any(
+        type(node) is cst.Call and method_name(node) == "backward" and bool(variables_in(node) & names)
+        for node in walk(step)
+    )
 
 
 def variables_in(node: cst.CSTNode) -> set[str]:

@@ -119,6 +119,29 @@ CARRIED_STATE_BARRIER = Rule(
             """,
             note="names-unpacked-from-batch-fields-aliased",
         ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 3).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                out = model(x)
+                loss = out.pow(2).mean()
+                for k in range(1, 3):
+                    _, top = out.topk(k, dim=1)
+                    loss = loss + out.gather(1, top).mean()
+                    hits.append(top.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -199,6 +222,49 @@ CARRIED_STATE_BARRIER = Rule(
             """,
             note="state-read-beside-a-batch-field",
             findings=(Expected(11, 9, "evaluation loop carries `x` across iterations on the device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                loss = model(x).pow(2).mean()
+                h = torch.zeros(8, 4, device=device)
+                for k in range(1, 3):
+                    h = model(h + x)
+                    hits.append(h.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                loss = model(x).pow(2).mean()
+                h = torch.zeros(8, 4, device=device)
+                for k in range(1, 3):
+                    h = model(h + x)
+                    hits.append(h.sum().item())
+                    torch_xla.sync()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-inner-loop-of-a-training-step-carries-what-the-step-does-not-backpropagate",
+            findings=(Expected(15, 9, "evaluation loop carries `h` across iterations on the device"),),
         ),
     ),
 )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -61,6 +62,7 @@ SLICED_DEVICE_DATA = Rule(
                 torch_xla.sync()
             """,
         ),
+        valid(TRAINER_HEADS, note="a-trainers-compute-loss-slices-each-head-at-a-constant-offset"),
     ),
     invalid=lambda: (
         invalid(

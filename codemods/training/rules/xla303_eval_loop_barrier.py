@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.step_loop_cases import step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -438,6 +439,7 @@ EVAL_LOOP_BARRIER = Rule(
             target="sagemaker",
             note="an-emas-loops-over-the-weights-run-in-the-step",
         ),
+        *step_loop_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -676,6 +678,7 @@ EVAL_LOOP_BARRIER = Rule(
             note="an-emas-loop-over-batches-evaluates",
             findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
+        *step_loop_invalid(),
     ),
 )
 
