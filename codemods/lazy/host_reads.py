@@ -169,14 +169,23 @@ class HostReadAnalysis(Analysis):
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
         # Training loops, loops that get a barrier anyway, and loops within a step (a forward computation's, a generator's).
         skipped = training.all_loops | training.loops.keys() | training.loops_within_a_step | barriered
-        for loop in reading_loops - skipped:
+        # Loops without autograd that read nothing (sampling): the outermost that carries a value.
+        read_in = {outer for site in reads.values() for outer in site.loops}
+        unread = {loop for loop in self.flow.no_grad_loops if type(loop) is cst.For} - skipped - read_in
+        for loop in sorted(reading_loops - skipped, key=self._order) + sorted(unread, key=self._order):
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
-            scope = self.flow.sites.loops[loop].scope
+            site = self.flow.sites.loops[loop]
+            if loop in unread and any(o in self.part.carried_state or o in training.all_loops for o in site.loops):
+                continue  # an outer sampling loop's barrier (a training step's) ends this one's iterations too
+            scope = site.scope
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
-                if not loops or loops[-1] is not loop:
+                if loop in unread:
+                    if loop not in loops or not any(type(n) is cst.Call for n in walk(value)):
+                        continue  # computed by a call (a model's forward, a sampler's step), at any depth
+                elif not loops or loops[-1] is not loop:
                     continue
                 used = variables_in(value)  # (not ``x`` of ``data.x``: that is the batch's field)
                 for target in targets:
@@ -185,9 +194,14 @@ class HostReadAnalysis(Analysis):
                     rebound.add(target)
                     if target in used and target in self.flow.owner(scope, target).device:
                         carried.append(target)
-            steps = [o for o in self.flow.sites.loops[loop].loops if o is not loop and o in training.all_loops]
+            steps = [o for o in site.loops if o is not loop and o in training.all_loops]
             if carried and not any(_backpropagates(o, set(carried)) for o in steps):
                 self.part.carried_state[loop] = tuple(carried)
+                if loop in unread:
+                    self.part.unread_carried.add(loop)
+
+    def _order(self, loop: cst.CSTNode) -> int:
+        return self.flow.sites.loops[loop].order
 
 
 def _backpropagates(step: cst.CSTNode, names: set[str]) -> bool:
