@@ -372,7 +372,7 @@ class GuardedMoveAnalysis(Analysis):
         )
 
 
-def _of_self(node: cst.BaseExpression, residency: bool = False) -> bool:
+def _of_self(node: cst.CSTNode, residency: bool = False) -> bool:
     """``node`` is reached from ``self``: a move of the module's own parts (``self.one_unet_in_gpu(unet)``,
     ``self.unets.cuda``), or with ``residency``, where the module's own parameters are
     (``next(self.parameters()).is_cuda``, ``self.weight.is_cuda``). A module that swaps its parts between

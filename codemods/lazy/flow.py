@@ -60,7 +60,9 @@ class _Position:
     place_at: int = -1  # the walk's moves when ``place`` was found
 
 
-_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+_NO_GRAD = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
 
 
 class FlowAnalysis(FlowValues):

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
-from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 from codemods.lazy.rules.programs import _loop
+from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,7 +24,10 @@ STEP_VARYING_SHAPE = Rule(
     summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step",
     fixable=False,
     why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
-    "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
+    "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead. "
+    "A loop over a constant `range` inside one step (a training loop's iteration, a model's forward, a Trainer's "
+    "`compute_loss`: `for i in range(n_heads): logits[i, :, : -(2 + i)]`, `for k in range(1, 3): x.topk(k)`) runs the "
+    "same counters every step: the same few graphs, compiled once; its counter is no per-step number.",
     examples=lambda: (
         Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),
     ),

@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
+STEP_LOOPS_WHY = (
+    "Nor is a loop in a transformers Trainer subclass's `compute_loss`, `training_step` or `prediction_step` (Medusa's "
+    "`for i in range(heads):` loss per head, with a `.item()` per head for the log; or a method they call through "
+    "`self`): the Trainer's own step ends with its barrier on XLA; nor one in a model's hooks that `generate()` "
+    "calls in each decoding step (`_reorder_cache` over its layers' caches for beam search, "
+    "`prepare_inputs_for_generation`). A Trainer subclass's own loop over a loader (`def score(self, model, loader)`) "
+    "still is an evaluation loop."
+)
+
 # Medusa's shape: a loss per head of a model's output, with a top-k accuracy read per head; XLA711 and
 # XLA712 use it too (the head index and ``k`` run the same constant range every step).
 TRAINER_HEADS = """
@@ -118,8 +127,6 @@ def step_loop_invalid() -> tuple[Invalid, ...]:
                     return total
             """,
             note="a-trainer-subclasss-own-loop-over-a-loader-evaluates",
-            findings=(
-                Expected(14, 13, "evaluation loop over the device that accumulates device values into `total`"),
-            ),
+            findings=(Expected(14, 13, "evaluation loop over the device that accumulates device values into `total`"),),
         ),
     )
