@@ -181,6 +181,7 @@ class HostReadAnalysis(Analysis):
             scope = site.scope
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
+            entering = self._device_on_entry(scope, loop) if loop in unread else set()
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if loop in unread:
                     if loop not in loops or not any(type(n) is cst.Call for n in walk(value)):
@@ -192,13 +193,27 @@ class HostReadAnalysis(Analysis):
                     if target in rebound:
                         continue
                     rebound.add(target)
-                    if target in used and target in self.flow.owner(scope, target).device:
+                    if target in used and (target in entering or target in self.flow.owner(scope, target).device):
                         carried.append(target)
             steps = [o for o in site.loops if o is not loop and o in training.all_loops]
             if carried and not any(_backpropagates(o, set(carried)) for o in steps):
                 self.part.carried_state[loop] = tuple(carried)
                 if loop in unread:
                     self.part.unread_carried.add(loop)
+
+    def _device_on_entry(self, scope: Scope, loop: cst.CSTNode) -> set[str]:
+        """The names last bound to a device value before ``loop`` (``images = noise``, the noise made on the
+        device), also those read to the host after it (``images = images.cpu().numpy()``): the names' device
+        sets hold only what is a device value everywhere."""
+        entering: set[str] = set()
+        for targets, value, loops, _ in scope.assignments:
+            if loop in loops:
+                break
+            if len(targets) == 1 and self.flow.is_device(scope, value):
+                entering.add(targets[0])
+            else:
+                entering.difference_update(targets)
+        return entering
 
     def _order(self, loop: cst.CSTNode) -> int:
         return self.flow.sites.loops[loop].order

@@ -382,6 +382,44 @@ CARRIED_STATE_BARRIER = Rule(
             note="a-sampling-loop-under-inference-mode",
             findings=(Expected(12, 17, "loop without autograd carries `img` across iterations on the device"),),
         ),
+        invalid(
+            """
+            import torch
+
+
+            class AudioPipeline:
+                @torch.no_grad()
+                def __call__(self, batch_size=1, noise=None):
+                    if noise is None:
+                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
+                    images = noise
+                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
+                        model_output = self.unet(images, t)["sample"]
+                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
+                    images = images.cpu().numpy()
+                    return images
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class AudioPipeline:
+                @torch.no_grad()
+                def __call__(self, batch_size=1, noise=None):
+                    if noise is None:
+                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
+                    images = noise
+                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
+                        model_output = self.unet(images, t)["sample"]
+                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
+                        torch_xla.sync()
+                    images = images.cpu().numpy()
+                    return images
+            """,
+            note="a-pipelines-sampling-loop-whose-result-is-read-after-it",
+            findings=(Expected(14, 13, "loop without autograd carries `images` across iterations on the device"),),
+        ),
     ),
 )
 
@@ -393,9 +431,9 @@ def _carried(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.Fo
     carried = ", ".join(f"`{n}`" for n in ctx.facts.host_reads.carried_state[original])
     if original in ctx.facts.host_reads.unread_carried:
         message = (
-            f"loop without autograd carries {carried} across iterations on the device and reads nothing to the "
-            "host: {new} ends every iteration (else the whole loop is one graph, every iteration's forward "
-            "unrolled in it, compiled only when the result is read)"
+            f"loop without autograd carries {carried} across iterations on the device: {{new}} ends every "
+            "iteration (without it every iteration's computation joins one graph, which grows until the result is "
+            "read)"
         )
     else:
         message = (
