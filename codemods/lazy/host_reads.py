@@ -178,6 +178,8 @@ class HostReadAnalysis(Analysis):
             site = self.flow.sites.loops[loop]
             if loop in unread and any(o in self.part.carried_state or o in training.all_loops for o in site.loops):
                 continue  # an outer sampling loop's barrier (a training step's) ends this one's iterations too
+            if loop in unread and not self._calls_a_model(loop):
+                continue  # ``for d in range(n): x = F.interpolate(x, ...)``: a few library operations, no sampler
             scope = site.scope
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
@@ -215,8 +217,30 @@ class HostReadAnalysis(Analysis):
                 entering.difference_update(targets)
         return entering
 
+    def _calls_a_model(self, loop: cst.CSTNode) -> bool:
+        """The loop calls a model or a method of its own object (``model(tokens)``, ``self.p_sample(img, t)``,
+        ``self.unet(x, t)``): each iteration runs a forward, not only a library's operations (``F.interpolate``,
+        ``rearrange``) or a tensor's methods."""
+        for node in walk(loop):
+            if type(node) is not cst.Call:
+                continue
+            func = node.func
+            if type(func) is cst.Name:
+                if func.value not in _BUILTINS and "." not in (self.walk.resolve(func) or ""):
+                    return True
+            elif (name := dotted(func)) is not None and name.startswith("self."):
+                return True
+        return False
+
     def _order(self, loop: cst.CSTNode) -> int:
         return self.flow.sites.loops[loop].order
+
+
+_BUILTINS = frozenset(
+    {"len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "print", "isinstance", "min", "max", "sum"}
+    | {"int", "float", "str", "bool", "abs", "round", "reversed", "sorted", "iter", "next", "getattr", "hasattr"}
+    | {"tqdm", "trange"}
+)
 
 
 def _backpropagates(step: cst.CSTNode, names: set[str]) -> bool:
