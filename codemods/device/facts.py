@@ -150,6 +150,10 @@ class DeviceFacts:
     # holds or returns it, or a flag handed to a function that moves only if it is true): reported
     # as an error (XLA119) in place of XLA105's warning (the value: the message).
     guarded_moves: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # A module's check of where its own parameters are (``next(self.parameters()).is_cuda``) that alone
+    # runs a swap of its own parts between devices (DALLE2's ``one_unet_in_gpu``): on XLA the swap is
+    # skipped and the parts are where the module is; neither XLA119 nor XLA105 reports it.
+    own_swaps: set[cst.CSTNode] = field(default_factory=set)
     # DistributedDataParallel constructions that run only under such a check: on XLA the model
     # trains without DDP, its gradients never all-reduced: the check, and XLA609's message.
     guarded_ddp: dict[cst.Call, tuple[cst.CSTNode, str]] = field(default_factory=dict)

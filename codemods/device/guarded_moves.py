@@ -238,7 +238,10 @@ class GuardedMoveAnalysis(Analysis):
                 if id(cond) in both_ways:
                     break
                 if self.kept and (check := self._check_in(cond.test, move.scope)) is not None:
-                    self.part.guarded_moves.setdefault(check, self._message(check, move, cond))
+                    if _of_self(check, residency=True) and _of_self(move.node.func):
+                        self.part.own_swaps.add(check)
+                    else:
+                        self.part.guarded_moves.setdefault(check, self._message(check, move, cond))
                     break
                 if type(cond) is cst.If and (param := self._param(cond.test, move.scope)) is not None:
                     device.flag_moves.add(param)
@@ -369,6 +372,30 @@ class GuardedMoveAnalysis(Analysis):
             f"{self._claim(check)}, and `{_code(move.node)}` moves to the device only under it{where}: "
             f"{_NEVER_RUNS}; {self._advice(check)}"
         )
+
+
+def _of_self(node: cst.CSTNode, residency: bool = False) -> bool:
+    """``node`` is reached from ``self``: a move of the module's own parts (``self.one_unet_in_gpu(unet)``,
+    ``self.unets.cuda``), or with ``residency``, where the module's own parameters are
+    (``next(self.parameters()).is_cuda``, ``self.weight.is_cuda``). A module that swaps its parts between
+    devices only where its parameters already are on CUDA skips the swap on XLA, its parameters already
+    on the XLA device (or, never moved, on the CPU, where the original skips it too): nothing stays behind."""
+    if residency:
+        if type(node) is not cst.Attribute or node.attr.value != "is_cuda":
+            return False
+        node = node.value
+    while True:
+        if type(node) is cst.Name:
+            return node.value == "self"
+        if type(node) is cst.Attribute:
+            node = node.value
+        elif type(node) is cst.Call:
+            if dotted(node.func) in ("next", "iter") and node.args:
+                node = node.args[0].value
+            else:
+                node = node.func
+        else:
+            return False
 
 
 def _short(call: cst.Call, func: str) -> str:

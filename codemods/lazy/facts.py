@@ -43,6 +43,9 @@ class HostReadFacts:
     step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
     # Evaluation loops that carry device state across iterations: loop -> the names.
     carried_state: dict[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
+    # Those of them that read nothing to the host (a sampling loop under no_grad, ``for t in
+    # reversed(range(1000)): img = step(net(img))``): the whole loop is one graph.
+    unread_carried: set[cst.CSTNode] = field(default_factory=set)
     # The file's functions and methods whose every return reads a number to the host
     # (``def get_step(self): return self.step.item()``), qualified (``Net.get_step``): a call of
     # one gives a Python number, in this module and in the project's others (their summaries).

@@ -60,6 +60,11 @@ class _Position:
     place_at: int = -1  # the walk's moves when ``place`` was found
 
 
+_NO_GRAD = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
+
+
 class FlowAnalysis(FlowValues):
     """The sites of the file, by function, and the device values and per-step integers
     among them (what the lazy analyses ask: ``is_device``, ``varying_in``, answered by
@@ -84,6 +89,10 @@ class FlowAnalysis(FlowValues):
         # The file's functions and methods, by name, whose every return reads a number to the
         # host (``def get_step(self): return self.step.item()``): settled when the walk ends.
         self.host_functions: dict[str, list[Scope]] = {}
+        # Loops that run without autograd (in ``with torch.no_grad():`` or a function decorated with it,
+        # or with ``inference_mode``): sampling and inference, never a training step's own computation.
+        self.no_grad_loops: set[cst.CSTNode] = set()
+        self._no_grad_withs: list[cst.With] = []
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -255,17 +264,36 @@ class FlowAnalysis(FlowValues):
         self._at.small = None
         self.sites.loops[node] = self._site(node)
         self._test(node.test)
+        self._note_no_grad(node)
 
     def visit_For(self, node: cst.For) -> None:
         self._at.small = None
         self.sites.loops[node] = self._site(node)
         self._assign([node.target], None, False)
+        self._note_no_grad(node)
+
+    def _note_no_grad(self, loop: cst.For | cst.While) -> None:
+        function = self.scope.node
+        if self._no_grad_withs or (
+            function is not None and any(self._no_grad(d.decorator) for d in function.decorators)
+        ):
+            self.no_grad_loops.add(loop)
+
+    def _no_grad(self, node: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()`` (or the bare decorator)."""
+        return self.walk.resolve(node.func if type(node) is cst.Call else node) in _NO_GRAD
 
     def visit_With(self, node: cst.With) -> None:
         self._at.small = None
         for item in node.items:
             if item.asname is not None:
                 self._assign([item.asname.name], None, False)
+        if any(self._no_grad(item.item) for item in node.items):
+            self._no_grad_withs.append(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        if self._no_grad_withs and self._no_grad_withs[-1] is node:
+            self._no_grad_withs.pop()
 
     def visit_Try(self, node: cst.Try) -> None:
         self._at.small = None

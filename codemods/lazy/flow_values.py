@@ -24,7 +24,7 @@ from codemods.lazy.expression_kinds import (
     names_a_device,
     reads_to_host,
 )
-from codemods.lazy.sites import Scope, Sites
+from codemods.lazy.sites import Scope, Site, Sites
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.loop_plans import is_device_loader
 
@@ -336,7 +336,7 @@ class FlowValues(Analysis):
         stepping = set(self.facts.training.all_loops) | set(self.facts.training.loops)
         stepping.update(reading_loops)
         for loop in self.sites.loops.values():
-            if loop.node in stepping and type(loop.node) is cst.For:
+            if loop.node in stepping and type(loop.node) is cst.For and not self._repeats_in_each_step(loop):
                 loop.scope.varying.update(loop_counters(loop.node))
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
@@ -357,6 +357,23 @@ class FlowValues(Analysis):
                         callee.varying.add(param)
             if sum(len(s.varying) for s in scopes) == before:
                 break
+
+    def _repeats_in_each_step(self, loop: Site[cst.For | cst.While]) -> bool:
+        """A loop over a ``range`` inside one step (a training loop's iteration, a model's forward,
+        a Trainer's ``compute_loss``): ``for i in range(n_heads)`` runs the same counters every
+        step, so what they index or size is the same few graphs each step, compiled once."""
+        training = self.facts.training
+        node = loop.node
+        steps = training.all_loops | training.loops.keys()
+        if type(node) is not cst.For or node in steps or type(node.iter) is not cst.Call:
+            return False
+        if dotted(node.iter.func) != "range":
+            return False
+        outer = [o for o in loop.loops if o is not node]
+        if node not in training.loops_within_a_step and not any(o in steps for o in outer):
+            return False
+        counters = {c for o in outer if type(o) is cst.For for c in loop_counters(o)}
+        return not counters.intersection(self._value_names(node.iter))
 
     def varying_in(self, scope: Scope, node: cst.CSTNode) -> str | None:
         """The per-step name an index or argument uses (``len(x)`` is not one)."""

@@ -169,24 +169,89 @@ class HostReadAnalysis(Analysis):
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
         # Training loops, loops that get a barrier anyway, and loops within a step (a forward computation's, a generator's).
         skipped = training.all_loops | training.loops.keys() | training.loops_within_a_step | barriered
-        for loop in reading_loops - skipped:
+        # Loops without autograd that read nothing (sampling): the outermost that carries a value.
+        read_in = {outer for site in reads.values() for outer in site.loops}
+        unread = {loop for loop in self.flow.no_grad_loops if type(loop) is cst.For} - skipped - read_in
+        for loop in sorted(reading_loops - skipped, key=self._order) + sorted(unread, key=self._order):
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
-            scope = self.flow.sites.loops[loop].scope
+            site = self.flow.sites.loops[loop]
+            if loop in unread and any(o in self.part.carried_state or o in training.all_loops for o in site.loops):
+                continue  # an outer sampling loop's barrier (a training step's) ends this one's iterations too
+            if loop in unread and not self._calls_a_model(loop):
+                continue  # ``for d in range(n): x = F.interpolate(x, ...)``: a few library operations, no sampler
+            scope = site.scope
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
+            entering = self._device_on_entry(scope, loop) if loop in unread else set()
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
-                if not loops or loops[-1] is not loop:
+                if loop in unread:
+                    if loop not in loops or not any(type(n) is cst.Call for n in walk(value)):
+                        continue  # computed by a call (a model's forward, a sampler's step), at any depth
+                elif not loops or loops[-1] is not loop:
                     continue
                 used = variables_in(value)  # (not ``x`` of ``data.x``: that is the batch's field)
                 for target in targets:
                     if target in rebound:
                         continue
                     rebound.add(target)
-                    if target in used and target in self.flow.owner(scope, target).device:
+                    if target in used and (target in entering or target in self.flow.owner(scope, target).device):
                         carried.append(target)
-            if carried:
+            steps = [o for o in site.loops if o is not loop and o in training.all_loops]
+            if carried and not any(_backpropagates(o, set(carried)) for o in steps):
                 self.part.carried_state[loop] = tuple(carried)
+                if loop in unread:
+                    self.part.unread_carried.add(loop)
+
+    def _device_on_entry(self, scope: Scope, loop: cst.CSTNode) -> set[str]:
+        """The names last bound to a device value before ``loop`` (``images = noise``, the noise made on the
+        device), also those read to the host after it (``images = images.cpu().numpy()``): the names' device
+        sets hold only what is a device value everywhere."""
+        entering: set[str] = set()
+        for targets, value, loops, _ in scope.assignments:
+            if loop in loops:
+                break
+            if len(targets) == 1 and self.flow.is_device(scope, value):
+                entering.add(targets[0])
+            else:
+                entering.difference_update(targets)
+        return entering
+
+    def _calls_a_model(self, loop: cst.CSTNode) -> bool:
+        """The loop calls a model or a method of its own object (``model(tokens)``, ``self.p_sample(img, t)``,
+        ``self.unet(x, t)``): each iteration runs a forward, not only a library's operations (``F.interpolate``,
+        ``rearrange``) or a tensor's methods."""
+        for node in walk(loop):
+            if type(node) is not cst.Call:
+                continue
+            func = node.func
+            if type(func) is cst.Name:
+                if func.value not in _BUILTINS and "." not in (self.walk.resolve(func) or ""):
+                    return True
+            elif (name := dotted(func)) is not None and name.startswith("self."):
+                return True
+        return False
+
+    def _order(self, loop: cst.CSTNode) -> int:
+        return self.flow.sites.loops[loop].order
+
+
+_BUILTINS = frozenset(
+    {"len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "print", "isinstance", "min", "max", "sum"}
+    | {"int", "float", "str", "bool", "abs", "round", "reversed", "sorted", "iter", "next", "getattr", "hasattr"}
+    | {"tqdm", "trange"}
+)
+
+
+def _backpropagates(step: cst.CSTNode, names: set[str]) -> bool:
+    """The training loop's iteration calls a backward of one of ``names`` (``loss.backward()``,
+    ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``): an inner loop that carries
+    it (``for i in range(heads): loss = loss + ...``) builds the step's own loss, ended by the
+    step's barrier; one of its own would cut the forward from its backward."""
+    return any(
+        type(node) is cst.Call and method_name(node) == "backward" and bool(variables_in(node) & names)
+        for node in walk(step)
+    )
 
 
 def variables_in(node: cst.CSTNode) -> set[str]:

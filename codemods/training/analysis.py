@@ -24,6 +24,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Walk
+from codemods.huggingface.analysis import TRAINERS
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.bound_methods import bound_steps
@@ -72,6 +73,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         # This file's module classes, also those over a library's model class: by name and qualified name.
         self.forward_classes: set[str] = set()
         self.forward_class_paths: set[str] = set()
+        self.trainer_classes: dict[str, str] = {}  # transformers Trainer subclasses: name -> qualified name
         self.generators: set[str] = set()  # the functions that yield (qualified names)
         # Optimizer classes of this file (over a class of torch.optim, ``Optimizer`` or ``AdamW``, or over
         # another such class of the file): name -> qualified name.
@@ -171,6 +173,8 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
                 self.forward_class_paths.add(self.walk.qualname)
             if is_optimizer_class(resolved or "") or written in self.optimizer_classes:
                 self.optimizer_classes[node.name.value] = self.walk.qualname
+            if resolved in TRAINERS or written in self.trainer_classes:
+                self.trainer_classes[node.name.value] = self.walk.qualname
             if resolved in apis.AUTOGRAD_FUNCTIONS:
                 self.autograd_functions.add(self.walk.qualname)
 

@@ -29,6 +29,7 @@ class LoopPlans(StepDrivers):
     device: DeviceAnalysis
     # This file's module classes (qualified names), and the names bound to device loaders.
     forward_class_paths: set[str]
+    trainer_classes: dict[str, str]
     device_loaders: set[str]
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
@@ -98,7 +99,8 @@ class LoopPlans(StepDrivers):
         itself (or the ``__call__`` a loss module defines instead) and the methods of the class
         it calls through ``self.`` (and those they call)."""
         methods = {fn.qualname: fn for fn in self.function_records.values()}
-        entries = {f"{cls}.{name}" for cls in self.forward_class_paths for name in ("forward", "__call__")}
+        entries = {f"{cls}.{name}" for cls in self.forward_class_paths for name in _FORWARD_METHODS}
+        entries |= {f"{cls}.{name}" for cls in self.trainer_classes.values() for name in _TRAINER_STEP_METHODS}
         found = entries & methods.keys()
         pending = list(found)
         while pending:
@@ -177,6 +179,14 @@ def _in_a_move_method(loop: _Loop) -> bool:
     return bool(dot) and bool(owner) and method in _MOVE_METHODS
 
 
+# A module's forward, and the hooks ``generate()`` of a transformers model calls in each decoding
+# step (``_reorder_cache`` loops over the layers' caches for beam search): inside that step.
+_FORWARD_METHODS = frozenset(
+    {"forward", "__call__", "_reorder_cache", "prepare_inputs_for_generation", "_update_model_kwargs_for_generation"}
+)
+# The methods of a transformers Trainer subclass that its own training (evaluation) step runs: the
+# Trainer ends each step with its barrier on XLA, a loop in them (over a model's heads) is part of it.
+_TRAINER_STEP_METHODS = frozenset({"compute_loss", "training_step", "prediction_step"})
 _MOVE_METHODS = frozenset({"to", "cuda", "cpu", "to_device", "pin_memory"})
 
 

@@ -297,10 +297,11 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
 
 def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
     """The checks that stay: those XLA110 and XLA117 port or report are theirs, and those that
-    guard a move are XLA119's errors (those that guard a DDP wrap, XLA609's)."""
+    guard a move are XLA119's errors (those that guard a DDP wrap, XLA609's); a module's check of
+    where its own parameters are, guarding a swap of its own parts, is no finding."""
     device = facts.device
     ddp_checks = {check for check, _ in device.guarded_ddp.values()} | device.guarded_groups.keys()
-    ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks)
+    ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks, device.own_swaps)
     return dict.fromkeys(
         [
             *(

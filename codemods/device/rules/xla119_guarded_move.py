@@ -47,7 +47,11 @@ GUARDED_MOVE = Rule(
     "or move on every path; once `device` is the XLA device, a comparison with 'xla' holds there. Where the file "
     "does not show what the compared device holds (a parameter, `torch.device(cfg.run.device)` read from a config "
     "that may name CUDA), the message says the check is False there only if it is the XLA device, and shows the "
-    "assignment: it claims no more than the file proves.",
+    "assignment: it claims no more than the file proves. A module's check of where its own parameters are "
+    "(`is_cuda = next(self.parameters()).is_cuda`) that alone runs a swap of its own parts between devices (DALLE2's "
+    "`self.one_unet_in_gpu(unet)`, which parks the other unets on the CPU) is no finding, nor XLA105's: on XLA the "
+    "swap is skipped and the parts stay where the module is, on the XLA device; forcing it would only move them "
+    "back and forth. Under the same check a move of anything else (an input, `img.cuda()`) is reported.",
     instead='Make the check hold on an XLA host: `device.type in ("cuda", "xla")` for a device type compared '
     "with 'cuda', no check for `torch.cuda.is_available()`; or move on every path.",
     examples=lambda: (
@@ -154,6 +158,60 @@ GUARDED_MOVE = Rule(
                 return model(x)
             """,
             note="moved-either-way-or-a-check-ported",
+        ),
+        valid(
+            """
+            from contextlib import contextmanager, nullcontext
+
+            import torch
+            from torch import nn
+
+
+            class Decoder(nn.Module):
+                @contextmanager
+                def one_unet_in_gpu(self, unet):
+                    devices = [next(u.parameters()).device for u in self.unets]
+                    self.unets.to("cpu")
+                    unet.to(torch.device("cuda"))
+                    yield
+                    for u, d in zip(self.unets, devices):
+                        u.to(d)
+
+                @torch.no_grad()
+                def sample(self, img):
+                    is_cuda = next(self.parameters()).is_cuda
+                    for unet in self.unets:
+                        with self.one_unet_in_gpu(unet) if is_cuda else nullcontext():
+                            img = unet(img)
+                    return img
+            """,
+            """
+            from contextlib import contextmanager, nullcontext
+
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class Decoder(nn.Module):
+                @contextmanager
+                def one_unet_in_gpu(self, unet):
+                    devices = [next(u.parameters()).device for u in self.unets]
+                    self.unets.to("cpu")
+                    unet.to(torch_xla.device())
+                    yield
+                    for u, d in zip(self.unets, devices):
+                        u.to(d)
+
+                @torch.no_grad()
+                def sample(self, img):
+                    is_cuda = next(self.parameters()).is_cuda
+                    for unet in self.unets:
+                        with self.one_unet_in_gpu(unet) if is_cuda else nullcontext():
+                            img = unet(img)
+                    return img
+            """,
+            note="a-modules-swap-of-its-own-parts-under-its-own-parameters-is-cuda",
         ),
     ),
     invalid=lambda: (
@@ -446,6 +504,37 @@ GUARDED_MOVE = Rule(
                     "`prepare_sample` as `cuda_enabled`",
                 ),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Decoder(nn.Module):
+                @torch.no_grad()
+                def sample(self, img):
+                    is_cuda = next(self.parameters()).is_cuda
+                    if is_cuda:
+                        img = img.cuda()
+                    return self.unet(img)
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class Decoder(nn.Module):
+                @torch.no_grad()
+                def sample(self, img):
+                    is_cuda = next(self.parameters()).is_cuda
+                    if is_cuda:
+                        img = img.to(torch_xla.device())
+                    return self.unet(img)
+            """,
+            note="an-input-moved-under-the-modules-own-parameters-is-cuda",
+            findings=(Expected(9, 19, "`next(self.parameters()).is_cuda` is False on an XLA host after the port"),),
         ),
     ),
 )

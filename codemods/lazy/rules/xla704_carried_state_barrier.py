@@ -77,7 +77,13 @@ CARRIED_STATE_BARRIER = Rule(
     fixable=True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
     "the whole history in its graph, which grows and is compiled again every iteration. A name bound anew "
-    "each iteration before it is read (`x = data.x`, a field of the batch, not the name `x`) carries nothing.",
+    "each iteration before it is read (`x = data.x`, a field of the batch, not the name `x`) carries nothing. "
+    "A loop without autograd (under `torch.no_grad()` or `inference_mode`, or in a function decorated with it) "
+    "that reads nothing to the host and carries a value a call computes (a diffusion sampler's "
+    "`for t in reversed(range(1000)): img = self.p_sample(img, t)`) is one graph of every iteration's forward, "
+    "compiled only when the result is read: it gets the barrier too. Not one within a training step's iteration "
+    "(the step's barrier ends it), nor a loop with autograd (an RNN unrolled for the backward), nor one that "
+    "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`).",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
@@ -112,6 +118,72 @@ CARRIED_STATE_BARRIER = Rule(
         # ``x`` bound anew from a field of the batch each iteration (``data.x``): nothing carried.
         valid(_BATCH_FIELD, _ported(_BATCH_FIELD), note="name-bound-from-a-batch-field"),
         valid(_UNPACKED_FIELDS, _ported(_UNPACKED_FIELDS, torch="th"), note="names-unpacked-from-batch-fields-aliased"),
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 3).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                out = model(x)
+                loss = out.pow(2).mean()
+                for k in range(1, 3):
+                    _, top = out.topk(k, dim=1)
+                    loss = loss + out.gather(1, top).mean()
+                    hits.append(top.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            teacher = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                target = x
+                with torch.no_grad():
+                    for _ in range(3):
+                        target = teacher(target)
+                loss = (model(x) - target).pow(2).mean()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="a-loop-without-autograd-inside-a-training-step",
+        ),
+        valid(
+            """
+            import torch as th
+
+
+            def unroll(cell, h, xs):
+                for x in xs:
+                    h = cell(x, h)
+                return h
+
+
+            @th.no_grad()
+            def probe(net, base):
+                outs = []
+                for t in range(10):
+                    outs.append(net(base + t))
+                return outs
+            """,
+            note="a-carried-loop-with-autograd-and-a-no-grad-loop-that-carries-nothing",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -166,6 +238,154 @@ CARRIED_STATE_BARRIER = Rule(
             note="state-read-beside-a-batch-field",
             findings=(Expected(11, 9, "evaluation loop carries `x` across iterations on the device"),),
         ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                loss = model(x).pow(2).mean()
+                h = torch.zeros(8, 4, device=device)
+                for k in range(1, 3):
+                    h = model(h + x)
+                    hits.append(h.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                loss = model(x).pow(2).mean()
+                h = torch.zeros(8, 4, device=device)
+                for k in range(1, 3):
+                    h = model(h + x)
+                    hits.append(h.sum().item())
+                    torch_xla.sync()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-inner-loop-of-a-training-step-carries-what-the-step-does-not-backpropagate",
+            findings=(Expected(15, 9, "evaluation loop carries `h` across iterations on the device"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Diffusion(nn.Module):
+                @torch.no_grad()
+                def sample(self, shape):
+                    img = torch.randn(shape, device=self.device)
+                    for t in reversed(range(1000)):
+                        times = torch.full((shape[0],), t, device=self.device, dtype=torch.long)
+                        img = self.p_sample(img, times)
+                    return img.cpu()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class Diffusion(nn.Module):
+                @torch.no_grad()
+                def sample(self, shape):
+                    img = torch.randn(shape, device=self.device)
+                    for t in reversed(range(1000)):
+                        times = torch.full((shape[0],), t, device=self.device, dtype=torch.long)
+                        img = self.p_sample(img, times)
+                        torch_xla.sync()
+                    return img.cpu()
+            """,
+            note="a-sampling-loop-without-autograd-reads-nothing",
+            findings=(Expected(13, 13, "loop without autograd carries `img` across iterations on the device"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch import nn
+
+
+            class Diffusion(nn.Module):
+                def sample(self, shape):
+                    with th.inference_mode():
+                        img = th.randn(shape, device=self.device)
+                        for t in reversed(range(1000)):
+                            img = self.p_sample(img, t)
+                    return img.cpu()
+            """,
+            """
+            import torch as th
+            from torch import nn
+            import torch_xla
+
+
+            class Diffusion(nn.Module):
+                def sample(self, shape):
+                    with th.inference_mode():
+                        img = th.randn(shape, device=self.device)
+                        for t in reversed(range(1000)):
+                            img = self.p_sample(img, t)
+                            torch_xla.sync()
+                    return img.cpu()
+            """,
+            alias=True,
+            note="a-sampling-loop-under-inference-mode",
+            findings=(Expected(12, 17, "loop without autograd carries `img` across iterations on the device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class AudioPipeline:
+                @torch.no_grad()
+                def __call__(self, batch_size=1, noise=None):
+                    if noise is None:
+                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
+                    images = noise
+                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
+                        model_output = self.unet(images, t)["sample"]
+                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
+                    images = images.cpu().numpy()
+                    return images
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class AudioPipeline:
+                @torch.no_grad()
+                def __call__(self, batch_size=1, noise=None):
+                    if noise is None:
+                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
+                    images = noise
+                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
+                        model_output = self.unet(images, t)["sample"]
+                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
+                        torch_xla.sync()
+                    images = images.cpu().numpy()
+                    return images
+            """,
+            note="a-pipelines-sampling-loop-whose-result-is-read-after-it",
+            findings=(Expected(14, 13, "loop without autograd carries `images` across iterations on the device"),),
+        ),
     ),
 )
 
@@ -175,11 +395,15 @@ def _carried(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.Fo
     from codemods.engine.barriers import with_barriers
 
     carried = ", ".join(f"`{n}`" for n in ctx.facts.host_reads.carried_state[original])
-    return with_barriers(
-        ctx,
-        CARRIED_STATE_BARRIER,
-        original,
-        updated,
-        f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
-        "(a host read materializes only what it reads; the carried graph keeps growing)",
-    )
+    if original in ctx.facts.host_reads.unread_carried:
+        message = (
+            f"loop without autograd carries {carried} across iterations on the device: {{new}} ends every "
+            "iteration (without it every iteration's computation joins one graph, which grows until the result is "
+            "read)"
+        )
+    else:
+        message = (
+            f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
+            "(a host read materializes only what it reads; the carried graph keeps growing)"
+        )
+    return with_barriers(ctx, CARRIED_STATE_BARRIER, original, updated, message)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -23,7 +24,10 @@ SLICED_DEVICE_DATA = Rule(
     summary="A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves",
     fixable=True,
     why="The offset of a slice is compiled into the graph, so `source[i:i+n]` on a device tensor is a new "
-    "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph.",
+    "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph. "
+    "A loop over a constant `range` inside one step (a training loop's iteration, a model's forward, a Trainer's "
+    "`compute_loss`: `for i in range(n_heads): logits[i, :, : -(2 + i)]`, `for k in range(1, 3): x.topk(k)`) runs the "
+    "same counters every step: the same few graphs, compiled once; its counter is no per-step number.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
@@ -61,6 +65,7 @@ SLICED_DEVICE_DATA = Rule(
                 torch_xla.sync()
             """,
         ),
+        valid(TRAINER_HEADS, note="a-trainers-compute-loss-slices-each-head-at-a-constant-offset"),
     ),
     invalid=lambda: (
         invalid(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -23,7 +24,10 @@ STEP_VARYING_SHAPE = Rule(
     summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step",
     fixable=False,
     why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
-    "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
+    "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead. "
+    "A loop over a constant `range` inside one step (a training loop's iteration, a model's forward, a Trainer's "
+    "`compute_loss`: `for i in range(n_heads): logits[i, :, : -(2 + i)]`, `for k in range(1, 3): x.topk(k)`) runs the "
+    "same counters every step: the same few graphs, compiled once; its counter is no per-step number.",
     examples=lambda: (
         Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),
     ),
@@ -40,6 +44,30 @@ STEP_VARYING_SHAPE = Rule(
                 torch_xla.sync()
             """,
         ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 3).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                out = model(x)
+                loss = out.pow(2).mean()
+                for k in range(1, 3):
+                    _, top = out.topk(k, dim=1)
+                    loss = loss + out.gather(1, top).mean()
+                    hits.append(top.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="a-constant-range-loop-inside-a-step-runs-the-same-k-every-step",
+        ),
+        valid(TRAINER_HEADS, note="a-trainers-compute-loss-runs-the-same-k-every-step"),
     ),
     invalid=lambda: (
         invalid(
@@ -75,6 +103,30 @@ STEP_VARYING_SHAPE = Rule(
                 Expected(7, 13, "`(model(x) ** (step % 3))`"),
                 Expected(7, 46, "`x.repeat(step, 1)`"),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 3).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(10):
+                x = torch.randn(8, 4).to(device)
+                out = model(x)
+                loss = out.pow(2).mean()
+                for k in range(1, step % 3 + 2):
+                    _, top = out.topk(k, dim=1)
+                    loss = loss + out.gather(1, top).mean()
+                    hits.append(top.sum().item())
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="an-inner-range-that-grows-with-the-step-counter",
+            findings=(Expected(13, 18, "`out.topk(k, dim=1)`: `k` changes every step"),),
         ),
     ),
 )

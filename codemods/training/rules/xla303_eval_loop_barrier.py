@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -186,7 +187,7 @@ EVAL_LOOP_BARRIER = Rule(
     "own move method (`def to(self, device)` of a box list moving each of its fields, `cuda`, `cpu`) is no evaluation "
     "loop either: it moves a container's contents inside whatever step or evaluation calls it. Nor is a loop over a "
     "model's weights (an EMA's `for k, v in self.ema.state_dict().items()`, `zip(ema.parameters(), model.parameters())`): "
-    "it updates each weight once per call, inside the step that calls it.",
+    "it updates each weight once per call, inside the step that calls it. " + STEP_LOOPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -507,6 +508,7 @@ EVAL_LOOP_BARRIER = Rule(
             target="sagemaker",
             note="an-emas-loops-over-the-weights-run-in-the-step",
         ),
+        *step_loop_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -580,6 +582,7 @@ EVAL_LOOP_BARRIER = Rule(
             note="an-emas-loop-over-batches-evaluates",
             findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
+        *step_loop_invalid(),
     ),
 )
 
@@ -591,13 +594,10 @@ EVAL_LOOP_BARRIER = Rule(
 def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
     from codemods.engine.barriers import with_barriers
 
-    accumulates = ctx.facts.training.loops[original].accumulates
-    if accumulates:
+    if accumulates := ctx.facts.training.loops[original].accumulates:
         kept = ", ".join(f"`{name}`" for name in accumulates)
-        message = (
-            f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
-            "materialize only what they read, so {new} ends every iteration"
-        )
+        message = f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
+        message += "materialize only what they read, so {new} ends every iteration"
     else:
         message = "evaluation loop over the device (no host read per iteration): {new} ends every iteration"
     return with_barriers(ctx, EVAL_LOOP_BARRIER, original, updated, message)
