@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -262,6 +263,7 @@ XLA_SAVE = Rule(
         ),
     ),
     invalid=lambda: (
+        *indirect_guard_invalid(),
         *(
             invalid(
                 """
