@@ -23,10 +23,10 @@ RAY_GPU_ACTOR = Rule(
     summary="A Ray actor or task that asks for GPUs (`@ray.remote(num_gpus=...)`) never starts on an XLA host",
     fixable=False,
     why="Ray gives an actor the GPUs it asks for (`num_gpus=`, fractions to share one GPU between several "
-    "processes); an XLA host has none, so Ray finds no node that can run it and its calls wait forever. Nor can "
-    "the actor simply move to the XLA device: each actor is a process of its own, and a TPU is held by one "
-    "process at a time (the training process here), so keep the actor on the CPU (no `num_gpus`, its model "
-    "and tensors on 'cpu') or give it XLA devices of its own.",
+    "processes); on an XLA host it detects none, so unless `ray.init(num_gpus=...)` declares some, no node can run "
+    "the actor and its calls wait forever. Declared or not, the actor cannot simply move to the XLA device: each "
+    "actor is a process of its own, and a TPU is held by one process at a time (the training process here), so "
+    "keep the actor on the CPU (no `num_gpus`, its model and tensors on 'cpu') or give it XLA devices of its own.",
     examples=lambda: (
         invalid(
             """
@@ -98,10 +98,10 @@ def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: 
     ctx.report(
         RAY_GPU_ACTOR,
         original,
-        f"`{owner.name.value}` asks Ray for GPUs (num_gpus={ctx.code(gpus.value)}): an XLA host has none, so Ray "
-        "never starts it and its calls wait forever; and each Ray actor is a process of its own, while a TPU is "
-        "held by one process at a time (the training process): keep it on the CPU (no num_gpus, its model and "
-        "tensors on 'cpu') or give it XLA devices of its own",
+        f"`{owner.name.value}` asks Ray for GPUs (num_gpus={ctx.code(gpus.value)}): Ray finds none on an XLA host "
+        "(unless `ray.init(num_gpus=...)` declares some), so it never starts it and its calls wait forever; started, "
+        "it is a process of its own, and a TPU is held by one process at a time (the training process): keep it on "
+        "the CPU (no num_gpus, its model and tensors on 'cpu') or give it XLA devices of its own",
     )
     return updated
 
