@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_calls
-from codemods.engine.nodes import call_args, string_value
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -88,6 +87,8 @@ RAY_GPU_ACTOR = Rule(
 @on_calls(RAY_GPU_ACTOR, names="ray.remote")
 def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
     import libcst as cst
+
+    from codemods.engine.nodes import call_args, string_value
 
     gpus = call_args(original)[1].get("num_gpus")
     if gpus is None or string_value(gpus.value) is not None or _zero(gpus.value):
