@@ -11,7 +11,7 @@ from codemods.project.import_context import outside_project
 
 # A line that may test the rank (what calls_under_rank_checks parses a file for): an ``if`` on a
 # name that says one of these words (distributed/ranks.py's RANK_WORDS), in any case.
-_RANK_WORDS = (b"rank", b"master", b"main_process", b"is_main", b"ordinal", b"gpu_id")
+_RANK_WORDS = (b"rank", b"master", b"main_process", b"is_main", b"ordinal", b"gpu_id", b"process_index")
 RANK_CHECK = re.compile(rb"^\s*(?:el)?if\b[^\n]*(?:" + b"|".join(_RANK_WORDS) + b")", re.IGNORECASE | re.MULTILINE)
 
 _IMPORT = re.compile(
