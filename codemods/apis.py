@@ -600,6 +600,12 @@ CLOCKS = frozenset(
     }
 )
 
+# Accelerator methods that end the pending XLA graph (``xm.mark_step()``) when Accelerate runs on
+# XLA (accelerate 1.15): gather and gather_for_metrics (``_tpu_gather``), reduce, pad_across_processes
+# (it gathers the sizes), save_state; ``accumulate`` syncs the gradients, which marks the step on a TPU.
+ACCELERATE_STEP_ENDERS = frozenset(
+    {"gather", "gather_for_metrics", "reduce", "pad_across_processes", "save_state", "accumulate"}
+)
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 # Iterable-style data sets: a DataLoader over one refuses a sampler (ValueError "DataLoader with
 # IterableDataset: expected unspecified sampler option"; DistributedSampler itself raises

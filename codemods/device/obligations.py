@@ -470,7 +470,7 @@ class ObligationAnalysis(HandedLoaders):
                 found is not None
                 and (summary := found.summary) is not None
                 and summary.pending
-                and summary.trains(found.name)
+                and summary.trains_unported(found.name)
                 and call not in reported
             ):
                 self._named(summary.path)

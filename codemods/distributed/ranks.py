@@ -11,6 +11,7 @@ XLA runtime's; those in the launching process are only reported.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -51,7 +52,20 @@ XLA_RANK_READS = frozenset(
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 _LOG_METHODS = frozenset({"print", "info", "debug", "warning", "log"})
-RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
+RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id", "process_index")
+
+
+def run_there(names: Collection[str], calls_in: Mapping[str, Collection[str]]) -> set[str]:
+    """``names`` (of callables called under a rank check) and what the functions of those names
+    call, and so on: what runs where they run."""
+    found = set(names)
+    pending = list(found)
+    while pending:
+        for name in calls_in.get(pending.pop(), ()):
+            if name not in found:
+                found.add(name)
+                pending.append(name)
+    return found
 
 
 class Processes(Protocol):
@@ -129,6 +143,10 @@ class RankAnalysis(Analysis):
         self.rank_assignments: list[tuple[str, cst.BaseExpression]] = []
         self.saves: list[tuple[cst.Call, str, bool]] = []  # (save, innermost function, under a rank guard)
         self.guarded_calls: set[str] = set()
+        # The names each function (by its name) calls: a function called under a rank check runs
+        # what it calls there too (``if is_master: save_trainer(...)``, whose ``tracker.save(...)``
+        # runs ``self._save_state_dict(...)``: the torch.save in it is the master's alone).
+        self.calls_in: dict[str, set[str]] = defaultdict(set)
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
         self.launch_check_owners: dict[cst.Comparison, str] = {}
@@ -278,6 +296,8 @@ class RankAnalysis(Analysis):
             self.skip.update(id(n) for n in walk(node))
         elif callee == DEFAULT_BACKEND:  # replaced whole by "xla" (launch.py)
             self.skip.update(id(n) for n in walk(node) if n is not node)
+        if self.walk.scopes and (called := method_name(node) or dotted(node.func)) is not None:
+            self.calls_in[self.walk.scopes[-1]].add(called)
         if self.walk.conds and self._rank_guarded():
             if (method := method_name(node)) is not None:
                 self.guarded_calls.add(method)
@@ -379,8 +399,9 @@ class RankAnalysis(Analysis):
                 self.launch_check_owners[check] = owner
         # Saves under a rank check, whether or not the analysis sees several processes: only
         # the master reaches them (an xm.save there hangs on torch_xla 1.13).
+        guarded_calls = run_there(self.guarded_calls, self.calls_in)
         self.part.guarded_saves = {
-            call for call, function, guarded in self.saves if guarded or function in self.guarded_calls
+            call for call, function, guarded in self.saves if guarded or function in guarded_calls
         }
         self.count_calls = [
             (call, owner, name, function)
@@ -393,7 +414,7 @@ class RankAnalysis(Analysis):
         (``if rank == 0: utils.save_checkpoint(...)``): only the master reaches it too."""
         if not self.saves:
             return
-        guarded = self.facts.project.context.rank_guarded_in_run()
+        guarded = run_there(self.facts.project.context.rank_guarded_in_run(), self.calls_in)
         self.part.guarded_saves |= {call for call, function, _ in self.saves if function and function in guarded}
 
     def _read_only_with_cuda(self, call: cst.Call, name: str | None, function: cst.FunctionDef | None) -> bool:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.apis import DATA_LOADERS
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 # Accelerator methods that take over the training step: called on an ``accelerator`` the file got
 # from elsewhere (a parameter, an attribute: ``train(model, loader, accelerator, optimizer)``), they
 # say Accelerate prepared the loop's model, optimizer and loaders (as Fabric's methods do for Fabric).
+# What binds a prepared object: ``model, opt, loader = accelerator.prepare(model, opt, loader)``.
+PREPARE_METHODS = frozenset({"prepare", "prepare_data_loader"})
 ACCELERATOR_METHODS = frozenset(
     {"backward", "prepare", "accumulate", "clip_grad_norm_", "clip_grad_value_", "unscale_gradients"}
 )
@@ -177,6 +180,8 @@ class HuggingFaceAnalysis(Analysis):
         # (scope, name) -> the values assigned to it; from_pretrained calls and their scope.
         self.assigned: dict[tuple[str, str], list[cst.BaseExpression]] = {}
         self.model_loads: list[tuple[cst.Call, str]] = []
+        # (scope, name, accelerator) of the names an accelerator's ``prepare`` binds.
+        self.prepared: list[tuple[str, str, str]] = []
         # Command-line flags and class fields (dataclass arguments) -> their default truth
         # value (None: not a literal, or two defaults of the same name that differ).
         self.switch_defaults: dict[str, bool | None] = {}
@@ -263,6 +268,13 @@ class HuggingFaceAnalysis(Analysis):
                 continue
             if type(value) is not cst.Call:
                 continue
+            if method_name(value) in PREPARE_METHODS and (preparer := dotted(receiver(value))) is not None:
+                bound = target.target
+                for element in (
+                    [e.value for e in bound.elements] if isinstance(bound, (cst.Tuple, cst.List)) else [bound]
+                ):
+                    if type(element) is cst.Name:
+                        self.prepared.append((self.walk.qualname, element.value, preparer))
             callee = self.walk.resolve(value.func)
             if name is not None and callee in ARGUMENT_PARSERS:
                 self._parser(name, value)
@@ -386,6 +398,14 @@ class HuggingFaceAnalysis(Analysis):
                 part.model_placements[call] = placements
         part.accelerators |= self.handed_accelerators
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
+        if part.accelerate_backwards:
+            prepared = {(scope, name) for scope, name, owner in self.prepared if owner in part.accelerators}
+            part.unprepared_loaders = {
+                key
+                for key, values in self.assigned.items()
+                if key not in prepared
+                and all(type(v) is cst.Call and self.walk.resolve(v.func) in DATA_LOADERS for v in values)
+            }
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor, written in self.parses:
             if (

@@ -142,7 +142,7 @@ class HostReadAnalysis(Analysis):
             reason = "it reads inside a comprehension"
         elif any(type(n) is cst.FormattedStringExpression and n.equal is not None for n in walk(statement)):
             reason = "an f-string `=` prints the expression's own text"
-        elif self.facts.huggingface.accelerators:
+        elif self.facts.huggingface.accelerators and loop not in self.facts.training.loops:
             reason = "Accelerate places the step barriers of this loop (its prepared loader's): the port leaves the loop to it"
         elif self.facts.lightning.drives_training:
             reason = "Lightning places the step barriers of this loop"

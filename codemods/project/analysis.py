@@ -463,7 +463,7 @@ class ProjectAnalysis(CalleeOrigins):
                     self.part.scaled_steps.add(call)
             elif any(is_optimizer(dotted(a.value)) for a in call.args) and summary.trains(found.name):
                 self.part.external_training[call] = (callee, summary.path)
-            elif "." in found.name and summary.trains(found.name):
+            elif "." in found.name and summary.trains_unported(found.name):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
                 self.part.external_amp[call] = summary.path

@@ -41,6 +41,8 @@ class ModuleSummary:
     # Callables that run a training loop of the module through the callables they call (``fit``
     # calling ``self.train_epoch()``): what a method called by its name may run (ImportContext.named_methods).
     loop_runners: frozenset[str] = frozenset()
+    # Of trainers, those whose training loops Accelerate (Lightning, Fabric) runs: nothing to port there.
+    framework_trainers: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
@@ -310,6 +312,13 @@ class ModuleSummary:
         """``name`` runs a training loop of the module: its own, or through the callables it calls
         (``train`` calling ``self.run_epoch("train", ...)``), or takes an optimizer step."""
         return name in self.trainers or name in self.steps or name in self.loop_runners
+
+    def trains_unported(self, name: str) -> bool:
+        """``name`` trains (``trains``) on terms the port has to change: not only in training loops
+        that Accelerate (Lightning, Fabric) runs, which need nothing of it."""
+        return self.trains(name) and not (
+            name in self.framework_trainers and name not in self.steps and name not in self.loop_runners
+        )
 
     def chooses_device(self, name: str) -> bool:
         return name in self.devices

@@ -27,6 +27,7 @@ def summarise(
         steps=frozenset(facts.training.step_callables),
         trainers=frozenset(facts.training.training_callables),
         loop_runners=frozenset(facts.training.loop_runners),
+        framework_trainers=frozenset(facts.training.framework_trainers),
         synced=frozenset(facts.training.synced_callables),
         drives=frozenset(facts.training.driven_callables),
         factories=tuple(sorted(facts.training.factories.items())),

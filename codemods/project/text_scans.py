@@ -11,7 +11,7 @@ from codemods.project.import_context import outside_project
 
 # A line that may test the rank (what calls_under_rank_checks parses a file for): an ``if`` on a
 # name that says one of these words (distributed/ranks.py's RANK_WORDS), in any case.
-_RANK_WORDS = (b"rank", b"master", b"main_process", b"is_main", b"ordinal", b"gpu_id")
+_RANK_WORDS = (b"rank", b"master", b"main_process", b"is_main", b"ordinal", b"gpu_id", b"process_index")
 RANK_CHECK = re.compile(rb"^\s*(?:el)?if\b[^\n]*(?:" + b"|".join(_RANK_WORDS) + b")", re.IGNORECASE | re.MULTILINE)
 
 _IMPORT = re.compile(
@@ -78,7 +78,7 @@ def calls_under_rank_checks(data: bytes) -> set[str]:
     distributed analysis tells a rank check (a name of its test says rank, master, ...)."""
     import libcst as cst
 
-    from codemods.distributed.ranks import RANK_WORDS
+    from codemods.distributed.ranks import RANK_WORDS, run_there
     from codemods.engine.nodes import dotted, names_in, walk
 
     try:
@@ -86,13 +86,20 @@ def calls_under_rank_checks(data: bytes) -> set[str]:
     except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError):
         return set()
     found: set[str] = set()
+    calls_in: dict[str, set[str]] = {}  # what the file's functions call (run_there)
     for node in walk(module):
+        if type(node) is cst.FunctionDef:
+            calls_in.setdefault(node.name.value, set()).update(
+                name.rsplit(".", 1)[-1]
+                for call in walk(node.body)
+                if type(call) is cst.Call and (name := dotted(call.func))
+            )
         if type(node) is not cst.If or not any(word in n.lower() for n in names_in(node.test) for word in RANK_WORDS):
             continue
         for call in walk(node.body):
             if type(call) is cst.Call and (name := dotted(call.func)) is not None:
                 found.add(name.rsplit(".", 1)[-1])
-    return found
+    return run_there(found, calls_in)
 
 
 # torch.utils.cpp_extension's descriptions of an extension module that setuptools builds.

@@ -194,6 +194,12 @@ class TrainingFacts:
     # of an optimizer class's methods (its ``step()`` runs inside the training step, and those
     # loops are no training loops either); never evaluation loops that need a barrier of their own.
     loops_within_a_step: set[cst.CSTNode] = field(default_factory=set)
+    # ``accelerator.backward(...)`` calls of loops over a loader Accelerate did not prepare (no
+    # barrier of Accelerate's ends their steps: the port adds one).
+    unprepared_backwards: set[cst.Call] = field(default_factory=set)
+    # Of training_callables, those whose training loops Accelerate (Lightning, Fabric) runs: they
+    # need nothing of the port (their loops get no barrier; the framework's steps end them).
+    framework_trainers: set[str] = field(default_factory=set)
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)
     # ``model.parameters()`` calls that build an optimizer, and calls that hand a model

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.apis import ACCELERATE_STEP_ENDERS
 from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
@@ -55,9 +56,12 @@ class LoopPlans(StepDrivers):
         if (
             loop.barrier
             or self._feeds_from_device_loader(loop.node)
-            or self._framework_drives_training
             or (training and self.calls_synced(loop.called, synced, by_name, loop.owner))
         ):
+            return
+        if self._framework_drives_training and not self._unprepared_accelerate_loop(loop, training):
+            if training and loop.owner:
+                part.framework_trainers.add(loop.owner)
             return
         if training:
             plan = LoopPlan("training")
@@ -82,6 +86,29 @@ class LoopPlans(StepDrivers):
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(loop.node, set(loop.moved)):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _unprepared_accelerate_loop(self, loop: _Loop, training: bool) -> bool:
+        """A training loop of an Accelerate script over a loader it did not prepare (``loader =
+        DataLoader(...)`` in the loop's function, never rebound by ``accelerator.prepare``), and
+        calling none of the accelerator's methods that end the step: no MpDeviceLoader and no
+        barrier of Accelerate's ends its steps (AcceleratedOptimizer.step and
+        Accelerator.backward do not), so the port adds the barrier."""
+        huggingface = self.facts.huggingface
+        node = loop.node
+        if not training or self.facts.lightning.drives_training or type(node) is not cst.For:
+            return False
+        loader = node.iter
+        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
+            loader = loader.args[0].value
+        if type(loader) is not cst.Name or (loop.owner, loader.value) not in huggingface.unprepared_loaders:
+            return False
+        for name in loop.called:
+            owner, _, method = name.rpartition(".")
+            if method in ACCELERATE_STEP_ENDERS and owner in huggingface.accelerators:
+                return False
+        inside = set(walk(node))
+        self.part.unprepared_backwards.update(call for call in huggingface.accelerate_backwards if call in inside)
+        return True
 
     def _steps_each_member(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
         """The loop steps each member of what it iterates and nothing else (``for op in

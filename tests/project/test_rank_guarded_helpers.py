@@ -91,3 +91,69 @@ def test_only_the_files_with_a_rank_check_and_project_imports_are_parsed_for_it(
         ]
     )
     assert parsed == [TRAIN.encode()]
+
+
+# DALLE2-pytorch's shape: the script calls its own ``save_trainer`` only on the master, which calls
+# ``tracker.save(...)`` of another module, which saves in ``self._save_state_dict(...)``.
+TRACKERS = """\
+import torch
+
+
+class Tracker:
+    def __init__(self, dummy_mode=False):
+        self.dummy_mode = dummy_mode
+
+    def _save_state_dict(self, model, path):
+        torch.save({"model": model.state_dict()}, path)
+
+    def save(self, model, path):
+        if self.dummy_mode:
+            return
+        self._save_state_dict(model, path)
+"""
+
+CHAIN = """\
+import torch
+from accelerate import Accelerator
+
+from trackers import Tracker
+
+
+def save_trainer(tracker, model):
+    tracker.save(model, "ckpt.pth")
+
+
+def main():
+    accelerator = Accelerator()
+    is_master = accelerator.process_index == 0
+    tracker = Tracker(dummy_mode=not is_master)
+    model = accelerator.prepare(torch.nn.Linear(4, 2))
+    for epoch in range(2):
+        if is_master:
+            save_trainer(tracker, model)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_save_the_master_alone_reaches_through_the_scripts_own_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, guarded: bool
+) -> None:
+    """Under the rank check, the chain's torch.save stays on 1.13; called in every process (the
+    near variant), it becomes xm.save there too."""
+    monkeypatch.chdir(tmp_path)
+    train = (
+        CHAIN if guarded else CHAIN.replace("        if is_master:\n            save_trainer", "        save_trainer")
+    )
+    folder = write_project(tmp_path, "chain", {"trackers.py": TRACKERS, "train.py": train})
+    job = Job("write", target, RuleSelection())
+    run([(str(folder / name), job) for name in ("trackers.py", "train.py")], workers=1)
+    converted = (folder / "trackers.py").read_text()
+    if target == "sagemaker" and guarded:
+        assert 'torch.save(xm._maybe_convert_to_cpu({"model": model.state_dict()}), path)' in converted
+    else:
+        assert 'xm.save({"model": model.state_dict()}, path)' in converted

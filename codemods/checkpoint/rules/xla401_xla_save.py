@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -73,7 +74,9 @@ XLA_SAVE = Rule(
     "sagemaker target) `xm.save` ends in a rendezvous of every process, so under a rank check the master alone "
     "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
     "CPU that `xm.save` makes, without the rendezvous; so in a helper that a file of the run calls under a rank "
-    "check (`if rank == 0: utils.save_checkpoint(model, path)`, the helper in utils.py). A `torch.save` that cannot become `xm.save` (unpacked "
+    "check (`if rank == 0: utils.save_checkpoint(model, path)`, the helper in utils.py), and in what such a "
+    "helper calls in turn (`if is_master: save_trainer(...)`, which calls `tracker.save(...)`, which saves in "
+    "`self._save_state_dict(...)`). A `torch.save` that cannot become `xm.save` (unpacked "
     "arguments, keywords xm.save does not take) runs on XLA as it is where one process writes (under a rank check, "
     "as in a `save_on_master` helper, after a return of every other process, `if rank != 0: return`, or in a "
     "one-process script): torch.save pickles XLA tensors through the CPU "
@@ -262,6 +265,7 @@ XLA_SAVE = Rule(
         ),
     ),
     invalid=lambda: (
+        *indirect_guard_invalid(),
         *(
             invalid(
                 """

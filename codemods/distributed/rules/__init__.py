@@ -19,6 +19,7 @@ from codemods.distributed.rules.xla615_average_all_reduce import AVERAGE_ALL_RED
 from codemods.distributed.rules.xla616_ignite_backend import IGNITE_BACKEND
 from codemods.distributed.rules.xla617_iterable_dataset_shards import ITERABLE_DATASET_SHARDS
 from codemods.distributed.rules.xla618_process_group_fallback import PROCESS_GROUP_FALLBACK
+from codemods.distributed.rules.xla619_ray_gpu_actor import RAY_GPU_ACTOR
 
 RULES = (
     XLA_PROCESS_GROUP,
@@ -36,4 +37,5 @@ RULES = (
     IGNITE_BACKEND,
     ITERABLE_DATASET_SHARDS,
     PROCESS_GROUP_FALLBACK,
+    RAY_GPU_ACTOR,
 )

@@ -22,7 +22,10 @@ ACCELERATE_LOOP = Rule(
     fixable=False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
     "ends each step) and, in a prepared optimizer's step, all-reduces the gradients across processes before "
-    "the optimizer's own step (what xm.optimizer_step does); launch it with an XLA accelerate config.",
+    "the optimizer's own step (what xm.optimizer_step does); launch it with an XLA accelerate config. "
+    "Neither `accelerator.backward` nor a prepared optimizer's step ends the step: a loop over a loader "
+    "that a `DataLoader(...)` call of its function builds and `accelerator.prepare` never returns, calling "
+    "none of the accelerator's gather, reduce or accumulate (which end it), gets the step barrier (XLA301).",
     examples=lambda: (
         Invalid(
             "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
@@ -47,6 +50,52 @@ ACCELERATE_LOOP = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                acc = Accelerator()
+                model, opt = acc.prepare(model, opt)
+                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
+                for x in loader:
+                    acc.backward(model(x.to(acc.device)).mean())
+                    opt.step()
+                """,
+                """
+                import torch
+                import torch_xla
+                from accelerate import Accelerator
+
+                acc = Accelerator()
+                model, opt = acc.prepare(model, opt)
+                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
+                for x in loader:
+                    acc.backward(model(x.to(acc.device)).mean())
+                    opt.step()
+                    torch_xla.sync()
+                """
+                if target == "2.9"
+                else """
+                import torch
+                import torch_xla.core.xla_model as xm
+                from accelerate import Accelerator
+
+                acc = Accelerator()
+                model, opt = acc.prepare(model, opt)
+                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
+                for x in loader:
+                    acc.backward(model(x.to(acc.device)).mean())
+                    opt.step()
+                    xm.mark_step()
+                """,
+                target=target,
+                note=f"a-loader-accelerate-did-not-prepare-{target}",
+                findings=(Expected(9, 5, "Accelerate loop over a loader Accelerate did not prepare"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         *(
             invalid(
                 """
@@ -149,6 +198,14 @@ ACCELERATE_LOOP = Rule(
 
 @reports_facts(ACCELERATE_LOOP, nodes=lambda facts: set(facts.huggingface.accelerate_backwards))
 def _report(ctx: Context[Facts], original: cst.Call) -> str:
+    if original in ctx.facts.training.unprepared_backwards:
+        return (
+            "Accelerate loop over a loader Accelerate did not prepare: Accelerate places the model and "
+            "all-reduces the gradients in a prepared optimizer's step, but neither its backward nor that "
+            "step ends the XLA step (only a prepared loader's MpDeviceLoader, or its gather and reduce, "
+            "do): the port ends each iteration with the step barrier (XLA301); preparing the loader "
+            "(`accelerator.prepare(loader)`) would do it instead"
+        )
     return (
         "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
         "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.accelerate_loader_cases import accelerate_loader_invalid, accelerate_loader_valid
 from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
@@ -122,6 +123,7 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     valid=lambda: (
         *CONSTRUCTION_VALID,
+        *accelerate_loader_valid(),
         valid(
             OPTIMIZER_LIST_STEP,
             substituted(
@@ -248,6 +250,7 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     invalid=lambda: (
         *CONSTRUCTION_INVALID,
+        *accelerate_loader_invalid(),
         invalid(
             _WRAPPER_AND_SCHEDULERS,
             substituted(
