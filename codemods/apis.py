@@ -49,8 +49,7 @@ CUDA_ENVIRONMENT = (
 AVAILABILITY_CHECKS = frozenset(
     {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
 )
-# A probe for the CUDA driver's tools (spotlight's ``shutil.which('nvidia-smi') is not None``): a
-# check for a GPU that an XLA host fails as it fails ``torch.cuda.is_available()``.
+# A probe for CUDA's tools (``shutil.which('nvidia-smi') is not None``): False on XLA, as is_available().
 CUDA_TOOL_PROBES = frozenset({"shutil.which"})
 CUDA_TOOLS = frozenset({"nvidia-smi", "nvcc"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
@@ -600,9 +599,8 @@ CLOCKS = frozenset(
     }
 )
 
-# Accelerator methods that end the pending XLA graph (``xm.mark_step()``) when Accelerate runs on
-# XLA (accelerate 1.15): gather and gather_for_metrics (``_tpu_gather``), reduce, pad_across_processes
-# (it gathers the sizes), save_state; ``accumulate`` syncs the gradients, which marks the step on a TPU.
+# Accelerator methods that end the pending XLA graph (``xm.mark_step()``) on XLA (accelerate 1.15;
+# ``_tpu_gather``, sizes gathered; ``accumulate`` syncs the gradients, which marks the step on a TPU).
 ACCELERATE_STEP_ENDERS = frozenset(
     {"gather", "gather_for_metrics", "reduce", "pad_across_processes", "save_state", "accumulate"}
 )

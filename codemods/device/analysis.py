@@ -266,8 +266,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.returned_names[node.value.value].add(self.walk.qualname)
 
     def _local_calls(self, node: cst.If | cst.IfExp) -> None:
-        """The calls of a condition that may run a function of this file (``cuda_ok()``,
-        ``cuda.is_available()`` on an object of the file's class): decided in ``finish``."""
+        """Calls of a condition that may run this file's function (``cuda_ok()``): decided in ``finish``."""
         for sub in walk(node.test):
             if (
                 type(sub) is cst.Call
@@ -558,8 +557,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
 
     def _local_params(self, callee: str) -> list[str] | None:
-        """The parameters of the function of this file that ``callee`` runs: ``helper``,
-        ``Trainer`` (its ``__init__``), ``self.helper``."""
+        """The parameters of this file's function ``callee`` runs (``helper``, ``Trainer``, ``self.helper``)."""
         name = callee.removeprefix("self.")
         for qualname, params in self.function_params.items():
             if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
