@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
+from tests.project.test_bound_methods import POST, REGISTRY
 from tests.support.executed import (
     Executed,
     Run,
@@ -28,30 +29,6 @@ from tests.support.executed import (
 from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
-
-REGISTRY = """\
-POST_FORWARD = {}
-
-
-def register_post_forward(func):
-    POST_FORWARD[func.__name__] = func
-    return func
-
-
-def get_post_forward(key):
-    return POST_FORWARD[key]
-"""
-
-POST = """\
-from registry import register_post_forward
-
-
-@register_post_forward
-def default_post(self, loss):
-    self.optimizer.zero_grad()
-    loss.backward()
-    self.optimizer.step()
-"""
 
 BOX = """\
 import torch
