@@ -176,8 +176,11 @@ class HostReadAnalysis(Analysis):
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
             site = self.flow.sites.loops[loop]
-            if loop in unread and any(o in self.part.carried_state or o in training.all_loops for o in site.loops):
-                continue  # an outer sampling loop's barrier (a training step's) ends this one's iterations too
+            if loop in unread and any(
+                o is not loop and (o in self.part.carried_state or o in training.all_loops or o in barriered)
+                for o in site.loops
+            ):
+                continue  # an outer loop's barrier (a sampling loop's, a training step's) ends this one's iterations too
             if loop in unread and not self._calls_a_model(loop):
                 continue  # ``for d in range(n): x = F.interpolate(x, ...)``: a few library operations, no sampler
             scope = site.scope

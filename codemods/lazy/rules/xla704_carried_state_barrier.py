@@ -386,6 +386,40 @@ CARRIED_STATE_BARRIER = Rule(
             note="a-pipelines-sampling-loop-whose-result-is-read-after-it",
             findings=(Expected(14, 13, "loop without autograd carries `images` across iterations on the device"),),
         ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Diffusion(nn.Module):
+                @torch.no_grad()
+                def sample(self, shape, resample):
+                    img = torch.randn(shape, device=self.device)
+                    for t in reversed(range(1000)):
+                        for r in range(resample):
+                            img = self.p_sample(img, t)
+                    return img.cpu()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class Diffusion(nn.Module):
+                @torch.no_grad()
+                def sample(self, shape, resample):
+                    img = torch.randn(shape, device=self.device)
+                    for t in reversed(range(1000)):
+                        for r in range(resample):
+                            img = self.p_sample(img, t)
+                        torch_xla.sync()
+                    return img.cpu()
+            """,
+            note="nested-sampling-loops-get-one-barrier-in-the-outer-loop-and-keep-it",
+            findings=(Expected(13, 13, "loop without autograd carries `img` across iterations on the device"),),
+        ),
     ),
 )
 
