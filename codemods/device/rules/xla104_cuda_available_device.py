@@ -323,13 +323,13 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
 
 
 def _wrapped(ctx: Context[Facts], original: cst.If | cst.IfExp) -> None:
-    call, wrapper, returned = ctx.facts.device.wrapped_checks[original]
+    call, wrapper, returned, where = ctx.facts.device.wrapped_checks[original]
     ctx.report(
         CUDA_AVAILABLE_DEVICE,
         original.test,
-        f"`{ctx.code(call)}` picks the device, but `{wrapper}` returns `{ctx.code(returned)}`, which is "
-        f"False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA device is always present), "
-        f"or pick `{ctx.target.api('device').spelled}()` here",
+        f"`{ctx.code(call)}` picks the device, but `{wrapper}`{f' (in {where})' if where else ''} returns "
+        f"`{returned}`, which is False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA "
+        f"device is always present), or pick `{ctx.target.api('device').spelled}()` here",
     )
 
 
