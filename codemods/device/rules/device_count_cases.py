@@ -33,7 +33,7 @@ def device_count_invalid() -> tuple[Invalid, ...]:
             model = torch.nn.Linear(4, 2).to(device)
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             """,
-            findings=(Expected(5, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
+            findings=(Expected(4, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
             note="a-device-count-that-stays-0",
         ),
         invalid(
@@ -85,7 +85,7 @@ def device_count_invalid() -> tuple[Invalid, ...]:
             maml = l2l.algorithms.MAML(model, lr=0.5)
             optimizer = torch.optim.Adam(maml.parameters(), lr=0.1)
             """,
-            findings=(Expected(6, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
+            findings=(Expected(5, 23, 'which ends on "cpu" (the CPU) on an XLA host after the port'),),
             note="a-wrapper-of-a-module-the-device-count-leaves-on-the-cpu",
         ),
     )
