@@ -72,7 +72,7 @@ def test_a_device_choice_under_a_check_helper_of_another_module_is_an_error(tmp_
     errors = [(rule, line, message) for rule, line, message in found["net.py"] if rule == "XLA104"]
     assert [(rule, line) for rule, line, _ in errors] == [("XLA104", 11)], found
     message = errors[0][2]
-    assert "`util.use_gpu(spec.get(\"gpu\"))` picks the device, but `use_gpu` (in " in message
+    assert '`util.use_gpu(spec.get("gpu"))` picks the device, but `use_gpu` (in ' in message
     assert "pkg/ml_util.py) returns" in message  # (the path as the run names it)
     assert "`torch.cuda.is_available() and torch.cuda.device_count() > 0`, which is False on XLA" in message
     assert "the model and tensors stay on the CPU" in message
