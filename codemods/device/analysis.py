@@ -15,6 +15,7 @@ import libcst as cst
 from codemods import apis
 from codemods.cuda_only.rules import runtime_apis
 from codemods.device import (
+    check_wrappers,
     device_flags,
     fallbacks,
     followed_devices,
@@ -125,6 +126,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         # what they return), and the conditions that call a function of the file.
         self.wrappers: dict[str, cst.BaseExpression] = {}
         self.wrapper_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []
+        self.project_check_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []  # of a project module's function
         # Names the file's functions return (``return args``): name -> the functions.
         self.returned_names: dict[str, set[str]] = defaultdict(set)
 
@@ -265,16 +267,6 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         if type(node.value) is cst.Name and self.walk.enclosing_function is not None:
             self.returned_names[node.value.value].add(self.walk.qualname)
 
-    def _local_calls(self, node: cst.If | cst.IfExp) -> None:
-        """Calls of a condition that may run this file's function (``cuda_ok()``): decided in ``finish``."""
-        for sub in walk(node.test):
-            if (
-                type(sub) is cst.Call
-                and type(sub.func) in (cst.Name, cst.Attribute)
-                and self.walk.resolve(sub.func) is None
-            ):
-                self.wrapper_candidates.append((node, sub))
-
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
         if key is not None and is_device_name(key):
@@ -288,6 +280,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         if (guarded := shapes.moves_only_if_given(node)) is not None:
             self.index_guard_candidates.append((node, guarded))
         self.cond_refs[node] = shapes.names_in(node.test)
+        self.part.count_checks.update(shapes.count_truths(node.test, self.walk))
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs[node] = self.walk.enclosing_function
         for sub in walk(node.test):
@@ -296,11 +289,14 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         self.tensor_check_candidates.saw_test(node)
         if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
-        self._local_calls(node)
+        check_wrappers.saw_condition(
+            self.walk, node, self.facts.imports.project_names, self.wrapper_candidates, self.project_check_candidates
+        )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
         self.tensor_check_candidates.saw_test(node)
+        self.part.count_checks.update(shapes.count_truths(node.test, self.walk))
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
@@ -308,7 +304,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             last = last.orelse
         if shapes.is_cpu_device(node.body, self.walk) or shapes.is_cpu_device(last, self.walk):
             self.device_code.add(node)
-        self._local_calls(node)
+        check_wrappers.saw_condition(
+            self.walk, node, self.facts.imports.project_names, self.wrapper_candidates, self.project_check_candidates
+        )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "is_cuda" and id(node) not in self.called_funcs:  # not a method's call: self.is_cuda()
@@ -531,10 +529,11 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             if name in self.checking_functions and name in self.counting_functions
         }
         handled = {*part.ifs, *part.blocked_ifs, *part.selections, *part.gpu_requirements}
-        for condition, call in self.wrapper_candidates:
-            if condition in self.device_code and condition not in handled and condition not in part.wrapped_checks:
-                if (wrapper := shapes.wrapper_of(call, self.wrappers)) is not None:
-                    part.wrapped_checks[condition] = (call, wrapper, self.wrappers[wrapper])
+        part.check_wrappers = {name: _PRINTER.code_for_node(returned) for name, returned in self.wrappers.items()}
+        choices = [(c, call) for c, call in self.wrapper_candidates if c in self.device_code and c not in handled]
+        check_wrappers.wrapped(part, choices, origin, local=True)
+        choices = [(c, call) for c, call in self.project_check_candidates if c in self.device_code and c not in handled]
+        check_wrappers.wrapped(part, choices, origin, local=False)
         self._type_checks()
         part.tensor_checks = tensor_checks.around_moves(
             self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments

@@ -68,6 +68,10 @@ class DeviceFacts:
     cuda_indices: set[str] = field(default_factory=set)
     # `device = 0` literals that serve as devices.
     int_devices: set[cst.Integer] = field(default_factory=set)
+    # A CUDA device count tested for truth in a condition (``if torch.cuda.device_count():``, ``...
+    # > 0``, ``>= 1``, ``!= 0``; the comparison and its call): 0 on an XLA host, where the XLA device
+    # is always present, so an availability check like ``torch.cuda.is_available()``.
+    count_checks: set[cst.CSTNode] = field(default_factory=set)
     # Availability checks the device rewrites do not consume: they stay, False on XLA.
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
     # Functions that choose a device (qualified names), for other files.
@@ -136,9 +140,14 @@ class DeviceFacts:
     gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
     # `if cuda.is_available():` (`if cuda_ok():`) that picks the device, where that method or
     # function of the file returns `torch.cuda.is_available()` (or `torch.cuda.device_count() >
-    # 0`): False on XLA, so the path without CUDA runs (the value: the call in the test, the
-    # wrapper's name, what it returns). Reported; left as is.
-    wrapped_checks: dict[cst.If | cst.IfExp, tuple[cst.Call, str, cst.BaseExpression]] = field(default_factory=dict)
+    # 0`, or `x and` one of them), or such a function of another module of the project (its summary's
+    # ``check_wrappers``): False on XLA, so the path without CUDA runs (the value: the call in the test,
+    # the wrapper's name, the code it returns, and where it is: "" in this file, else the module's path).
+    # Reported; left as is.
+    wrapped_checks: dict[cst.If | cst.IfExp, tuple[cst.Call, str, str, str]] = field(default_factory=dict)
+    # For other files: the functions and methods of this one that return such a check (qualified name
+    # -> the code returned).
+    check_wrappers: dict[str, str] = field(default_factory=dict)
     # Module-level names that alias a torch name (``Device = torch.device``): name -> the
     # torch name; for the files that import them (the module's summary carries them).
     aliases: dict[str, str] = field(default_factory=dict)
@@ -173,7 +182,10 @@ class DeviceFacts:
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()``; or a probe for the CUDA driver's tool, which is not on an XLA
-        host either (``shutil.which("nvidia-smi")``, also as ``... is not None``)."""
+        host either (``shutil.which("nvidia-smi")``, also as ``... is not None``); or a CUDA device
+        count tested for truth in a condition (``count_checks``)."""
+        if node in self.count_checks:
+            return True
         if type(node) is cst.Comparison and len(node.comparisons) == 1:
             return type(node.comparisons[0].operator) is cst.IsNot and self._probe(node.left, node.comparisons[0])
         if type(node) is not cst.Call:

@@ -227,16 +227,41 @@ def wrapper_of(call: cst.Call, wrappers: Collection[str]) -> str | None:
 def asks_for_cuda(
     value: cst.BaseExpression, is_available_call: Callable[[cst.BaseExpression], bool], walk: Walk
 ) -> bool:
-    """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
-    if is_available_call(value):
+    """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``), or
+    ``x and`` one of them (``torch.cuda.is_available() and torch.cuda.device_count() > 0``): False
+    on an XLA host."""
+    if is_available_call(value) or _counts_some(value, walk):
         return True
+    return (
+        type(value) is cst.BooleanOperation
+        and type(value.operator) is cst.And
+        and (asks_for_cuda(value.left, is_available_call, walk) or asks_for_cuda(value.right, is_available_call, walk))
+    )
+
+
+def _counts_some(value: cst.BaseExpression, walk: Walk) -> bool:
+    """``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``): whether there is a CUDA device."""
     if type(value) is not cst.Comparison or len(value.comparisons) != 1 or type(value.left) is not cst.Call:
         return False
-    if walk.resolve(value.left.func) not in apis.DEVICE_COUNTS:
+    if walk.resolve(value.left.func) not in apis.DEVICE_COUNTS or value.left.args:
         return False
     operator, bound = type(value.comparisons[0].operator), value.comparisons[0].comparator
     number = bound.value if type(bound) is cst.Integer else None
     return (operator, number) in ((cst.GreaterThan, "0"), (cst.GreaterThanEqual, "1"), (cst.NotEqual, "0"))
+
+
+def count_truths(test: cst.BaseExpression, walk: Walk) -> list[cst.CSTNode]:
+    """The CUDA device counts a condition tests for truth (``if torch.cuda.device_count():``,
+    ``if not ... and torch.cuda.device_count() > 0:``): each comparison and its call, or the call."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return count_truths(test.expression, walk)
+    if type(test) is cst.BooleanOperation:
+        return [*count_truths(test.left, walk), *count_truths(test.right, walk)]
+    if type(test) is cst.Call and not test.args and walk.resolve(test.func) in apis.DEVICE_COUNTS:
+        return [test]
+    if _counts_some(test, walk):
+        return [test, typing.cast(cst.Comparison, test).left]
+    return []
 
 
 def compared(left: int, operator: cst.BaseCompOp, right: int) -> bool | None:

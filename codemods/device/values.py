@@ -530,6 +530,8 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
     def truth(self, test: cst.BaseExpression, scope: str, ported: bool) -> bool | None:
         """What ``test`` is on an XLA host after the port (None: not known).  ``ported``: the
         port drops its availability checks (they hold)."""
+        if test in self.facts.device.count_checks:  # ``if torch.cuda.device_count():``: an availability check
+            return ported
         kind = type(test)
         if kind is cst.Call:
             callee = self.walk.resolve(test.func)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node

@@ -235,6 +235,13 @@ class ModuleSummary:
     # Top-level classes: (class, its bases as written, the methods it defines): a method it
     # does not define is its bases' (``CtdetTrainer.train`` is ``BaseTrainer.train``).
     classes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    # Functions that return a CUDA availability check (``return torch.cuda.is_available() and
+    # torch.cuda.device_count() > 0``), False on an XLA host: (name, the code returned).
+    check_wrappers: tuple[tuple[str, str], ...] = ()
+
+    def check_wrapper(self, name: str) -> str | None:
+        """What ``name`` returns, where it is a function of the module that returns an availability check."""
+        return next((returned for wrapper, returned in self.check_wrappers if wrapper == name), None)
 
     def held_in_methods(self, name: str, cause: str) -> tuple[str, ...]:
         """The methods of the class ``name`` that hold all it holds of ``cause``, each run only when a

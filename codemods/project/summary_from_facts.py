@@ -113,6 +113,7 @@ def summarise(
         globals_lookups=frozenset(facts.project.globals_lookups),
         returned_optimizers=frozenset(facts.training.returned_optimizers),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),
+        check_wrappers=tuple(sorted(facts.device.check_wrappers.items())),
     )
 
 

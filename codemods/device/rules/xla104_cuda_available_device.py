@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
+from codemods.device.rules.count_check_cases import count_check_cases, count_check_valid_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
@@ -61,9 +62,14 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
-    "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`) is left as "
-    "is and is an error: on XLA the wrapper returns False, so the device it picks is the CPU; make the "
-    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed. A flag "
+    "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`; or `x and` "
+    "one of them on some path: SLM-Lab's `use_gpu`), or through such a function of another module of the "
+    "project (`if util.use_gpu(spec['gpu']):`, in a run that reads that module: its summary says what it "
+    "returns), is left as is and is an error: on XLA the wrapper returns False, so the device it picks is "
+    "the CPU; make the wrapper return True, or pick `torch_xla.device()` there. A CUDA device count tested "
+    "for truth in a condition (`if torch.cuda.device_count():`, `> 0`, `>= 1`, `!= 0`) is an availability "
+    "check too (0 on an XLA host), dropped where it picks the device; a count held in a name (`n_gpu = "
+    "torch.cuda.device_count()`) is not, and a device it leaves on the CPU is XLA111's error. A flag "
     "that picks the device in another module of the project is dropped too: a flag named for CUDA or the GPU "
     "that a function returns on an object (`args.cuda = not args.no_cuda and torch.cuda.is_available(); return "
     "args` in arguments.py, read by main.py), and a flag handed to a callable of a project module whose device "
@@ -108,6 +114,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_guard_valid_cases(),
         *paired_check_valid_cases(),
         *cuda_tool_probe_valid_cases(),
+        *count_check_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -120,6 +127,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_guard_chain_cases(),
         *dropped_branch_and_flag_cases(),
         *cuda_tool_probe_cases(),
+        *count_check_cases(),
     ),
 )
 
@@ -323,13 +331,13 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
 
 
 def _wrapped(ctx: Context[Facts], original: cst.If | cst.IfExp) -> None:
-    call, wrapper, returned = ctx.facts.device.wrapped_checks[original]
+    call, wrapper, returned, where = ctx.facts.device.wrapped_checks[original]
     ctx.report(
         CUDA_AVAILABLE_DEVICE,
         original.test,
-        f"`{ctx.code(call)}` picks the device, but `{wrapper}` returns `{ctx.code(returned)}`, which is "
-        f"False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA device is always present), "
-        f"or pick `{ctx.target.api('device').spelled}()` here",
+        f"`{ctx.code(call)}` picks the device, but `{wrapper}`{f' (in {where})' if where else ''} returns "
+        f"`{returned}`, which is False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA "
+        f"device is always present), or pick `{ctx.target.api('device').spelled}()` here",
     )
 
 

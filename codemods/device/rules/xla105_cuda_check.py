@@ -284,6 +284,10 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
     answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
     if answer is None or answer.effect != "branch":
         return updated
+    device = ctx.facts.device
+    call = ctx.parent()
+    if call in device.count_checks and call not in device.kept_availability_checks:
+        return updated  # a count tested for truth is an availability check, and XLA104 drops it
     replacing = ctx.facts.device.replaced_parts.get(original)
     if replacing is not None and ctx.enabled(replacing[1], replacing[0]):
         return updated  # inside a device call that becomes the XLA device: it goes with it
@@ -307,7 +311,7 @@ def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
             *(
                 check
                 for check in device.kept_availability_checks
-                if check not in device.guarded_moves and check not in ddp_checks
+                if check not in device.guarded_moves and check not in ddp_checks and check not in device.count_checks
             ),
             *(check for check in device.cuda_checks if not any(check in checks for checks in ported)),
         ]

@@ -91,7 +91,8 @@ MODEL_MOVE_SKIPPED = Rule(
             import torch
 
             model = torch.nn.Linear(4, 2)
-            if torch.cuda.device_count() > 0:
+            n_gpu = torch.cuda.device_count()
+            if n_gpu > 0:
                 model.cuda()
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             """,
@@ -100,11 +101,12 @@ MODEL_MOVE_SKIPPED = Rule(
             import torch_xla
 
             model = torch.nn.Linear(4, 2)
-            if torch.cuda.device_count() > 0:
+            n_gpu = torch.cuda.device_count()
+            if n_gpu > 0:
                 model.to(torch_xla.device())
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             """,
-            findings=(Expected(6, 5, "moves only under `if torch.cuda.device_count() > 0:`, which is False"),),
+            findings=(Expected(7, 5, "moves only under `if n_gpu > 0:`, which is False"),),
             note="a-device-count-that-stays-0",
         ),
     ),
