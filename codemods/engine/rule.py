@@ -136,6 +136,33 @@ def substituted(program: str, *changes: tuple[str, str]) -> str:
     return program
 
 
+# The step barrier the port writes on each target: the module it imports, and the call.
+BARRIERS = {
+    "2.9": ("torch_xla", "torch_xla.sync()"),
+    "sagemaker": ("torch_xla.core.xla_model as xm", "xm.mark_step()"),
+}
+
+
+def with_barrier(
+    program: str,
+    last: str,
+    *,
+    target: str = "2.9",
+    indent: str | None = None,
+    imported_after: str | None = "import torch\n",
+    barrier: str | None = None,
+) -> str:
+    """``program`` as a fix that ends a loop with the step barrier leaves it: the barrier of ``target``
+    (or the call ``barrier``, for an alias) after the loop's last line ``last`` (at that line's indentation,
+    or ``indent``), and its module imported after the line ``imported_after`` (None: already imported)."""
+    module, call = BARRIERS[target]
+    at = last[: len(last) - len(last.lstrip())] if indent is None else indent
+    changes = [(last, f"{last}{at}{barrier or call}\n")]
+    if imported_after is not None:
+        changes.insert(0, (imported_after, f"{imported_after}import {module}\n"))
+    return substituted(program, *changes)
+
+
 def run(*files: tuple[str, str], alias: bool = False) -> Run:
     """A Run of (path, text) files, the texts written as indented triple-quoted blocks."""
     return Run(tuple((path, _dedent(text)) for path, text in files), alias)

@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.executed import Run, eager_and_converted_runs, loss_problems, optimizer_problems, xla_problems
+from tests.support.training_programs import training_script
 
 pytestmark = pytest.mark.executed
 
 STEPS = 6
-TRAIN = f"""\
-import torch
-import torch.nn as nn
-
-
+TRAIN = training_script(
+    STEPS,
+    classes="""\
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
@@ -31,29 +30,17 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.head(torch.relu(self.decoder(torch.relu(self.encoder(x)))))
-
-
-def main():
-    torch.manual_seed(0)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+""",
+    setup="""\
     model = Net()
     params = list(model.encoder.parameters())
     params += list(model.decoder.parameters())
     params.extend(model.head.parameters())
     optimizer = torch.optim.SGD(params, lr=0.5)
     model.to(device)
-    for step in range({STEPS}):
-        x = torch.randn(16, 4)
-        loss = model(x.to(device)).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-"""
+""",
+    batch=16,
+)
 PORTED = (
     "    params += list(model.decoder.to(torch_xla.device()).parameters())\n"
     "    params.extend(model.head.to(torch_xla.device()).parameters())\n"

@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.executed import Run, eager_and_converted_runs, loss_problems, optimizer_problems, xla_problems
+from tests.support.training_programs import training_script
 
 pytestmark = pytest.mark.executed
 
 STEPS = 6
-TRAIN = f"""\
-import torch
-import torch.nn as nn
-
-
+TRAIN = training_script(
+    STEPS,
+    classes="""\
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
@@ -34,27 +33,15 @@ class Net(nn.Module):
         for layer in [*self.convs, *self.fcs]:
             x = torch.relu(layer(x)) if layer is not self.fcs[0] else layer(x)
         return x
-
-
-def main():
-    torch.manual_seed(0)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+""",
+    setup="""\
     model = Net().to(device)
     optimizer = torch.optim.SGD(
-        [{{"params": model.params1, "weight_decay": 0.01}}, {{"params": model.params2}}], lr=0.2
+        [{"params": model.params1, "weight_decay": 0.01}, {"params": model.params2}], lr=0.2
     )
-    for step in range({STEPS}):
-        x = torch.randn(16, 4)
-        loss = model(x.to(device)).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-"""
+""",
+    batch=16,
+)
 PORTED = "    optimizer = torch.optim.SGD(\n"
 FIXED = (
     "    model.params1 = list(model.convs.parameters())\n"

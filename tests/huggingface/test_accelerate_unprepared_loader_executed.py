@@ -17,12 +17,10 @@ from tests.support.executed import (
     Executed,
     Run,
     barrier_per_step_problems,
-    converted_project,
-    run_script,
+    eager_and_converted_runs,
     step_ends,
     unbarriered_problems,
 )
-from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
@@ -57,26 +55,16 @@ FILES = {"train.py": TRAIN}
 PORTED_STEP_END, UNBARRIERED_STEP_END = step_ends(" " * 8)
 
 
-def _eager(tmp_path: Path) -> Run:
+def _runs(tmp_path: Path, keep_the_barrier: bool) -> tuple[Run, Run]:
     # USE_TORCH_XLA=0: Accelerate would otherwise pick XLA for the original too.
-    return run_script(
-        write_project(tmp_path / "eager", "accel", FILES), "train.py", on_xla=False, env={"USE_TORCH_XLA": "0"}
+    changed_to = None if keep_the_barrier else UNBARRIERED_STEP_END
+    return eager_and_converted_runs(
+        tmp_path, "accel", FILES, PORTED_STEP_END, changed_to, eager_env={"USE_TORCH_XLA": "0"}
     )
 
 
-def _converted(tmp_path: Path, keep_the_barrier: bool) -> Run:
-    folder = converted_project(tmp_path / "xla", "accel", FILES)
-    train = folder / "train.py"
-    ported = train.read_text()
-    assert PORTED_STEP_END in ported, ported
-    if not keep_the_barrier:
-        train.write_text(ported.replace(PORTED_STEP_END, UNBARRIERED_STEP_END))
-    return run_script(folder, "train.py")
-
-
 def test_the_port_ends_each_step_of_a_loop_over_an_unprepared_loader(tmp_path: Path) -> None:
-    eager = _eager(tmp_path)
-    run = _converted(tmp_path, keep_the_barrier=True)
+    eager, run = _runs(tmp_path, keep_the_barrier=True)
     assert len(eager.losses) == STEPS
     assert "DEVICE cpu" in eager.output and "DEVICE xla" in run.output, run.output
     problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
@@ -84,6 +72,6 @@ def test_the_port_ends_each_step_of_a_loop_over_an_unprepared_loader(tmp_path: P
 
 
 def test_without_the_barrier_each_step_compiles_a_bigger_graph(tmp_path: Path) -> None:
-    run = _converted(tmp_path, keep_the_barrier=False)
+    eager, run = _runs(tmp_path, keep_the_barrier=False)
     assert "DEVICE xla" in run.output, run.output
-    assert not unbarriered_problems(run, _eager(tmp_path), Executed("train.py"))
+    assert not unbarriered_problems(run, eager, Executed("train.py"))

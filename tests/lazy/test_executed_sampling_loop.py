@@ -6,22 +6,12 @@ control: the same port with XLA704 off makes one graph of all the steps, many ti
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import RuleSelection
-from tests.support.executed import (
-    XLA_RUNNER,
-    Run,
-    convert_folder,
-    largest_graph,
-    loss_problems,
-    parse_run,
-    run_command,
-    run_environment,
-)
+from tests.support.executed import eager_and_converted_script, largest_graph, loss_problems
 
 pytestmark = pytest.mark.executed
 
@@ -60,26 +50,15 @@ if __name__ == "__main__":
 """
 
 
-def _run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, Run, Run]:
-    eager = folder / "eager"
-    eager.mkdir(parents=True)
-    (eager / "sample.py").write_text(SAMPLE)
-    want = parse_run(run_command([sys.executable, "sample.py"], eager, run_environment()), eager)
-    ported = folder / "ported"
-    ported.mkdir()
-    (ported / "sample.py").write_text(SAMPLE)
-    convert_folder(ported, selection)
-    output = run_command([sys.executable, str(XLA_RUNNER), "sample.py"], ported, run_environment(PJRT_DEVICE="CPU"))
-    return (ported / "sample.py").read_text(), parse_run(output, ported), want
-
-
 def test_a_sampling_loop_gets_a_barrier_per_step_and_samples_like_the_original(tmp_path: Path) -> None:
-    code, got, want = _run(tmp_path / "with")
+    code, got, want = eager_and_converted_script(tmp_path / "with", "sample.py", SAMPLE)
     assert "            img = self.p_sample(img, t)\n            torch_xla.sync()\n" in code
     assert len(want.losses) == 2
     assert not loss_problems(got, want)
     # The negative control: without XLA704's barrier the 30 steps are one graph.
-    kept_code, kept, _ = _run(tmp_path / "without", RuleSelection(ignore=("XLA704",)))
+    kept_code, kept, _ = eager_and_converted_script(
+        tmp_path / "without", "sample.py", SAMPLE, RuleSelection(ignore=("XLA704",))
+    )
     assert "torch_xla.sync()" not in kept_code
     assert not loss_problems(kept, want)
     assert largest_graph(kept) > 10 * largest_graph(got), (largest_graph(kept), largest_graph(got))

@@ -16,39 +16,29 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
-from tests.project.test_bound_methods import POST, REGISTRY
+from codemods.engine.rule import substituted
+from tests.project import test_bound_methods as bound_methods
 from tests.support.executed import (
     Executed,
-    Run,
-    converted_project,
+    eager_and_converted_project,
     loss_problems,
-    run_script,
     steady_problems,
     training_problems,
 )
-from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
-BOX = """\
-import torch
-
-from post import default_post
-from registry import get_post_forward
-
-
-class Box:
-    def __init__(self, device, cfg):
-        self.model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).to(device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.05)
-        post = default_post
-        if "post" in cfg:
-            post = get_post_forward(cfg["post"])
-        setattr(Box, "post_forward_process", post)
-
-    def forward_process(self, x, y):
-        return torch.nn.functional.mse_loss(self.model(x), y)
-"""
+# test_bound_methods' box as torchdistill writes it: it builds its own model and binds the step in
+# ``__init__``.
+BOX = substituted(
+    bound_methods.BOX,
+    (
+        "    def __init__(self, model, device, cfg):\n        self.model = model.to(device)\n",
+        "    def __init__(self, device, cfg):\n"
+        "        self.model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).to(device)\n",
+    ),
+    ("lr=0.1)\n        self.setup(cfg)\n\n    def setup(self, cfg):\n", "lr=0.05)\n"),
+)
 
 TRAIN = """\
 import torch
@@ -80,21 +70,11 @@ if __name__ == "__main__":
 
 CASE = Executed("train.py", steps_per_epoch=6)
 
-FILES = {"registry.py": REGISTRY, "post.py": POST, "box.py": BOX, "train.py": TRAIN}
-
-
-def _eager(tmp_path: Path) -> Run:
-    return run_script(write_project(tmp_path / "eager", "bound", FILES), "train.py", on_xla=False)
-
-
-def _xla_run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, Run]:
-    converted_project(folder, "bound", FILES, selection)
-    return (folder / "train.py").read_text(), run_script(folder, "train.py")
+FILES = {"registry.py": bound_methods.REGISTRY, "post.py": bound_methods.POST, "box.py": BOX, "train.py": TRAIN}
 
 
 def test_a_loop_calling_a_step_bound_at_run_time_ends_each_step_and_trains_like_the_original(tmp_path: Path) -> None:
-    want = _eager(tmp_path)
-    code, got = _xla_run(tmp_path / "ported")
+    want, code, got = eager_and_converted_project(tmp_path, "bound", FILES)
     assert "pl.MpDeviceLoader(loader, device)" in code
     assert len(want.losses) == 18
     problems = training_problems(got, want, CASE)
@@ -102,8 +82,7 @@ def test_a_loop_calling_a_step_bound_at_run_time_ends_each_step_and_trains_like_
 
 
 def test_without_the_device_loader_each_step_compiles_a_new_graph(tmp_path: Path) -> None:
-    want = _eager(tmp_path)
-    code, got = _xla_run(tmp_path / "unported", RuleSelection(ignore=("XLA301", "XLA302")))
+    want, code, got = eager_and_converted_project(tmp_path, "bound", FILES, RuleSelection(ignore=("XLA301", "XLA302")))
     assert "MpDeviceLoader" not in code and "torch_xla.sync()" not in code
     assert not loss_problems(got, want)
     assert steady_problems(got, CASE)

@@ -16,14 +16,11 @@ import pytest
 from codemods import RuleSelection
 from tests.support.executed import (
     Executed,
-    Run,
-    converted_project,
+    eager_and_converted_project,
     loss_problems,
-    run_script,
     steady_problems,
     training_problems,
 )
-from tests.support.projects import write_project
 from tests.support.training_programs import REGISTRY, REGISTRY_MODELS_INIT
 
 pytestmark = pytest.mark.executed
@@ -88,20 +85,10 @@ FILES = {
 }
 
 
-def _eager(tmp_path: Path) -> Run:
-    return run_script(write_project(tmp_path / "eager", "registry", FILES), "train.py", on_xla=False)
-
-
-def _xla_run(folder: Path, selection: RuleSelection | None = None) -> tuple[str, Run]:
-    converted_project(folder, "registry", FILES, selection)
-    return (folder / "train.py").read_text(), run_script(folder, "train.py")
-
-
 def test_a_registry_models_step_gets_its_barrier_in_the_loop_that_calls_it_and_trains_like_the_original(
     tmp_path: Path,
 ) -> None:
-    want = _eager(tmp_path)
-    code, got = _xla_run(tmp_path / "ported")
+    want, code, got = eager_and_converted_project(tmp_path, "registry", FILES)
     assert "torch_xla.sync()" in code
     assert len(want.losses) == 18
     problems = training_problems(got, want, CASE)
@@ -109,8 +96,7 @@ def test_a_registry_models_step_gets_its_barrier_in_the_loop_that_calls_it_and_t
 
 
 def test_without_that_barrier_each_step_compiles_a_new_graph(tmp_path: Path) -> None:
-    want = _eager(tmp_path)
-    code, got = _xla_run(tmp_path / "unported", RuleSelection(ignore=("XLA301",)))
+    want, code, got = eager_and_converted_project(tmp_path, "registry", FILES, RuleSelection(ignore=("XLA301",)))
     assert "torch_xla.sync()" not in code
     assert not loss_problems(got, want)
     assert steady_problems(got, CASE)

@@ -8,24 +8,12 @@ iterations."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import RuleSelection
-from tests.support.executed import (
-    XLA_RUNNER,
-    Executed,
-    Run,
-    convert_folder,
-    largest_graph,
-    loss_problems,
-    parse_run,
-    run_command,
-    run_environment,
-    steady_problems,
-)
+from tests.support.executed import Executed, eager_and_converted_script, largest_graph, loss_problems, steady_problems
 
 pytestmark = pytest.mark.executed
 
@@ -79,27 +67,16 @@ KEPT = (
 CASE = Executed("evaluate.py", steps_per_epoch=6)
 
 
-def _run(folder: Path, source: str, selection: RuleSelection | None = None) -> tuple[str, Run, Run]:
-    eager = folder / "eager"
-    eager.mkdir(parents=True)
-    (eager / "evaluate.py").write_text(source)
-    want = parse_run(run_command([sys.executable, "evaluate.py"], eager, run_environment()), eager)
-    ported = folder / "ported"
-    ported.mkdir()
-    (ported / "evaluate.py").write_text(source)
-    convert_folder(ported, selection)
-    output = run_command([sys.executable, str(XLA_RUNNER), "evaluate.py"], ported, run_environment(PJRT_DEVICE="CPU"))
-    return (ported / "evaluate.py").read_text(), parse_run(output, ported), want
-
-
 def test_a_loop_that_reads_every_rank_to_the_host_gets_no_barrier_and_reaches_a_steady_state(tmp_path: Path) -> None:
-    code, got, want = _run(tmp_path, EVALUATE)
+    code, got, want = eager_and_converted_script(tmp_path, "evaluate.py", EVALUATE)
     assert "torch_xla.sync()" not in code
     assert len(want.losses) == 18
     assert not loss_problems(got, want)
     assert not steady_problems(got, CASE)
     # The negative control: the scores kept on the device with no barrier (XLA303 off) make one
     # graph of every iteration of the three passes, many times the largest graph of the loop that reads.
-    kept_code, kept, _ = _run(tmp_path / "kept", KEPT, RuleSelection(ignore=("XLA303",)))
+    kept_code, kept, _ = eager_and_converted_script(
+        tmp_path / "kept", "evaluate.py", KEPT, RuleSelection(ignore=("XLA303",))
+    )
     assert "torch_xla.sync()" not in kept_code
     assert largest_graph(kept) > 3 * largest_graph(got), (largest_graph(kept), largest_graph(got))

@@ -175,20 +175,57 @@ def converted_project(folder: Path, name: str, files: dict[str, str], selection:
     return folder
 
 
+def eager_project_run(workdir: Path, name: str, files: dict[str, str], env: Mapping[str, str] | None = None) -> Run:
+    """A project written in the test (``write_project``: a marker named ``name`` and ``files``, in
+    ``workdir/eager``) whose ``train.py`` runs eagerly on the CPU, with ``env`` in its environment."""
+    return run_script(write_project(workdir / "eager", name, files), "train.py", on_xla=False, env=env)
+
+
+def eager_and_converted_project(
+    workdir: Path, name: str, files: dict[str, str], selection: RuleSelection | None = None
+) -> tuple[Run, str, Run]:
+    """A project written in the test (``write_project``: a marker named ``name`` and ``files``) whose
+    ``train.py`` runs eagerly on the CPU (in ``workdir/eager``), then converted as one run with
+    ``selection`` and run on XLA (in ``workdir/xla``): the eager run, the converted script's text, and
+    its run on XLA."""
+    eager = eager_project_run(workdir, name, files)
+    script = converted_project(workdir / "xla", name, files, selection) / "train.py"
+    return eager, script.read_text(), run_script(script.parent, "train.py")
+
+
 def eager_and_converted_runs(
-    workdir: Path, name: str, files: dict[str, str], ported: str, changed_to: str | None = None
+    workdir: Path,
+    name: str,
+    files: dict[str, str],
+    ported: str,
+    changed_to: str | None = None,
+    eager_env: Mapping[str, str] | None = None,
 ) -> tuple[Run, Run]:
     """A project written in the test (``write_project``: a marker named ``name`` and ``files``) whose
-    ``train.py`` runs eagerly on the CPU, then converted and run on XLA: the converted script must
-    hold ``ported``, which ``changed_to`` replaces before it runs (a negative control: the port as
-    it used to be written, or its fix undone)."""
-    eager = run_script(write_project(workdir / "eager", name, files), "train.py", on_xla=False)
+    ``train.py`` runs eagerly on the CPU (with ``eager_env``), then converted and run on XLA: the
+    converted script must hold ``ported``, which ``changed_to`` replaces before it runs (a negative
+    control: the port as it used to be written, or its fix undone)."""
+    eager = eager_project_run(workdir, name, files, eager_env)
     script = converted_project(workdir / "xla", name, files) / "train.py"
     converted = script.read_text()
     assert ported in converted, converted
     if changed_to is not None:
         script.write_text(converted.replace(ported, changed_to))
     return eager, run_script(script.parent, "train.py")
+
+
+def eager_and_converted_script(
+    workdir: Path, script: str, source: str, selection: RuleSelection | None = None
+) -> tuple[str, Run, Run]:
+    """``source``, one script written in the test as ``script`` (no project marker), run eagerly on the
+    CPU (in ``workdir/eager``) and converted with ``selection`` and run on XLA (in ``workdir/ported``):
+    the converted script's text, its run on XLA, and the eager run."""
+    eager, ported = workdir / "eager", workdir / "ported"
+    for folder in (eager, ported):
+        folder.mkdir(parents=True)
+        (folder / script).write_text(source)
+    convert_folder(ported, selection)
+    return (ported / script).read_text(), run_script(ported, script), run_script(eager, script, on_xla=False)
 
 
 def run_script(

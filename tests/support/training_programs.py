@@ -26,21 +26,29 @@ def linear_steps(steps: int, optimizer: str = "torch.optim.SGD") -> str:
 """
 
 
-def logged_loss_loop(log: str, steps: int) -> str:
-    """A script whose training loop of ``steps`` steps ends each step with the statement ``log``
-    (8 spaces in), which prints ``step N loss V`` from ``step`` and ``loss``."""
+# The model and optimizer of ``training_script`` unless a test gives its own.
+LINEAR_SETUP = "    model = nn.Linear(4, 2).to(device)\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+PRINTED_LOSS = 'print(f"step {step} loss {loss.item()}")'
+
+
+def training_script(
+    steps: int, *, setup: str = LINEAR_SETUP, log: str = PRINTED_LOSS, classes: str = "", batch: int = 8
+) -> str:
+    """A seeded script whose ``main`` builds ``model`` and its ``optimizer`` on its ``device`` with
+    ``setup`` (4 spaces in), then trains it for ``steps`` steps on random batches of ``batch`` rows,
+    each step ending with the statement ``log`` (8 spaces in; by default it prints ``step N loss V``).
+    ``classes``: module-level code it defines first (the class of its model)."""
+    defined = f"{classes}\n\n" if classes else ""
     return f"""\
 import torch
 import torch.nn as nn
 
 
-def main():
+{defined}def main():
     torch.manual_seed(0)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = nn.Linear(4, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range({steps}):
-        x = torch.randn(8, 4)
+{setup}    for step in range({steps}):
+        x = torch.randn({batch}, 4)
         loss = model(x.to(device)).pow(2).mean()
         optimizer.zero_grad()
         loss.backward()
@@ -51,6 +59,12 @@ def main():
 if __name__ == "__main__":
     main()
 """
+
+
+def logged_loss_loop(log: str, steps: int) -> str:
+    """A script whose training loop of ``steps`` steps ends each step with the statement ``log``
+    (8 spaces in), which prints ``step N loss V`` from ``step`` and ``loss``."""
+    return training_script(steps, log=log)
 
 
 # torchvision's references' helper (copied into many scripts): it starts the process group only

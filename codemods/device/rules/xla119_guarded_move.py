@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts, reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -16,6 +16,79 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _NEVER_RUNS = "on XLA that move never runs, and what it moves stays on the CPU"
+
+# A module that swaps its own parts between devices (DALLE2's unets) only where its own parameters are on CUDA.
+_PARTS_SWAP = """
+from contextlib import contextmanager, nullcontext
+
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    @contextmanager
+    def one_unet_in_gpu(self, unet):
+        devices = [next(u.parameters()).device for u in self.unets]
+        self.unets.to("cpu")
+        unet.to(torch.device("cuda"))
+        yield
+        for u, d in zip(self.unets, devices):
+            u.to(d)
+
+    @torch.no_grad()
+    def sample(self, img):
+        is_cuda = next(self.parameters()).is_cuda
+        for unet in self.unets:
+            with self.one_unet_in_gpu(unet) if is_cuda else nullcontext():
+                img = unet(img)
+        return img
+"""
+# Under the same check of its own parameters, a move of an input.
+_INPUT_UNDER_OWN_CHECK = """
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    @torch.no_grad()
+    def sample(self, img):
+        is_cuda = next(self.parameters()).is_cuda
+        if is_cuda:
+            img = img.cuda()
+        return self.unet(img)
+"""
+# An ``nvidia-smi`` probe handed as the flag of a helper that moves only if it is true.
+_FLAG_HELPER = """
+import shutil
+
+import torch
+
+
+def gpu(t, on=False):
+    if on:
+        return t.cuda()
+    return t
+
+
+CUDA = shutil.which("nvidia-smi") is not None
+net = gpu(torch.nn.Linear(4, 1), CUDA)
+opt = torch.optim.Adam(net.parameters())
+for step in range(10):
+    loss = net(gpu(torch.randn(8, 4), CUDA)).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+_CUDA_MOVE = (".cuda()", ".to(torch_xla.device())")
+
+
+def _ported(
+    program: str, *more: tuple[str, str], after: str = "from torch import nn\n", imports: str = "import torch_xla\n"
+) -> str:
+    """``program`` as the port leaves it: ``imports`` after the line ``after``, and what ``more`` changes
+    (its moves to the XLA device)."""
+    return substituted(program, (after, after + imports), *more)
+
 
 GUARDED_MOVE = Rule(
     code="XLA119",
@@ -160,107 +233,21 @@ GUARDED_MOVE = Rule(
             note="moved-either-way-or-a-check-ported",
         ),
         valid(
-            """
-            from contextlib import contextmanager, nullcontext
-
-            import torch
-            from torch import nn
-
-
-            class Decoder(nn.Module):
-                @contextmanager
-                def one_unet_in_gpu(self, unet):
-                    devices = [next(u.parameters()).device for u in self.unets]
-                    self.unets.to("cpu")
-                    unet.to(torch.device("cuda"))
-                    yield
-                    for u, d in zip(self.unets, devices):
-                        u.to(d)
-
-                @torch.no_grad()
-                def sample(self, img):
-                    is_cuda = next(self.parameters()).is_cuda
-                    for unet in self.unets:
-                        with self.one_unet_in_gpu(unet) if is_cuda else nullcontext():
-                            img = unet(img)
-                    return img
-            """,
-            """
-            from contextlib import contextmanager, nullcontext
-
-            import torch
-            from torch import nn
-            import torch_xla
-
-
-            class Decoder(nn.Module):
-                @contextmanager
-                def one_unet_in_gpu(self, unet):
-                    devices = [next(u.parameters()).device for u in self.unets]
-                    self.unets.to("cpu")
-                    unet.to(torch_xla.device())
-                    yield
-                    for u, d in zip(self.unets, devices):
-                        u.to(d)
-
-                @torch.no_grad()
-                def sample(self, img):
-                    is_cuda = next(self.parameters()).is_cuda
-                    for unet in self.unets:
-                        with self.one_unet_in_gpu(unet) if is_cuda else nullcontext():
-                            img = unet(img)
-                    return img
-            """,
+            _PARTS_SWAP,
+            _ported(_PARTS_SWAP, ('torch.device("cuda")', "torch_xla.device()")),
             note="a-modules-swap-of-its-own-parts-under-its-own-parameters-is-cuda",
         ),
     ),
     invalid=lambda: (
         invalid(
-            """
-            import shutil
-
-            import torch
-
-
-            def gpu(t, on=False):
-                if on:
-                    return t.cuda()
-                return t
-
-
-            CUDA = shutil.which("nvidia-smi") is not None
-            net = gpu(torch.nn.Linear(4, 1), CUDA)
-            opt = torch.optim.Adam(net.parameters())
-            for step in range(10):
-                loss = net(gpu(torch.randn(8, 4), CUDA)).sum()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            """,
-            """
-            import shutil
-
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            def gpu(t, on=False):
-                if on:
-                    return t.to(torch_xla.device())
-                return t
-
-
-            CUDA = shutil.which("nvidia-smi") is not None
-            net = gpu(torch.nn.Linear(4, 1), CUDA)
-            opt = torch.optim.Adam(net.parameters())
-            for step in range(10):
-                loss = net(gpu(torch.randn(8, 4), CUDA)).sum()
-                opt.zero_grad()
-                loss.backward()
-                xm.optimizer_step(opt)
-                torch_xla.sync()
-            """,
+            _FLAG_HELPER,
+            _ported(
+                _FLAG_HELPER,
+                _CUDA_MOVE,
+                ("    opt.step()\n", "    xm.optimizer_step(opt)\n    torch_xla.sync()\n"),
+                after="import torch\n",
+                imports="import torch_xla\nimport torch_xla.core.xla_model as xm\n",
+            ),
             note="nvidia-smi-probe-handed-to-a-flag-helper",
             findings=(
                 Expected(
@@ -506,33 +493,8 @@ GUARDED_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            class Decoder(nn.Module):
-                @torch.no_grad()
-                def sample(self, img):
-                    is_cuda = next(self.parameters()).is_cuda
-                    if is_cuda:
-                        img = img.cuda()
-                    return self.unet(img)
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla
-
-
-            class Decoder(nn.Module):
-                @torch.no_grad()
-                def sample(self, img):
-                    is_cuda = next(self.parameters()).is_cuda
-                    if is_cuda:
-                        img = img.to(torch_xla.device())
-                    return self.unet(img)
-            """,
+            _INPUT_UNDER_OWN_CHECK,
+            _ported(_INPUT_UNDER_OWN_CHECK, _CUDA_MOVE),
             note="an-input-moved-under-the-modules-own-parameters-is-cuda",
             findings=(Expected(9, 19, "`next(self.parameters()).is_cuda` is False on an XLA host after the port"),),
         ),

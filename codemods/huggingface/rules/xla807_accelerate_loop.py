@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import BARRIERS, Expected, Invalid, Rule, invalid, valid, with_barrier
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -13,6 +13,18 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# A loop over a loader that ``acc.prepare`` did not return: the port gives it the step barrier (XLA301).
+_UNPREPARED_LOADER = """
+import torch
+from accelerate import Accelerator
+
+acc = Accelerator()
+model, opt = acc.prepare(model, opt)
+loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
+for x in loader:
+    acc.backward(model(x.to(acc.device)).mean())
+    opt.step()
+"""
 
 ACCELERATE_LOOP = Rule(
     code="XLA807",
@@ -52,49 +64,13 @@ ACCELERATE_LOOP = Rule(
     invalid=lambda: (
         *(
             invalid(
-                """
-                import torch
-                from accelerate import Accelerator
-
-                acc = Accelerator()
-                model, opt = acc.prepare(model, opt)
-                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
-                for x in loader:
-                    acc.backward(model(x.to(acc.device)).mean())
-                    opt.step()
-                """,
-                """
-                import torch
-                import torch_xla
-                from accelerate import Accelerator
-
-                acc = Accelerator()
-                model, opt = acc.prepare(model, opt)
-                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
-                for x in loader:
-                    acc.backward(model(x.to(acc.device)).mean())
-                    opt.step()
-                    torch_xla.sync()
-                """
-                if target == "2.9"
-                else """
-                import torch
-                import torch_xla.core.xla_model as xm
-                from accelerate import Accelerator
-
-                acc = Accelerator()
-                model, opt = acc.prepare(model, opt)
-                loader = torch.utils.data.DataLoader(data, batch_size=8, drop_last=True)
-                for x in loader:
-                    acc.backward(model(x.to(acc.device)).mean())
-                    opt.step()
-                    xm.mark_step()
-                """,
+                _UNPREPARED_LOADER,
+                with_barrier(_UNPREPARED_LOADER, "    opt.step()\n", target=target),
                 target=target,
                 note=f"a-loader-accelerate-did-not-prepare-{target}",
                 findings=(Expected(9, 5, "Accelerate loop over a loader Accelerate did not prepare"),),
             )
-            for target in ("2.9", "sagemaker")
+            for target in BARRIERS
         ),
         *(
             invalid(

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid, with_barrier
+from codemods.lazy.rules.programs import STEP_WITH_INNER_LOSS_LOOP
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -15,6 +16,12 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# An RNN cell's hidden state carried across the iterations of an evaluation loop (the rule page's example).
+_RNN_CELL = (
+    "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
+    "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
+    "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n"
+)
 # An evaluation loop whose hidden state carries over each iteration (its near variant resets it in the loop).
 _HIDDEN = """
 import torch
@@ -58,6 +65,97 @@ _STATE_BESIDE_FIELD = substituted(
     ("        x = data.x\n        x, _ = model(x.to(device))\n", "        x, _ = model(data.x.to(device), x)\n"),
 )
 
+# A state carried through a ``while`` loop, through aliases of torch and torch_xla.
+_STATE_LOOP = """
+import torch as th
+import torch_xla as tx
+
+state = th.zeros(2, 4, device=tx.device())
+with th.no_grad():
+    while steps < 10:
+        state = cell(th.randn(2, 4).to(tx.device()), state)
+        print(state.norm().item())
+        steps += 1
+"""
+# Near the training step whose inner loop builds the loss: the inner loop carries ``h``, which the step does not
+# backpropagate.
+_STEP_INNER_STATE = substituted(
+    STEP_WITH_INNER_LOSS_LOOP,
+    ("Linear(4, 3)", "Linear(4, 4)"),
+    (
+        "    out = model(x)\n    loss = out.pow(2).mean()\n",
+        "    loss = model(x).pow(2).mean()\n    h = torch.zeros(8, 4, device=device)\n",
+    ),
+    (
+        "        _, top = out.topk(k, dim=1)\n        loss = loss + out.gather(1, top).mean()\n"
+        "        hits.append(top.sum().item())\n",
+        "        h = model(h + x)\n        hits.append(h.sum().item())\n",
+    ),
+)
+_NN = "from torch import nn\n"  # the import line that torch_xla is imported after, in the samplers
+# A diffusion model's sampling loop without autograd: it reads nothing on the host until the loop ends.
+_SAMPLER = """
+import torch
+from torch import nn
+
+
+class Diffusion(nn.Module):
+    @torch.no_grad()
+    def sample(self, shape):
+        img = torch.randn(shape, device=self.device)
+        for t in reversed(range(1000)):
+            times = torch.full((shape[0],), t, device=self.device, dtype=torch.long)
+            img = self.p_sample(img, times)
+        return img.cpu()
+"""
+# The same under ``inference_mode``, through an alias of torch.
+_INFERENCE_SAMPLER = """
+import torch as th
+from torch import nn
+
+
+class Diffusion(nn.Module):
+    def sample(self, shape):
+        with th.inference_mode():
+            img = th.randn(shape, device=self.device)
+            for t in reversed(range(1000)):
+                img = self.p_sample(img, t)
+        return img.cpu()
+"""
+# With an inner resampling loop: one barrier, in the outer loop.
+_NESTED_SAMPLER = """
+import torch
+from torch import nn
+
+
+class Diffusion(nn.Module):
+    @torch.no_grad()
+    def sample(self, shape, resample):
+        img = torch.randn(shape, device=self.device)
+        for t in reversed(range(1000)):
+            for r in range(resample):
+                img = self.p_sample(img, t)
+        return img.cpu()
+"""
+# A diffusers-style pipeline's sampling loop, whose result is read after it.
+_PIPELINE_STEP = 'images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]'
+_PIPELINE = f"""
+import torch
+
+
+class AudioPipeline:
+    @torch.no_grad()
+    def __call__(self, batch_size=1, noise=None):
+        if noise is None:
+            noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
+        images = noise
+        for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
+            model_output = self.unet(images, t)["sample"]
+            {_PIPELINE_STEP}
+        images = images.cpu().numpy()
+        return images
+"""
+
 
 def _ported(program: str, *more: tuple[str, str], torch: str = "torch") -> str:
     """``program`` as the port leaves it: the XLA device chosen, and what ``more`` changes."""
@@ -86,12 +184,8 @@ CARRIED_STATE_BARRIER = Rule(
     "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`).",
     examples=lambda: (
         Invalid(
-            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
-            "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
-            "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n",
-            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
-            "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
-            "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n        torch_xla.sync()\n",
+            _RNN_CELL,
+            with_barrier(_RNN_CELL, "        print(h.sum().item())\n", imported_after=None),
             findings=(Expected(11, 9, "evaluation loop carries `h` across iterations on the device"),),
         ),
     ),
@@ -118,29 +212,7 @@ CARRIED_STATE_BARRIER = Rule(
         # ``x`` bound anew from a field of the batch each iteration (``data.x``): nothing carried.
         valid(_BATCH_FIELD, _ported(_BATCH_FIELD), note="name-bound-from-a-batch-field"),
         valid(_UNPACKED_FIELDS, _ported(_UNPACKED_FIELDS, torch="th"), note="names-unpacked-from-batch-fields-aliased"),
-        valid(
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 3).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for step in range(10):
-                x = torch.randn(8, 4).to(device)
-                out = model(x)
-                loss = out.pow(2).mean()
-                for k in range(1, 3):
-                    _, top = out.topk(k, dim=1)
-                    loss = loss + out.gather(1, top).mean()
-                    hits.append(top.sum().item())
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
-            note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates",
-        ),
+        valid(STEP_WITH_INNER_LOSS_LOOP, note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates"),
         valid(
             """
             import torch
@@ -187,236 +259,56 @@ CARRIED_STATE_BARRIER = Rule(
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch as th
-            import torch_xla as tx
-
-            state = th.zeros(2, 4, device=tx.device())
-            with th.no_grad():
-                while steps < 10:
-                    state = cell(th.randn(2, 4).to(tx.device()), state)
-                    print(state.norm().item())
-                    steps += 1
-            """,
-            """
-            import torch as th
-            import torch_xla as tx
-
-            state = th.zeros(2, 4, device=tx.device())
-            with th.no_grad():
-                while steps < 10:
-                    state = cell(th.randn(2, 4).to(tx.device()), state)
-                    print(state.norm().item())
-                    steps += 1
-                    tx.sync()
-            """,
+            _STATE_LOOP,
+            with_barrier(_STATE_LOOP, "        steps += 1\n", imported_after=None, barrier="tx.sync()"),
             alias=True,
             findings=(Expected(10, 9, "evaluation loop carries `state` across iterations on the device"),),
         ),
         invalid(
             _HIDDEN,
-            substituted(
-                _HIDDEN,
-                ("import torch\n", "import torch\nimport torch_xla\n"),
-                (
-                    "        total += output.sum().item()\n",
-                    "        total += output.sum().item()\n        torch_xla.sync()\n",
-                ),
-            ),
+            with_barrier(_HIDDEN, "        total += output.sum().item()\n"),
             findings=(Expected(9, 9, "evaluation loop carries `hidden` across iterations on the device"),),
         ),
         # Near the batch-field shape: ``x`` read as a variable beside the field ``data.x`` is carried.
         invalid(
             _STATE_BESIDE_FIELD,
-            _ported(
-                _STATE_BESIDE_FIELD,
-                (
-                    "        out.append(x.cpu().numpy())\n",
-                    "        out.append(x.cpu().numpy())\n        torch_xla.sync()\n",
-                ),
-            ),
+            with_barrier(_ported(_STATE_BESIDE_FIELD), "        out.append(x.cpu().numpy())\n", imported_after=None),
             note="state-read-beside-a-batch-field",
             findings=(Expected(11, 9, "evaluation loop carries `x` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 4).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for step in range(10):
-                x = torch.randn(8, 4).to(device)
-                loss = model(x).pow(2).mean()
-                h = torch.zeros(8, 4, device=device)
-                for k in range(1, 3):
-                    h = model(h + x)
-                    hits.append(h.sum().item())
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 4).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for step in range(10):
-                x = torch.randn(8, 4).to(device)
-                loss = model(x).pow(2).mean()
-                h = torch.zeros(8, 4, device=device)
-                for k in range(1, 3):
-                    h = model(h + x)
-                    hits.append(h.sum().item())
-                    torch_xla.sync()
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
+            _STEP_INNER_STATE,
+            with_barrier(_STEP_INNER_STATE, "        hits.append(h.sum().item())\n", imported_after=None),
             note="an-inner-loop-of-a-training-step-carries-what-the-step-does-not-backpropagate",
             findings=(Expected(15, 9, "evaluation loop carries `h` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            class Diffusion(nn.Module):
-                @torch.no_grad()
-                def sample(self, shape):
-                    img = torch.randn(shape, device=self.device)
-                    for t in reversed(range(1000)):
-                        times = torch.full((shape[0],), t, device=self.device, dtype=torch.long)
-                        img = self.p_sample(img, times)
-                    return img.cpu()
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla
-
-
-            class Diffusion(nn.Module):
-                @torch.no_grad()
-                def sample(self, shape):
-                    img = torch.randn(shape, device=self.device)
-                    for t in reversed(range(1000)):
-                        times = torch.full((shape[0],), t, device=self.device, dtype=torch.long)
-                        img = self.p_sample(img, times)
-                        torch_xla.sync()
-                    return img.cpu()
-            """,
+            _SAMPLER,
+            with_barrier(_SAMPLER, "            img = self.p_sample(img, times)\n", imported_after=_NN),
             note="a-sampling-loop-without-autograd-reads-nothing",
             findings=(Expected(13, 13, "loop without autograd carries `img` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch as th
-            from torch import nn
-
-
-            class Diffusion(nn.Module):
-                def sample(self, shape):
-                    with th.inference_mode():
-                        img = th.randn(shape, device=self.device)
-                        for t in reversed(range(1000)):
-                            img = self.p_sample(img, t)
-                    return img.cpu()
-            """,
-            """
-            import torch as th
-            from torch import nn
-            import torch_xla
-
-
-            class Diffusion(nn.Module):
-                def sample(self, shape):
-                    with th.inference_mode():
-                        img = th.randn(shape, device=self.device)
-                        for t in reversed(range(1000)):
-                            img = self.p_sample(img, t)
-                            torch_xla.sync()
-                    return img.cpu()
-            """,
+            _INFERENCE_SAMPLER,
+            with_barrier(_INFERENCE_SAMPLER, "                img = self.p_sample(img, t)\n", imported_after=_NN),
             alias=True,
             note="a-sampling-loop-under-inference-mode",
             findings=(Expected(12, 17, "loop without autograd carries `img` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch
-
-
-            class AudioPipeline:
-                @torch.no_grad()
-                def __call__(self, batch_size=1, noise=None):
-                    if noise is None:
-                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
-                    images = noise
-                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
-                        model_output = self.unet(images, t)["sample"]
-                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
-                    images = images.cpu().numpy()
-                    return images
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class AudioPipeline:
-                @torch.no_grad()
-                def __call__(self, batch_size=1, noise=None):
-                    if noise is None:
-                        noise = torch.randn((batch_size, 1, 64, 64), device=self.device)
-                    images = noise
-                    for step, t in enumerate(self.progress_bar(self.scheduler.timesteps)):
-                        model_output = self.unet(images, t)["sample"]
-                        images = self.scheduler.step(model_output=model_output, timestep=t, sample=images)["prev_sample"]
-                        torch_xla.sync()
-                    images = images.cpu().numpy()
-                    return images
-            """,
+            _PIPELINE,
+            with_barrier(_PIPELINE, f"            {_PIPELINE_STEP}\n"),
             note="a-pipelines-sampling-loop-whose-result-is-read-after-it",
             findings=(Expected(14, 13, "loop without autograd carries `images` across iterations on the device"),),
         ),
         invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            class Diffusion(nn.Module):
-                @torch.no_grad()
-                def sample(self, shape, resample):
-                    img = torch.randn(shape, device=self.device)
-                    for t in reversed(range(1000)):
-                        for r in range(resample):
-                            img = self.p_sample(img, t)
-                    return img.cpu()
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla
-
-
-            class Diffusion(nn.Module):
-                @torch.no_grad()
-                def sample(self, shape, resample):
-                    img = torch.randn(shape, device=self.device)
-                    for t in reversed(range(1000)):
-                        for r in range(resample):
-                            img = self.p_sample(img, t)
-                        torch_xla.sync()
-                    return img.cpu()
-            """,
+            _NESTED_SAMPLER,
+            with_barrier(
+                _NESTED_SAMPLER,
+                "                img = self.p_sample(img, t)\n",
+                indent="            ",
+                imported_after=_NN,
+            ),
             note="nested-sampling-loops-get-one-barrier-in-the-outer-loop-and-keep-it",
             findings=(Expected(13, 13, "loop without autograd carries `img` across iterations on the device"),),
         ),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
-from codemods.lazy.rules.programs import _loop
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
+from codemods.lazy.rules.programs import STEP_WITH_INNER_LOSS_LOOP, _loop
 from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
@@ -44,29 +44,7 @@ STEP_VARYING_SHAPE = Rule(
                 torch_xla.sync()
             """,
         ),
-        valid(
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 3).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for step in range(10):
-                x = torch.randn(8, 4).to(device)
-                out = model(x)
-                loss = out.pow(2).mean()
-                for k in range(1, 3):
-                    _, top = out.topk(k, dim=1)
-                    loss = loss + out.gather(1, top).mean()
-                    hits.append(top.sum().item())
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
-            note="a-constant-range-loop-inside-a-step-runs-the-same-k-every-step",
-        ),
+        valid(STEP_WITH_INNER_LOSS_LOOP, note="a-constant-range-loop-inside-a-step-runs-the-same-k-every-step"),
         valid(TRAINER_HEADS, note="a-trainers-compute-loss-runs-the-same-k-every-step"),
     ),
     invalid=lambda: (
@@ -105,26 +83,7 @@ STEP_VARYING_SHAPE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 3).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for step in range(10):
-                x = torch.randn(8, 4).to(device)
-                out = model(x)
-                loss = out.pow(2).mean()
-                for k in range(1, step % 3 + 2):
-                    _, top = out.topk(k, dim=1)
-                    loss = loss + out.gather(1, top).mean()
-                    hits.append(top.sum().item())
-                loss.backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            """,
+            substituted(STEP_WITH_INNER_LOSS_LOOP, ("range(1, 3)", "range(1, step % 3 + 2)")),
             note="an-inner-range-that-grows-with-the-step-counter",
             findings=(Expected(13, 18, "`out.topk(k, dim=1)`: `k` changes every step"),),
         ),

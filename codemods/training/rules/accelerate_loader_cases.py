@@ -7,7 +7,7 @@ every step, is left to Accelerate."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
+from codemods.engine.rule import BARRIERS, Expected, Invalid, Valid, invalid, substituted, valid, with_barrier
 
 UNPREPARED_LOADER = """
 import torch
@@ -28,26 +28,17 @@ def main():
         opt.zero_grad()
 """
 
-_BARRIERS = {
-    "2.9": ("torch_xla", "torch_xla.sync()"),
-    "sagemaker": ("torch_xla.core.xla_model as xm", "xm.mark_step()"),
-}
-
 
 def accelerate_loader_invalid() -> tuple[Invalid, ...]:
     return tuple(
         invalid(
             UNPREPARED_LOADER,
-            substituted(
-                UNPREPARED_LOADER,
-                ("import torch\n", f"import torch\nimport {module}\n"),
-                ("        opt.zero_grad()\n", f"        opt.zero_grad()\n        {barrier}\n"),
-            ),
+            with_barrier(UNPREPARED_LOADER, "        opt.zero_grad()\n", target=target),
             target=target,
             note=f"accelerate-loop-over-an-unprepared-loader-{target}",
             findings=(Expected(18, 9, f"training loop: {barrier} ends every iteration"),),
         )
-        for target, (module, barrier) in _BARRIERS.items()
+        for target, (_, barrier) in BARRIERS.items()
     )
 
 
@@ -66,7 +57,7 @@ def accelerate_loader_valid() -> tuple[Valid, ...]:
                 target=target,
                 note=f"accelerate-loop-over-a-prepared-loader-{target}",
             )
-            for target in _BARRIERS
+            for target in BARRIERS
         ),
         valid(
             substituted(

@@ -6,7 +6,7 @@ accumulates device values, even with a host read per batch, still is."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid, with_barrier
 
 STEP_LOOPS_WHY = (
     "Nor is a loop in a transformers Trainer subclass's `compute_loss`, `training_step` or `prediction_step` (Medusa's "
@@ -91,41 +91,29 @@ def step_loop_valid() -> tuple[Valid, ...]:
     )
 
 
+# A Trainer subclass's own evaluation loop over a loader, accumulating on the device and reading each iteration.
+_EVAL_TRAINER = """
+import torch
+import transformers
+
+
+class EvalTrainer(transformers.Trainer):
+    def score(self, model, loader):
+        total = 0
+        for ids in loader:
+            ids = ids.to(self.args.device)
+            out = model(ids)
+            total += out.sum()
+            print(out.mean().item())
+        return total
+"""
+
+
 def step_loop_invalid() -> tuple[Invalid, ...]:
     return (
         invalid(
-            """
-            import torch
-            import transformers
-
-
-            class EvalTrainer(transformers.Trainer):
-                def score(self, model, loader):
-                    total = 0
-                    for ids in loader:
-                        ids = ids.to(self.args.device)
-                        out = model(ids)
-                        total += out.sum()
-                        print(out.mean().item())
-                    return total
-            """,
-            """
-            import torch
-            import torch_xla
-            import transformers
-
-
-            class EvalTrainer(transformers.Trainer):
-                def score(self, model, loader):
-                    total = 0
-                    for ids in loader:
-                        ids = ids.to(self.args.device)
-                        out = model(ids)
-                        total += out.sum()
-                        print(out.mean().item())
-                        torch_xla.sync()
-                    return total
-            """,
+            _EVAL_TRAINER,
+            with_barrier(_EVAL_TRAINER, "            print(out.mean().item())\n"),
             note="a-trainer-subclasss-own-loop-over-a-loader-evaluates",
             findings=(Expected(14, 13, "evaluation loop over the device that accumulates device values into `total`"),),
         ),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid, with_barrier
 from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
@@ -37,18 +37,6 @@ def score(loader, net, device):
         preds[i] = predict(batch.to(device))
     return preds
 """
-
-
-def _synced(program: str, last: str, *, indent: str | None = None, sagemaker: bool = False) -> str:
-    """``program`` as the port leaves it: the step barrier after its line ``last`` (at that line's
-    indentation, or ``indent``), and torch_xla imported after ``import torch``."""
-    module, barrier = (
-        ("torch_xla.core.xla_model as xm", "xm.mark_step()") if sagemaker else ("torch_xla", "torch_xla.sync()")
-    )
-    at = last[: len(last) - len(last.lstrip())] if indent is None else indent
-    return substituted(
-        program, ("import torch\n", f"import torch\nimport {module}\n"), (last, f"{last}{at}{barrier}\n")
-    )
 
 
 # An evaluation loop that accumulates on the device (its near variant reads each iteration: ``.item()``).
@@ -513,7 +501,7 @@ EVAL_LOOP_BARRIER = Rule(
     invalid=lambda: (
         invalid(
             _READS_UNDER_AN_IF,
-            _synced(
+            with_barrier(
                 _READS_UNDER_AN_IF,
                 "                logs.append((argsort[i] == pos[i, 2]).nonzero().item())\n",
                 indent="        ",
@@ -523,24 +511,24 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         invalid(
             _scores("out"),
-            _synced(_scores("out"), "        preds[i] = predict(batch.to(device))\n"),
+            with_barrier(_scores("out"), "        preds[i] = predict(batch.to(device))\n"),
             note="a-helper-the-loop-calls-without-a-read",
             findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             _NO_OPTIMIZER,
-            _synced(_NO_OPTIMIZER, "            final.append(q)\n"),
+            with_barrier(_NO_OPTIMIZER, "            final.append(q)\n"),
             findings=(Expected(11, 13, "evaluation loop over the device (no host read per iteration)"),),
             note="the-same-loop-in-a-class-that-is-no-optimizer",
         ),
         invalid(
             _VAL_SUM,
-            _synced(_VAL_SUM, "        correct += (model(x).argmax(1) == y).sum()\n"),
+            with_barrier(_VAL_SUM, "        correct += (model(x).argmax(1) == y).sum()\n"),
             findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             _DEVICE_METER,
-            _synced(_DEVICE_METER, "        top1.update(accuracy(output, target), images.size(0))\n"),
+            with_barrier(_DEVICE_METER, "        top1.update(accuracy(output, target), images.size(0))\n"),
             note="a-device-meter-beside-a-host-read",
             findings=(Expected(10, 9, "evaluation loop over the device that accumulates device values into `top1`"),),
         ),
@@ -564,20 +552,22 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         invalid(
             _EVALUATOR,
-            _synced(_EVALUATOR, "            correct += (self.model(x).argmax(1) == y).sum()\n", sagemaker=True),
+            with_barrier(
+                _EVALUATOR, "            correct += (self.model(x).argmax(1) == y).sum()\n", target="sagemaker"
+            ),
             target="sagemaker",
             note="method-of-a-class-that-is-no-module",
             findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             _TARGET_LOSS_UNCALLED,
-            _synced(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
+            with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
             findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             _EMA_SCORE,
-            _synced(_EMA_SCORE, "            total = total + self.ema(x).sum()\n", sagemaker=True),
+            with_barrier(_EMA_SCORE, "            total = total + self.ema(x).sum()\n", target="sagemaker"),
             target="sagemaker",
             note="an-emas-loop-over-batches-evaluates",
             findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
