@@ -69,7 +69,9 @@ FILES = {
     "train.py": TRAIN,
 }
 # The table holds a class whose methods train nothing: nothing to say.
-IDLE_SOLVER = SOLVER.replace("            train_one_epoch(model, [torch.randn(2, 3)], opt, self.device)\n", "            pass\n")
+IDLE_SOLVER = SOLVER.replace(
+    "            train_one_epoch(model, [torch.randn(2, 3)], opt, self.device)\n", "            pass\n"
+)
 
 
 @pytest.fixture(autouse=True)
