@@ -34,7 +34,12 @@ XLA_PROCESS_GROUP = Rule(
     "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do. An init method read from a command-line flag "
     "(`init_method=args.dist_url`) stays, its default made xla://, but the command line may still give another "
     "(`--dist-url tcp://localhost:10001`, as a README's launch line does), which needs a rank and a world size: "
-    "they are passed from `xr.global_ordinal()` and `xr.world_size()` (xla:// ignores them).",
+    "they are passed from `xr.global_ordinal()` and `xr.world_size()` (xla:// ignores them). A group started "
+    "with the env:// rendezvous (written, or the default) in a `try` whose `except` goes on with one process "
+    "(a set-up helper's fallback) keeps env://, on both targets: a plain `python train.py` has no RANK or "
+    "WORLD_SIZE, so it still falls back as the original did (xla:// would start a group of one there, and what "
+    "the script does only under a group, such as SyncBatchNorm, would run and raise), and under torchrun it "
+    "meets as before.",
     examples=lambda: (
         invalid(
             """
@@ -56,6 +61,21 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    return False
+            """,
+            note="env-fallback-ported",
+        ),
         valid(
             """
             import torch.distributed as dist
@@ -83,6 +103,101 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback",
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback-sagemaker",
+            target="sagemaker",
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+
+            def init_distributed():
+                try:
+                    D.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    D.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback-alias",
+            alias=True,
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
         invalid(
             """
             import torch.distributed as dist
