@@ -40,6 +40,14 @@ def run(opt, batches):
         model(x).sum().backward()
         opt.step()
 """
+# A test of the Paddle port's op, in a package whose path says ``transformers``.
+PADDLE_OP_TEST = """\
+import paddle
+from ppdet.modeling.transformers.utils import attention
+
+for x in range(3):
+    attention(x).sum().backward()
+"""
 # The same loop without a framework import: its model and optimizer come from another module.
 PLAIN = """\
 from helpers import model, opt
@@ -60,8 +68,9 @@ def _run(folder: Path, files: dict[str, str], target: str) -> dict[str, tuple[bo
 @pytest.mark.parametrize("target", TARGETS)
 def test_paddle_training_files_are_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
     monkeypatch.chdir(tmp_path)
-    found = _run(tmp_path, {"trainer.py": PADDLE_TRAINER, "cam.py": PADDLE_USER}, target)
-    assert found == {"trainer.py": (False, []), "cam.py": (False, [])}
+    files = {"trainer.py": PADDLE_TRAINER, "cam.py": PADDLE_USER, "op_test.py": PADDLE_OP_TEST}
+    found = _run(tmp_path, files, target)
+    assert found == {"trainer.py": (False, []), "cam.py": (False, []), "op_test.py": (False, [])}
 
 
 @pytest.mark.parametrize("target", TARGETS)
