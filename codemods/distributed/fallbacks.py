@@ -76,7 +76,12 @@ class FallbackAnalysis(Analysis):
             if all(self._ends_or_starts_group(handler) for handler in node.handlers):
                 continue
             for sub in walk(node.body):
-                if self._starts_group(sub) and sub in self.part.process_groups and _env_rendezvous(sub):
+                if (
+                    type(sub) is cst.Call
+                    and self._starts_group(sub)
+                    and sub in self.part.process_groups
+                    and _env_rendezvous(sub)
+                ):
                     self.part.env_fallback_groups.add(sub)
 
     def _starts_group(self, node: cst.CSTNode) -> bool:

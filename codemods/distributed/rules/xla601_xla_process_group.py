@@ -508,7 +508,9 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
     kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
     rendezvous = ctx.target.rendezvous
     if original in ctx.facts.distributed.env_fallback_groups:
-        return _fallback_process_group(ctx, original, updated, group, kept)
+        from codemods.distributed.rules.fallback_groups import fallback_process_group
+
+        return fallback_process_group(ctx, original, updated, group, kept)
     if _ported(ctx, named, kept, rendezvous, group.init_method_from_flag):
         return updated
     if rendezvous != "xla://":
@@ -543,43 +545,6 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
         XLA_PROCESS_GROUP,
         original,
         '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)',
-        build,
-    )
-
-
-def _fallback_process_group(
-    ctx: Context[Facts], original: cst.Call, updated: cst.Call, group: ProcessGroup, kept: dict[str, bool]
-) -> cst.BaseExpression:
-    """A group whose ``try`` falls back to one process (``env_fallback_groups``): the "xla" backend,
-    the env:// rendezvous kept as written, so that it still fails where no launcher set RANK and
-    WORLD_SIZE (``python train.py``), and meets as before under torchrun."""
-    import libcst as cst
-
-    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
-    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
-    from codemods.engine.nodes import string_value
-
-    backend = dict(group.arguments).get("backend")
-    if backend is not None and (kept["backend"] or string_value(backend.value) == "xla"):
-        return updated
-
-    def build() -> cst.Call | None:
-        if not ctx.imports.require_package(XLA_BACKEND):
-            return None
-        args = [cst.Arg(cst.SimpleString('"xla"'))]
-        for name, arg in group.arguments:
-            if name == "backend" or name in PROCESS_GROUP_DROPPED:
-                forget_removed_arg(ctx, original, updated, arg)
-                continue
-            args.append(keyword_arg(name, new_value(original, updated, arg.value)))
-        return updated.with_changes(args=joined(args))
-
-    return ctx.fix_or_keep(
-        updated,
-        XLA_PROCESS_GROUP,
-        original,
-        '{new}: the "xla" backend; the env:// rendezvous stays, so that where no launcher sets RANK and '
-        "WORLD_SIZE (a plain `python` run) it fails as before and the `except` goes on with one process",
         build,
     )
 
