@@ -10,11 +10,18 @@ if TYPE_CHECKING:
 
     from codemods.distributed.facts import ProcessGroup
     from codemods.engine.rewriter import Context
+    from codemods.engine.rule import Rule
     from codemods.facts import Facts
 
 
 def fallback_process_group(
-    ctx: Context[Facts], original: cst.Call, updated: cst.Call, group: ProcessGroup, kept: dict[str, bool]
+    ctx: Context[Facts],
+    original: cst.Call,
+    updated: cst.Call,
+    group: ProcessGroup,
+    kept: dict[str, bool],
+    rule: Rule,
+    backend_module: str,
 ) -> cst.BaseExpression:
     """A group whose ``try`` falls back to one process (``env_fallback_groups``): the "xla" backend,
     the env:// rendezvous kept as written, so that it still fails where no launcher set RANK and
@@ -23,7 +30,6 @@ def fallback_process_group(
 
     from codemods.distributed.facts import PROCESS_GROUP_DROPPED
     from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
-    from codemods.distributed.rules.xla601_xla_process_group import XLA_BACKEND, XLA_PROCESS_GROUP
     from codemods.engine.nodes import string_value
 
     backend = dict(group.arguments).get("backend")
@@ -31,7 +37,7 @@ def fallback_process_group(
         return updated
 
     def build() -> cst.Call | None:
-        if not ctx.imports.require_package(XLA_BACKEND):
+        if not ctx.imports.require_package(backend_module):
             return None
         args = [cst.Arg(cst.SimpleString('"xla"'))]
         for name, arg in group.arguments:
@@ -43,7 +49,7 @@ def fallback_process_group(
 
     return ctx.fix_or_keep(
         updated,
-        XLA_PROCESS_GROUP,
+        rule,
         original,
         '{new}: the "xla" backend; the env:// rendezvous stays, so that where no launcher sets RANK and '
         "WORLD_SIZE (a plain `python` run) it fails as before and the `except` goes on with one process",

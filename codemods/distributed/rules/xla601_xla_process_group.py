@@ -510,7 +510,7 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
     if original in ctx.facts.distributed.env_fallback_groups:
         from codemods.distributed.rules.fallback_groups import fallback_process_group
 
-        return fallback_process_group(ctx, original, updated, group, kept)
+        return fallback_process_group(ctx, original, updated, group, kept, XLA_PROCESS_GROUP, XLA_BACKEND)
     if _ported(ctx, named, kept, rendezvous, group.init_method_from_flag):
         return updated
     if rendezvous != "xla://":
