@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from codemods.apis import CUDA_ONLY_PACKAGES, LIBRARY_LOOP_PACKAGES
 from codemods.engine.report import CellChange, Finding, HeldFinding
 from codemods.project.module_summary import ModuleSummary
-from codemods.project.text_scans import takes_a_training_step
+from codemods.project.text_scans import imports_another_framework, takes_a_training_step
 
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
@@ -101,8 +101,17 @@ def needs_parsing(raw: bytes) -> bool:
     torch or a library built on it, or takes a training step with a model and an optimizer that
     other modules make (SPADE's trainer.py: ``loss.backward(); self.opt.step()``, no torch)."""
     return (
-        any(word in raw for word in _RELEVANT) or _imports_trl(raw) or takes_a_training_step(raw)
-    ) and SKIP_FILE.encode() not in raw
+        (any(word in raw for word in _RELEVANT) or _imports_trl(raw) or takes_a_training_step(raw))
+        and SKIP_FILE.encode() not in raw
+        and not another_frameworks_file(raw)
+    )
+
+
+def another_frameworks_file(raw: bytes) -> bool:
+    """The file names no torch and imports another deep-learning framework (paddle, tensorflow,
+    jax, ...): its models, optimizers and loops are that framework's, even where a module path
+    says ``transformers`` (``ppdet.modeling.transformers``)."""
+    return b"torch" not in raw and imports_another_framework(raw)
 
 
 def _imports_trl(raw: bytes) -> bool:

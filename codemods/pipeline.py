@@ -16,7 +16,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.conversion import SKIP_FILE, Conversion, ConversionError, chooses_a_device, needs_parsing
+from codemods.conversion import (
+    SKIP_FILE,
+    Conversion,
+    ConversionError,
+    another_frameworks_file,
+    chooses_a_device,
+    needs_parsing,
+)
 from codemods.engine.report import Finding, HeldFinding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
@@ -134,7 +141,9 @@ def convert_source(
 def is_read(raw: bytes, imports: ImportContext | None) -> bool:
     """Whether a Python file is parsed: it names torch (or a library built on it) or takes a
     training step, or the run that knows its project reads it for the other modules."""
-    return needs_parsing(raw) or (imports is not None and _read_for_the_project(raw, imports))
+    return needs_parsing(raw) or (
+        imports is not None and not another_frameworks_file(raw) and _read_for_the_project(raw, imports)
+    )
 
 
 def _read_for_the_project(raw: bytes, imports: ImportContext) -> bool:

@@ -179,6 +179,11 @@ class DistributedFacts:
     # where the ``try`` may still fail on XLA and a DDP construction follows unconditionally:
     # (what may fail, the DDP construction).
     group_fallbacks: dict[cst.ExceptHandler, tuple[cst.CSTNode, cst.Call]] = field(default_factory=dict)
+    # Process groups started with the env:// rendezvous (written, or the default) in a ``try`` whose
+    # ``except`` goes on without one: without a launcher's RANK/WORLD_SIZE (``python train.py``) the
+    # rendezvous raises and the script trains on one process; the port keeps that rendezvous (xla://
+    # would start a group of one, and what the script does only under a group, SyncBatchNorm, runs).
+    env_fallback_groups: set[cst.Call] = field(default_factory=set)
     # A training loader with a sampler of another kind (reported).
     other_samplers: set[cst.Arg] = field(default_factory=set)
     # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``

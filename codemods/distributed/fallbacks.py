@@ -45,6 +45,7 @@ class FallbackAnalysis(Analysis):
             self.unguarded_ddp.append(node)
 
     def conclude(self) -> None:
+        self._env_fallbacks()
         if not self.unguarded_ddp:
             return
         ported = {id(sub) for read in self.part.runtime_reads for sub in walk(read)}
@@ -65,6 +66,24 @@ class FallbackAnalysis(Analysis):
                 if not self._ends_or_starts_group(handler):
                     self.part.group_fallbacks[handler] = (failing, self.unguarded_ddp[0])
 
+    def _env_fallbacks(self) -> None:
+        """The process groups of ``env_fallback_groups``: started with the env:// rendezvous in a
+        ``try`` one of whose handlers goes on without a group, in a script the port does not start
+        with the XLA launcher (it runs as ``python train.py`` or under torchrun)."""
+        if self.part.style in ("spawn", "launched"):
+            return
+        for node in self.tries:
+            if all(self._ends_or_starts_group(handler) for handler in node.handlers):
+                continue
+            for sub in walk(node.body):
+                if (
+                    type(sub) is cst.Call
+                    and self._starts_group(sub)
+                    and sub in self.part.process_groups
+                    and _env_rendezvous(sub)
+                ):
+                    self.part.env_fallback_groups.add(sub)
+
     def _starts_group(self, node: cst.CSTNode) -> bool:
         return type(node) is cst.Call and self.walk.resolve(node.func) == INIT_PROCESS_GROUP
 
@@ -76,3 +95,16 @@ class FallbackAnalysis(Analysis):
             if isinstance(sub, cst.BaseSmallStatement) and self.walk.ends_the_process(sub):
                 return True
         return False
+
+
+def _env_rendezvous(call: cst.Call) -> bool:
+    """``init_process_group`` meets through the env:// rendezvous (the default), which reads the
+    rank and world size from the launcher's environment: no init_method but env://, no store, rank
+    or world size of its own."""
+    from codemods.engine.nodes import string_value
+
+    named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    if {"store", "rank", "world_size"} & named.keys() or len(call.args) > len(named) + 1:
+        return False
+    init = named.get("init_method")
+    return init is None or string_value(init.value) == "env://"

@@ -506,6 +506,11 @@ class ProjectAnalysis(CalleeOrigins):
 
     def _held_by_name(self, summary: ModuleSummary, top: str, depth: int) -> list[Held]:
         found = [(summary.path, cause, top, what, ported) for name, cause, what, ported in summary.holds if name == top]
+        # A module-level table of callables (``TASKS = {"detection": DetSolver}``, called as
+        # ``TASKS[task](cfg)``): what each of its values holds.
+        table = summary.table_of(top) if top else ()
+        if table:
+            found.extend(self.held_by(summary, [value for value in table if value != top], depth))
         for name, used in summary.reaches:
             if name != top or not top:
                 continue

@@ -90,7 +90,8 @@ CROSS_FILE = Rule(
     "`import torch` is torch, its CUDA checks are ported as with `import torch`; where the tool cannot read that "
     "module, a CUDA check on a `torch` that only the star import may bind (`torch.cuda.is_available()`) is left "
     "as written, and is an error at the check: on an XLA host it is False, so what branches on it stays off the "
-    "device.",
+    "device. A module-level table of classes or functions (`TASKS = {'detection': DetSolver}`, called as "
+    "`TASKS[task](cfg).fit()`) is a use of each of its values.",
     examples=lambda: (
         invalid(
             """

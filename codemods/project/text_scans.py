@@ -59,9 +59,26 @@ def wraps_fsdp(data: bytes) -> bool:
 _TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
 
 
+# Other deep-learning frameworks: a file without torch that imports one of them trains with its
+# optimizers and tensors (a PaddlePaddle trainer's ``loss.backward(); optimizer.step()``), not torch's.
+_OTHER_FRAMEWORKS = frozenset(
+    {"paddle", "tensorflow", "keras", "jax", "flax", "mindspore", "oneflow", "mxnet", "jittor", "megengine"}
+)
+
+
 def takes_a_training_step(data: bytes) -> bool:
-    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
-    return any(call in data for call in _TRAINING_CALLS)
+    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan), and
+    imports no other deep-learning framework (its steps would be that framework's)."""
+    return any(call in data for call in _TRAINING_CALLS) and not imports_another_framework(data)
+
+
+def imports_another_framework(data: bytes) -> bool:
+    """The file imports PaddlePaddle, TensorFlow, JAX, MindSpore, OneFlow, ... (a quick textual scan)."""
+    for module, _, plain in _import_lines(data):
+        modules = [module] if module else [m.split()[0] for m in plain.split(b",") if m.strip()]
+        if any(m.split(b".")[0].decode() in _OTHER_FRAMEWORKS for m in modules):
+            return True
+    return False
 
 
 def tests_the_rank(data: bytes) -> bool:

@@ -34,7 +34,12 @@ XLA_PROCESS_GROUP = Rule(
     "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do. An init method read from a command-line flag "
     "(`init_method=args.dist_url`) stays, its default made xla://, but the command line may still give another "
     "(`--dist-url tcp://localhost:10001`, as a README's launch line does), which needs a rank and a world size: "
-    "they are passed from `xr.global_ordinal()` and `xr.world_size()` (xla:// ignores them).",
+    "they are passed from `xr.global_ordinal()` and `xr.world_size()` (xla:// ignores them). A group started "
+    "with the env:// rendezvous (written, or the default) in a `try` whose `except` goes on with one process "
+    "(a set-up helper's fallback) keeps env://, on both targets: a plain `python train.py` has no RANK or "
+    "WORLD_SIZE, so it still falls back as the original did (xla:// would start a group of one there, and what "
+    "the script does only under a group, such as SyncBatchNorm, would run and raise), and under torchrun it "
+    "meets as before.",
     examples=lambda: (
         invalid(
             """
@@ -56,6 +61,21 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    return False
+            """,
+            note="env-fallback-ported",
+        ),
         valid(
             """
             import torch.distributed as dist
@@ -83,6 +103,101 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback",
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    dist.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback-sagemaker",
+            target="sagemaker",
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+
+            def init_distributed():
+                try:
+                    D.init_process_group(backend="nccl", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed():
+                try:
+                    D.init_process_group("xla", init_method="env://")
+                    return True
+                except:
+                    print("not distributed")
+                    return False
+            """,
+            note="env-fallback-alias",
+            alias=True,
+            findings=(
+                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
+            ),
+        ),
         invalid(
             """
             import torch.distributed as dist
@@ -392,6 +507,10 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
     named = dict(group.arguments)
     kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
     rendezvous = ctx.target.rendezvous
+    if original in ctx.facts.distributed.env_fallback_groups:
+        from codemods.distributed.rules.fallback_groups import fallback_process_group
+
+        return fallback_process_group(ctx, original, updated, group, kept, XLA_PROCESS_GROUP, XLA_BACKEND)
     if _ported(ctx, named, kept, rendezvous, group.init_method_from_flag):
         return updated
     if rendezvous != "xla://":
@@ -517,8 +636,10 @@ def env_settings(ctx: Context[Facts], line: cst.SimpleStatementLine) -> list[cst
     from codemods.targets import Api
 
     groups = ctx.facts.distributed.process_groups
+    fallbacks = ctx.facts.distributed.env_fallback_groups
     if ctx.target.rendezvous == "xla://" or not any(
-        group.line is line and ctx.fixed(XLA_PROCESS_GROUP, call) for call, group in groups.items()
+        group.line is line and call not in fallbacks and ctx.fixed(XLA_PROCESS_GROUP, call)
+        for call, group in groups.items()
     ):
         return []
     environ = ctx.imports.expression(Api("os", "environ"))

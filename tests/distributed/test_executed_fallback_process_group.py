@@ -1,0 +1,90 @@
+"""Executed: a set-up helper that starts the process group in a ``try`` with the env:// rendezvous
+and falls back to one process in its ``except`` (RT-DETR's ``init_distributed``), in a script that
+converts its BatchNorm layers to SyncBatchNorm only once a group is started, run as the README's
+plain ``python train.py`` on torch_xla 2.9 (CPU, one device).
+
+The port keeps the env:// rendezvous (XLA601): without a launcher's RANK/WORLD_SIZE it fails as in
+the original, the script goes on with one process and trains.  Under torchrun's variables the group
+starts.  The negative control is the port as it used to be written (``init_method="xla://"``): the
+group of one starts, SyncBatchNorm wraps the model and its first forward raises ValueError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.executed import TORCHRUN_ENV, converted_project, run_script
+
+pytestmark = pytest.mark.executed
+
+SETUP = """\
+import torch
+import torch.distributed as dist
+
+
+def init_distributed():
+    try:
+        dist.init_process_group(backend="nccl", init_method="env://")
+        torch.cuda.set_device(dist.get_rank())
+        print("distributed")
+        return True
+    except:
+        print("not distributed")
+        return False
+"""
+TRAIN = """\
+import sys
+
+import torch
+import torch.distributed as dist
+
+from setup_dist import init_distributed
+
+
+def main():
+    init_distributed()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.Flatten())
+    if dist.is_available() and dist.is_initialized() and "--sync-bn" in sys.argv:
+        model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    model = model.to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for step in range(3):
+        opt.zero_grad()
+        loss = model(torch.randn(2, 3, 6, 6).to(device)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        print(f"step {step} loss {loss.item():.6f}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+FILES = {"setup_dist.py": SETUP, "train.py": TRAIN}
+PORTED = 'dist.init_process_group("xla", init_method="env://")'
+
+
+def _converted(folder: Path) -> Path:
+    converted = converted_project(folder, "proj", FILES)
+    assert PORTED in (converted / "setup_dist.py").read_text()
+    return converted
+
+
+def test_a_plain_run_falls_back_to_one_process_and_trains(tmp_path: Path) -> None:
+    run = run_script(_converted(tmp_path), "train.py", "--sync-bn", runner=False)
+    assert "not distributed" in run.output and len(run.losses) == 3, run.output
+
+
+def test_under_torchrun_variables_the_group_starts(tmp_path: Path) -> None:
+    run = run_script(_converted(tmp_path), "train.py", runner=False, env=dict(TORCHRUN_ENV))
+    assert "\\ndistributed" in "\\n" + run.output and len(run.losses) == 3, run.output
+
+
+def test_negative_control_an_xla_rendezvous_starts_a_group_of_one_and_sync_batchnorm_raises(tmp_path: Path) -> None:
+    converted = _converted(tmp_path)
+    setup = converted / "setup_dist.py"
+    setup.write_text(setup.read_text().replace(PORTED, 'dist.init_process_group("xla", init_method="xla://")'))
+    run = run_script(converted, "train.py", "--sync-bn", runner=False, check=False)
+    assert run.returncode != 0 and "ValueError" in run.stderr and "SyncBatchNorm" in run.stderr, run.stderr[-2000:]
