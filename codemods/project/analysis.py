@@ -4,7 +4,7 @@ from, a module that still needs converting (each file is converted on its own te
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -94,6 +94,11 @@ class ProjectAnalysis(CalleeOrigins):
         self.plain_imports: list[tuple[str, cst.Import]] = []
         self.side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
         self.named_names: set[str] = set()  # the names the file reads or binds, but in its imports
+        # How often each name is written as a name (``named_names``), and as the attribute of an
+        # access or the keyword of an argument (``out.cpu()``, ``f(gpu=True)``): more of the first
+        # than of the second, and the file names it itself (a star import brings only that).
+        self._name_counts: Counter[str] = Counter()
+        self._not_names: Counter[str] = Counter()
         self._importing = False
         self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
         self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
@@ -314,6 +319,16 @@ class ProjectAnalysis(CalleeOrigins):
     def visit_Name(self, node: cst.Name) -> None:
         if not self._importing:  # (``model_zoo`` of ``getattr(model_zoo, name)``; not of its import)
             self.named_names.add(node.value)
+            self._name_counts[node.value] += 1
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_names[node.keyword.value] += 1
+
+    def names_itself(self, name: str) -> bool:
+        """The file writes ``name`` as a name of its own (a call, a read, a binding), not only as an
+        attribute (``out.cpu()``) or a keyword (``f(gpu=True)``)."""
+        return self._name_counts[name] > self._not_names[name]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.scopes) == 1:
@@ -328,6 +343,7 @@ class ProjectAnalysis(CalleeOrigins):
             self.part.classes[node.name.value] = (bases, methods)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_names[node.attr.value] += 1
         value = node.value
         if type(value) is cst.Name and value.value in self.facts.imports.project_names:
             self.attribute_uses.add((value.value, node.attr.value))
