@@ -482,7 +482,7 @@ class ProjectAnalysis(CalleeOrigins):
             elif "." in found.name and summary.trains_unported(found.name):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
-                self.part.external_amp[call] = summary.path
+                self.part.external_amp[call] = (summary.path, summary.amp_parts(found.name))
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
         """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the
@@ -570,7 +570,7 @@ class ProjectAnalysis(CalleeOrigins):
         named = {(path, "device") for path in part.external_devices.values() if path}
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
-        named |= {(path, "amp") for path in part.external_amp.values()}
+        named |= {(path, "amp") for path, _ in part.external_amp.values()}
         named |= {(path, "step") for _, paths, *_ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
