@@ -34,6 +34,8 @@ _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 _EXECUTED_IMPORTS = ("importlib.__import__", "builtins.__import__", "builtins.exec")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
+# Builtins that look a module's names up by a string made at run time.
+_RUN_TIME_LOOKUPS = frozenset({"eval", "exec", "globals", "vars", "locals"})
 
 
 class ProjectAnalysis(CalleeOrigins):
@@ -99,6 +101,8 @@ class ProjectAnalysis(CalleeOrigins):
         # than of the second, and the file names it itself (a star import brings only that).
         self._name_counts: Counter[str] = Counter()
         self._not_names: Counter[str] = Counter()
+        # The file looks names up at run time (``eval(f"{name}")``, ``globals()[name]``): any name may run.
+        self._names_at_run_time = False
         self._importing = False
         self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
         self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
@@ -327,8 +331,9 @@ class ProjectAnalysis(CalleeOrigins):
 
     def names_itself(self, name: str) -> bool:
         """The file writes ``name`` as a name of its own (a call, a read, a binding), not only as an
-        attribute (``out.cpu()``) or a keyword (``f(gpu=True)``)."""
-        return self._name_counts[name] > self._not_names[name]
+        attribute (``out.cpu()``) or a keyword (``f(gpu=True)``), or it looks its names up at run time
+        (``eval('{0}'.format(args.runner))``: ReChorus picks its runner so)."""
+        return self._names_at_run_time or self._name_counts[name] > self._not_names[name]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.scopes) == 1:
@@ -380,6 +385,8 @@ class ProjectAnalysis(CalleeOrigins):
                 self.registry_calls.append((node, registry))
             return
         self.calls.append((node, callee))
+        if callee in _RUN_TIME_LOOKUPS and callee not in self.top_level and self.walk.resolve(node.func) is None:
+            self._names_at_run_time = True
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
             if string_value(node.args[0].value) is None:
                 self.part.dynamic_imports.append(node)

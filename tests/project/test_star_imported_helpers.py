@@ -3,7 +3,8 @@ import binds every public name of ``utils.py``, but only what the script names r
 helper that holds ``tensor.cuda()`` is on the script's path when the script calls it or reads it
 (``map(gpu, xs)``, ``to_gpu = gpu``), not when the script never names it (``out.cpu()`` and
 ``dict(gpu=True)`` name an attribute and a keyword, not the helper).  The module's own top-level code
-runs on the import whatever the script names."""
+runs on the import whatever the script names, and a script that looks names up at run time
+(``eval``, ``globals()``) may run any of them."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ CALLED = TRAIN.replace("for x in shuffle([torch.randn(2, 3)]):", "for x in shuff
 MAPPED = TRAIN.replace("for x in shuffle([torch.randn(2, 3)]):", "for x in map(gpu, [torch.randn(2, 3)]):")
 ALIASED = TRAIN.replace("model = torch.nn", "to_gpu = gpu\nmodel = torch.nn")
 
+# A name looked up at run time (ReChorus: ``eval('{0}'.format(args.runner))``) may be any of them.
+EVALUATED = TRAIN.replace("model = torch.nn", 'pick = eval("{0}".format("shuffle"))\nmodel = torch.nn')
+
 # The module's top-level code holds the CUDA choice: it runs on the import.
 SETS_DEVICE = UTILS + "torch.cuda.set_device(0)\n"
 
@@ -84,6 +88,13 @@ def test_a_helper_the_script_calls_or_reads_is_an_error_at_the_star_import(
     assert found[0][1].startswith(MESSAGE), found
     assert "`gpu` has `tensor.cuda()` (line 5)" in found[0][1], found
     assert "`cpu`" not in found[0][1], found  # (never named: not listed)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_name_looked_up_at_run_time_may_be_any_helper(tmp_path: Path, target: str) -> None:
+    found = _xla003(tmp_path, {"utils.py": UTILS, "train.py": EVALUATED}, target)
+    assert [line for line, _ in found] == [2], found
+    assert "`gpu` has `tensor.cuda()` (line 5)" in found[0][1], found
 
 
 @pytest.mark.parametrize("target", TARGETS)
