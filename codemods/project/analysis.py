@@ -35,7 +35,7 @@ _EXECUTED_IMPORTS = ("importlib.__import__", "builtins.__import__", "builtins.ex
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
 # Builtins that look a module's names up by a string made at run time.
-_RUN_TIME_LOOKUPS = frozenset({"eval", "exec", "globals", "vars", "locals"})
+_RUN_TIME_LOOKUPS = frozenset({"eval", "exec", "globals"})
 
 
 class ProjectAnalysis(CalleeOrigins):
