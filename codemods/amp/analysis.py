@@ -138,6 +138,7 @@ class AmpAnalysis(Analysis):
             # An autocast that only switches autocast off (x-transformers' `@autocast('cuda',
             # enabled=False)`) sets up no mixed precision for the callers of its function.
             self.part.owners.add(self.walk.qualname if owner is None else owner)
+            self.part.autocast_owners.add(self.walk.qualname if owner is None else owner)
         if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
@@ -164,6 +165,7 @@ class AmpAnalysis(Analysis):
                 device = device_arg.value
         self.part.scalers[node] = ScalerCall(spelling, flavor, tuple(args), device)
         self.part.owners.add(self.walk.qualname)
+        self.part.scaler_owners.add(self.walk.qualname)
         enabled = call_args(node)[1].get("enabled")
         if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled.value))))

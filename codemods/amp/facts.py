@@ -100,6 +100,9 @@ class AmpFacts:
     imported: bool = False
     # Where autocast and scalers are (qualified names of their functions), for other files.
     owners: set[str] = field(default_factory=set)
+    # Of those, where the gradient scalers are, and where autocast is entered.
+    scaler_owners: set[str] = field(default_factory=set)
+    autocast_owners: set[str] = field(default_factory=set)
 
     @property
     def active(self) -> bool:

@@ -24,30 +24,34 @@ def elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 _COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
 
 
-def moves(value: cst.BaseExpression) -> bool:
+def moves(value: cst.BaseExpression, mover: Callable[[cst.Call], bool] | None = None) -> bool:
     """``x.to(device)`` (also inside a method chain: ``x.cuda().float()``), each element of a tuple, or a
     collection of moved items:
     ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
-    ``list(map(lambda t: t.to(device), xs))``."""
-    return any(_moves_each(e) for e in elements(value))
+    ``list(map(lambda t: t.to(device), xs))``.  ``mover``: whether a call of a helper moves what it is
+    handed to the device it is handed (``to_device(v, device)``, ``[{k: to_device(v, device) for k, v in
+    t.items()} for t in targets]``)."""
+    return any(_moves_each(e, mover) for e in elements(value))
 
 
-def _moves_each(value: cst.BaseExpression) -> bool:
+def _moves_each(value: cst.BaseExpression, mover: Callable[[cst.Call], bool] | None) -> bool:
     if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
         return True
     if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
-        return _moves_each(value.elt)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        return _moves_each(value.elt, mover)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     if type(value) is cst.DictComp:
-        return _moves_each(value.value)
+        return _moves_each(value.value, mover)
     if type(value) is cst.Call and value.args:
         func = dotted(value.func)
         first = value.args[0].value
         if func in _COLLECTIONS and len(value.args) == 1:
-            return _moves_each(first)
+            return _moves_each(first, mover)
         if func == "map" and type(first) is cst.Lambda:
-            return _moves_each(first.body)
+            return _moves_each(first.body, mover)
+        if mover is not None and mover(value):
+            return True
     if type(value) is cst.Call and type(value.func) is cst.Attribute:
-        return _moves_each(value.func.value)  # a method chain over a move: ``x.cuda().float()``
+        return _moves_each(value.func.value, mover)  # a method chain over a move: ``x.cuda().float()``
     return False
 
 

@@ -125,10 +125,11 @@ class ObligationAnalysis(HandedLoaders):
         for target in node.targets:
             names = [n for e in batch_shapes.elements(target.target) if (n := dotted(e)) is not None]
             if loop is not None and (
-                batch_shapes.moves(value) or any(dotted(s) in loop.targets for s in batch_shapes.roots(value))
+                batch_shapes.moves(value, self._moves_argument)
+                or any(dotted(s) in loop.targets for s in batch_shapes.roots(value))
             ):
                 # ``x = x.to(device)``, ``images, labels = batch`` (the names carry the batch on)
-                if batch_shapes.moves(value):
+                if batch_shapes.moves(value, self._moves_argument):
                     loop.moved.update(names)
                     if conds := self.values._placed(node):
                         loop.guarded_moves.append(conds)

@@ -4,13 +4,60 @@ module, and what a callable of this file or of a converted module feeds a model 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.device.handed_devices import HandedDevices
+from codemods.engine.nodes import call_args, dotted
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import UnmovedFeeding
+from codemods.training.handed_parameters import hands_the_cpu
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.device.obligation_records import Move
 
 
 class ProjectCallables(HandedDevices):
     """The part of ObligationAnalysis that places the project's callables."""
+
+    moves: dict[str, list[Move]]
+    params: dict[str, list[str]]
+
+    def _moves_argument(self, call: cst.Call) -> bool:
+        """The call hands something to a helper of the project that moves it to the device: one
+        of this file's functions (walked already) that moves that parameter (``return
+        item.to(device)``), or one of another module that moves it to the device the call hands in
+        (``to_device(v, device)``) or, converted, to the XLA device (a batch it returns is on
+        the device, as after ``v.to(device)``)."""
+        func = dotted(call.func)
+        if func is None:
+            return False
+        positional, keywords = call_args(call)
+        if "." not in func and func in self.params:  # one of this file's functions
+            params = self.params[func]
+            handed = [params[i] for i, a in enumerate(positional) if not a.star and i < len(params)]
+            return any(
+                move.scope == func
+                for name in [*handed, *keywords]
+                if name in params
+                for move in self.moves.get(name, ())
+            )
+        found = self.walk.analysis(ProjectAnalysis).origin(func)
+        summary = found.summary if found is not None else None
+        if found is None or summary is None:
+            return False
+        arguments = [(i, None) for i, a in enumerate(positional) if not a.star] + [(None, k) for k in keywords]
+        for index, keyword in arguments:
+            moved = summary.moves_argument(found.name, index, keyword)
+            if moved is None:
+                continue
+            xla, device_at, _ = moved
+            if device_at is not None and not hands_the_cpu(call, *device_at):
+                return True  # (to the device the caller hands in: its own)
+            if xla and device_at is None and not summary.pending:
+                return True
+        return False
 
     def _unconverted(self, func: str) -> str | None:
         """Where the callable ``func`` of a project module runs code that this run does not

@@ -4,7 +4,7 @@ from, a module that still needs converting (each file is converted on its own te
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -34,6 +34,8 @@ _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 _EXECUTED_IMPORTS = ("importlib.__import__", "builtins.__import__", "builtins.exec")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
+# Builtins that look a module's names up by a string made at run time.
+_RUN_TIME_LOOKUPS = frozenset({"eval", "exec", "globals"})
 
 
 class ProjectAnalysis(CalleeOrigins):
@@ -94,6 +96,13 @@ class ProjectAnalysis(CalleeOrigins):
         self.plain_imports: list[tuple[str, cst.Import]] = []
         self.side_effects: set[cst.CSTNode] = set()  # those of them that the file names nothing of
         self.named_names: set[str] = set()  # the names the file reads or binds, but in its imports
+        # How often each name is written as a name (``named_names``), and as the attribute of an
+        # access or the keyword of an argument (``out.cpu()``, ``f(gpu=True)``): more of the first
+        # than of the second, and the file names it itself (a star import brings only that).
+        self._name_counts: Counter[str] = Counter()
+        self._not_names: Counter[str] = Counter()
+        # The file looks names up at run time (``eval(f"{name}")``, ``globals()[name]``): any name may run.
+        self._names_at_run_time = False
         self._importing = False
         self.scanned: set[str] = set()  # the packages among them whose modules a scan of their folder loads
         self.summaries: dict[str, ModuleSummary] = {}  # the modules held_by read, by path
@@ -314,6 +323,17 @@ class ProjectAnalysis(CalleeOrigins):
     def visit_Name(self, node: cst.Name) -> None:
         if not self._importing:  # (``model_zoo`` of ``getattr(model_zoo, name)``; not of its import)
             self.named_names.add(node.value)
+            self._name_counts[node.value] += 1
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_names[node.keyword.value] += 1
+
+    def names_itself(self, name: str) -> bool:
+        """The file writes ``name`` as a name of its own (a call, a read, a binding), not only as an
+        attribute (``out.cpu()``) or a keyword (``f(gpu=True)``), or it looks its names up at run time
+        (``eval('{0}'.format(args.runner))``: ReChorus picks its runner so)."""
+        return self._names_at_run_time or self._name_counts[name] > self._not_names[name]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.scopes) == 1:
@@ -328,6 +348,7 @@ class ProjectAnalysis(CalleeOrigins):
             self.part.classes[node.name.value] = (bases, methods)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_names[node.attr.value] += 1
         value = node.value
         if type(value) is cst.Name and value.value in self.facts.imports.project_names:
             self.attribute_uses.add((value.value, node.attr.value))
@@ -364,6 +385,8 @@ class ProjectAnalysis(CalleeOrigins):
                 self.registry_calls.append((node, registry))
             return
         self.calls.append((node, callee))
+        if callee in _RUN_TIME_LOOKUPS and callee not in self.top_level and self.walk.resolve(node.func) is None:
+            self._names_at_run_time = True
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
             if string_value(node.args[0].value) is None:
                 self.part.dynamic_imports.append(node)
@@ -466,7 +489,7 @@ class ProjectAnalysis(CalleeOrigins):
             elif "." in found.name and summary.trains_unported(found.name):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
-                self.part.external_amp[call] = summary.path
+                self.part.external_amp[call] = (summary.path, summary.amp_parts(found.name))
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
         """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the
@@ -559,7 +582,7 @@ class ProjectAnalysis(CalleeOrigins):
         named = {(path, "device") for path in part.external_devices.values() if path}
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
-        named |= {(path, "amp") for path in part.external_amp.values()}
+        named |= {(path, "amp") for path, _ in part.external_amp.values()}
         named |= {(path, "step") for _, paths, *_ in part.named_training.values() for path in paths}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}

@@ -37,8 +37,9 @@ class ProjectFacts:
     # step each call, else they run a training loop; whether each only takes a plain step, without
     # CUDA mixed precision, in a class that holds no CUDA device choice: right on one process as it is).
     named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool, bool]] = field(default_factory=dict)
-    # Callables of another module that set up mixed precision (a scaler class): its path.
-    external_amp: dict[cst.Call, str] = field(default_factory=dict)
+    # Callables of another module that set up mixed precision (a scaler class): its path, and what
+    # the callable holds of it ("gradient scaler", "autocast").
+    external_amp: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # For other files: functions and methods of this module that call a callable of a module
     # that still needs converting (or that does so in turn): name -> that module's path.
     pending_via: dict[str, str] = field(default_factory=dict)

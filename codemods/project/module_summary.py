@@ -46,6 +46,8 @@ class ModuleSummary:
     devices: frozenset[str] = frozenset()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
+    amp_scalers: frozenset[str] = frozenset()  # those of them that build a gradient scaler
+    amp_autocasts: frozenset[str] = frozenset()  # those of them that enter autocast
     # Still needs converting: neither converted in this run nor ported already.
     pending: bool = False
     # Names it imports from elsewhere (a package's __init__ re-exporting): name -> (module, name there).
@@ -331,7 +333,24 @@ class ModuleSummary:
         return name in self.devices
 
     def uses_amp(self, name: str) -> bool:
-        return name.split(".")[0] in self.amp
+        """Calling ``name`` (a top-level callable, or a method of a top-level class) runs code that
+        sets up CUDA mixed precision; not ``train_one_epoch.items``, a method of what a function
+        returns (``train_stats = train_one_epoch(...)``, a dict), which its own code does not hold."""
+        head, _, rest = name.partition(".")
+        return head in self.amp and (not rest or self.defines_class(head))
+
+    def amp_parts(self, name: str) -> tuple[str, ...]:
+        """What of CUDA mixed precision ``name`` (``uses_amp``) holds: its gradient scaler, its autocast,
+        as a finding names them."""
+        head = name.split(".")[0]
+        return tuple(
+            part
+            for part, owners in (("gradient scaler", self.amp_scalers), ("autocast", self.amp_autocasts))
+            if head in owners
+        )
+
+    def defines_class(self, name: str) -> bool:
+        return any(cls == name for cls, _, _ in self.classes)
 
     def device_of(self, name: str) -> tuple[bool | None, str] | None:
         """Where the device that ``name`` returns ends on an XLA host (None: not a device)."""

@@ -36,8 +36,11 @@ def unported_uses(analysis: Any) -> None:
     named = analysis.named_already()
     at_calls = reached_holdings(analysis)
     uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+    star_bound = analysis.facts.imports.star_bound
     for local, (module, name) in analysis.facts.imports.project_names.items():
         node = analysis.import_nodes.get(local)
+        if local in star_bound and not analysis.names_itself(local):
+            continue  # (``from utils import *`` binds ``gpu``, which the file never names: it never runs)
         found = context.lookup(module, name)
         if node is None or found is None or found.summary is None:
             continue
@@ -49,6 +52,8 @@ def unported_uses(analysis: Any) -> None:
     # defines nor imports by name.
     bare = {callee for _, callee in analysis.calls if "." not in callee} - analysis.top_level
     for module, star in analysis.star_imports:
+        if (whole := context.lookup(module, "")) is not None and whole.summary is not None and not whole.name:
+            uses.append((star, whole.summary, [""]))  # (its module-level code runs on the import)
         for name in sorted(bare - analysis.facts.imports.project_names.keys()):
             if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
                 uses.append((star, found.summary, [found.name]))

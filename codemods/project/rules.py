@@ -84,10 +84,15 @@ CROSS_FILE = Rule(
     "finding names that callable when its step is wrong on XLA as it is: it scales the gradients (a CUDA "
     "gradient scaler), or the script runs several processes without DDP (a plain `optimizer.step()` does not "
     "reduce the gradients across them); on one process the plain step, closed by the loop's barrier, computes "
-    "what `xm.optimizer_step` does. Modules whose used code is device-agnostic (it takes the "
+    "what `xm.optimizer_step` does. A call of a callable of such a module that sets up CUDA mixed precision "
+    "is an error at the call, naming what it holds (its gradient scaler, its autocast); a method of what a "
+    "project function returns (`train_stats = train_one_epoch(...)`, then `train_stats.items()`) is not that "
+    "function's code. Modules whose used code is device-agnostic (it takes the "
     "device as a parameter) get nothing, and a run on the whole project converts them instead. A star import of a "
     "project module (`from net import *`) binds that module's names here, its imports included: `torch` from its "
-    "`import torch` is torch, its CUDA checks are ported as with `import torch`; where the tool cannot read that "
+    "`import torch` is torch, its CUDA checks are ported as with `import torch`; what a single-file run follows "
+    "through it is its top-level code and the names this file calls or reads, not the helpers it never names "
+    "(`gpu()` holding `tensor.cuda()`, unused: off the path); where the tool cannot read that "
     "module, a CUDA check on a `torch` that only the star import may bind (`torch.cuda.is_available()`) is left "
     "as written, and is an error at the check: on an XLA host it is False, so what branches on it stays off the "
     "device. A module-level table of classes or functions (`TASKS = {'detection': DetSolver}`, called as "
@@ -497,11 +502,13 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             "still needs converting: convert it too (its loop needs the step barrier and xm.optimizer_step)",
         )
     elif original in project.external_amp:
+        path, parts = project.external_amp[original]
+        held = " and ".join(parts)
         ctx.report(
             CROSS_FILE,
             original,
-            f"`{ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
-            "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
+            f"`{ctx.code(original.func)}` sets up CUDA mixed precision in {path}, which still needs converting: "
+            f"convert it too (its {held} must become the XLA {'ones' if len(parts) > 1 else 'one'})",
         )
     elif original in project.named_training:
         names, paths, steps, plain = project.named_training[original]

@@ -39,6 +39,8 @@ def summarise(
         devices=frozenset(facts.device.choosers),
         names_device=facts.training.names_device,
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
+        amp_scalers=frozenset(owner.split(".")[0] for owner in facts.amp.scaler_owners if owner),
+        amp_autocasts=frozenset(owner.split(".")[0] for owner in facts.amp.autocast_owners if owner),
         pending=pending,
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),

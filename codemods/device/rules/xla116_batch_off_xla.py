@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs
+from codemods.device.rules.helper_move_cases import helper_move_invalid, helper_move_valid
 from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
 from codemods.device.rules.library_batch_cases import library_batch_invalid, library_batch_valid
 from codemods.device.rules.loop_batch_cases import loop_batch_invalid
@@ -42,7 +43,9 @@ BATCH_OFF_XLA = Rule(
     "on the GPU (or the original would not have run), on an XLA host nothing says they reach the XLA device, so the "
     "tool does not take the forward as proven; a call handed a device (`device=device`, or the XLA device by "
     "position) may move its batches there and is not reported, nor is a batch handed with a device to a helper in "
-    "the loop (`x = send_to_device(x, device)`). "
+    "the loop (`x = send_to_device(x, device)`); a helper of the project that moves what it is handed to the device "
+    "it is handed (`to_device` returning `item.to(device)`) moves the batch, also inside a comprehension "
+    "(`targets = [{k: to_device(v, device) for k, v in t.items()} for t in targets]`), as `v.to(device)` would. "
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
     "needs converting (a single-file run): its loops keep their CUDA moves; and for a DataLoader handed with that "
     "model to a function there whose loop feeds the model batches it never moves (`out = model(input)`, which the "
@@ -276,6 +279,7 @@ BATCH_OFF_XLA = Rule(
         *scattered_input_valid(),
         *prefetched_loader_valid(),
         *library_batch_valid(),
+        *helper_move_valid(),
     ),
     invalid=lambda: (
         *launch_index_invalid(),
@@ -283,6 +287,7 @@ BATCH_OFF_XLA = Rule(
         *scattered_input_invalid(),
         *prefetched_loader_invalid(),
         *library_batch_invalid(),
+        *helper_move_invalid(),
     ),
 )
 
