@@ -170,6 +170,8 @@ class ModuleSummary:
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
+    # Top-level callables that start a process group (``dist.init_process_group(...)``).
+    group_starters: frozenset[str] = frozenset()
     # Functions and methods that return a device: (name, whether it is the XLA device on every
     # path after the port, or None if that could not be followed; else what it returns there).
     device_returns: tuple[tuple[str, bool | None, str], ...] = ()
@@ -368,6 +370,9 @@ class ModuleSummary:
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks
+
+    def starts_group(self, name: str) -> bool:
+        return name.split(".")[0] in self.group_starters
 
     def moves_argument(
         self, name: str, index: int | None, keyword: str | None

@@ -67,6 +67,7 @@ def summarise(
         argument_round_trips=frozenset(facts.training.argument_round_trips),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
+        group_starters=frozenset(facts.distributed.group_starters),
         feeding=frozenset(facts.obligations.feeding_callables),
         unmoved_feeding=frozenset(facts.obligations.unmoved_feeding),
         device_parameters=frozenset(facts.obligations.device_parameters),
