@@ -334,6 +334,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.mark_crash(node)
         elif (api := runtime_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
+        elif qualified.startswith(apis.CUDA_KERNEL_MODULES) and self.walk.conds:
+            self.mark_crash(node)  # a compiled CUDA op (FusedLeakyReLU of basicsr.ops): its check stays
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
