@@ -334,8 +334,12 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.mark_crash(node)
         elif (api := runtime_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
-        elif qualified.startswith(apis.CUDA_KERNEL_MODULES) and self.walk.conds:
-            self.mark_crash(node)  # a compiled CUDA op (FusedLeakyReLU of basicsr.ops): its check stays
+        elif qualified.startswith(apis.CUDA_KERNEL_MODULES):
+            if self.walk.scopes:
+                self.part.kernel_users.setdefault(self.walk.scopes[0], qualified)
+            if self.walk.conds:
+                self.part.kernel_calls[node] = (qualified, None)
+                self.mark_crash(node)  # a compiled CUDA op (FusedLeakyReLU of basicsr.ops): its check stays
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
@@ -501,6 +505,12 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         origin = self.walk.analysis(ProjectAnalysis).origin
         for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
             self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
+        for helper in self.helper_calls:  # a callable of another module that runs a compiled CUDA op
+            found = origin(helper.name) if helper.project and helper.conds and helper.node is not None else None
+            if found is not None and found.summary is not None and (op := found.summary.kernel_op(found.name)):
+                part.kernel_calls[helper.node] = (op, found.summary.path)  # type: ignore[index]
+                for cond in helper.conds:
+                    self.crash_code.setdefault(cond, helper.node)  # type: ignore[arg-type]
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])

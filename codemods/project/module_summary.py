@@ -44,6 +44,9 @@ class ModuleSummary:
     # Of trainers, those whose training loops Accelerate (Lightning, Fabric) runs: nothing to port there.
     framework_trainers: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
+    # Top-level callables and classes that run an op of compiled CUDA kernels of a third-party
+    # module (BasicSR's basicsr.ops): (name, the op).
+    kernel_users: tuple[tuple[str, str], ...] = ()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
     # Still needs converting: neither converted in this run nor ported already.
@@ -370,6 +373,10 @@ class ModuleSummary:
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks
+
+    def kernel_op(self, name: str) -> str | None:
+        top = name.split(".")[0]
+        return next((op for user, op in self.kernel_users if user == top), None)
 
     def starts_group(self, name: str) -> bool:
         return name.split(".")[0] in self.group_starters

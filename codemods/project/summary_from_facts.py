@@ -37,6 +37,7 @@ def summarise(
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         hands_optimizers=frozenset(facts.project.optimizers_handed),
         devices=frozenset(facts.device.choosers),
+        kernel_users=tuple(sorted(facts.device.kernel_users.items())),
         names_device=facts.training.names_device,
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         pending=pending,

@@ -129,11 +129,24 @@ CUDA_AVAILABLE_DEVICE = Rule(
 )
 
 
-def _runs_a_cuda_kernel(ctx: Context[Facts], node: cst.CSTNode) -> bool:
-    """``node`` names an op of a third-party module of compiled CUDA kernels (apis.CUDA_KERNEL_MODULES)."""
-    from codemods import apis
+def _kernel_guard(ctx: Context[Facts], original: cst.If) -> str:
+    """A check around code that runs a third-party compiled CUDA op (apis.CUDA_KERNEL_MODULES), here
+    or in a callable of another module: it stays."""
+    import libcst as cst
 
-    return (ctx.resolve(node) or "").startswith(apis.CUDA_KERNEL_MODULES)
+    blocker = ctx.facts.device.blocked_ifs[original]
+    op, path = ctx.facts.device.kernel_calls[blocker]
+    named = ctx.code(blocker.func if isinstance(blocker, cst.Call) else blocker)
+    runs = (
+        f"`{named}`, a compiled CUDA op with no XLA kernel (XLA004)"
+        if path is None
+        else f"`{named}`, whose code in {path} runs `{op}`, a compiled CUDA op with no XLA kernel"
+    )
+    return (
+        f"`{ctx.code(original.test)}` guards code that runs {runs}: left as is, so on XLA (no CUDA) the code under "
+        "it is skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to "
+        "run it on XLA, replace that op with torch operations"
+    )
 
 
 # What a device choice that stays as it is does on XLA, where the CUDA check is False.
@@ -177,15 +190,8 @@ def _availability_if(
             f"CUDA) {_CPU_PATH}; port both checks together",
         )
         return updated
-    if original in device.blocked_ifs and original.orelse is None and _runs_a_cuda_kernel(ctx, device.blocked_ifs[original]):
-        ctx.report(
-            CUDA_AVAILABLE_DEVICE,
-            original.test,
-            f"`{ctx.code(original.test)}` guards code that runs `{ctx.code(device.blocked_ifs[original])}`, a "
-            "compiled CUDA op with no XLA kernel (XLA004): left as is, so on XLA (no CUDA) the code under it is "
-            "skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to "
-            "run it on XLA, replace that op with torch operations",
-        )
+    if original in device.blocked_ifs and original.orelse is None and device.blocked_ifs[original] in device.kernel_calls:
+        ctx.report(CUDA_AVAILABLE_DEVICE, original.test, _kernel_guard(ctx, original))
         return updated
     if original in device.blocked_ifs:
         ctx.report(
