@@ -27,6 +27,7 @@ from codemods.device import (
 )
 from codemods.device.config_shapes import index_key
 from codemods.device.kept_checks import KeptChecks
+from codemods.device.kernel_ops import KernelOps, project_kernel_calls
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
     facts: Facts
 
     name = "device"
@@ -334,12 +335,6 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.mark_crash(node)
         elif (api := runtime_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
-        elif qualified.startswith(apis.CUDA_KERNEL_MODULES):
-            if self.walk.scopes:
-                self.part.kernel_users.setdefault(self.walk.scopes[0], qualified)
-            if self.walk.conds:
-                self.part.kernel_calls[node] = (qualified, None)
-                self.mark_crash(node)  # a compiled CUDA op (FusedLeakyReLU of basicsr.ops): its check stays
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
@@ -355,6 +350,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.counting_functions.add(self.walk.qualname)
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
+        self._kernel_call(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
@@ -391,7 +387,12 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             if flag.cpu_beside_accelerator and flag.default is not None:
                 self.part.cpu_flag_defaults[flag.default] = flag.dest
 
-        if "device" in keywords and method != "to" and callee is not None and callee.startswith(_OWN_DEVICE_LIBRARIES):
+        if (
+            "device" in keywords
+            and method != "to"
+            and callee is not None
+            and callee.startswith(apis.OWN_DEVICE_LIBRARIES)
+        ):
             if is_cuda_device_string(keywords["device"].value):
                 self.part.foreign_device_strings[keywords["device"].value] = callee
         elif "device" in keywords and method != "to":
@@ -505,12 +506,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         origin = self.walk.analysis(ProjectAnalysis).origin
         for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
             self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
-        for helper in self.helper_calls:  # a callable of another module that runs a compiled CUDA op
-            found = origin(helper.name) if helper.project and helper.conds and helper.node is not None else None
-            if found is not None and found.summary is not None and (op := found.summary.kernel_op(found.name)):
-                part.kernel_calls[helper.node] = (op, found.summary.path)  # type: ignore[index]
-                for cond in helper.conds:
-                    self.crash_code.setdefault(cond, helper.node)  # type: ignore[arg-type]
+        project_kernel_calls(self.helper_calls, origin, part, self.crash_code)
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])
@@ -704,8 +700,3 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         root, _, attr = name.partition(".")
         functions = self.returned_names.get(root)
         return min(functions) if functions and attr and "." not in attr else None
-
-
-# Libraries whose calls take a device of their own naming, with no XLA device among them
-# (CTranslate2: "cpu", "cuda" or "auto"): a "cuda" handed to them is not a torch device to port.
-_OWN_DEVICE_LIBRARIES = ("ctranslate2.",)

@@ -65,9 +65,9 @@ def test_a_gpu_only_test_of_a_model_that_runs_a_compiled_op_keeps_its_check(
     assert [line for line, _ in checks] == [7, 13]
     assert checks[0][1] == (
         "`torch.cuda.is_available()` guards code that runs `arch.Net`, whose code in net_arch.py runs "
-        "`basicsr.ops.fused_act.FusedLeakyReLU`, a compiled CUDA op with no XLA kernel: left as is, so on XLA (no "
-        "CUDA) the code under it is skipped, as on any host without CUDA (dropped, it would run on the XLA device "
-        "and raise there); to run it on XLA, replace that op with torch operations"
+        "`basicsr.ops.fused_act.FusedLeakyReLU`, which calls compiled CUDA kernels with no XLA implementation: left "
+        "as is, so on XLA (no CUDA) the code under it is skipped, as on any host without CUDA (dropped, it would run "
+        "on the XLA device and raise there); to run it on XLA, replace those ops with torch operations"
     )
     assert checks[1][1].endswith("so the code under it always runs: check dropped")
     _findings(folder, target, "write")
@@ -76,3 +76,51 @@ def test_a_gpu_only_test_of_a_model_that_runs_a_compiled_op_keeps_its_check(
     assert "    if torch.cuda.is_available():\n        net = arch.Net().to(" in converted
     _findings(folder, target, "write")
     assert (folder / "test_net.py").read_text() == converted
+
+
+# BasicSR's StyleGAN2 layers (apis.CUDA_KERNEL_LAYERS): a subclass of its generator runs its ops; a
+# ConvLayer without activation or downsampling is an EqualConv2d (torch operations).
+LAYERS = """\
+import torch
+from basicsr.archs.stylegan2_arch import ConvLayer, StyleGAN2Generator
+
+
+class Generator(StyleGAN2Generator):
+    pass
+
+
+class Plain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = ConvLayer(3, 8, 1, bias=False, activate=False)
+"""
+LAYER_TESTS = """\
+import torch
+
+from net_arch import Generator, Plain
+
+
+def test_generator():
+    if torch.cuda.is_available():
+        Generator(out_size=32).cuda()
+
+
+def test_plain():
+    if torch.cuda.is_available():
+        Plain().cuda()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_subclass_of_a_library_layer_on_compiled_ops_keeps_the_check(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = write_project(tmp_path / "p", "p", {"net_arch.py": LAYERS, "test_net.py": LAYER_TESTS})
+    monkeypatch.chdir(folder)
+    checks = [(line, message) for rule, line, message in _findings(folder, target, "check") if rule == "XLA104"]
+    assert [line for line, _ in checks] == [7, 12]
+    assert checks[0][1].startswith(
+        "`torch.cuda.is_available()` guards code that runs `Generator`, whose code in net_arch.py runs "
+        "`basicsr.archs.stylegan2_arch.StyleGAN2Generator`, which calls compiled CUDA kernels"
+    )
+    assert checks[1][1].endswith("so the code under it always runs: check dropped")

@@ -58,7 +58,9 @@ def _cross_file(tmp_path: Path, script: str, target: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("script", "name"), [(SCRIPT, "train_pipeline"), (ALIASED, "bt.train_pipeline")])
-def test_steps_a_library_loop_drives_are_not_promised_a_port(tmp_path: Path, target: str, script: str, name: str) -> None:
+def test_steps_a_library_loop_drives_are_not_promised_a_port(
+    tmp_path: Path, target: str, script: str, name: str
+) -> None:
     line, message = _cross_file(tmp_path, script, target)
     assert line == 4
     assert message.endswith(PORT + BUT.format(name=name)), message

@@ -26,9 +26,10 @@ _ALIASED = substituted(
 
 def _message(op: str) -> str:
     return (
-        f"`torch.cuda.is_available()` guards code that runs `{op}`, a compiled CUDA op with no XLA kernel (XLA004): "
-        "left as is, so on XLA (no CUDA) the code under it is skipped, as on any host without CUDA (dropped, it "
-        "would run on the XLA device and raise there); to run it on XLA, replace that op with torch operations"
+        f"`torch.cuda.is_available()` guards code that runs `{op}` (basicsr.ops.fused_act.FusedLeakyReLU), which "
+        "calls compiled CUDA kernels with no XLA implementation: left as is, so on XLA (no CUDA) the code under it "
+        "is skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to run "
+        "it on XLA, replace those ops with torch operations"
     )
 
 
@@ -47,7 +48,10 @@ def cuda_kernel_guard_cases() -> tuple[Invalid, ...]:
             note=f"a-check-around-a-compiled-cuda-op-stays-{name}-{target}",
             findings=(Expected(7, 8, _message(op)),),
         )
-        for source, name, op in ((_GUARDED_TEST, "imported", "FusedLeakyReLU"), (_ALIASED, "aliased", "fa.FusedLeakyReLU"))
+        for source, name, op in (
+            (_GUARDED_TEST, "imported", "FusedLeakyReLU"),
+            (_ALIASED, "aliased", "fa.FusedLeakyReLU"),
+        )
         for target, imports, device in (
             ("2.9", "import torch_xla", "torch_xla.device()"),
             ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()"),

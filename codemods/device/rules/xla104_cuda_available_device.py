@@ -61,7 +61,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "as a flag) is an error, XLA119. A check around code that runs a third-party compiled CUDA op (`from "
     "basicsr.ops.fused_act import FusedLeakyReLU`, a GPU-only test under `if torch.cuda.is_available():`) stays: "
     "dropped, the code would run the op on the XLA device, which raises there; kept, it is skipped on XLA as on "
-    "any host without CUDA (an error that names the op; XLA004 reports the op itself). A check "
+    "any host without CUDA (an error that names the op; XLA004 reports the op itself). So does one around a "
+    "library layer built on such ops (BasicSR's StyleGAN2 layers: StyleGAN2Generator, ConvLayer, ResBlock, ...) "
+    "or around a callable of another module of the project whose code runs one (GFPGAN's tests of its "
+    "generator). A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -137,15 +140,11 @@ def _kernel_guard(ctx: Context[Facts], original: cst.If) -> str:
     blocker = ctx.facts.device.blocked_ifs[original]
     op, path = ctx.facts.device.kernel_calls[blocker]
     named = ctx.code(blocker.func if isinstance(blocker, cst.Call) else blocker)
-    runs = (
-        f"`{named}`, a compiled CUDA op with no XLA kernel (XLA004)"
-        if path is None
-        else f"`{named}`, whose code in {path} runs `{op}`, a compiled CUDA op with no XLA kernel"
-    )
+    runs = f"`{named}` ({op})" if path is None else f"`{named}`, whose code in {path} runs `{op}`"
     return (
-        f"`{ctx.code(original.test)}` guards code that runs {runs}: left as is, so on XLA (no CUDA) the code under "
-        "it is skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to "
-        "run it on XLA, replace that op with torch operations"
+        f"`{ctx.code(original.test)}` guards code that runs {runs}, which calls compiled CUDA kernels with no XLA "
+        "implementation: left as is, so on XLA (no CUDA) the code under it is skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to "
+        "run it on XLA, replace those ops with torch operations"
     )
 
 
@@ -190,7 +189,11 @@ def _availability_if(
             f"CUDA) {_CPU_PATH}; port both checks together",
         )
         return updated
-    if original in device.blocked_ifs and original.orelse is None and device.blocked_ifs[original] in device.kernel_calls:
+    if (
+        original in device.blocked_ifs
+        and original.orelse is None
+        and device.blocked_ifs[original] in device.kernel_calls
+    ):
         ctx.report(CUDA_AVAILABLE_DEVICE, original.test, _kernel_guard(ctx, original))
         return updated
     if original in device.blocked_ifs:
