@@ -315,34 +315,6 @@ LIBRARY_LOOP_PACKAGES = tuple(sorted({name.split(".", 1)[0] for name in LIBRARY_
 # layers/nms.py: ``from apex import amp`` and the project's compiled ``_C``): such a file is read,
 # so that its uses are reported (XLA004, XLA512).
 CUDA_ONLY_PACKAGES = ("apex", "deepspeed", "flash_attn", "xformers", "bitsandbytes", "warpctc_pytorch", "dcn_v2")
-# Libraries whose calls take a device of their own naming, with no XLA device among them
-# (CTranslate2: "cpu", "cuda" or "auto"): a "cuda" handed to them is not a torch device to port.
-OWN_DEVICE_LIBRARIES = ("ctranslate2.",)
-# Modules of third-party packages whose ops call compiled C++/CUDA kernels that have no XLA kernel
-# (XLA004 reports each use): code that runs one raises on XLA tensors, so a CUDA check around it
-# stays (XLA104; on XLA that code is skipped, as on any host without CUDA).  BasicSR's basicsr/ops
-# (fused_act, upfirdn2d, dcn) call their built extension for every tensor that is not on the CPU.
-# mmcv.ops is not one: a few of its ops are written in torch operations (XLA004's table).
-CUDA_KERNEL_MODULES = ("basicsr.ops.", "dcn_v2.", "warpctc_pytorch.")
-# BasicSR's StyleGAN2 layers built on those ops (basicsr/archs/stylegan2_arch.py): the UpFirDn layers call
-# upfirdn2d; StyleConv, ConvLayer (activate=True, its default, with a bias: FusedLeakyReLU; downsample:
-# UpFirDnSmooth), ResBlock, ToRGB (upsample), the generator and the discriminator hold them.  EqualConv2d,
-# ScaledLeakyReLU, ConstantInput and NormStyleCode are torch operations (and EqualLinear and
-# ModulatedConv2d without their fused activation and resampling).
-CUDA_KERNEL_LAYERS = frozenset(
-    f"basicsr.archs.stylegan2_arch.{name}"
-    for name in (
-        "UpFirDnUpsample",
-        "UpFirDnDownsample",
-        "UpFirDnSmooth",
-        "StyleConv",
-        "ToRGB",
-        "ConvLayer",
-        "ResBlock",
-        "StyleGAN2Generator",
-        "StyleGAN2Discriminator",
-    )
-)
 
 
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,

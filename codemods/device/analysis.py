@@ -27,12 +27,12 @@ from codemods.device import (
 )
 from codemods.device.config_shapes import index_key
 from codemods.device.kept_checks import KeptChecks
-from codemods.device.kernel_ops import KernelOps, project_kernel_calls
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
+from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps, project_kernel_calls
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -387,12 +387,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
             if flag.cpu_beside_accelerator and flag.default is not None:
                 self.part.cpu_flag_defaults[flag.default] = flag.dest
 
-        if (
-            "device" in keywords
-            and method != "to"
-            and callee is not None
-            and callee.startswith(apis.OWN_DEVICE_LIBRARIES)
-        ):
+        if "device" in keywords and method != "to" and callee is not None and callee.startswith(OWN_DEVICE_LIBRARIES):
             if is_cuda_device_string(keywords["device"].value):
                 self.part.foreign_device_strings[keywords["device"].value] = callee
         elif "device" in keywords and method != "to":

@@ -73,7 +73,7 @@ class DeviceFacts:
     # Functions that choose a device (qualified names), for other files.
     choosers: set[str] = field(default_factory=set)
     # Top-level callables and classes whose code names an op of a third-party module of compiled
-    # CUDA kernels (apis.CUDA_KERNEL_MODULES) -> that op, for the files that import them.
+    # CUDA kernels (device/third_party.py) -> that op, for the files that import them.
     kernel_users: dict[str, str] = field(default_factory=dict)
     # Code under a CUDA check that runs such an op (XLA104 keeps the check): the node -> the op, and
     # for a callable of another module, that module's path.

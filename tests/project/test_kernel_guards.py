@@ -78,7 +78,7 @@ def test_a_gpu_only_test_of_a_model_that_runs_a_compiled_op_keeps_its_check(
     assert (folder / "test_net.py").read_text() == converted
 
 
-# BasicSR's StyleGAN2 layers (apis.CUDA_KERNEL_LAYERS): a subclass of its generator runs its ops; a
+# BasicSR's StyleGAN2 layers (third_party.CUDA_KERNEL_LAYERS): a subclass of its generator runs its ops; a
 # ConvLayer without activation or downsampling is an EqualConv2d (torch operations).
 LAYERS = """\
 import torch

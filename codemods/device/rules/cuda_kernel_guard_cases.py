@@ -1,5 +1,5 @@
 """XLA104's cases of a CUDA check around code that runs a third-party compiled CUDA op
-(``apis.CUDA_KERNEL_MODULES``: BasicSR's ``FusedLeakyReLU``): GFPGAN's tests skip their GPU-only
+(``device/third_party.py``: BasicSR's ``FusedLeakyReLU``): GFPGAN's tests skip their GPU-only
 body with ``if torch.cuda.is_available():``.  Dropped, the body would run the op on the XLA
 device, which raises there; kept, the body is skipped on XLA as on any host without CUDA."""
 

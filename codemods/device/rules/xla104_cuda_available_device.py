@@ -133,7 +133,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
 
 
 def _kernel_guard(ctx: Context[Facts], original: cst.If) -> str:
-    """A check around code that runs a third-party compiled CUDA op (apis.CUDA_KERNEL_MODULES), here
+    """A check around code that runs a third-party compiled CUDA op (device/third_party.py), here
     or in a callable of another module: it stays."""
     import libcst as cst
 
