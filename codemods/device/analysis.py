@@ -33,6 +33,7 @@ from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
+from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps, project_kernel_calls
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
     facts: Facts
 
     name = "device"
@@ -347,6 +348,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             self.counting_functions.add(self.walk.qualname)
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
+        self._kernel_call(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
@@ -383,7 +385,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
             if flag.cpu_beside_accelerator and flag.default is not None:
                 self.part.cpu_flag_defaults[flag.default] = flag.dest
 
-        if "device" in keywords and method != "to" and callee is not None and callee.startswith(_OWN_DEVICE_LIBRARIES):
+        if "device" in keywords and method != "to" and callee is not None and callee.startswith(OWN_DEVICE_LIBRARIES):
             if is_cuda_device_string(keywords["device"].value):
                 self.part.foreign_device_strings[keywords["device"].value] = callee
         elif "device" in keywords and method != "to":
@@ -497,6 +499,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         origin = self.walk.analysis(ProjectAnalysis).origin
         for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
             self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
+        project_kernel_calls(self.helper_calls, origin, part, self.crash_code)
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])
@@ -691,8 +694,3 @@ class DeviceAnalysis(KeptChecks, PortedDevices):
         root, _, attr = name.partition(".")
         functions = self.returned_names.get(root)
         return min(functions) if functions and attr and "." not in attr else None
-
-
-# Libraries whose calls take a device of their own naming, with no XLA device among them
-# (CTranslate2: "cpu", "cuda" or "auto"): a "cuda" handed to them is not a torch device to port.
-_OWN_DEVICE_LIBRARIES = ("ctranslate2.",)

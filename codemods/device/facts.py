@@ -76,6 +76,12 @@ class DeviceFacts:
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
     # Functions that choose a device (qualified names), for other files.
     choosers: set[str] = field(default_factory=set)
+    # Top-level callables and classes whose code names an op of a third-party module of compiled
+    # CUDA kernels (device/third_party.py) -> that op, for the files that import them.
+    kernel_users: dict[str, str] = field(default_factory=dict)
+    # Code under a CUDA check that runs such an op (XLA104 keeps the check): the node -> the op, and
+    # for a callable of another module, that module's path.
+    kernel_calls: dict[cst.CSTNode, tuple[str, str | None]] = field(default_factory=dict)
     # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
     # Those that compare a name with "cuda" (or test its prefix) where the file does not show that the name holds

@@ -30,6 +30,7 @@ class HelperCall:
     conds: tuple[cst.CSTNode, ...]
     scope: str
     project: bool = False
+    node: cst.Call | None = None
 
 
 def saw_call(
@@ -41,7 +42,7 @@ def saw_call(
     if callee is None and type(node.func) is cst.Name:  # `if torch.cuda.is_available(): x = to_gpu(x)`
         calls.append(HelperCall(node.func.value, tuple(walk.conds), scope))
     elif callee is not None and (func := dotted(node.func)) is not None and func.split(".")[0] in project_names:
-        calls.append(HelperCall(func, tuple(walk.conds), scope, True))
+        calls.append(HelperCall(func, tuple(walk.conds), scope, True, node))
 
 
 def spread(

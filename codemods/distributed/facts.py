@@ -227,6 +227,11 @@ class DistributedFacts:
     # the finding names it.
     launch_checked: set[str] = field(default_factory=set)
     external_launch_checks: dict[cst.Call, str] = field(default_factory=dict)
+    # Top-level callables that start a process group (for the files that import them), and the
+    # first call of such a callable of another module that this run converts (so its group
+    # runs on XLA) in a script: the callable, as a finding names it.
+    group_starters: set[str] = field(default_factory=set)
+    external_group_start: str | None = None
     # Collectives in the module's functions that run with no check that a process group is
     # started (distributed/collectives.py): the call -> what it resolves to
     # (``torch.distributed.all_gather``) and the function it is in; and, in a script with

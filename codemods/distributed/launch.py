@@ -19,6 +19,7 @@ from codemods import apis
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import ProcessGroup, Spawn
+from codemods.distributed.launch_gate import starts_only_when_launched
 from codemods.distributed.ranks import DEFAULT_BACKEND, RankAnalysis
 from codemods.engine.nodes import (
     arg_value,
@@ -75,6 +76,7 @@ class LaunchAnalysis(Analysis):
         self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...], cst.SimpleStatementLine | None]] = []
         # The functions that start a process group (they run in every process).
         self.group_functions: list[cst.FunctionDef] = []
+        self.group_starts: dict[cst.Call, cst.FunctionDef] = {}  # each start in a function -> its innermost def
         # The statement line the walk is in (the last one it entered), the asserts and their
         # lines, and the module: where the rewrite hooks that change whole lines, or report
         # on the module, look.
@@ -174,8 +176,12 @@ class LaunchAnalysis(Analysis):
             elif index < len(PROCESS_GROUP_PARAMETERS):
                 named.append((PROCESS_GROUP_PARAMETERS[index], arg))
         self.pending_groups.append((node, tuple(named), self._line_of(node)))
-        if (function := self.walk.enclosing_function) is not None and function not in self.group_functions:
-            self.group_functions.append(function)
+        if (owner := self.owner) and owner != "<guard>":
+            self.part.group_starters.add(owner)
+        if (function := self.walk.enclosing_function) is not None:
+            self.group_starts[node] = function
+            if function not in self.group_functions:
+                self.group_functions.append(function)
         self._distributed_code(node)
 
     def _line_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
@@ -276,7 +282,9 @@ class LaunchAnalysis(Analysis):
                 part.launch_checked = {
                     owner
                     for check in part.launched_checks
-                    if (owner := self.ranks.launch_check_owners.get(check)) and owner != "<guard>"
+                    if (owner := self.ranks.launch_check_owners.get(check))
+                    and owner != "<guard>"
+                    and self._starts_only_when_launched(check)
                 }
                 part.launched_checks = {}
         if guard is not None and facts.entry.mp_fn is None:
@@ -296,14 +304,32 @@ class LaunchAnalysis(Analysis):
         if part.style in ("main", "spawn", "launched"):
             self._external_launch_checks()
 
+    def _starts_only_when_launched(self, check: cst.Comparison) -> bool:
+        """The function of a launcher check starts no process group, or starts one that a run
+        without a launcher may not reach (launch_gate.py): with one such a run starts too
+        (ibot's ``init_distributed_mode``: ``elif torch.cuda.is_available(): ...`` falls
+        through to it, and the port drops that check), so no caller is told it would not."""
+        function = self.ranks.launch_check_functions.get(check)
+        if function is None:
+            return True
+        starts = [call for call, where in self.group_starts.items() if where is function]
+        checks = self.part.launched_checks
+        return not starts or any(
+            starts_only_when_launched(function, call, checks, self.walk.resolve) is not False for call in starts
+        )
+
     def _external_launch_checks(self) -> None:
         """Calls of another module's callable that starts the process group only under a
         launcher check that stays there: the XLA launcher sets none of its variables."""
         project = self.walk.analysis(ProjectAnalysis)
         for call, callee in project.calls:
             found = project.origin(callee)
-            if found is not None and found.summary is not None and found.summary.checks_launcher(found.name):
+            if found is None or found.summary is None:
+                continue
+            if found.summary.checks_launcher(found.name):
                 self.part.external_launch_checks[call] = f"`{callee}` ({found.summary.path})"
+            elif found.summary.starts_group(found.name) and not found.summary.pending:
+                self.part.external_group_start = self.part.external_group_start or f"`{callee}` ({found.summary.path})"
         if self.part.external_launch_checks:
             self.part.unchecked_collective = self._unchecked_collective(project)
 

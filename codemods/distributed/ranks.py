@@ -150,6 +150,7 @@ class RankAnalysis(Analysis):
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
         self.launch_check_owners: dict[cst.Comparison, str] = {}
+        self.launch_check_functions: dict[cst.Comparison, cst.FunctionDef | None] = {}  # the innermost def
         # ``args.local_rank == -1`` (a launcher never sets a local rank of -1): launch checks
         # if the script parses a --local_rank flag, as the environment's are (finish).
         self.local_rank_checks: dict[cst.Comparison, tuple[bool, str]] = {}
@@ -248,6 +249,7 @@ class RankAnalysis(Analysis):
             if string_value(left) in ENV_CONCEPTS:
                 self.part.launched_checks[node] = type(operator) is cst.In
                 self.launch_check_owners[node] = self.owner
+                self.launch_check_functions[node] = self.walk.enclosing_function
                 self._distributed_code(node)
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
@@ -261,6 +263,7 @@ class RankAnalysis(Analysis):
             and int(_literal(right) or "0") < 0
         ):
             self.local_rank_checks[node] = (type(operator) is cst.NotEqual, self.owner)
+            self.launch_check_functions[node] = self.walk.enclosing_function
             self.skip.add(id(left))
             return
         read = _int_of(left)
@@ -270,6 +273,7 @@ class RankAnalysis(Analysis):
         if _literal(found[1]) == _literal(right) and _never_answered(found[0], found[1]):
             self.part.launched_checks[node] = type(operator) is cst.NotEqual
             self.launch_check_owners[node] = self.owner
+            self.launch_check_functions[node] = self.walk.enclosing_function
             self.skip.update(id(n) for n in walk(left))
             self._distributed_code(node)
 

@@ -44,6 +44,9 @@ class ModuleSummary:
     # Of trainers, those whose training loops Accelerate (Lightning, Fabric) runs: nothing to port there.
     framework_trainers: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
+    # Top-level callables and classes that run an op of compiled CUDA kernels of a third-party
+    # module (BasicSR's basicsr.ops): (name, the op).
+    kernel_users: tuple[tuple[str, str], ...] = ()
     names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
     amp_scalers: frozenset[str] = frozenset()  # those of them that build a gradient scaler
@@ -172,6 +175,8 @@ class ModuleSummary:
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
+    # Top-level callables that start a process group (``dist.init_process_group(...)``).
+    group_starters: frozenset[str] = frozenset()
     # Functions and methods that return a device: (name, whether it is the XLA device on every
     # path after the port, or None if that could not be followed; else what it returns there).
     device_returns: tuple[tuple[str, bool | None, str], ...] = ()
@@ -394,6 +399,13 @@ class ModuleSummary:
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks
+
+    def kernel_op(self, name: str) -> str | None:
+        top = name.split(".")[0]
+        return next((op for user, op in self.kernel_users if user == top), None)
+
+    def starts_group(self, name: str) -> bool:
+        return name.split(".")[0] in self.group_starters
 
     def moves_argument(
         self, name: str, index: int | None, keyword: str | None

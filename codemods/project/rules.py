@@ -359,9 +359,29 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
                 node,
                 f"what this file uses of {found.path}, which this run does not convert, holds {causes} ({held}): "
                 f"on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its root) "
-                + _PROJECT_RUN[found.ported],
+                + _PROJECT_RUN[found.ported]
+                + (_library_loop(ctx, original) if "step" in found.causes else ""),
             )
     return updated
+
+
+def _library_loop(ctx: Context[Facts], module: cst.Module) -> str:
+    """Where the file hands the training to a library's loop (BasicSR's ``train_pipeline``,
+    XLA307): converting the project ports the steps of its model classes, but the loop that
+    drives them is the library's, which no conversion reaches: they keep no step barrier."""
+    import libcst as cst
+
+    from codemods import apis
+    from codemods.engine.nodes import walk
+
+    for node in walk(module):
+        if type(node) is cst.Call and (callee := ctx.resolve(node.func)) in apis.LIBRARY_LOOPS:
+            return (
+                f" except the steps' barrier: the loop that runs them is `{ctx.code(node.func)}`'s "
+                f"({apis.LIBRARY_LOOPS[callee].library}), which no conversion of the project reaches (XLA307 says "
+                "what to do)"
+            )
+    return ""
 
 
 @on_facts(CROSS_FILE, nodes=lambda facts: facts.project.reached_holdings)

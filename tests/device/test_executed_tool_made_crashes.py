@@ -270,3 +270,54 @@ def test_cuda_event_timing_checks_before_and_after_a_step_stay_together(tmp_path
     second = output.rindex('if device.type == "cuda":')
     (ported / "main.py").write_text(output[:second] + output[second:].replace('"cuda"', '"xla"', 1))
     _fails(ported / "main.py", "UnboundLocalError")
+
+
+# A stand-in for a third-party compiled op (BasicSR's basicsr/ops/fused_act: its built C++/CUDA
+# extension runs every tensor that is not on the CPU), written by the test: the extension takes
+# no XLA tensor.
+_COMPILED_OP = """\
+import torch
+
+
+class FusedLeakyReLU(torch.nn.Module):
+    def __init__(self, channel):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.zeros(channel))
+
+    def forward(self, x):
+        if x.device.type != "cpu":
+            raise RuntimeError(f"fused_bias_act: compiled CUDA op handed a {x.device.type} tensor")
+        return torch.nn.functional.leaky_relu(x + self.bias.view(1, -1, 1, 1), 0.2) * 2**0.5
+"""
+GPU_ONLY_TEST = """\
+import torch
+from basicsr.ops.fused_act import FusedLeakyReLU
+
+
+def test_fused_act():
+    if torch.cuda.is_available():
+        net = FusedLeakyReLU(4).cuda()
+        out = net(torch.rand(1, 4, 8, 8).cuda())
+        assert out.shape == (1, 4, 8, 8)
+    print("test done")
+
+
+test_fused_act()
+"""
+
+
+def test_a_gpu_only_test_of_a_compiled_op_stays_skipped(tmp_path: Path) -> None:
+    """GFPGAN's tests skip their body, which runs BasicSR's compiled ops, without CUDA: the check
+    stays (XLA104), so the converted test passes on XLA as on any host without CUDA.  The port
+    used to drop it: the body then ran the op on the XLA device, which raised."""
+    for folder in ("basicsr", "basicsr/ops"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "basicsr/ops/fused_act.py").write_text(_COMPILED_OP)
+    output = _converted(GPU_ONLY_TEST)
+    assert "    if torch.cuda.is_available():\n" in output
+    script = tmp_path / "test_arch.py"
+    script.write_text(output)
+    assert "test done" in _printed(script)
+    script.write_text(output.replace("    if torch.cuda.is_available():\n", "    if True:\n"))
+    _fails(script, "compiled CUDA op handed a xla tensor")

@@ -279,6 +279,26 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             note="mmcv-compiled-op",
             findings=(Expected(4, 11, "`nms` is one of mmcv's compiled ops (mmcv._ext, C++/CUDA kernels)"),),
         ),
+        *(
+            invalid(
+                """
+                import torch
+                import basicsr.ops.upfirdn2d as ops
+                from basicsr.ops.fused_act import FusedLeakyReLU
+
+                act = FusedLeakyReLU(8)
+                out = ops.upfirdn2d(x, kernel, pad=(1, 1))
+                """,
+                target=target,
+                alias=True,
+                note=f"basicsr-compiled-ops-{target}",
+                findings=(
+                    Expected(5, 7, "`FusedLeakyReLU` is one of BasicSR's compiled ops (fused_act, upfirdn2d, dcn"),
+                    Expected(6, 7, "`ops.upfirdn2d` is one of BasicSR's compiled ops"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             substituted(HOST_ARRAYS, ("kernels = masks.data.cpu().numpy().astype(np.uint8)", "kernels = masks")),
             note="mmcv-array-op-handed-a-device-tensor",

@@ -26,7 +26,7 @@ THIRD_PARTY_CUDA = Rule(
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
     "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions, "
-    "mmcv's compiled ops)",
+    "mmcv's and BasicSR's compiled ops)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
@@ -40,7 +40,8 @@ THIRD_PARTY_CUDA = Rule(
     "group or torch_xla's FSDP for ColossalAI's Booster, none for DCNv2 (`from dcn_v2 import DCN`: a C++/CUDA "
     "extension installed from its own repository, which the project's setup.py-built extensions, XLA512, do not "
     "cover), torch.nn.CTCLoss for warp-ctc's `warpctc_pytorch.CTCLoss` (a compiled C++/CUDA extension too), "
-    "the op written in torch operations for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
+    "the op written in torch operations for BasicSR's compiled ops (`basicsr.ops`: fused_act's FusedLeakyReLU, "
+    "upfirdn2d, dcn: their built C++/CUDA extension runs every tensor that is not on the CPU), and for mmcv's compiled ops (`mmcv.ops`: nms, roi_align, Voxelization, "
     "points_in_boxes, sparse convolutions and the rest run C++/CUDA kernels of mmcv._ext; those written in torch "
     "operations, point_sample, multi_scale_deformable_attn_pytorch and MultiScaleDeformableAttention (the "
     "compiled op only for CUDA tensors), the sparse containers, GroupAll and box2corners, are not reported; nor is a "
@@ -386,6 +387,14 @@ _MODULES: dict[str, str] = {
         "operations, or keep it out of the model trained on XLA"
     ),
     "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
+    # BasicSR's ops (basicsr/ops: fused_act, upfirdn2d, dcn): built C++/CUDA extensions (at install, or
+    # with BASICSR_JIT); fused_act and upfirdn2d take a native path only for CPU tensors.
+    "basicsr.ops.": (
+        "is one of BasicSR's compiled ops (fused_act, upfirdn2d, dcn: C++/CUDA kernels), which has no XLA kernel "
+        "and raises on XLA tensors (only CPU tensors take a native path): a model whose forward runs it fails on "
+        "XLA; XLA alternative: the op written in torch operations (FusedLeakyReLU: a bias add, leaky_relu and a "
+        "scale), or keep it out of the model trained on XLA"
+    ),
     # Baidu's warp-ctc bindings (SeanNaren/warp-ctc, crnn and speech models): a C++/CUDA extension built apart
     # from the project; its loss reads its tensors' memory through CUDA or the CPU, never an XLA device.
     "warpctc_pytorch.": (

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
 from codemods.device.rules.count_check_cases import count_check_cases, count_check_valid_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
+from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
 from codemods.device.rules.helper_guard_cases import (
@@ -58,7 +59,13 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "file (`set_device` -> `set_gpu` -> `args.cuda()`) or be one of another module of the project (`from "
     "core.util import set_device`, in a run that reads that module: its summary says it moves). A check whose "
     "moves the port cannot make run on XLA in this way (a device type compared with 'cuda', a check handed on "
-    "as a flag) is an error, XLA119. A check "
+    "as a flag) is an error, XLA119. A check around code that runs a third-party compiled CUDA op (`from "
+    "basicsr.ops.fused_act import FusedLeakyReLU`, a GPU-only test under `if torch.cuda.is_available():`) stays: "
+    "dropped, the code would run the op on the XLA device, which raises there; kept, it is skipped on XLA as on "
+    "any host without CUDA (an error that names the op; XLA004 reports the op itself). So does one around a "
+    "library layer built on such ops (BasicSR's StyleGAN2 layers: StyleGAN2Generator, ConvLayer, ResBlock, ...) "
+    "or around a callable of another module of the project whose code runs one (GFPGAN's tests of its "
+    "generator). A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -128,8 +135,25 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *dropped_branch_and_flag_cases(),
         *cuda_tool_probe_cases(),
         *count_check_cases(),
+        *cuda_kernel_guard_cases(),
     ),
 )
+
+
+def _kernel_guard(ctx: Context[Facts], original: cst.If) -> str:
+    """A check around code that runs a third-party compiled CUDA op (device/third_party.py), here
+    or in a callable of another module: it stays."""
+    import libcst as cst
+
+    blocker = ctx.facts.device.blocked_ifs[original]
+    op, path = ctx.facts.device.kernel_calls[blocker]
+    named = ctx.code(blocker.func if isinstance(blocker, cst.Call) else blocker)
+    runs = f"`{named}` ({op})" if path is None else f"`{named}`, whose code in {path} runs `{op}`"
+    return (
+        f"`{ctx.code(original.test)}` guards code that runs {runs}, which calls compiled CUDA kernels with no XLA "
+        "implementation: left as is, so on XLA (no CUDA) the code under it is skipped, as on any host without CUDA (dropped, it would run on the XLA device and raise there); to "
+        "run it on XLA, replace those ops with torch operations"
+    )
 
 
 # What a device choice that stays as it is does on XLA, where the CUDA check is False.
@@ -172,6 +196,13 @@ def _availability_if(
             f"`{ctx.code(device.blocked_ifs[original])}`, which fails without CUDA): left as is, so on XLA (no "
             f"CUDA) {_CPU_PATH}; port both checks together",
         )
+        return updated
+    if (
+        original in device.blocked_ifs
+        and original.orelse is None
+        and device.blocked_ifs[original] in device.kernel_calls
+    ):
+        ctx.report(CUDA_AVAILABLE_DEVICE, original.test, _kernel_guard(ctx, original))
         return updated
     if original in device.blocked_ifs:
         ctx.report(

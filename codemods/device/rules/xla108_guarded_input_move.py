@@ -26,7 +26,7 @@ GUARDED_INPUT_MOVE = Rule(
     "batches only when a GPU index is given: otherwise DataParallel scatters them. The port removes "
     "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
     "guarded, the first batch fails with 'Input type (torch.FloatTensor) and weight type (XLAFloatType) "
-    "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
+    "should be the same'. A DataParallel the port keeps (XLA605: a loaded state dict needs its `module.` names) calls the model directly on XLA and moves nothing either, and the message says so. The guard goes when every model move of the file goes to the XLA device and one is "
     "not under such a guard; otherwise it is reported. Likewise a guard that a CUDA device count decides "
     "(`if n_gpu == 1:` with `n_gpu = torch.cuda.device_count()`, in the function or handed in): on CUDA the other "
     "path had `DDP(device_ids=[rank])` move the inputs; the port drops device_ids (DDP on XLA moves no inputs) and "
@@ -119,7 +119,96 @@ GUARDED_INPUT_MOVE = Rule(
             output = model(images)
             """,
             note="data-parallel-moved-them",
-            findings=(Expected(8, 4, "`if args.gpu is not None:` dropped"),),
+            findings=(
+                Expected(
+                    8,
+                    4,
+                    "`if args.gpu is not None:` dropped: the model is on the XLA device on every path (DataParallel, "
+                    "which moved the inputs otherwise, is gone), so its inputs always move",
+                ),
+            ),
+        ),
+        # No DataParallel in the file: the message names none.
+        *(
+            invalid(
+                """
+                import torch
+
+                model = model.cuda()
+                if args.gpu is not None:
+                    images = images.cuda(args.gpu, non_blocking=True)
+                output = model(images)
+                """,
+                f"""
+                import torch
+                {imports}
+
+                model = model.to({device})
+                images = images.to({device}, non_blocking=True)
+                output = model(images)
+                """,
+                target=target,
+                note=f"no-data-parallel-{target}",
+                findings=(
+                    Expected(
+                        5,
+                        4,
+                        "`if args.gpu is not None:` dropped: the model is on the XLA device on every path, so its "
+                        "inputs always move",
+                    ),
+                ),
+            )
+            for target, imports, device in (
+                ("2.9", "import torch_xla", "torch_xla.device()"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()"),
+            )
+        ),
+        # DataParallel kept (XLA605: the file loads a state dict into it): the message says so.
+        *(
+            invalid(
+                """
+                import torch
+
+                model = torch.nn.DataParallel(model).cuda()
+                model.load_state_dict(torch.load(path)["state_dict"])
+                for images, target in loader:
+                    if args.gpu is not None:
+                        images = images.cuda(args.gpu, non_blocking=True)
+                    target = target.cuda(args.gpu, non_blocking=True)
+                    loss = crit(model(images), target)
+                    loss.backward()
+                    opt.step()
+                """,
+                f"""
+                import torch
+                {imports}
+
+                model = torch.nn.DataParallel(model).to({device})
+                model.load_state_dict(torch.load(path, map_location="cpu")["state_dict"])
+                for images, target in loader:
+                    images = images.to({device}, non_blocking=True)
+                    target = target.to({device}, non_blocking=True)
+                    loss = crit(model(images), target)
+                    loss.backward()
+                    opt.step()
+                    {barrier}
+                """,
+                target=target,
+                note=f"data-parallel-kept-{target}",
+                findings=(
+                    Expected(
+                        7,
+                        8,
+                        "`if args.gpu is not None:` dropped: the model is on the XLA device on every path (DataParallel "
+                        "moved the inputs otherwise; it is kept, and on XLA it calls the model directly, moving "
+                        "nothing), so its inputs always move",
+                    ),
+                ),
+            )
+            for target, imports, device, barrier in (
+                ("2.9", "import torch_xla", "torch_xla.device()", "torch_xla.sync()"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()", "xm.mark_step()"),
+            )
         ),
         invalid(
             """
@@ -254,9 +343,24 @@ def _input_guard(
         ctx,
         original,
         updated,
-        f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
-        "inputs otherwise, is gone), so its inputs always move",
+        f"`if {test}:` dropped: the model is on the XLA device on every path{_data_parallel_note(ctx.facts)}, so "
+        "its inputs always move",
     )
+
+
+def _data_parallel_note(facts: Facts) -> str:
+    """What became of the file's DataParallel, which moved the inputs on the other path (XLA605
+    removes it, or keeps it where a loaded state dict or the model's leaving the file needs
+    its ``module.`` names)."""
+    part = facts.distributed
+    if not part.data_parallel:
+        return ""
+    if any(
+        call in part.state_dict_loads or call in part.kept_data_parallel or not removable
+        for call, removable in part.data_parallel.items()
+    ):
+        return " (DataParallel moved the inputs otherwise; it is kept, and on XLA it calls the model directly, moving nothing)"
+    return " (DataParallel, which moved the inputs otherwise, is gone)"
 
 
 @on_facts(GUARDED_INPUT_MOVE, nodes=lambda facts: facts.obligations.count_guards)

@@ -154,11 +154,15 @@ def _ddp_input(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cs
 
 
 def _reduces(facts: Facts, rendezvous: str) -> str:
-    """What DDP all-reduces over: the xla process group this file starts on XLA, or one that
-    must be started before it (the file starts none, or only under a CUDA check that stays),
+    """What DDP all-reduces over: the xla process group this file starts on XLA, or that a
+    callable of another module this run converts starts (torchvision's and DINO's
+    ``utils.init_distributed_mode``), or one that must be started before it (the file starts
+    none, or only under a CUDA check that stays),
     spelled with the target's rendezvous (torch 1.13 has no xla://: env://, the default)."""
     if facts.distributed.process_groups and not facts.device.guarded_groups:
         return "all-reduces gradients over the xla backend"
+    if (starter := facts.distributed.external_group_start) is not None:
+        return f"all-reduces gradients over the xla process group that {starter} starts on XLA"
     start = (
         'dist.init_process_group("xla", init_method="xla://")'
         if rendezvous == "xla://"
