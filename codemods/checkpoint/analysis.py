@@ -13,7 +13,16 @@ from codemods import apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
-from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, receiver, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    is_cuda_device_string,
+    method_name,
+    names_the_cpu,
+    receiver,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk, assignments, attributes_named, calls_of
 
 if TYPE_CHECKING:
@@ -77,6 +86,7 @@ class CheckpointAnalysis(Analysis):
         self.module_used: set[str] = set()  # names called, or with a module's method called on them
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
+        self.location_functions: dict[cst.BaseExpression, cst.FunctionDef] = {}  # a map location's function
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -195,6 +205,8 @@ class CheckpointAnalysis(Analysis):
         if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
             self.part.located_loads[location] = node
+            if (function := self.walk.enclosing_function) is not None:
+                self.location_functions[location] = function
             if self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
@@ -233,13 +245,15 @@ class CheckpointAnalysis(Analysis):
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
         for location in self.load_locations:
-            if self.device.names_a_device(location) or _storages_onto_cuda(location):
+            if (choice := self._cpu_without_cuda(location)) is not None:
+                self.part.host_choices.add(choice)
+            elif self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.part.map_locations.add(location)
             elif any(is_cuda_device_string(n) for n in walk(location)) and not _all_to_the_cpu(location):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
         self.part.cuda_script = bool(
-            device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
+            device.strings or device.calls or device.selections - self.part.host_choices or device.ifs or device.dot_cuda
         )
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
         # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
@@ -300,6 +314,40 @@ class CheckpointAnalysis(Analysis):
             )
             if held and parts[0][0] not in models:
                 self.part.object_loads[load] = (parts[0][0], held[0])
+
+    def _cpu_without_cuda(self, location: cst.BaseExpression) -> cst.IfExp | None:
+        """``device = None if torch.cuda.is_available() else "cpu"`` in the function, and ``device``
+        read nowhere else than in map locations: without CUDA (on XLA) the original already loads onto
+        the CPU, where XLA must load; the choice (a selection of the device analysis), else None."""
+        function = self.location_functions.get(location)
+        if type(location) is not cst.Name or function is None:
+            return None
+        device = self.device.part
+        choices: list[cst.IfExp] = []
+        stored: cst.CSTNode | None = None
+        for sub in walk(function):
+            if type(sub) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == location.value for t in sub.targets
+            ):
+                if len(sub.targets) != 1 or type(sub.value) is not cst.IfExp:
+                    return None
+                choices.append(sub.value)
+                stored: cst.CSTNode = sub.targets[0].target
+            elif type(sub) is cst.Name and sub.value == location.value:
+                if sub not in self.part.located_loads and sub is not stored:
+                    return None
+        if len(choices) != 1 or (choice := choices[0]) not in device.selections:
+            return None
+        test = choice.test
+        if device.is_available_call(test):
+            without = choice.orelse
+        elif type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and device.is_available_call(
+            test.expression
+        ):
+            without = choice.body
+        else:
+            return None
+        return choice if names_the_cpu(without) else None
 
     def _fresh_file(self, load: cst.Call) -> bool:
         """``torch.load(ckpt)`` where every value of ``ckpt`` is a name made fresh in this run

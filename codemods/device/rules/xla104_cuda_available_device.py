@@ -219,19 +219,26 @@ def _availability_if(
 
 def _without_gpu_requirement(ctx: Context[Facts], original: cst.If, updated: cst.If) -> cst.If:
     """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
-    devices, which an XLA machine has none of, so the script would always end here."""
+    devices, which an XLA machine has none of, so the script would always end here (or the
+    function return, before its work)."""
+    import libcst as cst
+
     from codemods.device.rules.checks import devices_converted
 
     name = ctx.facts.device.gpu_requirements[original]
     if not devices_converted(ctx):
         return updated
     ctx.forget_removed(original, updated)
+    last = original.body.body[-1] if original.body.body else None
+    returned = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+    function = next((a.name.value for a in reversed(ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+    ended = f"`{function}` always returned here, before its work" if returned else "the script always ended here"
     done = ctx.fix(
         CUDA_AVAILABLE_DEVICE,
         original,
-        f"removed `if {ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
-        "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
-        "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+        f"removed `if {ctx.code(original.test)}:` and the {'return' if returned else 'exit'} under it: `{name}` "
+        "checks for CUDA devices (an accelerator check, False on XLA, and a CUDA device count, 0 there), so "
+        f"{ended}; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
         "number of devices is no longer enforced)",
         lambda: original,
     )
