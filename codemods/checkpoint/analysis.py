@@ -67,6 +67,9 @@ class CheckpointAnalysis(Analysis):
         self.saving_datasets: set[str] = set()
         self.dataset_loads: list[tuple[cst.Call, str]] = []
         self.dataset_saves: dict[str, list[cst.BaseExpression | None]] = {}
+        # Per Dataset class, the attributes its ``__init__`` binds to its own parameters (``self.data =
+        # data``): the data it is built from, read by ``process()``.
+        self.dataset_inputs: dict[str, set[str]] = {}
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
         # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
@@ -217,6 +220,17 @@ class CheckpointAnalysis(Analysis):
     @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned.setdefault(name, []).append(value)
+        function = self.walk.enclosing_function
+        if (
+            type(value) is cst.Name
+            and name.startswith("self.")
+            and self.in_dataset
+            and self.in_dataset[-1]
+            and function is not None
+            and function.name.value == "__init__"
+            and any(param.name.value == value.value for param in function.params.params)
+        ):
+            self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
 
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
@@ -261,7 +275,10 @@ class CheckpointAnalysis(Analysis):
             load
             for load, cls in self.dataset_loads
             if cls in self.saving_datasets
-            and all(value is not None and built_off_device(value, self.assigned) for value in self.dataset_saves[cls])
+            and all(
+                value is not None and built_off_device(value, self.assigned, self.dataset_inputs.get(cls, set()))
+                for value in self.dataset_saves[cls]
+            )
         }
         self.part.unlocated_loads.update(
             load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)

@@ -17,7 +17,7 @@ storages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import libcst as cst
 
@@ -146,13 +146,18 @@ _DEVICE_METHODS = frozenset({"cuda", "to", "state_dict", "parameters", "named_pa
 
 
 def built_off_device(
-    value: cst.BaseExpression, assigned: Mapping[str, Sequence[cst.BaseExpression]], depth: int = 0
+    value: cst.BaseExpression,
+    assigned: Mapping[str, Sequence[cst.BaseExpression]],
+    inputs: Collection[str] = (),
+    depth: int = 0,
 ) -> bool:
     """A Dataset's processed cache (``torch.save(self.collate(items), path)`` with ``items =
     [Data(x=torch.randn(3, 4)) ...]``): ``value`` and the values bound to the names it reads
     (followed through names) make no move (``.cuda()``, ``.to(...)``, ``device=``) and read no
     model's tensors (``model.state_dict()``, ``.parameters()``), and every name it reads is bound
-    in the module or by a comprehension in it: built on the CPU, it cannot hold device tensors."""
+    in the module or by a comprehension in it, or is one of the Dataset's ``inputs`` (``self.data``
+    that ``__init__`` binds to its parameter ``data``: the raw data a Dataset is built from, host
+    data as the Dataset's saves are): built on the CPU, it cannot hold device tensors."""
     bound = {
         name
         for node in walk(value)
@@ -174,13 +179,13 @@ def built_off_device(
         if not isinstance(node, (cst.Name, cst.Attribute)) or id(node) in called:
             continue
         name = dotted(node)
-        if name is None or name in bound or name in _CONSTANTS or name == "self":
+        if name is None or name in bound or name in _CONSTANTS or name == "self" or name in inputs:
             continue
         values = assigned.get(name)
         if values is None:
             if isinstance(node, cst.Name) and not any(name.startswith(f"{b}.") for b in bound):
                 return False  # a value the module does not build
             continue
-        if depth >= _DEPTH or not all(built_off_device(v, assigned, depth + 1) for v in values):
+        if depth >= _DEPTH or not all(built_off_device(v, assigned, inputs, depth + 1) for v in values):
             return False
     return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
 from codemods.engine.hooks import of_types, on_facts, reports_facts
@@ -96,6 +97,7 @@ LOAD_MAP_LOCATION = Rule(
     ),
     valid=lambda: (
         *fresh_file_valid(),
+        *dataset_input_valid(),
         *(
             valid(_DATASET_CACHE, target=target, note=f"a-dataset-reloads-the-cache-it-saves-{target}")
             for target in ("2.9", "sagemaker")
@@ -132,6 +134,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     invalid=lambda: (
+        *dataset_input_invalid(),
         invalid(
             """
             import torch

@@ -14,6 +14,7 @@ from codemods.device.rules.availability_cases import early_return_and_wrapper_ca
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
+from codemods.device.rules.helper_return_cases import helper_return_invalid_cases, helper_return_valid_cases
 from codemods.device.rules.helper_guard_cases import (
     helper_guard_cases,
     helper_guard_chain_cases,
@@ -108,6 +109,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_guard_valid_cases(),
         *paired_check_valid_cases(),
         *cuda_tool_probe_valid_cases(),
+        *helper_return_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -120,6 +122,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_guard_chain_cases(),
         *dropped_branch_and_flag_cases(),
         *cuda_tool_probe_cases(),
+        *helper_return_invalid_cases(),
     ),
 )
 
