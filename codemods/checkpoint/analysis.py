@@ -57,6 +57,9 @@ class CheckpointAnalysis(Analysis):
         # Every torch.save of the module (Datasets' too): (the file as written, what it saves).
         self.written: list[tuple[str | None, cst.BaseExpression | None]] = []
         self.assigned: dict[str, list[cst.BaseExpression]] = {}  # name chain -> each value bound
+        # The same by scope: (the function's qualified name, a plain name) or ("", an attribute chain or a
+        # module-level name) -> each value bound, with the scope it is read in.
+        self.scoped: dict[tuple[str, str], list[tuple[cst.BaseExpression, str]]] = {}
         # The classes of this file that derive from a Dataset, and per enclosing class
         # whether it is one of them.
         self.dataset_classes: set[str] = set()
@@ -66,7 +69,7 @@ class CheckpointAnalysis(Analysis):
         self.class_names: list[str] = []
         self.saving_datasets: set[str] = set()
         self.dataset_loads: list[tuple[cst.Call, str]] = []
-        self.dataset_saves: dict[str, list[cst.BaseExpression | None]] = {}
+        self.dataset_saves: dict[str, list[tuple[cst.BaseExpression | None, str]]] = {}  # with the save's scope
         # Per Dataset class, the attributes its ``__init__`` binds to its own parameters (``self.data =
         # data``): the data it is built from, read by ``process()``.
         self.dataset_inputs: dict[str, set[str]] = {}
@@ -111,6 +114,13 @@ class CheckpointAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.assign_of[node.value] = node
+        if not isinstance(node.value, (cst.Tuple, cst.List)):
+            # ``pos, neg = split(edges)``: each name is bound to the value it is unpacked from (what
+            # that is made of, its parts are made of).
+            for target in node.targets:
+                for element in target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else ():
+                    if (name := dotted(element.value)) is not None:
+                        self._bind(name, node.value)
         if type(node.value) is cst.Call:
             if len(node.targets) == 1 and not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
                 self.whole.add(node.value)
@@ -217,18 +227,28 @@ class CheckpointAnalysis(Analysis):
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))
 
+    def _bind(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned.setdefault(name, []).append(value)
+        scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+        self.scoped.setdefault(("" if "." in name else scope, name), []).append((value, scope))
+
+    def _values_of(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
+        """The values bound to ``name`` read in ``scope``: the function's own, else the module's."""
+        if "." not in name and (found := self.scoped.get((scope, name))) is not None:
+            return found
+        return self.scoped.get(("", name))
+
     @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
-        self.assigned.setdefault(name, []).append(value)
+        self._bind(name, value)
         function = self.walk.enclosing_function
         if (
-            type(value) is cst.Name
-            and name.startswith("self.")
+            name.startswith("self.")
             and self.in_dataset
             and self.in_dataset[-1]
             and function is not None
             and function.name.value == "__init__"
-            and any(param.name.value == value.value for param in function.params.params)
+            and _of_parameters(value, function)
         ):
             self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
 
@@ -238,7 +258,9 @@ class CheckpointAnalysis(Analysis):
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])
-                self.dataset_saves.setdefault(self.class_names[-1], []).append(arg_value(node, 0, "obj"))
+                self.dataset_saves.setdefault(self.class_names[-1], []).append(
+                    (arg_value(node, 0, "obj"), self.walk.qualname)
+                )
             return
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
@@ -267,7 +289,11 @@ class CheckpointAnalysis(Analysis):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
         self.part.cuda_script = bool(
-            device.strings or device.calls or device.selections - self.part.host_choices or device.ifs or device.dot_cuda
+            device.strings
+            or device.calls
+            or device.selections - self.part.host_choices
+            or device.ifs
+            or device.dot_cuda
         )
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
         # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
@@ -276,8 +302,9 @@ class CheckpointAnalysis(Analysis):
             for load, cls in self.dataset_loads
             if cls in self.saving_datasets
             and all(
-                value is not None and built_off_device(value, self.assigned, self.dataset_inputs.get(cls, set()))
-                for value in self.dataset_saves[cls]
+                value is not None
+                and built_off_device(value, scope, self._values_of, self.dataset_inputs.get(cls, set()))
+                for value, scope in self.dataset_saves[cls]
             )
         }
         self.part.unlocated_loads.update(
@@ -349,7 +376,7 @@ class CheckpointAnalysis(Analysis):
                 if len(sub.targets) != 1 or type(sub.value) is not cst.IfExp:
                     return None
                 choices.append(sub.value)
-                stored: cst.CSTNode = sub.targets[0].target
+                stored = sub.targets[0].target
             elif type(sub) is cst.Name and sub.value == location.value:
                 if sub not in self.part.located_loads and sub is not stored:
                     return None
@@ -358,8 +385,10 @@ class CheckpointAnalysis(Analysis):
         test = choice.test
         if device.is_available_call(test):
             without = choice.orelse
-        elif type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and device.is_available_call(
-            test.expression
+        elif (
+            type(test) is cst.UnaryOperation
+            and type(test.operator) is cst.Not
+            and device.is_available_call(test.expression)
         ):
             without = choice.body
         else:
@@ -394,6 +423,23 @@ class CheckpointAnalysis(Analysis):
                 and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
             ):
                 self.part.host_data_loads.add(load)
+
+
+# What a Dataset's ``__init__`` may compute its inputs with (``int(percent) if percent >= 1 else percent``).
+_INPUT_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "True", "False", "None"})
+
+
+def _of_parameters(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """``value`` reads only the function's parameters (``self.data = data``, ``self.percent =
+    int(percent) if percent >= 1.0 else percent``) and calls no more than a few builtins: no move."""
+    params = {param.name.value for param in function.params.params} - {"self"}
+    tails = {id(sub.attr) for sub in walk(value) if type(sub) is cst.Attribute}
+    for sub in walk(value):
+        if type(sub) is cst.Call and not (type(sub.func) is cst.Name and sub.func.value in _INPUT_BUILTINS):
+            return False
+        if type(sub) is cst.Name and id(sub) not in tails and sub.value not in params | _INPUT_BUILTINS:
+            return False
+    return True
 
 
 # Callables whose result names nothing an earlier run can have made.

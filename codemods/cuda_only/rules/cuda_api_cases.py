@@ -147,7 +147,7 @@ def other_guard_invalid() -> tuple[Invalid, ...]:
             note="an or whose availability check is not negated, a conditional expression on another test: run on XLA",
             findings=(
                 Expected(7, 12, "`torch.cuda.get_device_capability` is CUDA-only and raises without CUDA"),
-                Expected(11, 13, "`spec[\"trial\"] % count` computes with 0"),
+                Expected(11, 13, '`spec["trial"] % count` computes with 0'),
             ),
         ),
         invalid(

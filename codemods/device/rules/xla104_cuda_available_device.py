@@ -14,12 +14,12 @@ from codemods.device.rules.availability_cases import early_return_and_wrapper_ca
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
-from codemods.device.rules.helper_return_cases import helper_return_invalid_cases, helper_return_valid_cases
 from codemods.device.rules.helper_guard_cases import (
     helper_guard_cases,
     helper_guard_chain_cases,
     helper_guard_valid_cases,
 )
+from codemods.device.rules.helper_return_cases import helper_return_invalid_cases, helper_return_valid_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
@@ -45,9 +45,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; so is "
     "a check whose `else:` only asserts a configuration without accelerators (`else: assert cfg.NUM_GPUS == "
     "0`, SlowFast's `build_model`: with the default configuration the assert fails on XLA): the check goes "
-    "with that branch; the"
+    "with that branch; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
-    "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
+    "(the finding says so). A `return` in place of the exit goes too when the function's work follows it (the "
+    "finding names the function, which always returned there on XLA), but not when the rest of the function only "
+    "sets CUDA up (`if not use_gpu(spec): return`, then a CUDA index computed from `torch.cuda.device_count()`, "
+    "SLM-Lab's `set_cuda_id`): it returns there on XLA as without CUDA, and there is no CUDA to set up. `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
     '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes; so does '
     '`if torch.cuda.is_available(): device_type = "cuda"` (then `elif ...: "mps"`, `else: "cpu"`) where the name '
@@ -84,7 +87,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "of a check that stays binds (CUDA-event timing after a step, `end.record()`, whose events the check before "
     "the step made) stays with it: silently around a synchronize, else reported, to port both together. A probe "
     "for the CUDA driver's tool (`shutil.which('nvidia-smi') is not None`, spotlight's examples) fails on an XLA "
-    "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not).",
+    "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not). "
+    "A choice whose name the function reads only as map locations and that is the CPU without CUDA (`device = "
+    'None if torch.cuda.is_available() else "cpu"`, then `torch.load(path, map_location=device)`) stays, as do its '
+    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load.",
     examples=lambda: (
         invalid(
             """
