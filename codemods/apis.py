@@ -629,13 +629,6 @@ STREAMING_LOADS = frozenset({"datasets.load_dataset"})  # iterable with streamin
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 HOST_READ_BUILTINS = frozenset({"float", "print"})
-# Library functions that read every tensor of what they are handed to the host (PyTorch Geometric's
-# converters to networkx and scipy build host objects from the graph's tensors).
-HOST_READ_CALLS = frozenset(
-    f"torch_geometric.utils{module}.{name}"
-    for module in ("", ".convert")
-    for name in ("to_networkx", "to_scipy_sparse_matrix", "to_trimesh", "to_networkit")
-)
 
 OPTIMIZER_MODULE = "torch.optim"
 SCHEDULER_MODULE = "torch.optim.lr_scheduler"

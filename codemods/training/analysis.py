@@ -23,6 +23,7 @@ from codemods.training.device_less import names_a_device, project_may_place, zoo
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
+from codemods.training.loop_values import HOST_READ_CALLS
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.parameter_sources import module_calls, value_names
@@ -350,7 +351,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             if not self.walk.conditional_in_loop and (
                 method in apis.HOST_READ_METHODS
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
-                or callee in apis.HOST_READ_CALLS
+                or callee in HOST_READ_CALLS
             ):
                 # A read in every iteration of a nested loop that runs in every iteration of its
                 # outer loop (``for i in range(n): ranks.append(hit[i].nonzero().item())``) is a
