@@ -430,16 +430,20 @@ _INPUT_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "True", "Fals
 
 
 def _of_parameters(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-    """``value`` reads only the function's parameters (``self.data = data``, ``self.percent =
-    int(percent) if percent >= 1.0 else percent``) and calls no more than a few builtins: no move."""
+    """``value`` reads the function's parameters and nothing else (``self.data = data``, ``self.percent =
+    int(percent) if percent >= 1.0 else percent``), and calls no more than a few builtins: no move."""
     params = {param.name.value for param in function.params.params} - {"self"}
     tails = {id(sub.attr) for sub in walk(value) if type(sub) is cst.Attribute}
+    read = False
     for sub in walk(value):
         if type(sub) is cst.Call and not (type(sub.func) is cst.Name and sub.func.value in _INPUT_BUILTINS):
             return False
-        if type(sub) is cst.Name and id(sub) not in tails and sub.value not in params | _INPUT_BUILTINS:
-            return False
-    return True
+        if type(sub) is cst.Name and id(sub) not in tails:
+            if sub.value in params:
+                read = True
+            elif sub.value not in _INPUT_BUILTINS:
+                return False
+    return read
 
 
 # Callables whose result names nothing an earlier run can have made.
