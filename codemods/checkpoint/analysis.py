@@ -13,7 +13,16 @@ from codemods import apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
-from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, receiver, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    is_cuda_device_string,
+    method_name,
+    names_the_cpu,
+    receiver,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk, assignments, attributes_named, calls_of
 
 if TYPE_CHECKING:
@@ -48,6 +57,9 @@ class CheckpointAnalysis(Analysis):
         # Every torch.save of the module (Datasets' too): (the file as written, what it saves).
         self.written: list[tuple[str | None, cst.BaseExpression | None]] = []
         self.assigned: dict[str, list[cst.BaseExpression]] = {}  # name chain -> each value bound
+        # The same by scope: (the function's qualified name, a plain name) or ("", an attribute chain or a
+        # module-level name) -> each value bound, with the scope it is read in.
+        self.scoped: dict[tuple[str, str], list[tuple[cst.BaseExpression, str]]] = {}
         # The classes of this file that derive from a Dataset, and per enclosing class
         # whether it is one of them.
         self.dataset_classes: set[str] = set()
@@ -57,7 +69,10 @@ class CheckpointAnalysis(Analysis):
         self.class_names: list[str] = []
         self.saving_datasets: set[str] = set()
         self.dataset_loads: list[tuple[cst.Call, str]] = []
-        self.dataset_saves: dict[str, list[cst.BaseExpression | None]] = {}
+        self.dataset_saves: dict[str, list[tuple[cst.BaseExpression | None, str]]] = {}  # with the save's scope
+        # Per Dataset class, the attributes its ``__init__`` binds to its own parameters (``self.data =
+        # data``): the data it is built from, read by ``process()``.
+        self.dataset_inputs: dict[str, set[str]] = {}
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
         # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
@@ -77,6 +92,7 @@ class CheckpointAnalysis(Analysis):
         self.module_used: set[str] = set()  # names called, or with a module's method called on them
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
+        self.location_functions: dict[cst.BaseExpression, cst.FunctionDef] = {}  # a map location's function
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -98,6 +114,13 @@ class CheckpointAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.assign_of[node.value] = node
+        if not isinstance(node.value, (cst.Tuple, cst.List)):
+            # ``pos, neg = split(edges)``: each name is bound to the value it is unpacked from (what
+            # that is made of, its parts are made of).
+            for target in node.targets:
+                for element in target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else ():
+                    if (name := dotted(element.value)) is not None:
+                        self._bind(name, node.value)
         if type(node.value) is cst.Call:
             if len(node.targets) == 1 and not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
                 self.whole.add(node.value)
@@ -195,6 +218,8 @@ class CheckpointAnalysis(Analysis):
         if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
             self.part.located_loads[location] = node
+            if (function := self.walk.enclosing_function) is not None:
+                self.location_functions[location] = function
             if self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
@@ -202,9 +227,30 @@ class CheckpointAnalysis(Analysis):
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))
 
+    def _bind(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned.setdefault(name, []).append(value)
+        scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+        self.scoped.setdefault(("" if "." in name else scope, name), []).append((value, scope))
+
+    def _values_of(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
+        """The values bound to ``name`` read in ``scope``: the function's own, else the module's."""
+        if "." not in name and (found := self.scoped.get((scope, name))) is not None:
+            return found
+        return self.scoped.get(("", name))
+
     @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
-        self.assigned.setdefault(name, []).append(value)
+        self._bind(name, value)
+        function = self.walk.enclosing_function
+        if (
+            name.startswith("self.")
+            and self.in_dataset
+            and self.in_dataset[-1]
+            and function is not None
+            and function.name.value == "__init__"
+            and _of_parameters(value, function)
+        ):
+            self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
 
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
@@ -212,7 +258,9 @@ class CheckpointAnalysis(Analysis):
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])
-                self.dataset_saves.setdefault(self.class_names[-1], []).append(arg_value(node, 0, "obj"))
+                self.dataset_saves.setdefault(self.class_names[-1], []).append(
+                    (arg_value(node, 0, "obj"), self.walk.qualname)
+                )
             return
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
@@ -233,13 +281,19 @@ class CheckpointAnalysis(Analysis):
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
         for location in self.load_locations:
-            if self.device.names_a_device(location) or _storages_onto_cuda(location):
+            if (choice := self._cpu_without_cuda(location)) is not None:
+                self.part.host_choices.add(choice)
+            elif self.device.names_a_device(location) or _storages_onto_cuda(location):
                 self.part.map_locations.add(location)
             elif any(is_cuda_device_string(n) for n in walk(location)) and not _all_to_the_cpu(location):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
         self.part.cuda_script = bool(
-            device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
+            device.strings
+            or device.calls
+            or device.selections - self.part.host_choices
+            or device.ifs
+            or device.dot_cuda
         )
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
         # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
@@ -247,7 +301,11 @@ class CheckpointAnalysis(Analysis):
             load
             for load, cls in self.dataset_loads
             if cls in self.saving_datasets
-            and all(value is not None and built_off_device(value, self.assigned) for value in self.dataset_saves[cls])
+            and all(
+                value is not None
+                and built_off_device(value, scope, self._values_of, self.dataset_inputs.get(cls, set()))
+                for value, scope in self.dataset_saves[cls]
+            )
         }
         self.part.unlocated_loads.update(
             load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)
@@ -301,6 +359,42 @@ class CheckpointAnalysis(Analysis):
             if held and parts[0][0] not in models:
                 self.part.object_loads[load] = (parts[0][0], held[0])
 
+    def _cpu_without_cuda(self, location: cst.BaseExpression) -> cst.IfExp | None:
+        """``device = None if torch.cuda.is_available() else "cpu"`` in the function, and ``device``
+        read nowhere else than in map locations: without CUDA (on XLA) the original already loads onto
+        the CPU, where XLA must load; the choice (a selection of the device analysis), else None."""
+        function = self.location_functions.get(location)
+        if type(location) is not cst.Name or function is None:
+            return None
+        device = self.device.part
+        choices: list[cst.IfExp] = []
+        stored: cst.CSTNode | None = None
+        for sub in walk(function):
+            if type(sub) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == location.value for t in sub.targets
+            ):
+                if len(sub.targets) != 1 or type(sub.value) is not cst.IfExp:
+                    return None
+                choices.append(sub.value)
+                stored = sub.targets[0].target
+            elif type(sub) is cst.Name and sub.value == location.value:
+                if sub not in self.part.located_loads and sub is not stored:
+                    return None
+        if len(choices) != 1 or (choice := choices[0]) not in device.selections:
+            return None
+        test = choice.test
+        if device.is_available_call(test):
+            without = choice.orelse
+        elif (
+            type(test) is cst.UnaryOperation
+            and type(test.operator) is cst.Not
+            and device.is_available_call(test.expression)
+        ):
+            without = choice.body
+        else:
+            return None
+        return choice if names_the_cpu(without) else None
+
     def _fresh_file(self, load: cst.Call) -> bool:
         """``torch.load(ckpt)`` where every value of ``ckpt`` is a name made fresh in this run
         (``'out/' + uuid.uuid4().hex + '.pt'``) and the module writes it (``torch.save(...,
@@ -329,6 +423,27 @@ class CheckpointAnalysis(Analysis):
                 and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
             ):
                 self.part.host_data_loads.add(load)
+
+
+# What a Dataset's ``__init__`` may compute its inputs with (``int(percent) if percent >= 1 else percent``).
+_INPUT_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "True", "False", "None"})
+
+
+def _of_parameters(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """``value`` reads the function's parameters and nothing else (``self.data = data``, ``self.percent =
+    int(percent) if percent >= 1.0 else percent``), and calls no more than a few builtins: no move."""
+    params = {param.name.value for param in function.params.params} - {"self"}
+    tails = {id(sub.attr) for sub in walk(value) if type(sub) is cst.Attribute}
+    read = False
+    for sub in walk(value):
+        if type(sub) is cst.Call and not (type(sub.func) is cst.Name and sub.func.value in _INPUT_BUILTINS):
+            return False
+        if type(sub) is cst.Name and id(sub) not in tails:
+            if sub.value in params:
+                read = True
+            elif sub.value not in _INPUT_BUILTINS:
+                return False
+    return read
 
 
 # Callables whose result names nothing an earlier run can have made.

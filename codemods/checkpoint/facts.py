@@ -30,6 +30,10 @@ class CheckpointFacts:
     # state_dict) that nothing moves after the load: with the only map location XLA loads to
     # (the CPU) it stays there, away from the batches the port moves (XLA403 reports it).
     module_loads: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
+    # ``device = None if torch.cuda.is_available() else "cpu"`` (a device analysis' selection) whose name the
+    # function reads only as map locations: without CUDA it loads onto the CPU, as XLA must; the selection
+    # stays, the locations are not ported (no finding).
+    host_choices: set[cst.IfExp] = field(default_factory=set)
     # Each map location -> its load.
     located_loads: dict[cst.BaseExpression, cst.Call] = field(default_factory=dict)
     # torch.load calls whose value (or a part of it) is handed to load_state_dict: the tensors come back

@@ -17,7 +17,7 @@ storages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import libcst as cst
 
@@ -141,18 +141,32 @@ def host_data(
     return bool(values) and depth < _DEPTH and all(host_data(v, assigned, reloads, depth + 1) for v in values)
 
 
+# Names that hold no tensor: constants, ``self``, builtins (``dtype=int``).
+_READ_NOTHING = _CONSTANTS | _SCALAR_CALLS | _CONTAINER_CALLS | {"self", "complex"}
+
 # What puts a value on a device or reads a model's tensors (which may be on one).
 _DEVICE_METHODS = frozenset({"cuda", "to", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
 def built_off_device(
-    value: cst.BaseExpression, assigned: Mapping[str, Sequence[cst.BaseExpression]], depth: int = 0
+    value: cst.BaseExpression,
+    scope: str,
+    values_of: Callable[[str, str], Sequence[tuple[cst.BaseExpression, str]] | None],
+    inputs: Collection[str] = (),
+    depth: int = 0,
+    following: frozenset[str] = frozenset(),
 ) -> bool:
     """A Dataset's processed cache (``torch.save(self.collate(items), path)`` with ``items =
     [Data(x=torch.randn(3, 4)) ...]``): ``value`` and the values bound to the names it reads
     (followed through names) make no move (``.cuda()``, ``.to(...)``, ``device=``) and read no
     model's tensors (``model.state_dict()``, ``.parameters()``), and every name it reads is bound
-    in the module or by a comprehension in it: built on the CPU, it cannot hold device tensors."""
+    in the module (``values_of(name, scope)``: the values bound to a name read in ``scope``, a
+    function's qualified name or "", each with its own scope) or by a comprehension in it, or is one
+    of the Dataset's ``inputs`` (``self.data``
+    that ``__init__`` binds to its parameter ``data``: the raw data a Dataset is built from, host
+    data as the Dataset's saves are): built on the CPU, it cannot hold device tensors.  A name met
+    again while its own values are followed (``self.data.edge_index = coalesce(self.data.edge_index,
+    ...)``) adds nothing new: ``following``."""
     bound = {
         name
         for node in walk(value)
@@ -174,13 +188,15 @@ def built_off_device(
         if not isinstance(node, (cst.Name, cst.Attribute)) or id(node) in called:
             continue
         name = dotted(node)
-        if name is None or name in bound or name in _CONSTANTS or name == "self":
+        if name is None or name in bound or name in _READ_NOTHING or name in inputs or name in following:
             continue
-        values = assigned.get(name)
+        values = values_of(name, scope)
         if values is None:
             if isinstance(node, cst.Name) and not any(name.startswith(f"{b}.") for b in bound):
                 return False  # a value the module does not build
             continue
-        if depth >= _DEPTH or not all(built_off_device(v, assigned, depth + 1) for v in values):
+        if depth >= _DEPTH or not all(
+            built_off_device(v, at, values_of, inputs, depth + 1, following | {name}) for v, at in values
+        ):
             return False
     return True

@@ -26,7 +26,7 @@ from codemods.cuda_only.code_shapes import (
     requires_cuda,
     runs_as_script,
     sparse_core,
-    unavailable_check,
+    unavailable_checks,
 )
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
@@ -296,8 +296,10 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         self.if_bodies[id(node.body)] = node
         if self._forward() is not None and requires_cuda(node.test) and raises(node.body):
             self.part.cuda_only_forwards[node.test] = code_of(node.test)
-        check = unavailable_check(node.test)
-        if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
+        check = next(
+            (c for c in unavailable_checks(node.test) if self.walk.resolve(c.func) in apis.AVAILABILITY_CHECKS), None
+        )
+        if check is None or node.orelse is not None:
             return
         last = node.body.body[-1] if node.body.body else None
         if not (
@@ -661,7 +663,13 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if self.module is not None and (answered := self._answered()):
             reads = ModuleReads(self.module, self.walk.resolve)
             script_alone = runs_as_script(self.module) and not self.facts.project.context.imported_in_run()
-            answers = CudaAnswers(reads, self.walk.ends_the_process, script_alone)
+            device = self.facts.device
+            answers = CudaAnswers(
+                reads,
+                self.walk.ends_the_process,
+                script_alone,
+                lambda part: part in device.kept_availability_checks or device.false_on_xla(part),
+            )
             for call, on_xla, on_one_gpu in answered:
                 answer = answers.of(call, on_xla, on_one_gpu)
                 if answer is None:  # never runs on XLA

@@ -59,11 +59,22 @@ ANSWERS: dict[str, tuple[object, object]] = {
 KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})
 
 
-def unavailable_check(test: cst.BaseExpression) -> cst.Call | None:
-    """The call of ``not torch.cuda.is_available()`` (or another call under ``not``)."""
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and type(test.expression) is cst.Call:
-        return test.expression
-    return None
+def unavailable_checks(test: cst.BaseExpression) -> list[cst.Call]:
+    """The calls of ``not torch.cuda.is_available()`` (or another call under ``not``), the
+    test itself or an operand of an ``or`` (``not torch.cuda.is_available() or not
+    enabled()``: True wherever that operand is)."""
+    operands: list[cst.BaseExpression] = []
+    while type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
+        operands.append(test.right)
+        test = test.left
+    operands.append(test)
+    return [
+        operand.expression
+        for operand in reversed(operands)
+        if type(operand) is cst.UnaryOperation
+        and type(operand.operator) is cst.Not
+        and type(operand.expression) is cst.Call
+    ]
 
 
 def sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -59,10 +59,17 @@ Pair = tuple[object, object]  # the value on an XLA host, and with one GPU
 
 class CudaAnswers:
     def __init__(
-        self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool], script_alone: bool
+        self,
+        reads: ModuleReads,
+        ends_the_process: Callable[[cst.BaseSmallStatement], bool],
+        script_alone: bool,
+        false_on_xla: Callable[[cst.CSTNode], bool] = lambda node: False,
     ) -> None:
-        """``script_alone``: the file runs as a script and no other file of the run imports it."""
+        """``script_alone``: the file runs as a script and no other file of the run imports it;
+        ``false_on_xla``: a part of a test that is False on XLA as the port leaves it (a kept
+        availability check)."""
         self.reads = reads
+        self.false_on_xla = false_on_xla
         self.ends_the_process = ends_the_process
         self.script_alone = script_alone
 
@@ -167,11 +174,14 @@ class CudaAnswers:
         """The read (or the query's call) is in a branch that a test of the same value keeps
         from running on XLA (``init_distributed(rank, num_gpus)`` under ``if num_gpus > 1:``,
         ``4 * torch.cuda.device_count() if torch.cuda.device_count() > 0 else 0``, ``if
-        with_cuda and num_gpus > 1:``)."""
+        with_cuda and num_gpus > 1:``), or a kept availability check does (``n % count if
+        torch.cuda.is_available() else None``)."""
         function = self.reads.enclosing(node, FUNCTIONS)
         text = code_of(node)
 
         def same(part: cst.CSTNode) -> object:
+            if self.false_on_xla(part):
+                return False
             return pair[0] if type(part) is type(node) and code_of(part) == text else UNKNOWN
 
         child = node
@@ -257,13 +267,13 @@ class CudaAnswers:
         if id(target) in seen:
             return []
         seen.add(id(target))
-        found = [
-            a
-            for read in self.reads.later_reads(target, statement)
-            if not self._never_runs(read, pair)
-            for a in self._follow(read, pair, seen)
-        ]
-        return found or [Answer("none", target, f"`{code_of(target)}` is not read")]
+        reads = list(self.reads.later_reads(target, statement))
+        found = [a for read in reads if not self._never_runs(read, pair) for a in self._follow(read, pair, seen)]
+        if found:
+            return found
+        if reads:
+            return [Answer("none", target, f"`{code_of(target)}` is read only in code that a test False on XLA skips")]
+        return [Answer("none", target, f"`{code_of(target)}` is not read")]
 
     def _branch(self, statement: cst.If | cst.While, test: cst.CSTNode, pair: Pair) -> Answer:
         taken_on_xla = bool(pair[0]) if pair[0] is not UNKNOWN else None

@@ -288,7 +288,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
             if type(sub) is cst.Comparison and (device := shapes.device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node, self.walk.enclosing_function))
         self.tensor_check_candidates.saw_test(node)
-        if (required := shapes.required_call(node, self.walk)) is not None:
+        if (required := shapes.required_call(node, self.walk, self.walk.enclosing_function)) is not None:
             self.requirement_candidates.append((node, required))
         check_wrappers.saw_condition(
             self.walk, node, self.facts.imports.project_names, self.wrapper_candidates, self.project_check_candidates
@@ -609,9 +609,9 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
     def conclude(self) -> None:
         """Flags that pick the device or switch on mixed precision are switched on (unless
         they also guard code that fails without CUDA).  Parts of expressions replaced
-        whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else
-        "cpu")``) are not converted on their own; the availability checks no rewrite
-        consumes stay, and are reported."""
+        whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else "cpu")``),
+        or kept whole (checkpoint's ``host_choices``), are not converted on their own; the
+        availability checks no rewrite consumes stay, and are reported."""
         part = self.part
         amp = self.facts.amp
         part.condition_attributes = {
@@ -637,7 +637,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
                 continue
             self.switch_on(name, purpose)
         map_locations = self.facts.checkpoint.map_locations
-        in_locations = {id(sub) for location in map_locations for sub in walk(location)}
+        in_locations = {id(sub) for at in (*map_locations, *self.facts.checkpoint.host_choices) for sub in walk(at)}
         part.calls = {n for n in part.calls if id(n) not in in_locations}
         part.selections = {n for n in part.selections if id(n) not in in_locations}
         part.strings = {n for n in part.strings if id(n) not in in_locations}
@@ -656,6 +656,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
             *(node.test for node in part.unset_fallbacks),
             *part.calls,
             *map_locations,
+            *self.facts.checkpoint.host_choices,
             *lightning_choices,
         ]
         consumed = {sub for node in folded for sub in walk(node)}

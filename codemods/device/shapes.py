@@ -152,9 +152,12 @@ def is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
     return type(value) is cst.Name and value.value in string_names
 
 
-def required_call(node: cst.If, walk: Walk) -> str | None:
+def required_call(node: cst.If, walk: Walk, function: cst.FunctionDef | None) -> str | None:
     """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
-    function's name."""
+    function's name.  A ``return`` instead of the exit, at the top of ``function``, before code
+    that only sets CUDA up (``set_cuda_id``: ``if not use_gpu(spec): return`` then a CUDA
+    index computed from ``torch.cuda.device_count()``), is no requirement: the function returns
+    there without CUDA, and on XLA there is no CUDA to set up either."""
     test = node.test
     if (
         node.orelse is not None
@@ -165,7 +168,35 @@ def required_call(node: cst.If, walk: Walk) -> str | None:
         or type(node.body) is not cst.IndentedBlock
     ):
         return None
-    return test.expression.func.value if stops(node.body, walk, returning=True) else None
+    if not stops(node.body, walk, returning=True):
+        return None
+    if function is not None and not stops(node.body, walk, returning=False) and _sets_up_cuda(node, function, walk):
+        return None
+    return test.expression.func.value
+
+
+# What the code after a helper's early return may call and still only set CUDA up.
+_PURE_CALLS = frozenset(("int", "str", "len", "min", "max", "abs", "bool", "hash", "range", "get"))
+
+
+def _sets_up_cuda(node: cst.If, function: cst.FunctionDef, walk_: Walk) -> bool:
+    """The statements of ``function`` after ``node`` (one of its own) use a ``torch.cuda`` API
+    and call nothing else but a few pure builtins (and ``dict.get``)."""
+    body = function.body.body if type(function.body) is cst.IndentedBlock else ()
+    at = next((i for i, statement in enumerate(body) if statement is node), None)
+    if at is None:
+        return False
+    cuda = False
+    for statement in body[at + 1 :]:
+        for sub in walk(statement):
+            if type(sub) is cst.Call:
+                if (walk_.resolve(sub.func) or "").startswith("torch.cuda."):
+                    cuda = True
+                elif (method_name(sub) or dotted(sub.func)) not in _PURE_CALLS:
+                    return False
+            elif type(sub) in (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Yield, cst.Await):
+                return False
+    return cuda
 
 
 def stops(block: cst.BaseSuite, walk: Walk, *, returning: bool) -> bool:

@@ -23,10 +23,11 @@ from codemods.training.device_less import names_a_device, project_may_place, zoo
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
+from codemods.training.loop_values import HOST_READ_CALLS
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.parameter_sources import module_calls, value_names
-from codemods.training.records import _Function, _Loop, _Scope
+from codemods.training.records import _Function, _Loop, _Scope, statically_dead
 from codemods.training.returned_optimizers import ReturnedOptimizers
 from codemods.training.round_trips import RoundTrips
 from codemods.training.stale_parameter_lists import StaleParameterLists
@@ -172,6 +173,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
     def _loop(self, node: cst.For | cst.While) -> None:
         outer = next((loop for loop in reversed(self.walk.loops) if loop is not None and loop is not node), None)
         record = self.loop_records[id(node)] = _Loop(node, self.walk.qualname, outer=outer)
+        record.dead = statically_dead(node, self.walk.conds)
         record.every_outer_iteration = (
             bool(self.walk.loops) and self.walk.loops[-1] is node and self.walk.every_outer_iteration
         )
@@ -349,6 +351,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             if not self.walk.conditional_in_loop and (
                 method in apis.HOST_READ_METHODS
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
+                or callee in HOST_READ_CALLS
             ):
                 # A read in every iteration of a nested loop that runs in every iteration of its
                 # outer loop (``for i in range(n): ranks.append(hit[i].nonzero().item())``) is a

@@ -35,6 +35,8 @@ class LoopPlans(StepDrivers):
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
+        if loop.dead:
+            return  # under ``if False:``: never runs, so it needs no barrier
         training = (
             loop.backward
             or self._steps(loop.step_receivers)

@@ -12,6 +12,13 @@ from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 _HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
 _HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
 _VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
+# Library functions that read every tensor of what they are handed to the host (PyTorch Geometric's
+# converters to networkx and scipy build host objects from the graph's tensors): a host read.
+HOST_READ_CALLS = frozenset(
+    f"torch_geometric.utils{module}.{name}"
+    for module in ("", ".convert")
+    for name in ("to_networkx", "to_scipy_sparse_matrix", "to_trimesh", "to_networkit")
+)
 # Methods that keep what they are given: meters, lists.
 _KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
 

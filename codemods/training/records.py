@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name, receiver, string_value
+from codemods.engine.nodes import dotted, method_name, receiver, string_value, walk
 
 if TYPE_CHECKING:
     # What happens to models in a scope, in order (``_Scope.events``): plain tuples, each
@@ -52,6 +52,7 @@ class _Loop:
     outer: cst.CSTNode | None = None  # the loop it is in
     every_outer_iteration: bool = False  # it runs in every iteration of ``outer`` (no ``if`` of it around)
     iterates: tuple[str, str] = ("", "")  # ``for opt in self.optims``: ("opt", "self.optims")
+    dead: bool = False  # in the body of an ``if False:`` (``if 0:``): it never runs
 
 
 @dataclass(repr=False)
@@ -125,3 +126,17 @@ class _Function(_Scope):
         if param not in self.keyword_params:
             self.keyword_params.append(param)
         return param
+
+
+def statically_dead(node: cst.CSTNode, conds: list[cst.If | cst.IfExp]) -> bool:
+    """``node`` is in the body of one of the enclosing ``conds`` that is an ``if False:`` or an
+    ``if 0:``: it never runs."""
+    return any(
+        type(c) is cst.If
+        and (
+            (type(c.test) is cst.Name and c.test.value == "False")
+            or (type(c.test) is cst.Integer and c.test.value == "0")
+        )
+        and any(sub is node for sub in walk(c.body))
+        for c in conds
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
 from codemods.engine.hooks import of_types, on_facts, reports_facts
@@ -68,7 +69,9 @@ LOAD_MAP_LOCATION = Rule(
     "(harmless), but a single-file run does not name it as a checkpoint. A Dataset class (torch's, or PyTorch "
     "Geometric's `InMemoryDataset`) that loads what it saves itself (`torch.save(self.collate(items), path)` in "
     "`process()`, `torch.load(path)` in `__init__`: its processed cache of CPU-built data, whose `torch.save` stays "
-    "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage. "
+    "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage; "
+    "so are the data its `__init__` is given and binds (`self.data = data`, `self.percent = int(percent)`), which "
+    "`process()` builds the cache from (SEAL's subgraphs of an OGB graph), as long as nothing there moves them. "
     "Nor does a load of a file the module saves under a name made fresh for the run (`ckpt = 'out/' + "
     "uuid.uuid4().hex + '.pt'`, `torch.save(model.state_dict(), ckpt)`, then `torch.load(ckpt)`): no CUDA run can "
     "have written it, and what this run saved there (xm.save's CPU tensors, or XLA tensors, which torch.load "
@@ -76,7 +79,9 @@ LOAD_MAP_LOCATION = Rule(
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
-    "CUDA, and load_state_dict copies the tensors over. A lambda that moves each storage to CUDA "
+    "CUDA, and load_state_dict copies the tensors over; nor is a name the function binds only to a choice that is "
+    'the CPU without CUDA (`device = None if torch.cuda.is_available() else "cpu"`): on XLA it loads onto the CPU '
+    "already (XLA104 leaves it). A lambda that moves each storage to CUDA "
     '(`lambda storage, loc: storage.cuda()`) becomes "cpu" too: a storage has no XLA move (its `to` takes '
     "the device by keyword only), and load_state_dict copies the tensors over.",
     examples=lambda: (
@@ -96,6 +101,7 @@ LOAD_MAP_LOCATION = Rule(
     ),
     valid=lambda: (
         *fresh_file_valid(),
+        *dataset_input_valid(),
         *(
             valid(_DATASET_CACHE, target=target, note=f"a-dataset-reloads-the-cache-it-saves-{target}")
             for target in ("2.9", "sagemaker")
@@ -132,6 +138,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     invalid=lambda: (
+        *dataset_input_invalid(),
         invalid(
             """
             import torch

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.cuda_only.rules.cuda_api_cases import dot_cuda_argument_invalid, dot_cuda_argument_valid
+from codemods.cuda_only.rules.cuda_api_cases import (
+    dot_cuda_argument_invalid,
+    dot_cuda_argument_valid,
+    other_guard_invalid,
+    other_guard_valid,
+)
 from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
 from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -36,7 +41,9 @@ CUDA_API = Rule(
     "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent. A call in the device argument of a `.cuda()` that XLA102 "
     "rewrites (`x.cuda(torch.cuda.current_device())` -> `x.to(<XLA device>)`) goes with it and is not reported. Code under a test that is False on XLA as the port leaves it never runs "
-    "there and is not reported: a kept availability check, a CUDA check that XLA105 reports False (`device_type == "
+    "there and is not reported: a kept availability check (an `if` over it, a conditional expression `n % count if "
+    "torch.cuda.is_available() else None`, or an early `return` under `if not torch.cuda.is_available() or "
+    "...:` before it), a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
     "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
     "A count or bfloat16 check in a function that this run never calls is a note (XLA511): a module-level function "
@@ -65,6 +72,7 @@ CUDA_API = Rule(
     ),
     valid=lambda: (
         *dot_cuda_argument_valid(),
+        *other_guard_valid(),
         valid(
             """
             import torch.nn as nn
@@ -314,6 +322,7 @@ CUDA_API = Rule(
     ),
     invalid=lambda: (
         *dot_cuda_argument_invalid(),
+        *other_guard_invalid(),
         invalid(
             """
             import torch

@@ -87,6 +87,39 @@ CUDA_ANSWER_NO_EFFECT = Rule(
     invalid=lambda: (
         invalid(
             """
+            import torch
+
+
+            def pick(spec):
+                count = torch.cuda.device_count()
+                spec["cuda_id"] = spec["trial"] % count if torch.cuda.is_available() else None
+            """,
+            note="a count read only in a conditional expression under a kept availability check",
+            findings=(
+                Expected(
+                    5,
+                    13,
+                    "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device): `count` is read only in code "
+                    "that a test False on XLA skips; nothing changes on XLA",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+
+            def pick(spec):
+                count = th.cuda.device_count()
+                spec["cuda_id"] = spec["trial"] % count if th.cuda.is_available() else None
+            """,
+            target="sagemaker",
+            alias=True,
+            note="the same through an alias (sagemaker)",
+            findings=(Expected(5, 13, "`count` is read only in code that a test False on XLA skips"),),
+        ),
+        invalid(
+            """
             import logging
             import torch
 

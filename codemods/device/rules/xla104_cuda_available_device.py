@@ -21,6 +21,7 @@ from codemods.device.rules.helper_guard_cases import (
     helper_guard_chain_cases,
     helper_guard_valid_cases,
 )
+from codemods.device.rules.helper_return_cases import helper_return_invalid_cases, helper_return_valid_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
@@ -46,9 +47,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; so is "
     "a check whose `else:` only asserts a configuration without accelerators (`else: assert cfg.NUM_GPUS == "
     "0`, SlowFast's `build_model`: with the default configuration the assert fails on XLA): the check goes "
-    "with that branch; the"
+    "with that branch; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
-    "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
+    "(the finding says so). A `return` in place of the exit goes too when the function's work follows it (the "
+    "finding names the function, which always returned there on XLA), but not when the rest of the function only "
+    "sets CUDA up (`if not use_gpu(spec): return`, then a CUDA index computed from `torch.cuda.device_count()`, "
+    "SLM-Lab's `set_cuda_id`): it returns there on XLA as without CUDA, and there is no CUDA to set up. `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
     '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes; so does '
     '`if torch.cuda.is_available(): device_type = "cuda"` (then `elif ...: "mps"`, `else: "cpu"`) where the name '
@@ -96,7 +100,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "of a check that stays binds (CUDA-event timing after a step, `end.record()`, whose events the check before "
     "the step made) stays with it: silently around a synchronize, else reported, to port both together. A probe "
     "for the CUDA driver's tool (`shutil.which('nvidia-smi') is not None`, spotlight's examples) fails on an XLA "
-    "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not).",
+    "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not). "
+    "A choice whose name the function reads only as map locations and that is the CPU without CUDA (`device = "
+    'None if torch.cuda.is_available() else "cpu"`, then `torch.load(path, map_location=device)`) stays, as do its '
+    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load.",
     examples=lambda: (
         invalid(
             """
@@ -122,6 +129,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *paired_check_valid_cases(),
         *cuda_tool_probe_valid_cases(),
         *count_check_valid_cases(),
+        *helper_return_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -136,6 +144,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cuda_tool_probe_cases(),
         *count_check_cases(),
         *cuda_kernel_guard_cases(),
+        *helper_return_invalid_cases(),
     ),
 )
 
@@ -258,19 +267,26 @@ def _availability_if(
 
 def _without_gpu_requirement(ctx: Context[Facts], original: cst.If, updated: cst.If) -> cst.If:
     """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
-    devices, which an XLA machine has none of, so the script would always end here."""
+    devices, which an XLA machine has none of, so the script would always end here (or the
+    function return, before its work)."""
+    import libcst as cst
+
     from codemods.device.rules.checks import devices_converted
 
     name = ctx.facts.device.gpu_requirements[original]
     if not devices_converted(ctx):
         return updated
     ctx.forget_removed(original, updated)
+    last = original.body.body[-1] if original.body.body else None
+    returned = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+    function = next((a.name.value for a in reversed(ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+    ended = f"`{function}` always returned here, before its work" if returned else "the script always ended here"
     done = ctx.fix(
         CUDA_AVAILABLE_DEVICE,
         original,
-        f"removed `if {ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
-        "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
-        "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+        f"removed `if {ctx.code(original.test)}:` and the {'return' if returned else 'exit'} under it: `{name}` "
+        "checks for CUDA devices (an accelerator check, False on XLA, and a CUDA device count, 0 there), so "
+        f"{ended}; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
         "number of devices is no longer enforced)",
         lambda: original,
     )

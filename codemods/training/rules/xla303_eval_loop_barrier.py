@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid, with_barrier
+from codemods.training.rules.dead_loop_cases import dead_loop_invalid, dead_loop_valid
 from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
@@ -175,7 +176,10 @@ EVAL_LOOP_BARRIER = Rule(
     "own move method (`def to(self, device)` of a box list moving each of its fields, `cuda`, `cpu`) is no evaluation "
     "loop either: it moves a container's contents inside whatever step or evaluation calls it. Nor is a loop over a "
     "model's weights (an EMA's `for k, v in self.ema.state_dict().items()`, `zip(ema.parameters(), model.parameters())`): "
-    "it updates each weight once per call, inside the step that calls it. " + STEP_LOOPS_WHY,
+    "it updates each weight once per call, inside the step that calls it. PyTorch Geometric's converters to host "
+    "objects (`to_networkx(g)`, `to_scipy_sparse_matrix`) read every tensor of the graph to the host: a host read. "
+    "A loop in the body of an `if False:` (`if 0:`) never runs and gets none (one in its `else:` does). "
+    + STEP_LOOPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -497,6 +501,7 @@ EVAL_LOOP_BARRIER = Rule(
             note="an-emas-loops-over-the-weights-run-in-the-step",
         ),
         *step_loop_valid(),
+        *dead_loop_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -573,6 +578,7 @@ EVAL_LOOP_BARRIER = Rule(
             findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
         *step_loop_invalid(),
+        *dead_loop_invalid(),
     ),
 )
 

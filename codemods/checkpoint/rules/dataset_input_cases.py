@@ -1,0 +1,83 @@
+"""XLA403's cases of a Dataset's processed cache built from the data its constructor is given
+(PyTorch Geometric's ``InMemoryDataset``: ``self.data = data`` in ``__init__``, read by
+``process()``), and of a device choice read only as a map location that is the CPU without CUDA
+(``device = None if torch.cuda.is_available() else "cpu"``): on XLA the original already loads
+onto the CPU.  Kept apart from the rule so that its module holds the rule, its messages and its hooks."""
+
+from __future__ import annotations
+
+import textwrap
+
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
+
+_FROM_INPUT = textwrap.dedent(
+    """
+    import torch
+    from torch_geometric.data import InMemoryDataset
+
+
+    class Graphs(InMemoryDataset):
+        def __init__(self, root, data):
+            self.data = data
+            super().__init__(root)
+            self.data, self.slices = torch.load(self.processed_paths[0])
+
+        def process(self):
+            items = [self.data.x[i] for i in range(3)]
+            torch.save(self.collate(items), self.processed_paths[0])
+    """
+)
+
+_CPU_CHOICE = textwrap.dedent(
+    """
+    import torch
+
+
+    def load(net, path):
+        device = None if torch.cuda.is_available() else "cpu"
+        net.load_state_dict(torch.load(path, map_location=device))
+    """
+)
+
+
+def dataset_input_valid() -> tuple[Valid, ...]:
+    return (
+        *(
+            valid(
+                _FROM_INPUT,
+                target=target,
+                note=f"a dataset reloads the cache it builds from the data its constructor is given ({target})",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            valid(
+                _CPU_CHOICE,
+                target=target,
+                note=f"a map location that is the CPU without CUDA, read through a name ({target})",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+    )
+
+
+def dataset_input_invalid() -> tuple[Invalid, ...]:
+    moved = substituted(_FROM_INPUT, ("self.data.x[i] for", "self.data.x[i].cuda() for"))
+    return tuple(
+        invalid(
+            moved,
+            substituted(
+                moved,
+                ("import torch\n", f"import torch\n{imports}"),
+                ("self.data.x[i].cuda()", f"self.data.x[i].to({device})"),
+                ("self.processed_paths[0])\n\n", 'self.processed_paths[0], map_location="cpu")\n\n'),
+            ),
+            target=target,
+            note=f"a dataset's cache of its input moved to CUDA: may hold CUDA storages ({target})",
+            findings=(Expected(10, 70, 'torch.load(...) -> map_location="cpu"'),),
+        )
+        for target, imports, device in (
+            ("2.9", "import torch_xla\n", "torch_xla.device()"),
+            ("sagemaker", "import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
+        )
+    )
