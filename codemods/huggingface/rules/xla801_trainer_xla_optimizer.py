@@ -417,7 +417,11 @@ def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
     """A Trainer in a file that neither builds nor parses its TrainingArguments."""
     if not ctx.facts.huggingface.builds_arguments:
         ctx.report(
-            TRAINER_XLA_OPTIMIZER, original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer'
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer, where they are built or '
+            "parsed (not in this file): its default optimizer, the fused AdamW of torch >= 2.8, raises on XLA "
+            "parameters at the first step",
         )
     return updated
 
@@ -430,6 +434,15 @@ def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Ca
     from codemods.engine.nodes import quoted_like, string_value, with_keyword
 
     choice = ctx.facts.huggingface.training_arguments[original]
+    if choice.action == "ppo":
+        ctx.report(
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            "TRL's PPOConfig is a TrainingArguments only from TRL 0.12 (with the default fused AdamW, which "
+            f'raises on XLA): there, add optim="{XLA_OPTIMIZER}"; up to 0.11 it is a dataclass without optim '
+            "(the keyword raises TypeError) and its PPOTrainer builds a torch Adam, which runs on XLA",
+        )
+        return updated
     if choice.action == "report":
         ctx.report(
             TRAINER_XLA_OPTIMIZER,
