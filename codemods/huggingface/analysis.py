@@ -31,7 +31,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
-from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, ppo_config_era
+from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.project.analysis import ProjectAnalysis
 
@@ -357,7 +357,8 @@ class HuggingFaceAnalysis(Analysis):
         for call, function, scope in self.candidate_calls:
             callee = self.walk.resolve(call.func)
             if self.is_trainer(call.func):
-                part.trainers.append(call)
+                if not plain_ppo_trainer(callee, call):
+                    part.trainers.append(call)
             elif self.is_training_arguments(call.func):
                 era = ppo_config_era(callee, call)
                 if era == "plain":

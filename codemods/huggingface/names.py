@@ -142,3 +142,18 @@ def ppo_config_era(resolved: str | None, call: cst.Call) -> Literal["plain", "ar
     if keywords & _ARGUMENT_PPO_FIELDS:
         return "arguments"
     return "unknown"
+
+
+# ``trl.PPOTrainer`` likewise: up to TRL 0.11 no transformers Trainer (``PPOTrainer(config, model,
+# ref_model, tokenizer, dataset=..., optimizer=...)``, a torch Adam by default), from 0.12 one.
+_PLAIN_PPO_TRAINERS = frozenset({"trl.PPOTrainer", "trl.trainer.PPOTrainer", "trl.trainer.ppo_trainer.PPOTrainer"})
+_PLAIN_PPO_TRAINER_KEYWORDS = frozenset(
+    {"tokenizer", "dataset", "optimizer", "num_shared_layers", "lr_scheduler", "training_data_collator"}
+)
+
+
+def plain_ppo_trainer(resolved: str | None, call: cst.Call) -> bool:
+    """``call`` builds TRL <= 0.11's PPOTrainer (by a keyword only it takes): no transformers Trainer."""
+    return resolved in _PLAIN_PPO_TRAINERS and any(
+        a.keyword is not None and a.keyword.value in _PLAIN_PPO_TRAINER_KEYWORDS for a in call.args
+    )

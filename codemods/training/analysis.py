@@ -57,6 +57,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         self.part = self.facts.training
         self.device = walk.analysis(DeviceAnalysis)
         self.loop_records: dict[int, _Loop] = {}
+        self.branch_blocks: set[int] = set()  # (round_trips.py) blocks that may not run: if/else, except
         self.function_records: dict[int, _Function] = {}
         self.module_scope = _Scope()
         self.model_candidates: list[tuple[str, str]] = []

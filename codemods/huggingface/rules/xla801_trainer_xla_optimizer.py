@@ -86,6 +86,15 @@ TRAINER_XLA_OPTIMIZER = Rule(
         ),
         valid(
             """
+            from trl import PPOConfig, PPOTrainer
+
+            config = PPOConfig(model_name="gpt2", learning_rate=1.41e-5, ppo_epochs=4, mini_batch_size=8)
+            trainer = PPOTrainer(config=config, model=model, ref_model=ref_model, tokenizer=tokenizer, dataset=data)
+            """,
+            note="trl-0.11-ppo-config-has-no-optim",
+        ),
+        valid(
+            """
             import transformers as tf
 
             args = tf.TrainingArguments("out", optim="adamw_torch", dataloader_num_workers=2)
@@ -115,6 +124,67 @@ TRAINER_XLA_OPTIMIZER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import trl as t
+
+            config = t.PPOConfig(output_dir="out", num_ppo_epochs=4, dataloader_num_workers=2)
+            """,
+            """
+            import trl as t
+
+            config = t.PPOConfig(output_dir="out", num_ppo_epochs=4, dataloader_num_workers=2, optim="adamw_torch_xla")
+            """,
+            note="trl-0.12-ppo-config-is-training-arguments",
+            alias=True,
+            findings=(Expected(3, 10, 'optim="adamw_torch_xla" added'),),
+        ),
+        *(
+            invalid(
+                """
+                from trl import PPOConfig
+
+                config = PPOConfig(learning_rate=1e-5, seed=0)
+                """,
+                target=target,
+                note=f"trl-ppo-config-of-either-version-{target}",
+                findings=(
+                    Expected(
+                        3,
+                        10,
+                        "TRL's PPOConfig is a TrainingArguments only from TRL 0.12 (with the default fused AdamW, which "
+                        'raises on XLA): there, add optim="adamw_torch_xla"; up to 0.11 it is a dataclass without optim',
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                (training_args,) = HfArgumentParser((Seq2SeqTrainingArguments,)).parse_args_into_dataclasses()
+                Seq2SeqTrainer(model=model, args=training_args).train()
+            """,
+            """
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                (training_args,) = HfArgumentParser((Seq2SeqTrainingArguments,)).parse_args_into_dataclasses()
+                if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+                    training_args.optim = "adamw_torch_xla"
+                Seq2SeqTrainer(model=model, args=training_args).train()
+
+
+            def _mp_fn(index):
+                main()
+            """,
+            note="parser-built-inline",
+            findings=(Expected(6, 5, 'training_args.optim = "adamw_torch_xla" after parsing'),),
+        ),
         invalid(
             """
             from trl import SFTConfig, SFTTrainer

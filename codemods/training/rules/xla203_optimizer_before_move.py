@@ -25,6 +25,7 @@ from codemods.training.rules.programs import (
     MOVED_IN_INIT_PORTED,
 )
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_valid
+from codemods.training.rules.round_trip_rebuilds import round_trip_rebuild_valid
 from codemods.training.rules.round_trips import round_trip_valid
 from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_valid
 from codemods.training.rules.wrapped_models import wrapped_model_valid
@@ -232,6 +233,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *own_optimizer_valid(),
         *method_optimizer_valid(),
         *round_trip_valid(),
+        *round_trip_rebuild_valid(),
         *init_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
