@@ -15,7 +15,7 @@ from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import arg_value, dotted, fold_true, is_true, method_name, names_the_cpu, string_value, walk
 from codemods.engine.walk import Walk
-from codemods.huggingface.analysis import TRAINERS
+from codemods.huggingface.names import TRAINERS
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.bound_methods import bound_steps

@@ -441,12 +441,12 @@ class EarlyOptimizers(Analysis):
                         if wrapper_moved is not None:
                             on_cpu.discard(inner)
                     continue
-                if event[0] == "model" and (wrapped := _same_parameters(self.walk.resolve_dotted, event)) is not None:
-                    if isinstance(wrapped, str):  # ``model = torch.jit.script(model)``: where it was
-                        if (held := canonical(wrapped, aliases)) != name:
+                if event[0] == "model" and (same := _same_parameters(self.walk.resolve_dotted, event)) is not None:
+                    if isinstance(same, str):  # ``model = torch.jit.script(model)``: where it was
+                        if (held := canonical(same, aliases)) != name:
                             aliases[name] = held
                         continue
-                    event = wrapped  # ``torch.compile(Net())``: as ``Net()``
+                    event = same  # ``torch.compile(Net())``: as ``Net()``
                 if event[0] == "model":
                     aliases.pop(name, None)
                     handed_in.discard(name)

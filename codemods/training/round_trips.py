@@ -245,9 +245,7 @@ class RoundTrips(EarlyOptimizers):
                     elif moved[0] == "move" and module in on_cpu:
                         self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found, event[2])
                 for module in complete & on_cpu.keys():  # moved back through a helper of its own
-                    self._note_round_trip(
-                        module, on_cpu.pop(module), f"`{event[1]}`", found, event[2], handed=True
-                    )
+                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, event[2], handed=True)
         return held
 
     def _hold(

@@ -59,7 +59,9 @@ def _variant(scripted: bool, rebuilt_after_every_trip: bool) -> str:
     every = "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
     script = script.replace("REBUILT_AFTER\n", every if rebuilt_after_every_trip else "")
     if rebuilt_after_every_trip:
-        script = script.replace("    if step == 5:\n        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n", "")
+        script = script.replace(
+            "    if step == 5:\n        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n", ""
+        )
     return script
 
 

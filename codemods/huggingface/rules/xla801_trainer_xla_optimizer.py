@@ -57,7 +57,15 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "decide by hand. TRL's trainers (SFTTrainer, DPOTrainer, GRPOTrainer, ...) are Trainers, and its configs "
     "(SFTConfig, DPOConfig, GRPOConfig, ...) TrainingArguments with the same default: they are ported the same "
     "way, built in code or parsed by TrlParser (`parse_args_and_config`), and so is a subclass of one defined in "
-    "another module of the project (`class RunConfig(trl.SFTConfig)` in config.py).",
+    "another module of the project (`class RunConfig(trl.SFTConfig)` in config.py). So is a Trainer subclass of "
+    "another module of the project (`class CustomSeq2SeqTrainer(Seq2SeqTrainer)` in sft/trainer.py): arguments "
+    "parsed in the file that builds it (also `HfArgumentParser(...).parse_args_into_dataclasses()` in one "
+    "expression) get the mapping after parsing; a Trainer handed its arguments from elsewhere (a parameter) is an "
+    'error at its construction: set optim="adamw_torch_xla" where they are built or parsed. TRL\'s `PPOConfig` is '
+    "two classes: up to TRL 0.11 a dataclass without `optim` (the keyword raises TypeError) read by a PPOTrainer "
+    "that is no Trainer and builds a torch Adam, which runs on XLA; from 0.12 a TrainingArguments. Its keywords "
+    "tell them apart (`ppo_epochs`, `log_with`... / `output_dir`, `num_ppo_epochs`...): the old one gets "
+    "nothing, the new one gets optim=, and one whose keywords fit both is an error to decide by hand.",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args="", extra=""),

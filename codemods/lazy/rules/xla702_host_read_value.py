@@ -22,7 +22,9 @@ HOST_READ_VALUE = Rule(
     summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step",
     fixable=False,
     why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
-    "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
+    "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure. "
+    "A read under an `if` of the loop (`if (step + 1) % save_steps == 0:`) runs only in the steps where the "
+    "test holds: the finding says so, and there is nothing to do when that is seldom.",
     examples=lambda: (
         Invalid(
             _loop("total += loss.item()"),
