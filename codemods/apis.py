@@ -487,12 +487,6 @@ DISTRIBUTED = frozenset(
     }
 )
 
-# Calls that return a module over the same Parameter objects as the one they are handed, on the
-# same device (a ScriptModule of it, dynamo's OptimizedModule around it): moving one moves the other,
-# and ``model = torch.jit.script(model)`` leaves ``model`` where it was (checked on torch_xla 2.9:
-# a move of the scripted module to the CPU and back replaces the parameters, as for the plain one).
-SAME_PARAMETER_WRAPPERS = frozenset({"torch.jit.script", TORCH_COMPILE})
-
 # PyTorch FSDP (torch.distributed.fsdp): the wrapper, its argument types, the wrap
 # policies that torch_xla has under the same names (torch_xla.distributed.fsdp.wrap,
 # which call them with ``unwrapped_params=`` where torch says ``nonwrapped_numel=``),

@@ -53,6 +53,13 @@ if TYPE_CHECKING:
     from codemods.training.records import ModelEvent, OptimizerEvent, _Function, _Scope
 
 
+# Calls that return a module over the same Parameter objects as the one they are handed, on the
+# same device (a ScriptModule of it, dynamo's OptimizedModule around it): moving one moves the other,
+# and ``model = torch.jit.script(model)`` leaves ``model`` where it was (checked on torch_xla 2.9:
+# a move of the scripted module to the CPU and back replaces the parameters, as for the plain one).
+SAME_PARAMETER_WRAPPERS = frozenset({"torch.jit.script", apis.TORCH_COMPILE})
+
+
 class EarlyOptimizers(Analysis):
     """The part of TrainingAnalysis that checks what optimizers are built over."""
 
@@ -76,7 +83,7 @@ class EarlyOptimizers(Analysis):
         """DataParallel(model) and DDP(model) sit wherever the wrapped model is, and
         ``torch.jit.script(model)``, ``torch.compile(model)`` hold its very parameters."""
         qualified = self.walk.resolve_dotted(constructor) or ""
-        return qualified in apis.DISTRIBUTED or qualified in apis.SAME_PARAMETER_WRAPPERS
+        return qualified in apis.DISTRIBUTED or qualified in SAME_PARAMETER_WRAPPERS
 
     def _kept_arguments(self, constructor: str, arguments: tuple[tuple[int, str | None, str], ...]) -> tuple[str, ...]:
         """The names handed to a module class that it keeps as submodules, so that moving
@@ -541,7 +548,7 @@ def _same_parameters(resolve: Callable[[str], str | None], event: ModelEvent) ->
     parameters, where its argument is): the name it is handed, or the event of the module it is
     built over (``torch.compile(Net().to(device))``: ``Net()``, moved); None for any other call."""
     _, name, constructor, moved, call = event
-    if resolve(constructor) not in apis.SAME_PARAMETER_WRAPPERS or not call.args:
+    if resolve(constructor) not in SAME_PARAMETER_WRAPPERS or not call.args:
         return None
     core = call.args[0].value
     while (
