@@ -12,7 +12,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, target_names
 from codemods.engine.walk import Analysis, Walk
-from codemods.huggingface.analysis import TRAINING_ARGUMENTS
+from codemods.huggingface.names import TRAINING_ARGUMENTS
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -31,6 +31,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
+from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.project.analysis import ProjectAnalysis
 
@@ -69,58 +70,6 @@ CUDA_ONLY_OPTIMIZERS = frozenset(
     }
 )
 
-# TRL's trainers and configs (checked in huggingface/trl: v0.19.0 exports all of these from
-# ``trl`` and ``trl.trainer``; 1.x keeps SFT, DPO, GRPO, KTO, Reward and RLOO there and moves
-# the others to ``trl.experimental.<method>``). Each trainer is a transformers.Trainer and each
-# config a TrainingArguments (through ``OnPolicyConfig``, ``OnlineDPOConfig``, ``SFTConfig`` or
-# 1.x's ``_BaseConfig``), none with an ``optim`` default of its own: with transformers 5 and
-# torch >= 2.8 they build the fused AdamW, which raises on XLA parameters. AlignProp and DDPO
-# (diffusers trainers with their own configs) are not Trainers.
-_TRL_METHODS = {
-    "SFT": "sft",
-    "DPO": "dpo",
-    "GRPO": "grpo",
-    "KTO": "kto",
-    "Reward": "reward",
-    "RLOO": "rloo",
-    "PPO": "ppo",
-    "BCO": "bco",
-    "CPO": "cpo",
-    "GKD": "gkd",
-    "NashMD": "nash_md",
-    "OnlineDPO": "online_dpo",
-    "ORPO": "orpo",
-    "PRM": "prm",
-    "XPO": "xpo",
-    "IterativeSFT": "iterative_sft",
-}
-
-
-def _trl(kind: str) -> frozenset[str]:
-    """Where TRL's ``<Method>Trainer`` or ``<Method>Config`` classes are imported from."""
-    return frozenset(
-        f"{module}.{method}{kind}"
-        for method, package in _TRL_METHODS.items()
-        for module in ("trl", "trl.trainer", f"trl.trainer.{package}_{kind.lower()}", f"trl.experimental.{package}")
-    )
-
-
-TRAINERS = frozenset(
-    {
-        "transformers.Trainer",
-        "transformers.Seq2SeqTrainer",
-        "transformers.trainer.Trainer",
-        "transformers.trainer_seq2seq.Seq2SeqTrainer",
-    }
-) | _trl("Trainer")
-TRAINING_ARGUMENTS = frozenset(
-    {
-        "transformers.TrainingArguments",
-        "transformers.Seq2SeqTrainingArguments",
-        "transformers.training_args.TrainingArguments",
-        "transformers.training_args_seq2seq.Seq2SeqTrainingArguments",
-    }
-) | _trl("Config")
 # HfArgumentParser, and TRL's subclass of it (``parse_args_and_config`` reads a YAML config
 # file, then parses like ``parse_args_into_dataclasses``).
 ARGUMENT_PARSERS = frozenset(
@@ -196,16 +145,24 @@ class HuggingFaceAnalysis(Analysis):
         return self.walk.resolve(node) in qualified or (bool(local) and dotted(node) in local)
 
     def is_trainer(self, node: cst.BaseExpression) -> bool:
-        return self._is(node, TRAINERS, self.trainer_classes)
+        """transformers' Trainers, TRL's, and their subclasses of this file or of another module
+        of the project (``class CustomSeq2SeqTrainer(Seq2SeqTrainer)`` in sft/trainer.py)."""
+        if self._is(node, TRAINERS, self.trainer_classes):
+            return True
+        return self._project_class(node, "trainer_classes")
 
     def is_training_arguments(self, node: cst.BaseExpression) -> bool:
         """TrainingArguments, TRL's configs, and their subclasses of this file or of another
         module of the project (``class RunConfig(trl.SFTConfig)`` in config.py)."""
         if self._is(node, TRAINING_ARGUMENTS, self.argument_classes):
             return True
+        return self._project_class(node, "argument_classes")
+
+    def _project_class(self, node: cst.BaseExpression, kind: str) -> bool:
+        """``node`` names a class of another module of the project that its summary lists under ``kind``."""
         name = dotted(node)
         found = self.walk.analysis(ProjectAnalysis).origin(name) if name is not None else None
-        return found is not None and found.summary is not None and found.name in found.summary.argument_classes
+        return found is not None and found.summary is not None and found.name in getattr(found.summary, kind)
 
     # -- walk -------------------------------------------------------------------------
 
@@ -213,6 +170,7 @@ class HuggingFaceAnalysis(Analysis):
         for base in node.bases:
             if self.is_trainer(base.value):
                 self.trainer_classes.add(node.name.value)
+                self.part.trainer_classes.add(node.name.value)
             if self.is_training_arguments(base.value):
                 self.argument_classes.add(node.name.value)
                 self.part.argument_classes.add(node.name.value)
@@ -282,6 +240,13 @@ class HuggingFaceAnalysis(Analysis):
                 self.tokenizers.add(name)
             elif method_name(value) in PARSE_METHODS and (parser := dotted(receiver(value))) in self.parsers:
                 self._parse(target.target, self.parsers[parser], self.parser_classes[parser])
+            elif (
+                method_name(value) in PARSE_METHODS
+                and type(built := receiver(value)) is cst.Call
+                and self.walk.resolve(built.func) in ARGUMENT_PARSERS
+                and (parsed := self._parsed_class(built)) is not None
+            ):  # ``(training_args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()``
+                self._parse(target.target, *parsed)
 
     def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
         """``Accelerator(...)``, or a conditional expression each of whose branches builds one
@@ -292,6 +257,13 @@ class HuggingFaceAnalysis(Analysis):
         return type(value) is cst.Call and self.walk.resolve(value.func) == ACCELERATOR
 
     def _parser(self, name: str, call: cst.Call) -> None:
+        if (parsed := self._parsed_class(call)) is not None:
+            self.parsers[name], self.parser_classes[name] = parsed
+
+    def _parsed_class(self, call: cst.Call) -> tuple[int, str] | None:
+        """The position and the class as written of the TrainingArguments an argument parser
+        built by ``call`` parses (the last one, if it parses several)."""
+        found = None
         classes = arg_value(call, 0, "dataclass_types")
         elements = (
             classes.elements
@@ -302,8 +274,8 @@ class HuggingFaceAnalysis(Analysis):
         )
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
-                self.parsers[name] = index
-                self.parser_classes[name] = dotted(element.value) or ""
+                found = (index, dotted(element.value) or "")
+        return found
 
     def _parse(self, target: cst.BaseExpression, index: int, written: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > index:
@@ -385,8 +357,16 @@ class HuggingFaceAnalysis(Analysis):
         for call, function, scope in self.candidate_calls:
             callee = self.walk.resolve(call.func)
             if self.is_trainer(call.func):
-                part.trainers.append(call)
+                if not plain_ppo_trainer(callee, call):
+                    part.trainers.append(call)
             elif self.is_training_arguments(call.func):
+                era = ppo_config_era(callee, call)
+                if era == "plain":
+                    continue  # (TRL <= 0.11's PPOConfig: no TrainingArguments, no optim field)
+                if era == "unknown":
+                    self.part.builds_arguments = True
+                    self.part.training_arguments[call] = OptimizerChoice("ppo")
+                    continue
                 self._training_arguments(call, function, scope)
             elif callee in PADDING_COLLATORS:
                 self._collator(call)

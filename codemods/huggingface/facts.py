@@ -14,9 +14,10 @@ class OptimizerChoice:
     """What a TrainingArguments(...) call does about ``optim``: add it, replace an AdamW
     spelling that does not run on XLA, ``map`` a value that is not a literal (a variable, a
     flag: such spellings become adamw_torch_xla where it is given), or ``report`` (its
-    keywords come from ``**kwargs``)."""
+    keywords come from ``**kwargs``), or ``ppo``: TRL's PPOConfig whose keywords do not tell
+    which of its two classes it is (see huggingface/names.py), reported."""
 
-    action: Literal["add", "replace", "map", "report"]
+    action: Literal["add", "replace", "map", "report", "ppo"]
     value: cst.BaseExpression | None = None  # the literal replaced, the value mapped
 
 
@@ -59,6 +60,9 @@ class HuggingFaceFacts:
     # The file's classes that derive from TrainingArguments (or a TRL config), for the files
     # that import them too.
     argument_classes: set[str] = field(default_factory=set)
+    # The file's classes that derive from a Trainer (transformers', TRL's, or a Trainer subclass
+    # of another module of the project), for the files that import them too.
+    trainer_classes: set[str] = field(default_factory=set)
     # The file builds or parses TrainingArguments (those needing a change are below).
     builds_arguments: bool = False
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)

@@ -19,6 +19,8 @@ class HostRead:
     # What the closure receives instead (evaluated now): the receiver of ``t.item()``,
     # or the device expression itself for ``print(t)``, ``f"{t}"``, ``float(t)``.
     value: cst.BaseExpression
+    # Under an ``if`` within the loop (``if (step + 1) % save_steps == 0:``): not every step.
+    conditional: bool = False
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ class HostReadAnalysis(Analysis):
             if loop is None or site.statement in self.before_exit:
                 continue
             kind = self._kind(site)
-            self.part.reads[node] = HostRead(kind, values[node])
+            self.part.reads[node] = HostRead(kind, values[node], site.conditional)
             if kind == "logging":
                 self._step_closure(site, node, loop)
         for site in self.flow.sites.tests:

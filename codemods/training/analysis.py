@@ -15,7 +15,7 @@ from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import arg_value, dotted, fold_true, is_true, method_name, names_the_cpu, string_value, walk
 from codemods.engine.walk import Walk
-from codemods.huggingface.analysis import TRAINERS
+from codemods.huggingface.names import TRAINERS
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.bound_methods import bound_steps
@@ -58,6 +58,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         self.part = self.facts.training
         self.device = walk.analysis(DeviceAnalysis)
         self.loop_records: dict[int, _Loop] = {}
+        self.branch_blocks: set[int] = set()  # (round_trips.py) blocks that may not run: if/else, except
         self.function_records: dict[int, _Function] = {}
         self.module_scope = _Scope()
         self.model_candidates: list[tuple[str, str]] = []

@@ -18,6 +18,7 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -49,7 +50,14 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
     from codemods.training.facts import TrainingFacts
     from codemods.training.followed_events import FollowedEvent, HandedEvent, HandedOptimizerEvent, UntracedEvent
-    from codemods.training.records import OptimizerEvent, _Function, _Scope
+    from codemods.training.records import ModelEvent, OptimizerEvent, _Function, _Scope
+
+
+# Calls that return a module over the same Parameter objects as the one they are handed, on the
+# same device (a ScriptModule of it, dynamo's OptimizedModule around it): moving one moves the other,
+# and ``model = torch.jit.script(model)`` leaves ``model`` where it was (checked on torch_xla 2.9:
+# a move of the scripted module to the CPU and back replaces the parameters, as for the plain one).
+SAME_PARAMETER_WRAPPERS = frozenset({"torch.jit.script", apis.TORCH_COMPILE})
 
 
 class EarlyOptimizers(Analysis):
@@ -72,8 +80,10 @@ class EarlyOptimizers(Analysis):
         )
 
     def _is_wrapper(self, constructor: str) -> bool:
-        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
-        return (self.walk.resolve_dotted(constructor) or "") in apis.DISTRIBUTED
+        """DataParallel(model) and DDP(model) sit wherever the wrapped model is, and
+        ``torch.jit.script(model)``, ``torch.compile(model)`` hold its very parameters."""
+        qualified = self.walk.resolve_dotted(constructor) or ""
+        return qualified in apis.DISTRIBUTED or qualified in SAME_PARAMETER_WRAPPERS
 
     def _kept_arguments(self, constructor: str, arguments: tuple[tuple[int, str | None, str], ...]) -> tuple[str, ...]:
         """The names handed to a module class that it keeps as submodules, so that moving
@@ -438,6 +448,12 @@ class EarlyOptimizers(Analysis):
                         if wrapper_moved is not None:
                             on_cpu.discard(inner)
                     continue
+                if event[0] == "model" and (same := _same_parameters(self.walk.resolve_dotted, event)) is not None:
+                    if isinstance(same, str):  # ``model = torch.jit.script(model)``: where it was
+                        if (held := canonical(same, aliases)) != name:
+                            aliases[name] = held
+                        continue
+                    event = same  # ``torch.compile(Net())``: as ``Net()``
                 if event[0] == "model":
                     aliases.pop(name, None)
                     handed_in.discard(name)
@@ -525,3 +541,26 @@ class EarlyOptimizers(Analysis):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
+
+
+def _same_parameters(resolve: Callable[[str], str | None], event: ModelEvent) -> str | ModelEvent | None:
+    """For ``name = torch.jit.script(...)`` or ``torch.compile(...)`` (a module over the same
+    parameters, where its argument is): the name it is handed, or the event of the module it is
+    built over (``torch.compile(Net().to(device))``: ``Net()``, moved); None for any other call."""
+    _, name, constructor, moved, call = event
+    if resolve(constructor) not in SAME_PARAMETER_WRAPPERS or not call.args:
+        return None
+    core = call.args[0].value
+    while (
+        type(core) is cst.Call
+        and type(attribute := core.func) is cst.Attribute
+        and attribute.attr.value in ("to", "cuda", "float", "double", "train", "eval")
+    ):
+        if moved is None and attribute.attr.value in ("to", "cuda"):
+            moved = core
+        core = attribute.value
+    if moved is None and (held := dotted(core)) is not None:
+        return held
+    if type(core) is cst.Call and (inner := dotted(core.func)) is not None:
+        return ("model", name, inner, moved, core)
+    return None

@@ -21,6 +21,9 @@ again after the move back holds the new parameters: no finding.  A method starts
 (it may run before the optimizer is built); ``self.save_network`` that the class inherits from a
 base of another module is that base's method; and a file that keeps an optimizer on an
 instance is read even where it steps nothing (another module steps ``model.optimizer_G``).
+The rebuild must run after every round trip: after the move back in the same block, or in a block
+around it (a rebuild under another ``if``, ``if step == milestone:`` beside ``if step % save_steps
+== 0:``, runs once and leaves the later round trips with the old parameters: still reported).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from codemods.training.handed_parameters import parameter_named
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
 
 if TYPE_CHECKING:
-    from codemods.training.records import _Function, _Scope
+    from codemods.training.records import _Function, _Loop, _Scope
 
 
 @dataclass
@@ -87,6 +90,37 @@ class RoundTrips(EarlyOptimizers):
     optimizer was built over them."""
 
     _recording = True  # ``_trips_in`` records the round trips it finds
+    branch_blocks: set[int]
+    loop_records: dict[int, _Loop]
+
+    def visit_If(self, node: cst.If) -> None:
+        self.branch_blocks.add(id(node.body))
+        if node.orelse is not None:
+            self.branch_blocks.add(id(node.orelse))
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.branch_blocks.update(id(handler) for handler in node.handlers)
+        if node.orelse is not None:
+            self.branch_blocks.add(id(node.orelse))
+
+    def _after_every(self, rebuild: cst.CSTNode, back: cst.CSTNode) -> bool:
+        """``rebuild`` (later in the scope's events) runs whenever ``back`` ran: each block around
+        it that may not run (an if's or else's, an except's, a loop's body) is around ``back`` too."""
+        parents = self.walk.parents
+        conditional = self.branch_blocks | {
+            id(block) for loop in self.loop_records.values() for block in _loop_blocks(loop.node)
+        }
+        around_back: set[int] = set()
+        key: int | None = id(back)
+        while key is not None:
+            around_back.add(key)
+            key = parents.get(key)
+        key = id(rebuild)
+        while key is not None:
+            if key in conditional and key not in around_back:
+                return False
+            key = parents.get(key)
+        return True
 
     def _round_trip_parameters(self) -> None:
         """A function that moves what it is handed to the CPU and back through the project's
@@ -160,7 +194,8 @@ class RoundTrips(EarlyOptimizers):
         """Record the round trips of ``scope``'s events (unless ``record`` is False); what it holds at its end."""
         self._recording = record
         on_cpu: dict[str, tuple[cst.Call, str, str]] = {}  # module -> its move to the CPU, as written, optimizer
-        found: dict[cst.Call, str] = {}  # this scope's round trips: the move to the CPU -> the module
+        # This scope's round trips: the move to the CPU -> the module, and the move back.
+        found: dict[cst.Call, tuple[str, cst.CSTNode]] = {}
         # Names bound to modules' parameters (``params = list(self.netG.parameters())``) -> those modules.
         collected: dict[str, list[str]] = {}
         for event in scope.events:
@@ -183,19 +218,19 @@ class RoundTrips(EarlyOptimizers):
                 ]
             elif event[0] == "uses" and (optimizer := built_by.get(event[2])) is not None:
                 for module in [module for name in event[1] for module in collected.get(name, ())]:
-                    self._hold(held, module, optimizer, found)
+                    self._hold(held, module, optimizer, found, event[2])
             elif event[0] == "wraps":
                 kept = self._kept_arguments(str(event[2]), event[3])
                 held.wraps[held.canonical(str(event[1]))] = {held.canonical(name) for name in kept}
             elif event[0] == "optimizer" and (optimizer := built_by.get(event[2])) is not None:
-                self._hold(held, held.canonical(str(event[1])), optimizer, found)
+                self._hold(held, held.canonical(str(event[1])), optimizer, found, event[2])
             elif event[0] == "cpu" or (event[0] == "move" and names_the_cpu(arg_value(event[3], 0, "device"))):
                 move = event[2] if event[0] == "cpu" else event[3]
                 module = held.canonical(str(event[1]))
                 if (optimizer := held.optimizer_of(module)) is not None:
                     on_cpu.setdefault(module, (move, str(event[1]), optimizer))
             elif event[0] == "move" and (module := held.canonical(str(event[1]))) in on_cpu:
-                self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found)
+                self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found, event[3])
             elif event[0] == "call":
                 # A helper handed the module moves it (back), or moves it to the CPU and back itself.
                 complete = set()
@@ -208,15 +243,26 @@ class RoundTrips(EarlyOptimizers):
                         if len(moved) > 3:  # the callee moves it back itself
                             complete.add(module)
                     elif moved[0] == "move" and module in on_cpu:
-                        self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found)
+                        self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found, event[2])
                 for module in complete & on_cpu.keys():  # moved back through a helper of its own
-                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, handed=True)
+                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, event[2], handed=True)
         return held
 
-    def _hold(self, held: _Held, module: str, optimizer: str, found: dict[cst.Call, str]) -> None:
-        """``optimizer`` is built over ``module``'s parameters: it steps them from here on."""
+    def _hold(
+        self,
+        held: _Held,
+        module: str,
+        optimizer: str,
+        found: dict[cst.Call, tuple[str, cst.CSTNode]],
+        built: cst.CSTNode,
+    ) -> None:
+        """``optimizer`` is built over ``module``'s parameters (at ``built``): it steps them from here on."""
         held.optimizers[module] = optimizer
-        for call in [call for call, moved in found.items() if held.holds(module, moved)]:
+        for call in [
+            call
+            for call, (moved, back) in found.items()
+            if held.holds(module, moved) and self._after_every(built, back)
+        ]:
             self.part.round_trips.pop(call, None)  # built again after the move back: it holds the new ones
             del found[call]
 
@@ -232,13 +278,21 @@ class RoundTrips(EarlyOptimizers):
         module: str,
         trip: tuple[cst.Call, str, str],
         back: str,
-        found: dict[cst.Call, str],
+        found: dict[cst.Call, tuple[str, cst.CSTNode]],
+        back_node: cst.CSTNode,
         handed: bool = False,
     ) -> None:
         move, written, optimizer = trip
         if self._recording:
             self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
-        found[move] = module
+        found[move] = (module, back_node)
+
+
+def _loop_blocks(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A loop's body and ``else`` block: they may run no time."""
+    if type(node) is cst.For or type(node) is cst.While:
+        return [node.body, *([node.orelse] if node.orelse is not None else [])]
+    return []
 
 
 def _calls(scope: _Scope, method: _Scope) -> bool:

@@ -57,7 +57,15 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "decide by hand. TRL's trainers (SFTTrainer, DPOTrainer, GRPOTrainer, ...) are Trainers, and its configs "
     "(SFTConfig, DPOConfig, GRPOConfig, ...) TrainingArguments with the same default: they are ported the same "
     "way, built in code or parsed by TrlParser (`parse_args_and_config`), and so is a subclass of one defined in "
-    "another module of the project (`class RunConfig(trl.SFTConfig)` in config.py).",
+    "another module of the project (`class RunConfig(trl.SFTConfig)` in config.py). So is a Trainer subclass of "
+    "another module of the project (`class CustomSeq2SeqTrainer(Seq2SeqTrainer)` in sft/trainer.py): arguments "
+    "parsed in the file that builds it (also `HfArgumentParser(...).parse_args_into_dataclasses()` in one "
+    "expression) get the mapping after parsing; a Trainer handed its arguments from elsewhere (a parameter) is an "
+    'error at its construction: set optim="adamw_torch_xla" where they are built or parsed. TRL\'s `PPOConfig` is '
+    "two classes: up to TRL 0.11 a dataclass without `optim` (the keyword raises TypeError) read by a PPOTrainer "
+    "that is no Trainer and builds a torch Adam, which runs on XLA; from 0.12 a TrainingArguments. Its keywords "
+    "tell them apart (`ppo_epochs`, `log_with`... / `output_dir`, `num_ppo_epochs`...): the old one gets "
+    "nothing, the new one gets optim=, and one whose keywords fit both is an error to decide by hand.",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args="", extra=""),
@@ -83,6 +91,15 @@ TRAINER_XLA_OPTIMIZER = Rule(
             DDPOTrainer(config, reward_fn, prompt_fn, pipeline).train()
             """,
             note="trl-diffusion-trainer-is-no-trainer",
+        ),
+        valid(
+            """
+            from trl import PPOConfig, PPOTrainer
+
+            config = PPOConfig(model_name="gpt2", learning_rate=1.41e-5, ppo_epochs=4, mini_batch_size=8)
+            trainer = PPOTrainer(config=config, model=model, ref_model=ref_model, tokenizer=tokenizer, dataset=data)
+            """,
+            note="trl-0.11-ppo-config-has-no-optim",
         ),
         valid(
             """
@@ -115,6 +132,67 @@ TRAINER_XLA_OPTIMIZER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import trl as t
+
+            config = t.PPOConfig(output_dir="out", num_ppo_epochs=4, dataloader_num_workers=2)
+            """,
+            """
+            import trl as t
+
+            config = t.PPOConfig(output_dir="out", num_ppo_epochs=4, dataloader_num_workers=2, optim="adamw_torch_xla")
+            """,
+            note="trl-0.12-ppo-config-is-training-arguments",
+            alias=True,
+            findings=(Expected(3, 10, 'optim="adamw_torch_xla" added'),),
+        ),
+        *(
+            invalid(
+                """
+                from trl import PPOConfig
+
+                config = PPOConfig(learning_rate=1e-5, seed=0)
+                """,
+                target=target,
+                note=f"trl-ppo-config-of-either-version-{target}",
+                findings=(
+                    Expected(
+                        3,
+                        10,
+                        "TRL's PPOConfig is a TrainingArguments only from TRL 0.12 (with the default fused AdamW, which "
+                        'raises on XLA): there, add optim="adamw_torch_xla"; up to 0.11 it is a dataclass without optim',
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                (training_args,) = HfArgumentParser((Seq2SeqTrainingArguments,)).parse_args_into_dataclasses()
+                Seq2SeqTrainer(model=model, args=training_args).train()
+            """,
+            """
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                (training_args,) = HfArgumentParser((Seq2SeqTrainingArguments,)).parse_args_into_dataclasses()
+                if training_args.optim in ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+                    training_args.optim = "adamw_torch_xla"
+                Seq2SeqTrainer(model=model, args=training_args).train()
+
+
+            def _mp_fn(index):
+                main()
+            """,
+            note="parser-built-inline",
+            findings=(Expected(6, 5, 'training_args.optim = "adamw_torch_xla" after parsing'),),
+        ),
         invalid(
             """
             from trl import SFTConfig, SFTTrainer
@@ -417,7 +495,11 @@ def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
     """A Trainer in a file that neither builds nor parses its TrainingArguments."""
     if not ctx.facts.huggingface.builds_arguments:
         ctx.report(
-            TRAINER_XLA_OPTIMIZER, original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer'
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer, where they are built or '
+            "parsed (not in this file): its default optimizer, the fused AdamW of torch >= 2.8, raises on XLA "
+            "parameters at the first step",
         )
     return updated
 
@@ -430,6 +512,15 @@ def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Ca
     from codemods.engine.nodes import quoted_like, string_value, with_keyword
 
     choice = ctx.facts.huggingface.training_arguments[original]
+    if choice.action == "ppo":
+        ctx.report(
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            "TRL's PPOConfig is a TrainingArguments only from TRL 0.12 (with the default fused AdamW, which "
+            f'raises on XLA): there, add optim="{XLA_OPTIMIZER}"; up to 0.11 it is a dataclass without optim '
+            "(the keyword raises TypeError) and its PPOTrainer builds a torch Adam, which runs on XLA",
+        )
+        return updated
     if choice.action == "report":
         ctx.report(
             TRAINER_XLA_OPTIMIZER,

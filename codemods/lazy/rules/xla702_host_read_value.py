@@ -22,7 +22,9 @@ HOST_READ_VALUE = Rule(
     summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step",
     fixable=False,
     why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
-    "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
+    "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure. "
+    "A read under an `if` of the loop (`if (step + 1) % save_steps == 0:`) runs only in the steps where the "
+    "test holds: the finding says so, and there is nothing to do when that is seldom.",
     examples=lambda: (
         Invalid(
             _loop("total += loss.item()"),
@@ -141,6 +143,28 @@ HOST_READ_VALUE = Rule(
             import torch
             import torch_xla
 
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x.to(device)), y.to(device))
+                loss.backward()
+                if (step + 1) % save_steps == 0:
+                    last = loss.item()
+                torch_xla.sync()
+            """,
+            note="read-under-an-if-of-the-loop",
+            findings=(
+                Expected(
+                    8,
+                    16,
+                    "`loss.item()` reads a device value to the host in each step where the `if` around "
+                    "it holds (an extra graph execution each time): nothing to do if that is seldom (every N steps)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
             total = 0.0
             for x, y in loader:
                 loss = criterion(model(x.to(device)), y.to(device))
@@ -170,14 +194,22 @@ HOST_READ_VALUE = Rule(
 )
 def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
     code = ctx.code(original)
-    if ctx.facts.host_reads.reads[original].kind == "accumulation":
+    read = ctx.facts.host_reads.reads[original]
+    # Under an ``if`` of the loop it runs in the steps where the test holds, which may be seldom.
+    when = "in each step where the `if` around it holds" if read.conditional else "every step"
+    if read.kind == "accumulation":
         message = (
-            f"`{code}` reads a device value to the host every step to accumulate it (an extra graph execution): "
+            f"`{code}` reads a device value to the host {when} to accumulate it (an extra graph execution): "
             "keep the sum on the device (`+= x.detach()`) and read it once per log interval"
+        )
+    elif read.conditional:
+        message = (
+            f"`{code}` reads a device value to the host {when} (an extra graph execution each time): nothing to "
+            "do if that is seldom (every N steps); if it holds in most steps, read it inside xm.add_step_closure"
         )
     else:
         message = (
-            f"`{code}` reads a device value to the host every step (an extra graph execution): read it inside "
+            f"`{code}` reads a device value to the host {when} (an extra graph execution): read it inside "
             "xm.add_step_closure, or only every N steps"
         )
     return message

@@ -32,6 +32,7 @@ from codemods.training.rules.programs import (
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
 )
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_invalid
+from codemods.training.rules.round_trip_rebuilds import round_trip_rebuild_invalid
 from codemods.training.rules.round_trips import round_trip_invalid
 from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_invalid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid
@@ -323,6 +324,7 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
         *own_optimizer_invalid(),
         *method_optimizer_invalid(),
         *round_trip_invalid(),
+        *round_trip_rebuild_invalid(),
         *init_move_invalid(),
         *init_moved_optimizer_invalid(),
         *caller_moved_optimizer_invalid(),

@@ -25,6 +25,7 @@ from codemods.training.rules.programs import (
     MOVED_IN_INIT_PORTED,
 )
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_valid
+from codemods.training.rules.round_trip_rebuilds import round_trip_rebuild_valid
 from codemods.training.rules.round_trips import round_trip_valid
 from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_valid
 from codemods.training.rules.wrapped_models import wrapped_model_valid
@@ -107,8 +108,12 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
-    "again after the move back (then there is no finding). A name bound to a new model before the move "
-    "(`model = Net()` again) moves another module: the first one's optimizer gets no finding. Parameter lists a "
+    "again after the move back (then there is no finding, when the rebuild runs after every round trip: after the "
+    "move back in its block, or in a block around it; one under another `if`, `if step == milestone:` beside the "
+    "save's `if step % save_steps == 0:`, runs once and leaves the later round trips reported). A name bound to a "
+    "new model before the move (`model = Net()` again) moves another module: the first one's optimizer gets no "
+    "finding, but `torch.jit.script(model)` and `torch.compile(model)` return a module over the same parameters, "
+    "where `model` is (moved first, no finding at the optimizer; on the CPU, moved later, reported). Parameter lists a "
     "module class collects in `__init__` (`self.params1 = list(self.convs.parameters())`, in this file or another "
     "module of the project) hold the Parameters as they were before the caller moved the instance: an optimizer "
     "built over them after the move (`Adam([{'params': model.params1}, ...])`) is reported there, naming the "
@@ -232,6 +237,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *own_optimizer_valid(),
         *method_optimizer_valid(),
         *round_trip_valid(),
+        *round_trip_rebuild_valid(),
         *init_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
