@@ -184,6 +184,10 @@ class DistributedFacts:
     # rendezvous raises and the script trains on one process; the port keeps that rendezvous (xla://
     # would start a group of one, and what the script does only under a group, SyncBatchNorm, runs).
     env_fallback_groups: set[cst.Call] = field(default_factory=set)
+    # Such groups in a module that a file of the run imports whose processes the tool cannot tell
+    # (its summary cannot be read): that file, as findings show it (reported, not ported: under
+    # torch_xla.launch env:// raises in every process, xla:// starts a group of one in a plain run).
+    env_fallback_unknown: dict[cst.Call, str] = field(default_factory=dict)
     # A training loader with a sampler of another kind (reported).
     other_samplers: set[cst.Arg] = field(default_factory=set)
     # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``

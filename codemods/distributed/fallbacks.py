@@ -69,20 +69,30 @@ class FallbackAnalysis(Analysis):
     def _env_fallbacks(self) -> None:
         """The process groups of ``env_fallback_groups``: started with the env:// rendezvous in a
         ``try`` one of whose handlers goes on without a group, in a script the port does not start
-        with the XLA launcher (it runs as ``python train.py`` or under torchrun)."""
-        if self.part.style in ("spawn", "launched"):
+        with the XLA launcher (it runs as ``python train.py`` or under torchrun), nor any file of
+        the run that imports it (module summaries: torch_xla.launch sets no RANK, WORLD_SIZE or
+        MASTER_ADDR, so in each of its processes env:// would raise and the ``except`` would train
+        alone on all the data; those groups keep the xla:// port)."""
+        if self.part.multi_process and self.part.style in ("spawn", "launched", "main"):
             return
-        for node in self.tries:
-            if all(self._ends_or_starts_group(handler) for handler in node.handlers):
-                continue
-            for sub in walk(node.body):
-                if (
-                    type(sub) is cst.Call
-                    and self._starts_group(sub)
-                    and sub in self.part.process_groups
-                    and _env_rendezvous(sub)
-                ):
-                    self.part.env_fallback_groups.add(sub)
+        groups = [
+            sub
+            for node in self.tries
+            if not all(self._ends_or_starts_group(handler) for handler in node.handlers)
+            for sub in walk(node.body)
+            if type(sub) is cst.Call
+            and self._starts_group(sub)
+            and sub in self.part.process_groups
+            and _env_rendezvous(sub)
+        ]
+        found = self.facts.project.context.launched_importer(self.part.requested) if groups else None
+        if found == ("", None) and self.facts.entry.main_guard is not None:
+            found = None  # a script run itself, which no file of the run imports
+        for group in groups if found is None or found[1] is None else ():
+            if found is None:
+                self.part.env_fallback_groups.add(group)
+            else:
+                self.part.env_fallback_unknown[group] = found[0]
 
     def _starts_group(self, node: cst.CSTNode) -> bool:
         return type(node) is cst.Call and self.walk.resolve(node.func) == INIT_PROCESS_GROUP

@@ -69,6 +69,12 @@ class ImportContext(Protocol):
         utils.save_checkpoint(...)``), for this file's callables of those names."""
         ...
 
+    def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
+        """A file of the run that imports this one and is started once per XLA device (True; with
+        ``requested``, ``convert --distributed``, also a one-device script it starts so), or
+        whose summary cannot be read (None), as findings show it; None: no importer of the run is."""
+        ...
+
     def neighbours(self) -> tuple[str, ...]:
         """The modules of the file's own folder (what ``__import__(name)`` with a name known
         only at run time may load, the script's folder being first on sys.path)."""
@@ -234,6 +240,9 @@ class GuessedImports:
 
     def rank_guarded_in_run(self) -> frozenset[str]:
         return frozenset()
+
+    def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
+        return None
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

@@ -177,6 +177,12 @@ class ModuleSummary:
     launch_checks: frozenset[str] = frozenset()
     # Top-level callables that start a process group (``dist.init_process_group(...)``).
     group_starters: frozenset[str] = frozenset()
+    # The module's processes are started once per XLA device (torch_xla.launch or xmp.spawn, as
+    # written or as the port writes them for mp.spawn and a torchrun-style main guard): they
+    # have no RANK, WORLD_SIZE or MASTER_ADDR in their environment.
+    launched: bool = False
+    # A one-device script that ``convert --distributed`` starts so (a main guard, mp.spawn or ``_mp_fn``).
+    launchable: bool = False
     # Functions and methods that return a device: (name, whether it is the XLA device on every
     # path after the port, or None if that could not be followed; else what it returns there).
     device_returns: tuple[tuple[str, bool | None, str], ...] = ()

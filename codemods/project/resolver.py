@@ -187,6 +187,32 @@ class Project(ProjectFiles):
                     self._rank_guarded.setdefault(imported, set()).update(names)
         return frozenset(self._rank_guarded.get(resolved(path), ()))
 
+    def launched_importer(self, path: Path, requested: bool) -> tuple[str, bool | None] | None:
+        """A file of the run that imports ``path`` and whose processes are started once per XLA
+        device (its summary's ``launched``; ``launchable`` where the run makes one-device scripts
+        multi-process, ``requested``): (that file as findings show it, True); (the first
+        importer whose summary cannot be read, None) when none is known to be; ("", None): no file
+        of the run imports it; None: importers of the run, none started so."""
+        unknown: tuple[str, bool | None] | None = ("", None)
+        target = resolved(path)
+        for file in sorted(self.in_run):
+            if file == target:
+                continue
+            try:
+                data = read_bytes(str(file))
+            except FileProblem:
+                continue
+            if target not in imported_files(self, file, data):
+                continue
+            summary = self.summary(file)
+            if summary is None:
+                unknown = (self.display(file), None) if not unknown or not unknown[0] else unknown
+            elif unknown == ("", None):
+                unknown = None
+            if summary is not None and (summary.launched or (requested and summary.launchable)):
+                return self.display(file), True
+        return unknown
+
     def learn_imported(self, imported: Collection[Path], fsdp_imported: Collection[Path] = ()) -> None:
         """The run's files that another file of the run imports, and those that a file
         wrapping a model in FSDP imports, as the runner found them."""
@@ -427,6 +453,9 @@ class FileImports:
 
     def rank_guarded_in_run(self) -> frozenset[str]:
         return self.project.rank_guarded_calls(self.path)
+
+    def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
+        return self.project.launched_importer(self.path, requested)
 
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))

@@ -71,6 +71,10 @@ def summarise(
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         group_starters=frozenset(facts.distributed.group_starters),
+        launched=facts.distributed.multi_process and facts.distributed.style in ("spawn", "main", "launched"),
+        launchable=bool(facts.distributed.spawns)
+        or facts.entry.main_guard is not None
+        or facts.entry.mp_fn is not None,
         feeding=frozenset(facts.obligations.feeding_callables),
         unmoved_feeding=frozenset(facts.obligations.unmoved_feeding),
         device_parameters=frozenset(facts.obligations.device_parameters),

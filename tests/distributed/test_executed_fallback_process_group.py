@@ -88,3 +88,41 @@ def test_negative_control_an_xla_rendezvous_starts_a_group_of_one_and_sync_batch
     setup.write_text(setup.read_text().replace(PORTED, 'dist.init_process_group("xla", init_method="xla://")'))
     run = run_script(converted, "train.py", "--sync-bn", runner=False, check=False)
     assert run.returncode != 0 and "ValueError" in run.stderr and "SyncBatchNorm" in run.stderr, run.stderr[-2000:]
+
+
+# The helper imported by a script that torch_xla.launch starts (as written): the launcher sets no
+# RANK or WORLD_SIZE, so the port meets through xla:// (distributed/fallbacks.py).
+LAUNCHED = """\
+import torch
+import torch.distributed as dist
+import torch_xla
+
+from setup_dist import init_distributed
+
+
+def _mp_fn(index):
+    init_distributed()
+    if dist.is_initialized():
+        print(f"world {dist.get_world_size()}")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+"""
+TWO_DEVICES = {"CPU_NUM_DEVICES": "2"}
+LAUNCHED_PORT = 'dist.init_process_group("xla", init_method="xla://")'
+
+
+def test_under_torch_xla_launch_every_process_joins_the_group(tmp_path: Path) -> None:
+    converted = converted_project(tmp_path, "proj", {"setup_dist.py": SETUP, "launched.py": LAUNCHED})
+    assert LAUNCHED_PORT in (converted / "setup_dist.py").read_text()
+    run = run_script(converted, "launched.py", runner=False, env=TWO_DEVICES)
+    assert run.output.count("world 2") == 2 and "not distributed" not in run.output, run.output
+
+
+def test_negative_control_env_under_torch_xla_launch_falls_back_in_every_process(tmp_path: Path) -> None:
+    converted = converted_project(tmp_path, "proj", {"setup_dist.py": SETUP, "launched.py": LAUNCHED})
+    setup = converted / "setup_dist.py"
+    setup.write_text(setup.read_text().replace(LAUNCHED_PORT, PORTED))
+    run = run_script(converted, "launched.py", runner=False, env=TWO_DEVICES)
+    assert run.output.count("not distributed") == 2 and "world" not in run.output, run.output

@@ -1,5 +1,7 @@
 """XLA601's port of a process group whose ``try`` falls back to one process (the distributed
-facts' ``env_fallback_groups``): the "xla" backend with the env:// rendezvous kept."""
+facts' ``env_fallback_groups``): the "xla" backend with the env:// rendezvous kept; one in a module
+that a file of the run imports whose summary cannot be read (``env_fallback_unknown``) is reported:
+the tool cannot tell whether torch_xla.launch starts its processes (then it needs xla://)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,25 @@ def fallback_process_group(
     from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
     from codemods.engine.nodes import string_value
 
+    importer = ctx.facts.distributed.env_fallback_unknown.get(original)
+    if importer is not None:
+        ctx.report(
+            rule,
+            original,
+            f"`{ctx.code(original)}` starts the process group with the env:// rendezvous and falls back to one "
+            "process where it fails, and "
+            + (
+                f"{importer} imports this module, which the tool cannot read"
+                if importer
+                else "no file of this run imports this module"
+            )
+            + ": the tool cannot tell how its processes start; where "
+            "torch_xla.launch (or xmp.spawn) starts the processes, it sets no RANK or WORLD_SIZE, so env:// fails in "
+            "each and each trains alone on all the data; started so, use "
+            '`init_process_group("xla", init_method="xla://")`; run as a plain `python` script, keep env:// with the '
+            '"xla" backend (xla:// would start a group of one)',
+        )
+        return updated
     backend = dict(group.arguments).get("backend")
     if backend is not None and (kept["backend"] or string_value(backend.value) == "xla"):
         return updated

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.distributed.rules.fallback_group_cases import env_fallback_cases
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -39,7 +40,11 @@ XLA_PROCESS_GROUP = Rule(
     "(a set-up helper's fallback) keeps env://, on both targets: a plain `python train.py` has no RANK or "
     "WORLD_SIZE, so it still falls back as the original did (xla:// would start a group of one there, and what "
     "the script does only under a group, such as SyncBatchNorm, would run and raise), and under torchrun it "
-    "meets as before.",
+    "meets as before. Where the XLA launcher starts the processes (the script's own torch_xla.launch or xmp.spawn, "
+    "the launcher the port adds for mp.spawn, a torchrun-style main guard or `convert --distributed`, or such a "
+    "script of the run that imports the helper's module) it sets no RANK or WORLD_SIZE: env:// would fail in "
+    "every process and each would train alone on all the data, so there the group meets through xla://; a helper "
+    "module no file of the run imports is reported instead (the tool cannot tell how its processes start).",
     examples=lambda: (
         invalid(
             """
@@ -103,101 +108,7 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
     invalid=lambda: (
-        invalid(
-            """
-            import torch.distributed as dist
-
-
-            def init_distributed():
-                try:
-                    dist.init_process_group(backend="nccl", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            """
-            import torch.distributed as dist
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def init_distributed():
-                try:
-                    dist.init_process_group("xla", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            note="env-fallback",
-            findings=(
-                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
-            ),
-        ),
-        invalid(
-            """
-            import torch.distributed as dist
-
-
-            def init_distributed():
-                try:
-                    dist.init_process_group(backend="nccl", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            """
-            import torch.distributed as dist
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def init_distributed():
-                try:
-                    dist.init_process_group("xla", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            note="env-fallback-sagemaker",
-            target="sagemaker",
-            findings=(
-                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
-            ),
-        ),
-        invalid(
-            """
-            import torch.distributed as D
-
-
-            def init_distributed():
-                try:
-                    D.init_process_group(backend="nccl", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            """
-            import torch.distributed as D
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def init_distributed():
-                try:
-                    D.init_process_group("xla", init_method="env://")
-                    return True
-                except:
-                    print("not distributed")
-                    return False
-            """,
-            note="env-fallback-alias",
-            alias=True,
-            findings=(
-                Expected(7, 9, "the env:// rendezvous stays, so that where no launcher sets RANK and WORLD_SIZE"),
-            ),
-        ),
+        *env_fallback_cases(),
         invalid(
             """
             import torch.distributed as dist
@@ -507,7 +418,7 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
     named = dict(group.arguments)
     kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
     rendezvous = ctx.target.rendezvous
-    if original in ctx.facts.distributed.env_fallback_groups:
+    if original in ctx.facts.distributed.env_fallback_groups or original in ctx.facts.distributed.env_fallback_unknown:
         from codemods.distributed.rules.fallback_groups import fallback_process_group
 
         return fallback_process_group(ctx, original, updated, group, kept, XLA_PROCESS_GROUP, XLA_BACKEND)
