@@ -669,6 +669,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
                 self.walk.ends_the_process,
                 script_alone,
                 lambda part: part in device.kept_availability_checks or device.false_on_xla(part),
+                device.strings,
             )
             for call, on_xla, on_one_gpu in answered:
                 answer = answers.of(call, on_xla, on_one_gpu)

@@ -20,7 +20,7 @@ file it is handed to, to where it is used:
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import libcst as cst
@@ -28,6 +28,7 @@ import libcst as cst
 from codemods.cuda_only.count_uses import PURE_BUILTINS
 from codemods.cuda_only.facts import Answer, Effect
 from codemods.cuda_only.module_reads import FUNCTIONS, ModuleReads
+from codemods.engine.nodes import walk
 from codemods.engine.positions import code_of
 
 _WORSE: dict[Effect, int] = {"none": 0, "branch": 1, "breaks": 2}
@@ -51,6 +52,7 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], object]] = {
     cst.Modulo: operator.mod,
 }
 _BUILTINS: dict[str, Callable[..., object]] = {"max": max, "min": min, "int": int, "bool": bool, "abs": abs}
+_XLA_DEVICES = frozenset({"torch_xla.device", "torch_xla.core.xla_model.xla_device"})
 _LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "print", "log", "write"})
 
 
@@ -64,10 +66,12 @@ class CudaAnswers:
         ends_the_process: Callable[[cst.BaseSmallStatement], bool],
         script_alone: bool,
         false_on_xla: Callable[[cst.CSTNode], bool] = lambda node: False,
+        cuda_strings: Collection[cst.CSTNode] = (),
     ) -> None:
         """``script_alone``: the file runs as a script and no other file of the run imports it;
         ``false_on_xla``: a part of a test that is False on XLA as the port leaves it (a kept
-        availability check)."""
+        availability check); ``cuda_strings``: the CUDA device names the port makes the XLA device."""
+        self.cuda_strings = {id(node) for node in cuda_strings}
         self.reads = reads
         self.false_on_xla = false_on_xla
         self.ends_the_process = ends_the_process
@@ -94,6 +98,8 @@ class CudaAnswers:
         if isinstance(climbed, Answer):
             return [climbed]
         child, parent, pair = climbed
+        if _agrees(pair) and (picked := self._picked_device(parent, child, pair)) is not None:
+            return [picked]
         if _agrees(pair):
             return [Answer("none", child, f"`{code_of(child)}` is {pair[0]!r} there, as with one GPU")]
         if isinstance(parent, cst.Arg):
@@ -118,6 +124,39 @@ class CudaAnswers:
         return [
             Answer("breaks", statement, f"`{code_of(statement).strip()}` uses it in a way the tool does not follow")
         ]
+
+    def _picked_device(self, parent: cst.CSTNode | None, test: cst.CSTNode, pair: Pair) -> Answer | None:
+        """A test that comes out on XLA as with one GPU (``torch.cuda.device_count() > 1`` is
+        False) but picks the device: the branch it skips there names a CUDA device and the one it
+        takes none (``device = "cpu"``), so the model and tensors stay on the CPU on an XLA host,
+        which has as many devices as a multi-GPU one."""
+        if not isinstance(parent, (cst.If, cst.IfExp)) or parent.test is not test:
+            return None
+        other = parent.orelse.body if isinstance(parent.orelse, cst.Else) else parent.orelse
+        taken, skipped = (parent.body, other) if bool(pair[0]) else (other, parent.body)
+        if skipped is None or not self._names_a_device(skipped):
+            return None
+        if taken is not None and self._names_a_device(taken):
+            return None
+        return Answer(
+            "breaks",
+            test,
+            f"`{code_of(test)}` is {pair[0]!r} there, so the device it picks (`{code_of(skipped).strip()}`) is "
+            "not: the other path runs and the model and tensors stay on the CPU on XLA",
+            advice="make the path it takes there pick the XLA device",
+        )
+
+    def _names_a_device(self, block: cst.CSTNode) -> bool:
+        """A CUDA device name the port makes the XLA device, or the XLA device as it wrote it
+        (a second run sees that)."""
+        for node in walk(block):
+            if id(node) in self.cuda_strings:
+                return True
+            if isinstance(node, cst.SimpleString) and node.value.strip("'\"").split(":")[0] == "xla":
+                return True
+            if isinstance(node, cst.Call) and self.reads.resolve(node.func) in _XLA_DEVICES:
+                return True
+        return False
 
     def _printed_text(self, parent: cst.CSTNode | None) -> cst.Call | None:
         """The printing or logging call that the text ``parent`` makes of the value goes to

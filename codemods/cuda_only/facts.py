@@ -55,6 +55,8 @@ class Answer:
     effect: Effect
     at: cst.CSTNode
     says: str
+    # What to do instead, where the finding's usual advice does not fit (a device picked by a count).
+    advice: str = ""
 
     def heading(self, query: str, qualified: str) -> str:
         """The start of a finding on the query (``query``: its code as written, without the

@@ -14,6 +14,7 @@ from codemods.cuda_only.rules.cuda_api_cases import (
     other_guard_valid,
 )
 from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
+from codemods.cuda_only.rules.threshold_device_cases import threshold_device_invalid, threshold_device_valid
 from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -34,8 +35,10 @@ CUDA_API = Rule(
     "`torch.cuda.device_count()` (0 there) and `torch.cuda.is_bf16_supported()` (False) return: they are "
     "errors only where the answer breaks the script (a division by the count, a batch size or a device list of "
     "0, a branch that stops the script, a failing assert, or a use the tool does not follow: another callable, a "
-    "return); where they only choose a branch they are reported as CUDA checks (XLA105), where they change "
-    "nothing as notes (XLA511). torch.nn.SyncBatchNorm is reported "
+    'return, or a test that picks the device: `if torch.cuda.device_count() > 1: device = "cuda:0" else: '
+    'device = "cpu"` is False on XLA as with one GPU, but the path it takes leaves the model and tensors on the '
+    "CPU of a host whose XLA devices are what the GPUs were); where they only choose a branch they are reported as "
+    "CUDA checks (XLA105), where they change nothing as notes (XLA511). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started; named only "
     "to test a module's class (`isinstance(m, (nn.BatchNorm2d, nn.SyncBatchNorm))`, `type(m) is nn.SyncBatchNorm`, "
     "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
@@ -71,6 +74,7 @@ CUDA_API = Rule(
         ),
     ),
     valid=lambda: (
+        *threshold_device_valid(),
         *dot_cuda_argument_valid(),
         *other_guard_valid(),
         valid(
@@ -321,6 +325,7 @@ CUDA_API = Rule(
         ),
     ),
     invalid=lambda: (
+        *threshold_device_invalid(),
         *dot_cuda_argument_invalid(),
         *other_guard_invalid(),
         invalid(
@@ -597,7 +602,9 @@ def _breaking_answer(ctx: Context[Facts], original: cst.CSTNode, qualified: str,
     """``torch.cuda.device_count()`` (0 on an XLA host) or ``is_bf16_supported()`` (False)
     where the answer breaks the script (cuda_answers.py)."""
     head = answer.heading(ctx.code(original), qualified)
-    if qualified == "torch.cuda.device_count":
+    if answer.advice:
+        ctx.report(CUDA_API, original, f"{head}; {answer.advice}")
+    elif qualified == "torch.cuda.device_count":
         ctx.report(
             CUDA_API,
             original,
