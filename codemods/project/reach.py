@@ -81,7 +81,11 @@ def unported_uses(analysis: Any) -> None:
         ]
         if held:
             by_module.setdefault(summary.path, (at, []))[1].extend(held)
+    # A step a module reports only because it cannot tell that its optimizer parameter is one (XLA201's
+    # "if this is an optimizer"): a run on the project ports it where a module read here hands it one.
+    handed = {(path, name) for s in analysis.summaries.values() for path, name, _, _ in s.hands_optimizers}
     for path, (at, held) in by_module.items():
+        held = [(*h[:4], True) if h[1] == "step" and not h[4] and (h[0], h[2]) in handed else h for h in held]
         causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
         firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
         examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))

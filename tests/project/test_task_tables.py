@@ -1,7 +1,8 @@
 """A script that builds its solver from a project module's table of classes (``TASKS[task](cfg).fit()``,
 RT-DETR's tools/train.py), whose ``fit`` runs the training loop of another project module: a
 single-file run of the script follows the table's values, and says (XLA003, at the import) that the
-loop's step stays without the barrier; a run on the project converts that loop instead."""
+loop's step stays without the barrier, and that a run on the project converts that loop (the solver
+hands ``train_one_epoch`` its optimizer: the project run ports its step), as it does."""
 
 from __future__ import annotations
 
@@ -93,6 +94,9 @@ def test_a_loop_reached_through_a_table_of_classes_is_an_error_at_the_import(tmp
     assert "src/solver/__init__.py, which this run does not convert" in message, message
     assert "`train_one_epoch` in src/solver/engine.py has `opt.step()` (line 8)" in message, message
     assert "without the step barrier" in message and "converting the project (`xla-codemod convert .`" in message
+    # as the run on the project does (test_a_run_on_the_project_ports_the_loop_the_table_reaches): the solver
+    # hands `train_one_epoch` its optimizer, so its step is ported there
+    assert message.endswith("root) would port it"), message
 
 
 @pytest.mark.parametrize("target", TARGETS)
