@@ -28,7 +28,7 @@ class FallbackAnalysis(Analysis):
 
     name = "fallbacks"
     fills = "distributed"
-    conclude_reads = ("launch", "ddp")
+    conclude_reads = ("launch", "ddp", "entry", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
