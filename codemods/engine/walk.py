@@ -185,6 +185,7 @@ class Walk:
         self.facts = facts
         self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
+        self._defs: list[cst.FunctionDef] = []  # the ``def``s of ``functions`` (lambdas left out)
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
@@ -281,7 +282,8 @@ class Walk:
     @property
     def enclosing_function(self) -> cst.FunctionDef | None:
         """The innermost ``def`` (lambdas are looked through); None at module level."""
-        return next((f for f in reversed(self.functions) if f is not None), None)
+        defs = self._defs
+        return defs[-1] if defs else None
 
     @property
     def qualname(self) -> str:
@@ -406,6 +408,7 @@ class Walk:
             self.functions.append(function)
             self._enter_loop(None)
             if function is not None:
+                self._defs.append(function)
                 self.scopes.append(function.name.value)
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
@@ -427,6 +430,7 @@ class Walk:
             self.functions.pop()
             self._leave_loop()
             if kind is cst.FunctionDef:
+                self._defs.pop()
                 self.scopes.pop()
         elif kind is cst.For or kind is cst.While:
             self._leave_loop()
