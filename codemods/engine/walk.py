@@ -189,6 +189,7 @@ class Walk:
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
+        self._qualname = ""  # ``scopes`` joined, as they change (the hooks ask it at most nodes)
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
@@ -288,7 +289,7 @@ class Walk:
     @property
     def qualname(self) -> str:
         """``Trainer.train`` inside that method, "" at module level (lambdas are looked through)."""
-        return ".".join(self.scopes)
+        return self._qualname
 
     @property
     def module_level(self) -> bool:
@@ -410,6 +411,7 @@ class Walk:
             if function is not None:
                 self._defs.append(function)
                 self.scopes.append(function.name.value)
+                self._qualname = ".".join(self.scopes)
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
         elif type(node) is cst.If:
@@ -424,6 +426,7 @@ class Walk:
         elif type(node) is cst.ClassDef:
             self.class_depth += 1
             self.scopes.append(node.name.value)
+            self._qualname = ".".join(self.scopes)
 
     def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
@@ -432,6 +435,7 @@ class Walk:
             if kind is cst.FunctionDef:
                 self._defs.pop()
                 self.scopes.pop()
+                self._qualname = ".".join(self.scopes)
         elif kind is cst.For or kind is cst.While:
             self._leave_loop()
         elif kind is cst.If:
@@ -446,6 +450,7 @@ class Walk:
         elif kind is cst.ClassDef:
             self.class_depth -= 1
             self.scopes.pop()
+            self._qualname = ".".join(self.scopes)
 
     def _enter_loop(self, node: cst.CSTNode | None) -> None:
         self.loops.append(node)
