@@ -186,6 +186,7 @@ class Walk:
         self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self._defs: list[cst.FunctionDef] = []  # the ``def``s of ``functions`` (lambdas left out)
+        self._def_ids: set[int] = set()  # every ``def`` walked (by id)
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
@@ -285,6 +286,18 @@ class Walk:
         """The innermost ``def`` (lambdas are looked through); None at module level."""
         defs = self._defs
         return defs[-1] if defs else None
+
+    def in_a_function(self, node: cst.CSTNode) -> bool | None:
+        """Whether the walk met ``node`` inside a ``def`` (lambdas aside); None: it did not meet it."""
+        parents, defs = self.parents, self._def_ids
+        if id(node) not in parents:
+            return None
+        key = parents[id(node)]
+        while key is not None:
+            if key in defs:
+                return True
+            key = parents.get(key)
+        return False
 
     @property
     def qualname(self) -> str:
@@ -409,6 +422,7 @@ class Walk:
             self.functions.append(function)
             self._enter_loop(None)
             if function is not None:
+                self._def_ids.add(id(function))
                 self._defs.append(function)
                 self.scopes.append(function.name.value)
                 self._qualname = ".".join(self.scopes)
