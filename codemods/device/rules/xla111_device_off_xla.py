@@ -38,6 +38,25 @@ HANDED_CPU_FLAG = """
     Trainer(device=args.device).fit([torch.randn(2, 4)])
 """
 
+# A device flag of a library's retrieval model that only infers (``model_kwargs={"device": ...}``),
+# "cpu" by default; and a model the same file trains on that flag.
+INFERENCE_FLAG = """
+    import argparse
+
+    import torch
+    from langchain.embeddings import HuggingFaceBgeEmbeddings
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--encode-device", default="cpu", choices=["cpu", "cuda:0"])
+    args = parser.parse_args()
+    embeddings = HuggingFaceBgeEmbeddings(model_kwargs={"device": args.encode_device})
+"""
+_TRAINED_THERE = """\
+    model = torch.nn.Linear(4, 2).to(args.encode_device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+_XLA_IMPORT = 'import torch\n    import torch_xla  # noqa: F401  (registers the "xla" device)\n'
+
 
 DEVICE_OFF_XLA = Rule(
     code="XLA111",
@@ -113,6 +132,15 @@ DEVICE_OFF_XLA = Rule(
     ),
     valid=lambda: (
         *index_or_cpu_valid(),
+        *(
+            valid(
+                INFERENCE_FLAG,
+                substituted(INFERENCE_FLAG, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')),
+                target=target,
+                note=f"a-cpu-default-for-a-library-model-that-only-infers-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import argparse
@@ -276,6 +304,18 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                INFERENCE_FLAG + _TRAINED_THERE,
+                substituted(
+                    INFERENCE_FLAG + _TRAINED_THERE, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')
+                ),
+                target=target,
+                note=f"a-cpu-default-where-the-file-also-trains-{target}",
+                findings=(Expected(8, 48, "`model`, whose parameters `torch.optim.SGD` steps, goes to"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch
