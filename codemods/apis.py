@@ -64,6 +64,17 @@ AVAILABILITY_CHECKS = (
 # A probe for CUDA's tools (``shutil.which('nvidia-smi') is not None``): False on XLA, as is_available().
 CUDA_TOOL_PROBES = frozenset({"shutil.which"})
 CUDA_TOOLS = frozenset({"nvidia-smi", "nvcc"})
+# Classes of torch.nn whose instances are tensors, not modules (``new_val = torch.nn.Parameter(t)``).
+TENSOR_CLASSES_OF_NN = frozenset(
+    {
+        "torch.nn.Parameter",
+        "torch.nn.parameter.Parameter",
+        "torch.nn.UninitializedParameter",
+        "torch.nn.parameter.UninitializedParameter",
+        "torch.nn.Buffer",
+        "torch.nn.parameter.Buffer",
+    }
+)
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 
 

@@ -77,6 +77,7 @@ class CheckpointAnalysis(Analysis):
         self.module_used: set[str] = set()  # names called, or with a module's method called on them
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
+        self.set_into_modules: set[str] = set()  # the names whose tensors are set into a module
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -149,6 +150,30 @@ class CheckpointAnalysis(Analysis):
                 self.module_used.add(used)
         elif (called := dotted(func)) is not None:
             self.module_used.add(called)
+        self._set_into_a_module(node)
+
+    def _set_into_a_module(self, node: cst.Call) -> None:
+        """A tensor put into a module where it is (``setattr(submodule, name, state_dict[k])``,
+        ``torch.nn.Parameter(value)``, ``module.register_buffer(name, value)``, accelerate's
+        ``set_module_tensor_to_device(model, name, device, value=value)``): what it is taken from
+        is a state dict, whose tensors go with the module, never a pickled module to move."""
+        callee = self.walk.callee
+        method = method_name(node)
+        if type(node.func) is cst.Name and node.func.value == "setattr":
+            value = arg_value(node, 2, "value")
+        elif callee in apis.TENSOR_CLASSES_OF_NN:
+            value = arg_value(node, 0, "data")
+        elif method in ("register_buffer", "register_parameter"):
+            value = arg_value(node, 1, "tensor" if method == "register_buffer" else "param")
+        elif callee is not None and callee.rsplit(".", 1)[-1] == "set_module_tensor_to_device":
+            value = arg_value(node, 3, "value")
+        else:
+            return
+        while type(value) is cst.Subscript:
+            value = value.value
+        if (root := dotted(value)) is not None:
+            self.state_dict_roots.add(root)
+            self.set_into_modules.add(root)
 
     @attributes_named("to", "cuda", "cpu")
     def _move(self, node: cst.Attribute) -> None:
@@ -274,10 +299,12 @@ class CheckpointAnalysis(Analysis):
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
                 self.part.state_dict_loads.add(load)
+            if names & self.set_into_modules:
+                self.part.module_set_loads.add(load)
             unmoved = self.unmoved[load]
             moved_modules = []
             for name, value in parts:
-                if name not in models or name in optimizers:
+                if name not in models or name in optimizers or name in self.set_into_modules:
                     continue
                 if name not in unmoved:
                     moved_modules.append(name)

@@ -35,6 +35,10 @@ class CheckpointFacts:
     # torch.load calls whose value (or a part of it) is handed to load_state_dict: the tensors come back
     # on the CPU and load_state_dict copies them to the model's device.
     state_dict_loads: set[cst.Call] = field(default_factory=set)
+    # Of those, the loads whose tensors are set into a module as they are (``setattr(submodule, name,
+    # state_dict[k])``, ``torch.nn.Parameter(state_dict[k])``: transformers' low_cpu_mem_usage load): they
+    # stay on the CPU there and go with the module when it is moved; the port moves none of them.
+    module_set_loads: set[cst.Call] = field(default_factory=set)
     # A pickled module a single name takes from a load (``model = torch.load(p)``, ``model = ckpt["model"]``)
     # that nothing moves after: the value it is bound to -> (the name, the load).  The port moves it to the
     # XLA device (XLA403), as the original's map location (or its CUDA storages) placed it on the device.

@@ -292,7 +292,11 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             (self.part.schedulers if kind == "scheduler" else self.part.optimizers).add(name)
             if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
                 self.part.held_steppers.add((owner, name.removeprefix("self."), kind))
-        elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
+        elif (
+            callee.startswith("torch.nn.")
+            and callee.rsplit(".", 1)[-1][:1].isupper()
+            and callee not in apis.TENSOR_CLASSES_OF_NN
+        ):
             self.part.models.add(name)
 
     def _availability_checks(self) -> list[cst.If]:
