@@ -46,9 +46,14 @@ CUDA_ENVIRONMENT = (
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 # ``torch.cuda.is_initialized()`` (OLMo's ``is_available() and is_initialized()``) asks
 # whether this process has set CUDA up, never so on XLA: an accelerator check too.
+AVAILABILITY_CHECKS = frozenset(
+    {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
+)
 # Libraries' own checks answer the same (they return ``torch.cuda.is_available()``; checked in
 # transformers 5.24 and accelerate 1.15): ``transformers.utils.is_torch_cuda_available`` (its
-# import_utils module's), accelerate's ``is_cuda_available``.
+# import_utils module's), accelerate's ``is_cuda_available``.  CUDA-only code under them never runs
+# on XLA (cuda_only); the port leaves them and the device choices they make as they are: the
+# library's other callers read them too.
 LIBRARY_AVAILABILITY_CHECKS = frozenset(
     {
         "transformers.utils.is_torch_cuda_available",
@@ -56,10 +61,6 @@ LIBRARY_AVAILABILITY_CHECKS = frozenset(
         "accelerate.utils.is_cuda_available",
         "accelerate.utils.imports.is_cuda_available",
     }
-)
-AVAILABILITY_CHECKS = (
-    frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
-    | LIBRARY_AVAILABILITY_CHECKS
 )
 # A probe for CUDA's tools (``shutil.which('nvidia-smi') is not None``): False on XLA, as is_available().
 CUDA_TOOL_PROBES = frozenset({"shutil.which"})

@@ -11,6 +11,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
+from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, receiver, walk
@@ -78,6 +79,8 @@ class CheckpointAnalysis(Analysis):
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
         self.set_into_modules: set[str] = set()  # the names whose tensors are set into a module
+        self.save_functions: dict[cst.Call, cst.FunctionDef | None] = {}  # each torch.save's function
+        self.module: cst.Module | None = None
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -231,9 +234,13 @@ class CheckpointAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned.setdefault(name, []).append(value)
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
+
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
+        self.save_functions[node] = self.walk.enclosing_function
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])
@@ -255,6 +262,7 @@ class CheckpointAnalysis(Analysis):
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
 
     def finish(self) -> None:
+        self._host_saves()
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
         for location in self.load_locations:
@@ -279,6 +287,19 @@ class CheckpointAnalysis(Analysis):
         )
         self._host_data_loads()
         self._pickled_objects()
+
+    def _host_saves(self) -> None:
+        """A save in a function whose tensors cannot be on a device (host_saves.py): no checkpoint
+        of device tensors (XLA401 leaves it where one process writes)."""
+        candidates = [(call, fn) for call, fn in self.save_functions.items() if call in self.part.saves and fn]
+        if not candidates or self.module is None:
+            return
+        functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
+        saves = HostSaves(functions, self.walk.resolve)
+        for call, function in candidates:
+            saved = arg_value(call, 0, "obj")
+            if saved is not None and function is not None and saves.saved_on_the_host(saved, function):
+                self.part.host_saves.add(call)
 
     def _pickled_objects(self) -> None:
         """What a load's value is used as: a state dict (handed to load_state_dict), a pickled module

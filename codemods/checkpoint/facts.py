@@ -11,6 +11,10 @@ import libcst as cst
 class CheckpointFacts:
     # torch.save calls: None when xm.save can take its arguments, else why not.
     saves: dict[cst.Call, str | None] = field(default_factory=dict)
+    # Of those, the saves whose tensors cannot be on a device (host_saves.py: a preprocessing script's
+    # ``feat.cpu()``, a DataLoader's batch, the state of a module built on the CPU and never moved): where
+    # one process writes, torch.save stays (xm.save would only move device tensors, and there are none).
+    host_saves: set[cst.Call] = field(default_factory=set)
     # torch.save calls that save a whole module object rather than its state_dict().
     whole_module_saves: set[cst.Call] = field(default_factory=set)
     # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore

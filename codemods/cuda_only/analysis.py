@@ -63,6 +63,9 @@ _ENVIRON = "os.environ"
 _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
+# The checks under which CUDA-only code never runs on XLA: torch's and libraries' (apis.py).
+_GUARDING_CHECKS = apis.AVAILABILITY_CHECKS | apis.LIBRARY_AVAILABILITY_CHECKS
+
 
 class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
     facts: Facts
@@ -235,7 +238,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]
         return any(
-            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in _GUARDING_CHECKS
             for t in tests
             for n in walk(t)
         )
@@ -297,7 +300,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if self._forward() is not None and requires_cuda(node.test) and raises(node.body):
             self.part.cuda_only_forwards[node.test] = code_of(node.test)
         check = unavailable_check(node.test)
-        if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
+        if check is None or node.orelse is not None or self.walk.resolve(check.func) not in _GUARDING_CHECKS:
             return
         last = node.body.body[-1] if node.body.body else None
         if not (
@@ -544,6 +547,8 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if node in device.kept_availability_checks:
             return False
         callee = self.walk.resolve(node.func)
+        if callee in apis.LIBRARY_AVAILABILITY_CHECKS:
+            return False
         if callee in ANSWERS and node not in self._ported_queries:
             return ANSWERS[callee][0]
         return UNKNOWN

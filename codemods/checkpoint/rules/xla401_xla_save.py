@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -99,6 +100,7 @@ XLA_SAVE = Rule(
         ),
     ),
     valid=lambda: (
+        *host_save_valid(),
         *(
             valid(
                 """
@@ -266,6 +268,7 @@ XLA_SAVE = Rule(
     ),
     invalid=lambda: (
         *indirect_guard_invalid(),
+        *host_save_invalid(),
         *(
             invalid(
                 """
@@ -533,6 +536,8 @@ def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
 
     problem = ctx.facts.checkpoint.saves[original]
     distributed = ctx.facts.distributed
+    if original in ctx.facts.checkpoint.host_saves and not distributed.multi_process:
+        return updated  # no device tensor to move, and one process writes
     if problem is None and ctx.target.save_waits_for_all and original in distributed.guarded_saves:
         return _guarded_save(ctx, original, updated)
     if problem is not None:

@@ -36,7 +36,7 @@ CUDA_API = Rule(
     "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent. A call in the device argument of a `.cuda()` that XLA102 "
     "rewrites (`x.cuda(torch.cuda.current_device())` -> `x.to(<XLA device>)`) goes with it and is not reported. Code under a test that is False on XLA as the port leaves it never runs "
-    "there and is not reported: a kept availability check (`torch.cuda.is_available()`, or a library's that returns it: transformers' `is_torch_cuda_available()`, accelerate's `is_cuda_available()`, also as a project module re-exports it), a CUDA check that XLA105 reports False (`device_type == "
+    "there and is not reported: a kept availability check (`torch.cuda.is_available()`, or a library's that returns it: transformers' `is_torch_cuda_available()`, accelerate's `is_cuda_available()`, also as a project module re-exports it; the port leaves those as they are), a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
     "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
     "A count or bfloat16 check in a function that this run never calls is a note (XLA511): a module-level function "
