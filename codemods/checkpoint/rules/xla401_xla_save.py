@@ -82,7 +82,14 @@ XLA_SAVE = Rule(
     "as in a `save_on_master` helper, after a return of every other process, `if rank != 0: return`, or in a "
     "one-process script): torch.save pickles XLA tensors through the CPU "
     "(checked on torch_xla 2.9), and the file loads where torch_xla is installed; it is an error only where every "
-    "process of a multi-process run writes the same file.",
+    "process of a multi-process run writes the same file. A save whose tensors cannot be on a device stays "
+    "`torch.save` where one process writes (there is nothing for xm.save to move): a preprocessing script's features "
+    "(`feat = feat.detach().cpu()`; `.cpu()`, `.numpy()`, `.tolist()` and `.item()` give host values, and a "
+    "DataLoader's batches are collated on the host), the state of a module built on the CPU and never moved in the "
+    "function (`model = torch.nn.Embedding(n, d)`, also through a function of the file that builds and returns it, "
+    "then `torch.save(model.state_dict(), path)`), and host data; each name is followed to the assignment that "
+    "reaches the save, and a parameter, a name a loop or a `try` may rebind, or any other call, may hold device "
+    "tensors: that save becomes xm.save.",
     examples=lambda: (
         invalid(
             """

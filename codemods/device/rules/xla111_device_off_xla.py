@@ -76,7 +76,10 @@ DEVICE_OFF_XLA = Rule(
     '(`--device`, default "cpu": karpathy/makemore) is reported at that default: it is where the model trains '
     "unless the run names another device, and the tool leaves the CPU default as the author chose it rather "
     "than port an explicit CPU choice (a flag of another name defaulting to \"cpu\", or `map_location='cpu'`, "
-    "is not a device choice). To resolve it, make that value the "
+    "is not a device choice); nor is it where the file trains nothing (no optimizer, no training loop) and reads "
+    'the flag only in the arguments of a library\'s calls (a retrieval model\'s `model_kwargs={"device": '
+    'args.encode_model_device}`, "cpu" by default): that model only infers, on the device the author chose. '
+    "To resolve it, make that value the "
     'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host. '
     "The same holds for a script's own switch handed to the project: `config.use_GPU = False` (every value the "
     "script gives it), then `Trainer(config, ...)`, where a module the script imports picks the device with "
