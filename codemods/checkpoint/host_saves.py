@@ -39,7 +39,7 @@ _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefaul
 _ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm"})
 _DEPTH = 6
 
-Resolve = Callable[[cst.CSTNode | None], str | None]
+Resolve = Callable[[cst.CSTNode], str | None]
 
 
 class _Function:
@@ -101,16 +101,22 @@ class HostSaves:
             if method in _KEPT and held is not None:
                 return self._host(held, fn, depth + 1)
             if self.resolve(value.func) in _JOINS:  # ``torch.stack(parts)``: the tensors it joins
-                return all(a.keyword is not None or (not a.star and self._host(a.value, fn, depth + 1)) for a in value.args)
+                return all(
+                    a.keyword is not None or (not a.star and self._host(a.value, fn, depth + 1)) for a in value.args
+                )
             return False
         name = dotted(value)
         if name is None or "." in name or not self._mutated_with_host(name, fn, depth):
             return False
         # (``mel = mel.squeeze(0)``: the ``mel`` it reads is the one that reaches that assignment)
         values = self._reaching(name, value, fn)
-        return bool(values) and values is not None and all(
-            (v is _LOADER_BATCH) or (isinstance(v, cst.BaseExpression) and self._host(v, fn, depth + 1))
-            for v in values
+        return (
+            bool(values)
+            and values is not None
+            and all(
+                (v is _LOADER_BATCH) or (isinstance(v, cst.BaseExpression) and self._host(v, fn, depth + 1))
+                for v in values
+            )
         )
 
     def _mutated_with_host(self, name: str, fn: _Function, depth: int) -> bool:
@@ -138,7 +144,9 @@ class HostSaves:
         return bool(values) and values is not None and all(self._built_on_the_host(v, depth) for v in values)
 
     def _built_on_the_host(self, value: cst.BaseExpression | object, depth: int) -> bool:
-        if not isinstance(value, cst.Call) or any(a.keyword is not None and a.keyword.value == "device" for a in value.args):
+        if not isinstance(value, cst.Call) or any(
+            a.keyword is not None and a.keyword.value == "device" for a in value.args
+        ):
             return False
         callee = self.resolve(value.func)
         if (
@@ -148,7 +156,9 @@ class HostSaves:
             and callee not in apis.TENSOR_CLASSES_OF_NN
         ):
             return True
-        builder = self.functions.get(dotted(value.func) or "") if type(value.func) is cst.Name and callee is None else None
+        builder = (
+            self.functions.get(dotted(value.func) or "") if type(value.func) is cst.Name and callee is None else None
+        )
         if builder is None:
             return False
         fn = self._function(builder)
@@ -164,7 +174,11 @@ class HostSaves:
         """A ``.to(...)``/``.cuda()`` of ``name`` anywhere in the function, or an attribute of it
         bound to something (``model.weight.data = x``)."""
         for node in walk(fn.node.body):
-            if isinstance(node, cst.Call) and method_name(node) in ("to", "cuda", "to_empty") and dotted(receiver(node)) == name:
+            if (
+                isinstance(node, cst.Call)
+                and method_name(node) in ("to", "cuda", "to_empty")
+                and dotted(receiver(node)) == name
+            ):
                 return True
             if isinstance(node, cst.AssignTarget) and (dotted(node.target) or "").startswith(name + "."):
                 statement = fn.parents.get(id(node))
@@ -257,8 +271,10 @@ class HostSaves:
         if name is None or "." in name:
             return False
         values = self._reaching(name, loop, fn)
-        return bool(values) and values is not None and all(
-            isinstance(v, cst.Call) and self.resolve(v.func) in apis.DATA_LOADERS for v in values
+        return (
+            bool(values)
+            and values is not None
+            and all(isinstance(v, cst.Call) and self.resolve(v.func) in apis.DATA_LOADERS for v in values)
         )
 
 

@@ -238,9 +238,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]
         return any(
-            isinstance(n, cst.Call) and self.walk.resolve(n.func) in _GUARDING_CHECKS
-            for t in tests
-            for n in walk(t)
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in _GUARDING_CHECKS for t in tests for n in walk(t)
         )
 
     def visit_Module(self, node: cst.Module) -> None:

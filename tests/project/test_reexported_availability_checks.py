@@ -44,7 +44,13 @@ def events():
     return None, None
 """
 
-FILES = ["pkg/__init__.py", "pkg/extras/__init__.py", "pkg/extras/misc.py", "pkg/train/__init__.py", "pkg/train/callbacks.py"]
+FILES = [
+    "pkg/__init__.py",
+    "pkg/extras/__init__.py",
+    "pkg/extras/misc.py",
+    "pkg/train/__init__.py",
+    "pkg/train/callbacks.py",
+]
 
 
 def _project(folder: Path, misc: str) -> Path:

@@ -46,7 +46,10 @@ DEVICE_FEATURES = substituted(
         "            model = torch.nn.Embedding(len(vocab), dim)\n        torch.nn.init.normal_(model.weight)\n",
         "        model = torch.nn.Embedding(len(vocab), dim)\n        model.cuda()\n",
     ),
-    ("        torch.save(model.state_dict(), path)\n    return", "        torch.save(model.state_dict(), path)\n    torch.save(model.state_dict(), path)\n    return"),
+    (
+        "        torch.save(model.state_dict(), path)\n    return",
+        "        torch.save(model.state_dict(), path)\n    torch.save(model.state_dict(), path)\n    return",
+    ),
 )
 
 _TARGETS = (
@@ -65,7 +68,10 @@ def host_save_valid() -> tuple[Valid, ...]:
             HOST_FEATURES,
             substituted(
                 HOST_FEATURES,
-                ("from torch.utils.data import DataLoader\n", f"from torch.utils.data import DataLoader\n{_VALID_IMPORTS[target]}"),
+                (
+                    "from torch.utils.data import DataLoader\n",
+                    f"from torch.utils.data import DataLoader\n{_VALID_IMPORTS[target]}",
+                ),
                 (_DEVICE_CHOICE, device),
             ),
             target=target,
@@ -84,7 +90,10 @@ def host_save_invalid() -> tuple[Invalid, ...]:
                 ("from torch.utils.data import DataLoader\n", f"from torch.utils.data import DataLoader\n{imports}"),
                 (_DEVICE_CHOICE, device),
                 ("model.cuda()", f"model.to({device})"),
-                ('        torch.save({"feat": feat, "mel": mel}, f"{out}/{i}.pt")\n', f'        xm.save({{"feat": feat, "mel": mel}}, f"{{out}}/{{i}}.pt")\n        {sync}\n'),
+                (
+                    '        torch.save({"feat": feat, "mel": mel}, f"{out}/{i}.pt")\n',
+                    f'        xm.save({{"feat": feat, "mel": mel}}, f"{{out}}/{{i}}.pt")\n        {sync}\n',
+                ),
                 ("torch.save(model", "xm.save(model"),
             ),
             target=target,

@@ -26,7 +26,9 @@ def load_low_memory(model, archive, keys):
 
 def _ported(program: str, target: str) -> str:
     imports, device = (
-        ("import torch_xla\n", "torch_xla.device()") if target == "2.9" else ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()")
+        ("import torch_xla\n", "torch_xla.device()")
+        if target == "2.9"
+        else ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()")
     )
     return substituted(program, ("import torch\n", f"import torch\n{imports}"), (".cuda()", f".to({device})"))
 
@@ -80,6 +82,10 @@ def module_set_invalid() -> tuple[Invalid, ...]:
 
 def _ported_alias(program: str, target: str) -> str:
     imports, device = (
-        ("import torch_xla\n", "torch_xla.device()") if target == "2.9" else ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()")
+        ("import torch_xla\n", "torch_xla.device()")
+        if target == "2.9"
+        else ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()")
     )
-    return substituted(program, ("from torch import nn\n", f"from torch import nn\n{imports}"), (".cuda()", f".to({device})"))
+    return substituted(
+        program, ("from torch import nn\n", f"from torch import nn\n{imports}"), (".cuda()", f".to({device})")
+    )

@@ -77,7 +77,7 @@ DEVICE_OFF_XLA = Rule(
     "unless the run names another device, and the tool leaves the CPU default as the author chose it rather "
     "than port an explicit CPU choice (a flag of another name defaulting to \"cpu\", or `map_location='cpu'`, "
     "is not a device choice); nor is it where the file trains nothing (no optimizer, no training loop) and reads "
-    'the flag only in the arguments of a library\'s calls (a retrieval model\'s `model_kwargs={"device": '
+    "the flag only in the arguments of a library's calls (a retrieval model's `model_kwargs={\"device\": "
     'args.encode_model_device}`, "cpu" by default): that model only infers, on the device the author chose. '
     "To resolve it, make that value the "
     'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host. '
@@ -310,9 +310,7 @@ DEVICE_OFF_XLA = Rule(
         *(
             invalid(
                 INFERENCE_FLAG + _TRAINED_THERE,
-                substituted(
-                    INFERENCE_FLAG + _TRAINED_THERE, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')
-                ),
+                substituted(INFERENCE_FLAG + _TRAINED_THERE, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')),
                 target=target,
                 note=f"a-cpu-default-where-the-file-also-trains-{target}",
                 findings=(Expected(8, 48, "`model`, whose parameters `torch.optim.SGD` steps, goes to"),),
