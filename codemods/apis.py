@@ -49,33 +49,9 @@ CUDA_ENVIRONMENT = (
 AVAILABILITY_CHECKS = frozenset(
     {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
 )
-# Libraries' own checks answer the same (they return ``torch.cuda.is_available()``; checked in
-# transformers 5.24 and accelerate 1.15): ``transformers.utils.is_torch_cuda_available`` (its
-# import_utils module's), accelerate's ``is_cuda_available``.  CUDA-only code under them never runs
-# on XLA (cuda_only); the port leaves them and the device choices they make as they are: the
-# library's other callers read them too.
-LIBRARY_AVAILABILITY_CHECKS = frozenset(
-    {
-        "transformers.utils.is_torch_cuda_available",
-        "transformers.utils.import_utils.is_torch_cuda_available",
-        "accelerate.utils.is_cuda_available",
-        "accelerate.utils.imports.is_cuda_available",
-    }
-)
 # A probe for CUDA's tools (``shutil.which('nvidia-smi') is not None``): False on XLA, as is_available().
 CUDA_TOOL_PROBES = frozenset({"shutil.which"})
 CUDA_TOOLS = frozenset({"nvidia-smi", "nvcc"})
-# Classes of torch.nn whose instances are tensors, not modules (``new_val = torch.nn.Parameter(t)``).
-TENSOR_CLASSES_OF_NN = frozenset(
-    {
-        "torch.nn.Parameter",
-        "torch.nn.parameter.Parameter",
-        "torch.nn.UninitializedParameter",
-        "torch.nn.parameter.UninitializedParameter",
-        "torch.nn.Buffer",
-        "torch.nn.parameter.Buffer",
-    }
-)
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
@@ -164,7 +164,7 @@ class CheckpointAnalysis(Analysis):
         method = method_name(node)
         if type(node.func) is cst.Name and node.func.value == "setattr":
             value = arg_value(node, 2, "value")
-        elif callee in apis.TENSOR_CLASSES_OF_NN:
+        elif callee in equivalent_apis.TENSOR_CLASSES_OF_NN:
             value = arg_value(node, 0, "data")
         elif method in ("register_buffer", "register_parameter"):
             value = arg_value(node, 1, "tensor" if method == "register_buffer" else "param")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
 from codemods.engine.nodes import children, dotted, method_name, receiver, walk
 
@@ -153,7 +153,7 @@ class HostSaves:
             callee is not None
             and callee.startswith("torch.nn.")
             and callee.rsplit(".", 1)[-1][:1].isupper()
-            and callee not in apis.TENSOR_CLASSES_OF_NN
+            and callee not in equivalent_apis.TENSOR_CLASSES_OF_NN
         ):
             return True
         builder = (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.cuda_only.class_tests import TESTED_CLASSES, class_tests
 from codemods.cuda_only.code_shapes import (
     ANSWERS,
@@ -63,8 +63,8 @@ _ENVIRON = "os.environ"
 _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
-# The checks under which CUDA-only code never runs on XLA: torch's and libraries' (apis.py).
-_GUARDING_CHECKS = apis.AVAILABILITY_CHECKS | apis.LIBRARY_AVAILABILITY_CHECKS
+# The checks under which CUDA-only code never runs on XLA: torch's and libraries' (apis.py, equivalent_apis.py).
+_GUARDING_CHECKS = apis.AVAILABILITY_CHECKS | equivalent_apis.LIBRARY_AVAILABILITY_CHECKS
 
 
 class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
@@ -545,7 +545,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if node in device.kept_availability_checks:
             return False
         callee = self.walk.resolve(node.func)
-        if callee in apis.LIBRARY_AVAILABILITY_CHECKS:
+        if callee in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS:
             return False
         if callee in ANSWERS and node not in self._ported_queries:
             return ANSWERS[callee][0]

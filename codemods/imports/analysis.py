@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import equivalent_apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import children, dotted, names_in, target_names
 from codemods.engine.walk import Analysis
@@ -89,13 +89,13 @@ class ImportAnalysis(Analysis):
         if isinstance(names, cst.ImportStar):
             return
         wanted = {alias.evaluated_name for alias in names}
-        if not wanted & {check.rsplit(".", 1)[-1] for check in apis.LIBRARY_AVAILABILITY_CHECKS}:
+        if not wanted & {check.rsplit(".", 1)[-1] for check in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS}:
             return  # (most imports: the project module is not read)
         exported = dict(part.star_names_of(module) or ())
         module_level = self.walk.module_level and node not in part.after_code
         for alias in names:
             qualified = exported.get(alias.evaluated_name)
-            if qualified in apis.LIBRARY_AVAILABILITY_CHECKS:
+            if qualified in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS:
                 local = alias.evaluated_alias or alias.evaluated_name
                 part.table.bind(local, qualified, module_level)
                 part.project_names.pop(local, None)

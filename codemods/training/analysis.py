@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
@@ -295,7 +295,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         elif (
             callee.startswith("torch.nn.")
             and callee.rsplit(".", 1)[-1][:1].isupper()
-            and callee not in apis.TENSOR_CLASSES_OF_NN
+            and callee not in equivalent_apis.TENSOR_CLASSES_OF_NN
         ):
             self.part.models.add(name)
 
