@@ -38,6 +38,10 @@ _JOINS = frozenset({"torch.cat", "torch.stack"})
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 _ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm"})
 _DEPTH = 6
+# torch.nn's classes that hold modules handed to them (``nn.DataParallel(model)``): where those are is
+# not known.
+_WRAPPERS = ("torch.nn.parallel.", "torch.nn.utils.", "torch.nn.DataParallel", "torch.nn.DistributedDataParallel")
+_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"})
 
 Resolve = Callable[[cst.CSTNode], str | None]
 
@@ -152,6 +156,8 @@ class HostSaves:
         if (
             callee is not None
             and callee.startswith("torch.nn.")
+            and not callee.startswith(_WRAPPERS)
+            and callee.rsplit(".", 1)[-1] not in _CONTAINERS
             and callee.rsplit(".", 1)[-1][:1].isupper()
             and callee not in equivalent_apis.TENSOR_CLASSES_OF_NN
         ):
