@@ -46,6 +46,7 @@ TOP_LEVEL = {
     "codemods.__main__": "cli",
     "codemods.cli": "cli",
     "codemods.apis": "engine",
+    "codemods.equivalent_apis": "engine",
     "codemods.followed_packages": "engine",
     "codemods.targets": "engine",
     "codemods.facts": "facts",

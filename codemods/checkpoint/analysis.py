@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
+from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import (
@@ -93,6 +94,9 @@ class CheckpointAnalysis(Analysis):
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
         self.location_functions: dict[cst.BaseExpression, cst.FunctionDef] = {}  # a map location's function
+        self.set_into_modules: set[str] = set()  # the names whose tensors are set into a module
+        self.save_functions: dict[cst.Call, cst.FunctionDef | None] = {}  # each torch.save's function
+        self.module: cst.Module | None = None
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -172,6 +176,30 @@ class CheckpointAnalysis(Analysis):
                 self.module_used.add(used)
         elif (called := dotted(func)) is not None:
             self.module_used.add(called)
+        self._set_into_a_module(node)
+
+    def _set_into_a_module(self, node: cst.Call) -> None:
+        """A tensor put into a module where it is (``setattr(submodule, name, state_dict[k])``,
+        ``torch.nn.Parameter(value)``, ``module.register_buffer(name, value)``, accelerate's
+        ``set_module_tensor_to_device(model, name, device, value=value)``): what it is taken from
+        is a state dict, whose tensors go with the module, never a pickled module to move."""
+        callee = self.walk.callee
+        method = method_name(node)
+        if type(node.func) is cst.Name and node.func.value == "setattr":
+            value = arg_value(node, 2, "value")
+        elif callee in equivalent_apis.TENSOR_CLASSES_OF_NN:
+            value = arg_value(node, 0, "data")
+        elif method in ("register_buffer", "register_parameter"):
+            value = arg_value(node, 1, "tensor" if method == "register_buffer" else "param")
+        elif callee is not None and callee.rsplit(".", 1)[-1] == "set_module_tensor_to_device":
+            value = arg_value(node, 3, "value")
+        else:
+            return
+        while type(value) is cst.Subscript:
+            value = value.value
+        if (root := dotted(value)) is not None:
+            self.state_dict_roots.add(root)
+            self.set_into_modules.add(root)
 
     @attributes_named("to", "cuda", "cpu")
     def _move(self, node: cst.Attribute) -> None:
@@ -252,9 +280,13 @@ class CheckpointAnalysis(Analysis):
         ):
             self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
+
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
+        self.save_functions[node] = self.walk.enclosing_function
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])
@@ -278,6 +310,7 @@ class CheckpointAnalysis(Analysis):
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
 
     def finish(self) -> None:
+        self._host_saves()
         models = self.facts.training.models
         self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
         for location in self.load_locations:
@@ -313,6 +346,19 @@ class CheckpointAnalysis(Analysis):
         self._host_data_loads()
         self._pickled_objects()
 
+    def _host_saves(self) -> None:
+        """A save in a function whose tensors cannot be on a device (host_saves.py): no checkpoint
+        of device tensors (XLA401 leaves it where one process writes)."""
+        candidates = [(call, fn) for call, fn in self.save_functions.items() if call in self.part.saves and fn]
+        if not candidates or self.module is None:
+            return
+        functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
+        saves = HostSaves(functions, self.walk.resolve)
+        for call, function in candidates:
+            saved = arg_value(call, 0, "obj")
+            if saved is not None and function is not None and saves.saved_on_the_host(saved, function):
+                self.part.host_saves.add(call)
+
     def _pickled_objects(self) -> None:
         """What a load's value is used as: a state dict (handed to load_state_dict), a pickled module
         (a model of the file, or a name called or with a module's method called on it), moved to the
@@ -332,10 +378,12 @@ class CheckpointAnalysis(Analysis):
             names = {name for name, _ in parts}
             if load in self.state_dict_calls or names & self.state_dict_roots:
                 self.part.state_dict_loads.add(load)
+            if names & self.set_into_modules:
+                self.part.module_set_loads.add(load)
             unmoved = self.unmoved[load]
             moved_modules = []
             for name, value in parts:
-                if name not in models or name in optimizers:
+                if name not in models or name in optimizers or name in self.set_into_modules:
                     continue
                 if name not in unmoved:
                     moved_modules.append(name)

@@ -11,6 +11,10 @@ import libcst as cst
 class CheckpointFacts:
     # torch.save calls: None when xm.save can take its arguments, else why not.
     saves: dict[cst.Call, str | None] = field(default_factory=dict)
+    # Of those, the saves whose tensors cannot be on a device (host_saves.py: a preprocessing script's
+    # ``feat.cpu()``, a DataLoader's batch, the state of a module built on the CPU and never moved): where
+    # one process writes, torch.save stays (xm.save would only move device tensors, and there are none).
+    host_saves: set[cst.Call] = field(default_factory=set)
     # torch.save calls that save a whole module object rather than its state_dict().
     whole_module_saves: set[cst.Call] = field(default_factory=set)
     # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore
@@ -39,6 +43,10 @@ class CheckpointFacts:
     # torch.load calls whose value (or a part of it) is handed to load_state_dict: the tensors come back
     # on the CPU and load_state_dict copies them to the model's device.
     state_dict_loads: set[cst.Call] = field(default_factory=set)
+    # Of those, the loads whose tensors are set into a module as they are (``setattr(submodule, name,
+    # state_dict[k])``, ``torch.nn.Parameter(state_dict[k])``: transformers' low_cpu_mem_usage load): they
+    # stay on the CPU there and go with the module when it is moved; the port moves none of them.
+    module_set_loads: set[cst.Call] = field(default_factory=set)
     # A pickled module a single name takes from a load (``model = torch.load(p)``, ``model = ckpt["model"]``)
     # that nothing moves after: the value it is bound to -> (the name, the load).  The port moves it to the
     # XLA device (XLA403), as the original's map location (or its CUDA storages) placed it on the device.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.cuda_only.class_tests import TESTED_CLASSES, class_tests
 from codemods.cuda_only.code_shapes import (
     ANSWERS,
@@ -62,6 +62,9 @@ _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
 _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
+
+# The checks under which CUDA-only code never runs on XLA: torch's and libraries' (apis.py, equivalent_apis.py).
+_GUARDING_CHECKS = apis.AVAILABILITY_CHECKS | equivalent_apis.LIBRARY_AVAILABILITY_CHECKS
 
 
 class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
@@ -235,9 +238,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]
         return any(
-            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
-            for t in tests
-            for n in walk(t)
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in _GUARDING_CHECKS for t in tests for n in walk(t)
         )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -296,9 +297,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         self.if_bodies[id(node.body)] = node
         if self._forward() is not None and requires_cuda(node.test) and raises(node.body):
             self.part.cuda_only_forwards[node.test] = code_of(node.test)
-        check = next(
-            (c for c in unavailable_checks(node.test) if self.walk.resolve(c.func) in apis.AVAILABILITY_CHECKS), None
-        )
+        check = next((c for c in unavailable_checks(node.test) if self.walk.resolve(c.func) in _GUARDING_CHECKS), None)
         if check is None or node.orelse is not None:
             return
         last = node.body.body[-1] if node.body.body else None
@@ -546,6 +545,8 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if node in device.kept_availability_checks:
             return False
         callee = self.walk.resolve(node.func)
+        if callee in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS:
+            return False
         if callee in ANSWERS and node not in self._ported_queries:
             return ANSWERS[callee][0]
         return UNKNOWN

@@ -673,8 +673,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
                         part.unproven_values[compared] = next(iter(values))
         module = self.walk.analysis(ProjectAnalysis).module
         if (part.strings or part.calls) and module is not None:
-            context = self.facts.project.context
-            part.uncalled = uncalled.uncalled_nodes(module, [*part.strings, *part.calls], context.mentioned_elsewhere)
+            mentioned, within = self.facts.project.context.mentioned_elsewhere, self.walk.in_a_function
+            part.uncalled = uncalled.uncalled_nodes(module, [*part.strings, *part.calls], mentioned, within)
 
     def switch_on(self, name: str, purpose: str) -> None:
         """The flag ``name`` picks the device (or switches on mixed precision): its checks are

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import call_args, dotted, is_false, method_name
+from codemods.engine.nodes import call_args, children_reader, dotted, is_false, method_name
 from codemods.engine.positions import code_of
 
 
@@ -130,24 +130,32 @@ def host_reads_before_moves(
     targets and the names unpacked from them (``data, data_aug = data``), before their own move
     (``data_aug = data_aug.to(device)``), as written.  A device loader would have moved them already."""
     reads = _BatchReads(set(batch), resolve)
-    body.visit(reads)
+    reads.visit(body)
     return reads.found
 
 
-class _BatchReads(cst.CSTVisitor):
-    """Walks a loop body in source order: the names that carry the batch unmoved, and their host reads."""
+class _BatchReads:
+    """Walks a loop body in source order: the names that carry the batch unmoved, and their host reads.
+    (It reads each node's children directly, ``engine.nodes.children_reader``: a LibCST visitor's
+    dispatch over every node of the body cost more than the rest of the loop's plan.)"""
 
     def __init__(self, carried: set[str], resolve: Callable[[cst.BaseExpression], str | None]) -> None:
-        super().__init__()
         self.carried = carried
         self.callee_of = resolve
         self.found: list[str] = []
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    def visit(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            return  # another scope
+        if kind is cst.Call:
+            self.visit_Call(node)  # type: ignore[arg-type]  # narrowed by kind
+        for child in children_reader(kind)(node):
+            self.visit(child)
+        if kind is cst.Call:
+            self.leave_Call(node)  # type: ignore[arg-type]  # narrowed by kind
+        elif kind is cst.Assign:
+            self.leave_Assign(node)  # type: ignore[arg-type]  # narrowed by kind
 
     def visit_Call(self, node: cst.Call) -> None:
         if host_read(node, self.callee_of(node.func), self.carried) is not None:

@@ -4,15 +4,18 @@ device values end after the port (values.py) and the obligations proved on them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine.imports import ImportTable
-from codemods.engine.nodes import string_value
+from codemods.engine.nodes import string_value, walk
 from codemods.engine.rule import Rule
 from codemods.project.module_summary import UnmovedFeeding
+
+_PRINTER = cst.Module([])
 
 
 @dataclass(repr=False, eq=False)
@@ -185,6 +188,17 @@ class DeviceFacts:
     # keyword, XLA119's message, what it ends with); held until the run's files say whether a
     # function of that name moves only if that parameter is true (device/held_conditions.py).
     unfollowed_flags: dict[cst.CSTNode, tuple[str, str, str, str]] = field(default_factory=dict)
+
+    def availability_within(self, original: cst.CSTNode) -> Callable[[cst.BaseExpression], bool]:
+        """``is_available_call`` for the rewritten copy of ``original``: a rewrite inside it makes new
+        nodes, so its count checks (known by identity) are matched by their code there."""
+        codes = {_PRINTER.code_for_node(n) for n in walk(original) if n in self.count_checks}
+        if not codes:
+            return self.is_available_call
+        return lambda node: (
+            self.is_available_call(node)
+            or (type(node) in (cst.Call, cst.Comparison) and _PRINTER.code_for_node(node) in codes)
+        )
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()``; or a probe for the CUDA driver's tool, which is not on an XLA

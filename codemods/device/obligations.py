@@ -39,7 +39,7 @@ from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla121_device_from_library import DEVICE_FROM_LIBRARY
 from codemods.device.where import Where
-from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value
+from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -91,8 +91,15 @@ class ObligationAnalysis(HandedLoaders):
         # bound to: (call, position or -1), ``model, optimizer = setup(model, optimizer)``; the
         # scope is "" for an attribute (``self.model``, read in other methods).
         self.bound_from: dict[tuple[str, str], list[tuple[cst.Call, int]]] = defaultdict(list)
+        # Each attribute read, by its last name (``args.device``: "device"), and those read in the
+        # arguments of a library's call (not torch's: ``Embeddings(model_kwargs={"device": args.device})``).
+        self.attribute_reads: dict[str, list[cst.Attribute]] = defaultdict(list)
+        self.library_arguments: set[cst.CSTNode] = set()
 
     # -- walk -------------------------------------------------------------------------------
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attribute_reads[node.attr.value].append(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.params[self.walk.qualname] = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
@@ -186,6 +193,12 @@ class ObligationAnalysis(HandedLoaders):
         if loop is not None and (read := batch_shapes.host_read(node, callee, loop.targets)) is not None:
             loop.host_reads.append((read, code(node)))
         self._note_device_call(node, method, callee)
+        if (
+            callee is not None
+            and not callee.startswith("torch")
+            and callee.split(".")[0] not in self.facts.imports.project_names
+        ):
+            self.library_arguments.update(sub for a in node.args for sub in walk(a.value) if type(sub) is cst.Attribute)
         if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
             self._move(name, node)
             if loop is not None:
@@ -239,7 +252,8 @@ class ObligationAnalysis(HandedLoaders):
         for read, message in self.walk.analysis(ConfigDeviceAnalysis).broken.items():
             self._break(read, DEVICE_FROM_PROJECT, message)
         for default, dest in self.facts.device.cpu_flag_defaults.items():
-            self._break(default, DEVICE_OFF_XLA, xla111.cpu_default_flag(dest))
+            if not self._inference_only(dest):
+                self._break(default, DEVICE_OFF_XLA, xla111.cpu_default_flag(dest))
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)
@@ -256,6 +270,17 @@ class ObligationAnalysis(HandedLoaders):
                 BATCH_OFF_XLA,
                 xla116.cuda_default_tensor_type(code(call), code(self.legacy_constructors[0].func)),
             )
+
+    def _inference_only(self, dest: str) -> bool:
+        """The file trains nothing (no optimizer, no training loop) and reads the flag only in the
+        arguments of a library's calls (a retrieval model's ``model_kwargs={"device": args.device}``):
+        the device it names runs inference, and the CPU default is the author's choice, no
+        training off the XLA device."""
+        training = self.facts.training
+        if self.stepped or training.optimizers or training.all_loops or training.framework_trainers:
+            return False
+        reads = self.attribute_reads.get(dest, ())
+        return bool(reads) and all(read in self.library_arguments for read in reads)
 
     def _model(self, model: str, optimizer: cst.Call | None = None) -> bool:
         """Obligation (1) for ``model``: True if a move of it that runs goes to the XLA device;

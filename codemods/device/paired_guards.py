@@ -7,12 +7,13 @@ a check whose branch newly taken on XLA reads such a name stays as its partner d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from codemods.device.facts import negated_check
+from codemods.engine.nodes import walk
 
 
 @dataclass(frozen=True)
@@ -203,15 +204,8 @@ def _scope_bindings(scope: cst.CSTNode) -> dict[str, list[cst.CSTNode]]:
 
 
 def _inside(node: cst.CSTNode, suite: cst.BaseSuite) -> bool:
-    return any(sub is node for sub in _descendants(suite))
-
-
-def _descendants(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
+    # (``node`` is a bound Name: ``walk``, which leaves out only whitespace and punctuation, holds it)
+    return any(sub is node for sub in walk(suite))
 
 
 def kept_with_partners(
@@ -237,7 +231,9 @@ def kept_with_partners(
             branch = taken_on_cuda(candidate.statement, candidate.comparison)
             if branch is None:
                 continue
-            scope_bindings = bindings.setdefault(id(candidate.scope), _scope_bindings(candidate.scope))
+            scope_bindings = bindings.get(id(candidate.scope))
+            if scope_bindings is None:  # (once per scope: a LibCST visitor over it)
+                scope_bindings = bindings[id(candidate.scope)] = _scope_bindings(candidate.scope)
             partner = _stranded_read(branch, scope_bindings, untaken, candidate.scope)
             if partner is not None:
                 paired[candidate.comparison] = partner

@@ -49,7 +49,9 @@ class CandidateChecks:
         )
 
     def saw_def(self, node: cst.FunctionDef) -> None:
-        returns = [sub.value for sub in walk(node.body) if type(sub) is cst.Return and sub.value is not None]
+        # (the whole def's subtree, not its body's: the same returns in the same order, and the
+        # subtree the training analysis walks again for what each function returns)
+        returns = [sub.value for sub in walk(node) if type(sub) is cst.Return and sub.value is not None]
         checks = [check for value in returns for check in checks_in(value)]
         if checks:
             self.returned.setdefault(node.name.value, []).extend(checks)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.engine import speed
 from codemods.engine.nodes import children_reader
 
 if TYPE_CHECKING:
@@ -28,13 +29,20 @@ _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
 
 def uncalled_nodes(
-    module: cst.Module, nodes: Collection[cst.CSTNode], mentioned_elsewhere: Callable[[str], bool | None]
+    module: cst.Module,
+    nodes: Collection[cst.CSTNode],
+    mentioned_elsewhere: Callable[[str], bool | None],
+    in_a_function: Callable[[cst.CSTNode], bool | None] | None = None,
 ) -> dict[cst.CSTNode, str]:
     """Those of ``nodes`` inside a function or method that no code of the project calls: the
-    function's qualified name (``Config._validate``) by node."""
+    function's qualified name (``Config._validate``) by node.  ``in_a_function``: whether the
+    shared walk met a node inside a ``def`` (None: it did not meet it), to skip the module's
+    traversal when none of ``nodes`` is."""
     candidates = _candidates(module)
     if not candidates:
         return {}
+    if in_a_function is not None and speed.shortcuts() and not any(in_a_function(n) is not False for n in nodes):
+        return {}  # all at module or class level: in no function at all
     collector = _References({name.rpartition(".")[2] for name in candidates}, {id(n) for n in nodes})
     collector.visit(module)
     # The functions that hold such a node, and those that name them, up the chain: the only

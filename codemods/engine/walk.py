@@ -185,9 +185,12 @@ class Walk:
         self.facts = facts
         self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
+        self._defs: list[cst.FunctionDef] = []  # the ``def``s of ``functions`` (lambdas left out)
+        self._def_ids: set[int] = set()  # every ``def`` walked (by id)
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.If | cst.IfExp] = []  # enclosing If and IfExp nodes
         self.scopes: list[str] = []  # names of the enclosing classes and functions
+        self._qualname = ""  # ``scopes`` joined, as they change (the hooks ask it at most nodes)
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
@@ -281,12 +284,25 @@ class Walk:
     @property
     def enclosing_function(self) -> cst.FunctionDef | None:
         """The innermost ``def`` (lambdas are looked through); None at module level."""
-        return next((f for f in reversed(self.functions) if f is not None), None)
+        defs = self._defs
+        return defs[-1] if defs else None
+
+    def in_a_function(self, node: cst.CSTNode) -> bool | None:
+        """Whether the walk met ``node`` inside a ``def`` (lambdas aside); None: it did not meet it."""
+        parents, defs = self.parents, self._def_ids
+        if id(node) not in parents:
+            return None
+        key = parents[id(node)]
+        while key is not None:
+            if key in defs:
+                return True
+            key = parents.get(key)
+        return False
 
     @property
     def qualname(self) -> str:
         """``Trainer.train`` inside that method, "" at module level (lambdas are looked through)."""
-        return ".".join(self.scopes)
+        return self._qualname
 
     @property
     def module_level(self) -> bool:
@@ -406,7 +422,10 @@ class Walk:
             self.functions.append(function)
             self._enter_loop(None)
             if function is not None:
+                self._def_ids.add(id(function))
+                self._defs.append(function)
                 self.scopes.append(function.name.value)
+                self._qualname = ".".join(self.scopes)
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
         elif type(node) is cst.If:
@@ -421,13 +440,16 @@ class Walk:
         elif type(node) is cst.ClassDef:
             self.class_depth += 1
             self.scopes.append(node.name.value)
+            self._qualname = ".".join(self.scopes)
 
     def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
             self.functions.pop()
             self._leave_loop()
             if kind is cst.FunctionDef:
+                self._defs.pop()
                 self.scopes.pop()
+                self._qualname = ".".join(self.scopes)
         elif kind is cst.For or kind is cst.While:
             self._leave_loop()
         elif kind is cst.If:
@@ -442,6 +464,7 @@ class Walk:
         elif kind is cst.ClassDef:
             self.class_depth -= 1
             self.scopes.pop()
+            self._qualname = ".".join(self.scopes)
 
     def _enter_loop(self, node: cst.CSTNode | None) -> None:
         self.loops.append(node)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods import equivalent_apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import children, dotted, names_in, target_names
 from codemods.engine.walk import Analysis
@@ -48,6 +49,7 @@ class ImportAnalysis(Analysis):
                             module,
                             alias.evaluated_name,
                         )
+                    self._reexported_checks(node, module)
         if self.walk.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
             part.xla_optional = True
 
@@ -77,6 +79,26 @@ class ImportAnalysis(Analysis):
             if qualified is None or not outside_project(qualified):
                 part.project_names[local] = (module, local)
                 part.star_bound[local] = node
+
+    def _reexported_checks(self, node: cst.ImportFrom, module: str) -> None:
+        """``from ..extras.misc import is_torch_cuda_available``, where that project module imports it
+        from a library (``from transformers.utils import is_torch_cuda_available``): the name is the
+        library's availability check here too, False on XLA like ``torch.cuda.is_available()``."""
+        part = self.facts.imports
+        names = node.names
+        if isinstance(names, cst.ImportStar):
+            return
+        wanted = {alias.evaluated_name for alias in names}
+        if not wanted & {check.rsplit(".", 1)[-1] for check in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS}:
+            return  # (most imports: the project module is not read)
+        exported = dict(part.star_names_of(module) or ())
+        module_level = self.walk.module_level and node not in part.after_code
+        for alias in names:
+            qualified = exported.get(alias.evaluated_name)
+            if qualified in equivalent_apis.LIBRARY_AVAILABILITY_CHECKS:
+                local = alias.evaluated_alias or alias.evaluated_name
+                part.table.bind(local, qualified, module_level)
+                part.project_names.pop(local, None)
 
     def _branch(self, node: cst.If | cst.IfExp) -> None:
         if tests_for_xla(node.test):

@@ -531,12 +531,14 @@ def _add_imports(ctx: Context[Facts], original: cst.Module, updated: cst.Module)
     after = ctx.result_of(anchor) if anchor is not None else None
     insert_at = next((i + 1 for i, s in enumerate(body) if s is after), 0)
     added = {k: v for k, v in imports.added.items() if local_name(v.names[0], True) not in imports.unused}
+    required = {key for key in added if key in imports.required_packages}
+    in_use = used_names(updated, required) if required else set()  # (one walk for all of them)
     for key, added_import in sorted(added.items()):
         line = cst.SimpleStatementLine(body=[added_import])
         if key in imports.required_packages:
             # Importing a submodule loads the package too; a plain one also binds its name.
             loaders = [other for other in added if other.startswith(key + ".")]
-            used = bool(used_names(updated, {key}))
+            used = key in in_use
             if loaders and (not used or any(" as " not in other for other in loaders)):
                 continue
             if not used:

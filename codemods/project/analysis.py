@@ -67,6 +67,8 @@ class ProjectAnalysis(CalleeOrigins):
         # local alias (``block = Block``, then ``block(a, b)``) or an argument (``make_layer(Block, 2)``).
         self.function_names: list[tuple[str, str]] = []
         self._origins: dict[str, Found | None] = {}
+        self._settled = False  # (CalleeOrigins.finish: the walk is over)
+        self._all_origins: dict[str, list[Found]] = {}
         self.top_level: set[str] = set()  # the functions and classes this module defines
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
         self.module_aliases: list[tuple[str, str]] = []  # module-level ``name = other.attr``: (name, what it holds)

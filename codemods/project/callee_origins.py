@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.engine import speed
 from codemods.engine.nodes import arg_value, is_false
 from codemods.engine.walk import Analysis
 from codemods.followed_packages import unfollowed_package
@@ -27,6 +28,8 @@ class CalleeOrigins(Analysis):
     facts: Facts
     part: ProjectFacts
     _origins: dict[str, Found | None]
+    _settled: bool
+    _all_origins: dict[str, list[Found]]
     built_by: dict[str, tuple[str, str]]
     builders: dict[str, list[tuple[str, str]]]
     built_calls: dict[str, cst.Call]
@@ -55,10 +58,23 @@ class CalleeOrigins(Analysis):
         package = unfollowed_package(qualified)
         return None if package is None or self.part.context.names_project_module(package) else package
 
+    def finish(self) -> None:
+        # What ``origins`` reads is what the walk recorded: from now on (the other analyses'
+        # finish and conclude) its answers are kept, until ``learn_instance`` adds to it.
+        self._settled = speed.shortcuts()
+
     def origins(self, callee: str) -> list[Found]:
         """Every project callable that ``callee`` may run: ``origin``, for a name that
         several branches build apart, each builder's, and for a name looked up in a dict of
-        project callables, each of them."""
+        project callables, each of them.  (A new list: callers extend it.)"""
+        if not self._settled:
+            return self._all_origins_of(callee)
+        kept = self._all_origins.get(callee)
+        if kept is None:
+            kept = self._all_origins[callee] = self._all_origins_of(callee)
+        return list(kept)
+
+    def _all_origins_of(self, callee: str) -> list[Found]:
         found = [] if (first := self.origin(callee)) is None else [first]
         parts = callee.split(".")
         for module, name in self.alternatives.get(parts[0], []):
@@ -77,6 +93,7 @@ class CalleeOrigins(Analysis):
         """``name`` (a parameter handed such an instance) is built by ``built`` (module,
         callable) too."""
         self.built_by[name] = built
+        self._all_origins.clear()
         for callee in [c for c in self._origins if c == name or c.startswith(name + ".")]:
             del self._origins[callee]
 

@@ -121,6 +121,7 @@ class Mentions:
         self.root = root
         self._texts: tuple[tuple[Path, bytes], ...] | None | bool = False  # (False: unread)
         self._answers: dict[tuple[Path, str], bool] = {}
+        self._settings: dict[str, tuple[Path, ...] | None] = {}  # cuda_checked's scan, by attribute
 
     def elsewhere(self, path: Path, name: str) -> bool:
         """Whether a file other than ``path`` names ``name`` as a word (its code, notebooks, configs
@@ -132,8 +133,10 @@ class Mentions:
             texts = self._texts
             if not isinstance(texts, tuple) or not key[0].is_relative_to(self.root):
                 return True
-            word = re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
-            self._answers[key] = any(word.search(data) for file, data in texts if file != key[0])
+            needle = name.encode()
+            word = re.compile(rb"(?<![\w])" + re.escape(needle) + rb"(?![\w])")
+            # (the plain substring test first: most files do not hold the name at all)
+            self._answers[key] = any(needle in data and word.search(data) for file, data in texts if file != key[0])
         return self._answers[key]
 
     def cuda_checked(self, path: Path, attribute: str) -> Path | None:
@@ -145,13 +148,28 @@ class Mentions:
         texts = self._texts
         if not isinstance(texts, tuple):
             return None
+        if attribute not in self._settings:
+            self._settings[attribute] = _cuda_settings(texts, attribute)
+        files = self._settings[attribute]
+        if files is None:
+            return None  # set to something else too: not known
         me = resolved(path)
-        set_to = re.compile(rb"\bself\." + re.escape(attribute.encode()) + rb"\s*=(?!=)\s*([^\n]*)")
-        checked = None
-        for file, data in texts:
-            for match in set_to.finditer(data):
-                if re.fullmatch(rb"torch\.cuda\.is_available\(\)\s*(#.*)?", match.group(1).strip()) is None:
-                    return None  # set to something else too: not known
-                if checked is None or checked == me:
-                    checked = file
-        return checked
+        # The first file that sets it, unless that is ``path``: then the next other one, or ``path``.
+        return next((file for file in files if file != me), files[0] if files else None)
+
+
+def _cuda_settings(texts: tuple[tuple[Path, bytes], ...], attribute: str) -> tuple[Path, ...] | None:
+    """The files (in ``texts``' order, each once) that set ``self.<attribute>`` to CUDA's
+    availability check; None where a file sets it to anything else."""
+    needle = b"self." + attribute.encode()
+    set_to = re.compile(rb"\bself\." + re.escape(attribute.encode()) + rb"\s*=(?!=)\s*([^\n]*)")
+    files: list[Path] = []
+    for file, data in texts:
+        if needle not in data:  # (the plain substring test first: most files do not set it)
+            continue
+        for match in set_to.finditer(data):
+            if re.fullmatch(rb"torch\.cuda\.is_available\(\)\s*(#.*)?", match.group(1).strip()) is None:
+                return None
+            if not files or files[-1] != file:
+                files.append(file)
+    return tuple(files)

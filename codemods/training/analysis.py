@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, equivalent_apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
@@ -295,7 +295,11 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             (self.part.schedulers if kind == "scheduler" else self.part.optimizers).add(name)
             if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
                 self.part.held_steppers.add((owner, name.removeprefix("self."), kind))
-        elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
+        elif (
+            callee.startswith("torch.nn.")
+            and callee.rsplit(".", 1)[-1][:1].isupper()
+            and callee not in equivalent_apis.TENSOR_CLASSES_OF_NN
+        ):
             self.part.models.add(name)
 
     def _availability_checks(self) -> list[cst.If]:

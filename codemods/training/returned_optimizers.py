@@ -92,6 +92,9 @@ class ReturnedOptimizers(EarlyOptimizers):
         """(model position, optimizer position) of the tuples ``fn`` returns that hold a model
         built here and an optimizer built over it before any move of it."""
         assert fn.node is not None
+        tuples = [node.value for node in walk(fn.node) if type(node) is cst.Return and type(node.value) is cst.Tuple]
+        if not tuples:
+            return set()  # (no tuple returned: its events need not be followed)
         bound = _bound_names(fn.node)
         on_cpu: set[str] = set()
         over: dict[str, str] = {}  # optimizer name -> the model it holds the CPU parameters of
@@ -115,13 +118,12 @@ class ReturnedOptimizers(EarlyOptimizers):
                 if target is not None:
                     over[target] = model
         found: set[tuple[int, int]] = set()
-        for node in walk(fn.node):
-            if type(node) is cst.Return and type(node.value) is cst.Tuple:
-                names = [dotted(element.value) for element in node.value.elements]
-                for at, optimizer in enumerate(names):
-                    model = over.get(optimizer or "")
-                    if model is not None and model in names:
-                        found.add((names.index(model), at))
+        for returned in tuples:
+            names = [dotted(element.value) for element in returned.elements]
+            for at, optimizer in enumerate(names):
+                model = over.get(optimizer or "")
+                if model is not None and model in names:
+                    found.add((names.index(model), at))
         return found
 
     def _returned_by(self, call: cst.Call) -> tuple[int, int] | None:

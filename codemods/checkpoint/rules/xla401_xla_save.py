@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -81,7 +82,14 @@ XLA_SAVE = Rule(
     "as in a `save_on_master` helper, after a return of every other process, `if rank != 0: return`, or in a "
     "one-process script): torch.save pickles XLA tensors through the CPU "
     "(checked on torch_xla 2.9), and the file loads where torch_xla is installed; it is an error only where every "
-    "process of a multi-process run writes the same file.",
+    "process of a multi-process run writes the same file. A save whose tensors cannot be on a device stays "
+    "`torch.save` where one process writes (there is nothing for xm.save to move): a preprocessing script's features "
+    "(`feat = feat.detach().cpu()`; `.cpu()`, `.numpy()`, `.tolist()` and `.item()` give host values, and a "
+    "DataLoader's batches are collated on the host), the state of a module built on the CPU and never moved in the "
+    "function (`model = torch.nn.Embedding(n, d)`, also through a function of the file that builds and returns it, "
+    "then `torch.save(model.state_dict(), path)`), and host data; each name is followed to the assignment that "
+    "reaches the save, and a parameter, a name a loop or a `try` may rebind, or any other call, may hold device "
+    "tensors: that save becomes xm.save.",
     examples=lambda: (
         invalid(
             """
@@ -99,6 +107,7 @@ XLA_SAVE = Rule(
         ),
     ),
     valid=lambda: (
+        *host_save_valid(),
         *(
             valid(
                 """
@@ -266,6 +275,7 @@ XLA_SAVE = Rule(
     ),
     invalid=lambda: (
         *indirect_guard_invalid(),
+        *host_save_invalid(),
         *(
             invalid(
                 """
@@ -533,6 +543,8 @@ def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
 
     problem = ctx.facts.checkpoint.saves[original]
     distributed = ctx.facts.distributed
+    if original in ctx.facts.checkpoint.host_saves and not distributed.multi_process:
+        return updated  # no device tensor to move, and one process writes
     if problem is None and ctx.target.save_waits_for_all and original in distributed.guarded_saves:
         return _guarded_save(ctx, original, updated)
     if problem is not None:

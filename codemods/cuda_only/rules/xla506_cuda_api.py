@@ -44,7 +44,9 @@ CUDA_API = Rule(
     "or a tuple of classes bound to a name that only such tests read) it builds nothing and is not reported. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent. A call in the device argument of a `.cuda()` that XLA102 "
     "rewrites (`x.cuda(torch.cuda.current_device())` -> `x.to(<XLA device>)`) goes with it and is not reported. Code under a test that is False on XLA as the port leaves it never runs "
-    "there and is not reported: a kept availability check (an `if` over it, a conditional expression `n % count if "
+    "there and is not reported: a kept availability check (`torch.cuda.is_available()`, or a library's that returns it: transformers' "
+    "`is_torch_cuda_available()`, accelerate's `is_cuda_available()`, also as a project module re-exports it; the "
+    "port leaves those as they are; an `if` over it, a conditional expression `n % count if "
     "torch.cuda.is_available() else None`, or an early `return` under `if not torch.cuda.is_available() or "
     "...:` before it), a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
@@ -326,6 +328,30 @@ CUDA_API = Rule(
     ),
     invalid=lambda: (
         *threshold_device_invalid(),
+        *(
+            invalid(
+                """
+                import torch
+                from transformers.utils import is_torch_cuda_available
+                from accelerate.utils import is_cuda_available as cuda_ok
+
+
+                def describe():
+                    info = {}
+                    if is_torch_cuda_available():
+                        info["GPU type"] = torch.cuda.get_device_name()
+                    if cuda_ok():
+                        info["GPU memory"] = torch.cuda.mem_get_info()[1]
+                    info["free"] = torch.cuda.mem_get_info()[0]
+                    return info
+                """,
+                target=target,
+                alias=True,
+                note=f"behind-a-library-availability-check-{target}",
+                findings=(Expected(12, 20, "`torch.cuda.mem_get_info` raises without CUDA"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         *dot_cuda_argument_invalid(),
         *other_guard_invalid(),
         invalid(

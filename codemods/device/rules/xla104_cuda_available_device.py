@@ -240,7 +240,7 @@ def _availability_if(
     if not devices_converted(ctx):
         _not_folded(ctx, original.test)
         return updated
-    folded = fold_true(updated.test, device.is_available_call)
+    folded = fold_true(updated.test, device.availability_within(original.test))
     parent = ctx.parent()
     is_elif = isinstance(parent, cst.If) and parent.orelse is original
     outcome = {
@@ -312,7 +312,7 @@ def _selection(ctx: Context[Facts], original: cst.IfExp, updated: cst.IfExp) -> 
         _wrapped(ctx, original)
     if original not in device.selections:
         return updated
-    folded = fold_true(updated, device.is_available_call)
+    folded = fold_true(updated, device.availability_within(original))
     if not devices_converted(ctx) or (not isinstance(folded, bool) and _still_cuda(folded)):
         _not_folded(ctx, original)
         return updated
@@ -362,14 +362,14 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         )
         return updated
     flag, purpose = device.flag_values[original]
-    folded = fold_true(updated, device.is_available_call)
+    folded = fold_true(updated, device.availability_within(original))
     if not isinstance(folded, bool) and _still_cuda(folded):
         return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
     new = ctx.fix(
         CUDA_AVAILABLE_DEVICE,
         original,
         f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA device is always present)",
-        lambda: as_expression(fold_true(updated, device.is_available_call)),
+        lambda: as_expression(fold_true(updated, device.availability_within(original))),
     )
     if new is None:
         return updated

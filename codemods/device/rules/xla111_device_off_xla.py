@@ -38,6 +38,25 @@ HANDED_CPU_FLAG = """
     Trainer(device=args.device).fit([torch.randn(2, 4)])
 """
 
+# A device flag of a library's retrieval model that only infers (``model_kwargs={"device": ...}``),
+# "cpu" by default; and a model the same file trains on that flag.
+INFERENCE_FLAG = """
+    import argparse
+
+    import torch
+    from langchain.embeddings import HuggingFaceBgeEmbeddings
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--encode-device", default="cpu", choices=["cpu", "cuda:0"])
+    args = parser.parse_args()
+    embeddings = HuggingFaceBgeEmbeddings(model_kwargs={"device": args.encode_device})
+"""
+_TRAINED_THERE = """\
+    model = torch.nn.Linear(4, 2).to(args.encode_device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+_XLA_IMPORT = 'import torch\n    import torch_xla  # noqa: F401  (registers the "xla" device)\n'
+
 
 DEVICE_OFF_XLA = Rule(
     code="XLA111",
@@ -57,7 +76,10 @@ DEVICE_OFF_XLA = Rule(
     '(`--device`, default "cpu": karpathy/makemore) is reported at that default: it is where the model trains '
     "unless the run names another device, and the tool leaves the CPU default as the author chose it rather "
     "than port an explicit CPU choice (a flag of another name defaulting to \"cpu\", or `map_location='cpu'`, "
-    "is not a device choice). To resolve it, make that value the "
+    "is not a device choice); nor is it where the file trains nothing (no optimizer, no training loop) and reads "
+    "the flag only in the arguments of a library's calls (a retrieval model's `model_kwargs={\"device\": "
+    'args.encode_model_device}`, "cpu" by default): that model only infers, on the device the author chose. '
+    "To resolve it, make that value the "
     'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host. '
     "The same holds for a script's own switch handed to the project: `config.use_GPU = False` (every value the "
     "script gives it), then `Trainer(config, ...)`, where a module the script imports picks the device with "
@@ -113,6 +135,15 @@ DEVICE_OFF_XLA = Rule(
     ),
     valid=lambda: (
         *index_or_cpu_valid(),
+        *(
+            valid(
+                INFERENCE_FLAG,
+                substituted(INFERENCE_FLAG, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')),
+                target=target,
+                note=f"a-cpu-default-for-a-library-model-that-only-infers-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import argparse
@@ -276,6 +307,16 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                INFERENCE_FLAG + _TRAINED_THERE,
+                substituted(INFERENCE_FLAG + _TRAINED_THERE, ("import torch\n", _XLA_IMPORT), ('"cuda:0"]', '"xla"]')),
+                target=target,
+                note=f"a-cpu-default-where-the-file-also-trains-{target}",
+                findings=(Expected(8, 48, "`model`, whose parameters `torch.optim.SGD` steps, goes to"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch

@@ -145,12 +145,12 @@ class Hoisting:
         if id(node) in self.read_values:
             return self._param(node)  # type: ignore[arg-type]  # read_values holds the ids of expressions only
         changes: dict[str, object] = {}
-        for field in dataclasses.fields(node):
-            value = getattr(node, field.name)
+        for name in _field_names(type(node)):
+            value = getattr(node, name)
             if isinstance(value, cst.CSTNode):
-                changes[field.name] = self._child(node, field.name, value)
+                changes[name] = self._child(node, name, value)
             elif isinstance(value, (list, tuple)) and value and all(isinstance(v, cst.CSTNode) for v in value):
-                changes[field.name] = [self._child(node, field.name, v) for v in value]
+                changes[name] = [self._child(node, name, v) for v in value]
         return node.with_changes(**changes)
 
     def _child(self, parent: cst.CSTNode, field: str, node: cst.CSTNode) -> cst.CSTNode:
@@ -163,6 +163,17 @@ class Hoisting:
         if (type(parent), field) in _KEPT_FIELDS or not isinstance(node, cst.BaseExpression) or _literal(node):
             return node
         return self._param(node)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """``dataclasses.fields`` of a node type, by name (found once per type: it builds its tuple at every call)."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
 
 
 def rewritten_values(original: cst.CSTNode, updated: cst.CSTNode, hoisting: Hoisting) -> dict[int, cst.CSTNode] | None:
