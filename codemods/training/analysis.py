@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis, equivalent_apis
+from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.library_models import library_builder, names_a_placement
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import arg_value, dotted, fold_true, is_true, method_name, names_the_cpu, string_value, walk
 from codemods.engine.walk import Walk
+from codemods.equivalent_apis import TENSOR_CLASSES_OF_NN as NN_TENSORS
 from codemods.huggingface.names import TRAINERS
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
@@ -295,11 +296,7 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             (self.part.schedulers if kind == "scheduler" else self.part.optimizers).add(name)
             if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
                 self.part.held_steppers.add((owner, name.removeprefix("self."), kind))
-        elif (
-            callee.startswith("torch.nn.")
-            and callee.rsplit(".", 1)[-1][:1].isupper()
-            and callee not in equivalent_apis.TENSOR_CLASSES_OF_NN
-        ):
+        elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper() and callee not in NN_TENSORS:
             self.part.models.add(name)
 
     def _availability_checks(self) -> list[cst.If]:
