@@ -15,24 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from codemods.distributed.rules.fallback_group_cases import FALLBACK
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 from tests.support.projects import write_project
 
 TARGETS = ["2.9", "sagemaker"]
 
-SETUP = """\
-import torch.distributed as dist
-
-
-def init_distributed():
-    try:
-        dist.init_process_group(backend="nccl", init_method="env://")
-        return True
-    except:
-        print("not distributed")
-        return False
-"""
+SETUP = FALLBACK.lstrip("\n")
 # A one-device script: a plain run (``convert --distributed`` starts it with the launcher).
 PLAIN = """\
 import torch
