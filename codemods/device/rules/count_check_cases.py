@@ -7,56 +7,40 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
+# A device picked by a CUDA device count tested for truth (the same program for each target).
+_COUNTED = """
+import torch
+
+if torch.cuda.device_count():
+    device = "cuda:0"
+else:
+    device = "cpu"
+model = torch.nn.Linear(4, 2).to(device)
+"""
+_COUNTED_PORTED = """
+import torch
+import torch_xla  # noqa: F401  (registers the "xla" device)
+
+device = "xla"
+model = torch.nn.Linear(4, 2).to(device)
+"""
+_DROPPED = "`torch.cuda.device_count()`: the accelerator check holds for the XLA device"
+
 
 def count_check_cases() -> tuple[Invalid, ...]:
     return (
         invalid(
-            """
-            import torch
-
-            if torch.cuda.device_count():
-                device = "cuda:0"
-            else:
-                device = "cpu"
-            model = torch.nn.Linear(4, 2).to(device)
-            """,
-            """
-            import torch
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            device = "xla"
-            model = torch.nn.Linear(4, 2).to(device)
-            """,
+            _COUNTED,
+            _COUNTED_PORTED,
             note="a-device-count-tested-for-truth",
-            findings=(
-                Expected(
-                    4,
-                    4,
-                    "`torch.cuda.device_count()`: the accelerator check holds for the XLA device, so the code under "
-                    "it always runs: check dropped",
-                ),
-            ),
+            findings=(Expected(4, 4, _DROPPED + ", so the code under it always runs: check dropped"),),
         ),
         invalid(
-            """
-            import torch
-
-            if torch.cuda.device_count():
-                device = "cuda:0"
-            else:
-                device = "cpu"
-            model = torch.nn.Linear(4, 2).to(device)
-            """,
-            """
-            import torch
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            device = "xla"
-            model = torch.nn.Linear(4, 2).to(device)
-            """,
+            _COUNTED,
+            _COUNTED_PORTED,
             target="sagemaker",
             note="a-device-count-tested-for-truth-sagemaker",
-            findings=(Expected(4, 4, "`torch.cuda.device_count()`: the accelerator check holds for the XLA device"),),
+            findings=(Expected(4, 4, _DROPPED),),
         ),
         invalid(
             """
@@ -124,7 +108,7 @@ def count_check_cases() -> tuple[Invalid, ...]:
                     "and torch.cuda.device_count() > 0`, which is False on XLA (no CUDA): the path without CUDA runs "
                     "and the model and tensors stay on the CPU; make `use_gpu` return True",
                 ),
-                Expected(13, 16, "`torch.cuda.device_count()`: the accelerator check holds for the XLA device"),
+                Expected(13, 16, _DROPPED),
             ),
         ),
     )
