@@ -13,28 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from codemods.device.rules.helper_return_cases import USE_GPU
+from codemods.engine.rule import substituted
 from tests.support.executed import converted_project, run_script
 
 pytestmark = pytest.mark.executed
 
-MAIN = """\
-import torch
-import torch.nn as nn
-
-
-def use_gpu(gpu):
-    if gpu in ("auto", None):
-        return torch.cuda.is_available() and torch.cuda.device_count() > 0
-    return gpu not in ("false", False)
-
-
-def set_cuda_id(spec):
-    if not use_gpu(spec["gpu"]):
-        return
-    job = spec["trial"] or 0
-    count = torch.cuda.device_count()
-    spec["cuda_id"] = job % count if torch.cuda.is_available() else None
-
+# The helpers of XLA104's case (helper_return_cases.py), a load with a CPU map location, and their calls.
+MAIN = (
+    substituted(USE_GPU.lstrip("\n"), ("import torch\n", "import torch\nimport torch.nn as nn\n"))
+    + """
 
 def load(net, path):
     device = None if torch.cuda.is_available() else "cpu"
@@ -50,6 +38,7 @@ state = load(net, "xla_ckpt.pt")
 print(f"cuda_id set {'cuda_id' in spec}")
 print(f"loaded on {state['weight'].device.type} equal {torch.equal(net.weight, torch.ones(2, 4))}")
 """
+)
 
 # A checkpoint of XLA tensors (torch.save of them restores them on the XLA device).
 SAVE = """\

@@ -9,7 +9,8 @@ import textwrap
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
-_USE_GPU = textwrap.dedent(
+# SLM-Lab's helpers: an early return under a check that counts CUDA devices, before CUDA setup only.
+USE_GPU = textwrap.dedent(
     """
     import torch
 
@@ -49,12 +50,12 @@ _LOAD = textwrap.dedent(
 def helper_return_valid_cases() -> tuple[Valid, ...]:
     return (
         valid(
-            _USE_GPU,
+            USE_GPU,
             note="a helper's early return under a check that counts CUDA devices, before code that only sets CUDA "
             "up: it returns there on XLA too, where there is no CUDA to set up",
         ),
         valid(
-            substituted(_USE_GPU, ("import torch\n", "import torch as th\n"), ("torch.cuda", "th.cuda")),
+            substituted(USE_GPU, ("import torch\n", "import torch as th\n"), ("torch.cuda", "th.cuda")),
             target="sagemaker",
             note="a helper's early return before CUDA setup only, through an alias (sagemaker)",
         ),
@@ -73,7 +74,7 @@ def helper_return_valid_cases() -> tuple[Valid, ...]:
 
 def helper_return_invalid_cases() -> tuple[Invalid, ...]:
     main = substituted(
-        _USE_GPU,
+        USE_GPU,
         (
             '    if not use_gpu(spec["gpu"]):\n        return\n',
             '    if not use_gpu(spec["gpu"]):\n        print("no GPU")\n        return\n    train(spec)\n',
