@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.projects import unfixed_findings, write_project
+from tests.support.projects import script_findings
 
 TARGETS = ["2.9", "sagemaker"]
 
@@ -75,20 +75,14 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def _cross_file(folder: Path, files: dict[str, str], target: str) -> list[tuple[int, str]]:
-    write_project(folder, "proj", files)
-    found = unfixed_findings(folder, ["train.py"], target)["train.py"]
-    return [(line, message) for rule, line, message in found if rule == "XLA003"]
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_plain_step_of_an_agent_the_script_hands_the_device_is_no_error(tmp_path: Path, target: str) -> None:
-    assert _cross_file(tmp_path, {"agent.py": AGENT, "train.py": TRAIN}, target) == []
+    assert script_findings(tmp_path, {"agent.py": AGENT, "train.py": TRAIN}, target, "XLA003") == []
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_plain_step_in_several_processes_without_ddp_is_an_error(tmp_path: Path, target: str) -> None:
-    found = _cross_file(tmp_path, {"agent.py": AGENT, "train.py": DISTRIBUTED_TRAIN}, target)
+    found = script_findings(tmp_path, {"agent.py": AGENT, "train.py": DISTRIBUTED_TRAIN}, target, "XLA003")
     messages = [message for _, message in found if "cannot tell the class of `agent`" in message]
     assert len(messages) == 1, found
     assert "their plain optimizer step does not reduce the gradients across this script's processes" in messages[0]
@@ -96,7 +90,7 @@ def test_a_plain_step_in_several_processes_without_ddp_is_an_error(tmp_path: Pat
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_step_of_an_agent_that_chooses_cuda_is_an_error(tmp_path: Path, target: str) -> None:
-    found = _cross_file(tmp_path, {"agent.py": CUDA_AGENT, "train.py": TRAIN}, target)
+    found = script_findings(tmp_path, {"agent.py": CUDA_AGENT, "train.py": TRAIN}, target, "XLA003")
     messages = [message for _, message in found if "cannot tell the class of `agent`" in message]
     assert len(messages) == 1, found
     assert "the device choice and the optimizer step are not ported" in messages[0]
@@ -104,7 +98,7 @@ def test_a_step_of_an_agent_that_chooses_cuda_is_an_error(tmp_path: Path, target
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_checkpoint_load_the_script_reaches_is_an_error_at_the_import(tmp_path: Path, target: str) -> None:
-    found = _cross_file(tmp_path, {"agent.py": AGENT, "train.py": RELOADING_TRAIN}, target)
+    found = script_findings(tmp_path, {"agent.py": AGENT, "train.py": RELOADING_TRAIN}, target, "XLA003")
     assert [line for line, message in found if "checkpoint load" in message] == [3], found
 
 
@@ -161,7 +155,7 @@ if __name__ == "__main__":
 def test_a_side_effect_import_of_a_package_follows_the_modules_its_init_imports(
     tmp_path: Path, files: dict[str, str], target: str
 ) -> None:
-    found = _cross_file(tmp_path, {**files, "train.py": SIDE_EFFECT_TRAIN}, target)
+    found = script_findings(tmp_path, {**files, "train.py": SIDE_EFFECT_TRAIN}, target, "XLA003")
     assert [line for line, _ in found] == [3], found
     (message,) = [message for _, message in found]
     assert "myproj/models/m" in message and "`M` " in message and ".cuda()" in message, message
@@ -211,7 +205,7 @@ def test_a_method_the_script_calls_that_builds_a_trainer_is_an_error_at_the_call
         "mylib/fit_mixin.py": FIT_MIXIN,
         "train.py": FIT_SCRIPT,
     }
-    found = _cross_file(tmp_path, files, target)
+    found = script_findings(tmp_path, files, target, "XLA003")
     assert [line for line, _ in found] == [4], found
     (message,) = [message for _, message in found]
     assert message.startswith("`model.fit` runs `FitMixin.fit` in mylib/fit_mixin.py, which this run does not convert")
@@ -231,7 +225,9 @@ RESTORING_TRAIN = TRAIN.replace(
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_checkpoint_load_that_a_helper_the_script_calls_reaches_is_an_error(tmp_path: Path, target: str) -> None:
-    found = _cross_file(tmp_path, {"agent.py": AGENT, "ckpt.py": RESTORE, "train.py": RESTORING_TRAIN}, target)
+    found = script_findings(
+        tmp_path, {"agent.py": AGENT, "ckpt.py": RESTORE, "train.py": RESTORING_TRAIN}, target, "XLA003"
+    )
     assert [line for line, message in found if "checkpoint load" in message] == [3], found
 
 
@@ -264,7 +260,7 @@ def main(model, steps):
 def test_a_method_the_script_calls_is_named_at_its_first_call_and_the_rest_at_the_import(
     tmp_path: Path, target: str
 ) -> None:
-    found = _cross_file(tmp_path, {"batches.py": LOADER, "train.py": LOADER_TRAIN}, target)
+    found = script_findings(tmp_path, {"batches.py": LOADER, "train.py": LOADER_TRAIN}, target, "XLA003")
     assert [line for line, _ in found] == [1, 6], found
     at_import, at_call = (message for _, message in found)
     assert "`Batches` has `torch.ones(n).cuda()` (line 6)" in at_import, at_import

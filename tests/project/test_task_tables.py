@@ -12,7 +12,7 @@ import pytest
 
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
-from tests.support.projects import unfixed_findings, write_project
+from tests.support.projects import script_findings, write_project
 
 TARGETS = ["2.9", "sagemaker"]
 BARRIER = {"2.9": "torch_xla.sync()", "sagemaker": "xm.mark_step()"}
@@ -80,15 +80,9 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def _cross_file(folder: Path, files: dict[str, str], target: str) -> list[tuple[int, str]]:
-    write_project(folder, "proj", files)
-    found = unfixed_findings(folder, ["train.py"], target)["train.py"]
-    return [(line, message) for rule, line, message in found if rule == "XLA003"]
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_loop_reached_through_a_table_of_classes_is_an_error_at_the_import(tmp_path: Path, target: str) -> None:
-    found = _cross_file(tmp_path, FILES, target)
+    found = script_findings(tmp_path, FILES, target, "XLA003")
     assert [line for line, _ in found] == [3], found
     (message,) = [message for _, message in found]
     assert "src/solver/__init__.py, which this run does not convert" in message, message
@@ -101,7 +95,7 @@ def test_a_loop_reached_through_a_table_of_classes_is_an_error_at_the_import(tmp
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_table_of_classes_that_train_nothing_is_no_error(tmp_path: Path, target: str) -> None:
-    assert _cross_file(tmp_path, {**FILES, "src/solver/solver.py": IDLE_SOLVER}, target) == []
+    assert script_findings(tmp_path, {**FILES, "src/solver/solver.py": IDLE_SOLVER}, target, "XLA003") == []
 
 
 @pytest.mark.parametrize("target", TARGETS)

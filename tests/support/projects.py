@@ -29,3 +29,11 @@ def unfixed_findings(folder: Path, names: list[str], target: str) -> dict[str, l
         Path(report.path).name: [(f.rule, f.line, f.message) for f in report.findings if not f.fixed]
         for report in reports
     }
+
+
+def script_findings(folder: Path, files: dict[str, str], target: str, rule: str) -> list[tuple[int, str]]:
+    """``files`` written as a project into ``folder``, and what a check run of its train.py alone
+    leaves to a person of ``rule``: the line and message of each such finding."""
+    write_project(folder, "proj", files)
+    found = unfixed_findings(folder, ["train.py"], target)["train.py"]
+    return [(line, message) for code, line, message in found if code == rule]
