@@ -4,11 +4,12 @@ runs (loaded by the hooks: a rule module loads no LibCST)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from codemods.distributed.facts import PROCESS_GROUP_DROPPED
 from codemods.engine.nodes import KEYWORD_EQUAL, counterpart, with_comma
 from codemods.engine.rewriter import Context, NodeT
 from codemods.engine.rule import Rule
@@ -80,3 +81,24 @@ def new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) 
     """What the argument ``value`` of ``original`` became in ``updated``."""
     new = counterpart(original, updated, next(arg for arg in original.args if arg.value is value))
     return new.value if new is not None else value
+
+
+def other_group_args(
+    ctx: Context[Any],
+    original: cst.Call,
+    updated: cst.Call,
+    arguments: tuple[tuple[str, cst.Arg], ...],
+    written: Mapping[str, bool],
+) -> list[cst.Arg]:
+    """A process group's arguments (``arguments``, by parameter name) as keywords of its port, in
+    their order, but for those the port writes itself (``written``: True where what it wrote keeps
+    the argument, else the argument goes, with the findings inside it) and those it drops
+    (PROCESS_GROUP_DROPPED, which go)."""
+    args = []
+    for name, arg in arguments:
+        if name in written or name in PROCESS_GROUP_DROPPED:
+            if not written.get(name, False):
+                forget_removed_arg(ctx, original, updated, arg)
+            continue
+        args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+    return args

@@ -30,8 +30,7 @@ def fallback_process_group(
     WORLD_SIZE (``python train.py``), and meets as before under torchrun."""
     import libcst as cst
 
-    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
-    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
+    from codemods.distributed.rules.edits import joined, other_group_args
     from codemods.engine.nodes import string_value
 
     importer = ctx.facts.distributed.env_fallback_unknown.get(original)
@@ -61,11 +60,7 @@ def fallback_process_group(
         if not ctx.imports.require_package(backend_module):
             return None
         args = [cst.Arg(cst.SimpleString('"xla"'))]
-        for name, arg in group.arguments:
-            if name == "backend" or name in PROCESS_GROUP_DROPPED:
-                forget_removed_arg(ctx, original, updated, arg)
-                continue
-            args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+        args += other_group_args(ctx, original, updated, group.arguments, {"backend": False})
         return updated.with_changes(args=joined(args))
 
     return ctx.fix_or_keep(

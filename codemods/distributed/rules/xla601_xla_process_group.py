@@ -411,8 +411,7 @@ def _backend_value(
 def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     import libcst as cst
 
-    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
-    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
+    from codemods.distributed.rules.edits import joined, keyword_arg, new_value, other_group_args
 
     group = ctx.facts.distributed.process_groups[original]
     named = dict(group.arguments)
@@ -443,12 +442,7 @@ def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
             if rank is None or world is None:
                 return None
             args += [keyword_arg("rank", rank), keyword_arg("world_size", world)]
-        for name, arg in group.arguments:
-            if name in kept or name in PROCESS_GROUP_DROPPED:
-                if not (name in kept and kept[name]):
-                    forget_removed_arg(ctx, original, updated, arg)
-                continue
-            args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+        args += other_group_args(ctx, original, updated, group.arguments, kept)
         return updated.with_changes(args=joined(args))
 
     return ctx.fix_or_keep(
