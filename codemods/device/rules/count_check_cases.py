@@ -5,7 +5,7 @@ returns ``x and`` such a check (SLM-Lab's ``use_gpu``), which stays and is an er
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
 # A device picked by a CUDA device count tested for truth (the same program for each target).
 _COUNTED = """
@@ -25,6 +25,28 @@ device = "xla"
 model = torch.nn.Linear(4, 2).to(device)
 """
 _DROPPED = "`torch.cuda.device_count()`: the accelerator check holds for the XLA device"
+
+# SLM-Lab's device choice under a function that returns ``x and`` a count check.
+_UNDER_A_WRAPPER = """
+import torch
+
+def use_gpu(gpu):
+    if gpu in ("auto", None):
+        return torch.cuda.is_available() and torch.cuda.device_count() > 0
+    return gpu not in ("false", False)
+
+class Net(torch.nn.Module):
+    def __init__(self, spec):
+        super().__init__()
+        if use_gpu(spec.get("gpu")):
+            if torch.cuda.device_count():
+                self.device = "cuda:0"
+            else:
+                self.device = "cpu"
+        else:
+            self.device = "cpu"
+        self.to(self.device)
+"""
 
 
 def count_check_cases() -> tuple[Invalid, ...]:
@@ -61,44 +83,16 @@ def count_check_cases() -> tuple[Invalid, ...]:
             findings=(Expected(4, 20, "device picked by an accelerator check, which is False on XLA"),),
         ),
         invalid(
-            """
-            import torch
-
-            def use_gpu(gpu):
-                if gpu in ("auto", None):
-                    return torch.cuda.is_available() and torch.cuda.device_count() > 0
-                return gpu not in ("false", False)
-
-            class Net(torch.nn.Module):
-                def __init__(self, spec):
-                    super().__init__()
-                    if use_gpu(spec.get("gpu")):
-                        if torch.cuda.device_count():
-                            self.device = "cuda:0"
-                        else:
-                            self.device = "cpu"
-                    else:
-                        self.device = "cpu"
-                    self.to(self.device)
-            """,
-            """
-            import torch
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            def use_gpu(gpu):
-                if gpu in ("auto", None):
-                    return torch.cuda.is_available() and torch.cuda.device_count() > 0
-                return gpu not in ("false", False)
-
-            class Net(torch.nn.Module):
-                def __init__(self, spec):
-                    super().__init__()
-                    if use_gpu(spec.get("gpu")):
-                        self.device = "xla"
-                    else:
-                        self.device = "cpu"
-                    self.to(self.device)
-            """,
+            _UNDER_A_WRAPPER,
+            substituted(
+                _UNDER_A_WRAPPER,
+                ("import torch\n", 'import torch\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n'),
+                (
+                    '            if torch.cuda.device_count():\n                self.device = "cuda:0"\n'
+                    '            else:\n                self.device = "cpu"\n',
+                    '            self.device = "xla"\n',
+                ),
+            ),
             note="a-device-choice-under-a-wrapper-that-returns-a-check-and-more",
             findings=(
                 Expected(
