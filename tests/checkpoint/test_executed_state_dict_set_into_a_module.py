@@ -18,6 +18,7 @@ from tests.support.projects import write_project
 pytestmark = pytest.mark.executed
 
 STEPS = 6
+WARMUP = 2  # steps that may compile; the rest reuse their graphs
 TRAIN = f"""\
 import torch
 import torch.nn as nn
@@ -79,6 +80,7 @@ def test_the_state_dict_set_into_the_module_stays_where_it_is(tmp_path: Path) ->
     folder, _ = _converted(tmp_path)
     run = run_script(folder, "train.py")
     assert loss_problems(run, eager) + xla_problems(run) == [], run.output
+    assert len(run.compiles) == STEPS and run.compiles[-1] == run.compiles[WARMUP - 1], run.compiles  # no new graph
 
 
 def test_the_old_port_leaves_the_model_on_two_devices(tmp_path: Path) -> None:
