@@ -319,7 +319,9 @@ def _quoted(module: cst.Module, node: cst.CSTNode) -> str:
         node = node.body[0]
     if type(node) is cst.Assert:
         test = node.test.with_changes(lpar=[], rpar=[]) if node.test.lpar else node.test
-        node = node.with_changes(test=test, msg=None, comma=cst.MaybeSentinel.DEFAULT)
+        node = node.with_changes(
+            test=test, msg=None, comma=cst.MaybeSentinel.DEFAULT, whitespace_after_assert=cst.SimpleWhitespace(" ")
+        )
     if isinstance(node, cst.BaseExpression) and node.lpar:
         node = node.with_changes(lpar=[], rpar=[])
     lines = [line.strip() for line in module.code_for_node(node).strip().splitlines()]

@@ -180,6 +180,20 @@ def test_an_assert_of_cuda_availability_over_several_lines_is_quoted_and_named_f
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_an_assert_written_like_a_call_is_quoted_with_its_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``assert(torch.cuda.is_available())`` (contrastive-unpaired-translation's networks.py):
+    its parentheses dropped, the quote keeps ``assert`` apart from the test."""
+    repo = _project(tmp_path, monkeypatch, "from launch import build", "build().to(device)")
+    (repo / "launch.py").write_text(
+        "import torch\n\n\ndef build():\n    assert(torch.cuda.is_available())\n    return torch.nn.Linear(4, 1)\n"
+    )
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "`build` has `assert torch.cuda.is_available()` (line 5)" in finding.message, finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_a_statement_opening_a_bracket_is_quoted_with_its_lines_joined(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
