@@ -1,12 +1,17 @@
 """Executed: a set-up helper that starts the process group in a ``try`` with the env:// rendezvous
 and falls back to one process in its ``except`` (RT-DETR's ``init_distributed``), in a script that
 converts its BatchNorm layers to SyncBatchNorm only once a group is started, run as the README's
-plain ``python train.py`` on torch_xla 2.9 (CPU, one device).
+plain ``python train.py`` on torch_xla 2.9 (CPU, one device), through the runner that counts its
+graphs.
 
 The port keeps the env:// rendezvous (XLA601): without a launcher's RANK/WORLD_SIZE it fails as in
 the original, the script goes on with one process and trains.  Under torchrun's variables the group
 starts.  The negative control is the port as it used to be written (``init_method="xla://"``): the
-group of one starts, SyncBatchNorm wraps the model and its first forward raises ValueError."""
+group of one starts, SyncBatchNorm wraps the model and its first forward raises ValueError.
+
+Both runs that train are held to tests/support/executed.py's checks against the original's eager run
+(which falls back too: no NCCL on the CPU): the same losses, on XLA, and no new graph after the
+warm-up."""
 
 from __future__ import annotations
 
@@ -14,9 +19,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import TORCHRUN_ENV, converted_project, run_script
+from tests.support.executed import (
+    STEADY_STEPS,
+    TORCHRUN_ENV,
+    WARMUP_STEPS,
+    Executed,
+    converted_project,
+    run_script,
+    training_problems,
+)
+from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
+
+STEPS = WARMUP_STEPS + STEADY_STEPS  # a warm-up, then steps that must compile nothing
 
 SETUP = """\
 import torch
@@ -33,7 +49,7 @@ def init_distributed():
         print("not distributed")
         return False
 """
-TRAIN = """\
+TRAIN = f"""\
 import sys
 
 import torch
@@ -51,12 +67,12 @@ def main():
         model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
     model = model.to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    for step in range(3):
+    for step in range({STEPS}):
         opt.zero_grad()
         loss = model(torch.randn(2, 3, 6, 6).to(device)).pow(2).mean()
         loss.backward()
         opt.step()
-        print(f"step {step} loss {loss.item():.6f}")
+        print(f"step {{step}} loss {{loss.item():.6f}}")
 
 
 if __name__ == "__main__":
@@ -72,14 +88,25 @@ def _converted(folder: Path) -> Path:
     return converted
 
 
+def _trained(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """The converted script's run (through the runner, which counts its graphs) against the original's
+    eager run, with ``args`` and ``env`` in both: its output."""
+    eager = run_script(write_project(tmp_path / "eager", "proj", FILES), "train.py", *args, on_xla=False, env=env)
+    run = run_script(_converted(tmp_path / "xla"), "train.py", *args, env=env)
+    assert len(eager.losses) == STEPS, eager.output
+    problems = training_problems(run, eager, Executed("train.py"))
+    assert not problems, (problems, run.output)
+    return run.output
+
+
 def test_a_plain_run_falls_back_to_one_process_and_trains(tmp_path: Path) -> None:
-    run = run_script(_converted(tmp_path), "train.py", "--sync-bn", runner=False)
-    assert "not distributed" in run.output and len(run.losses) == 3, run.output
+    output = _trained(tmp_path, "--sync-bn")
+    assert "not distributed" in output, output
 
 
 def test_under_torchrun_variables_the_group_starts(tmp_path: Path) -> None:
-    run = run_script(_converted(tmp_path), "train.py", runner=False, env=dict(TORCHRUN_ENV))
-    assert "\\ndistributed" in "\\n" + run.output and len(run.losses) == 3, run.output
+    output = _trained(tmp_path, env=dict(TORCHRUN_ENV))
+    assert "\ndistributed" in "\n" + output, output  # its own line, not "not distributed"
 
 
 def test_negative_control_an_xla_rendezvous_starts_a_group_of_one_and_sync_batchnorm_raises(tmp_path: Path) -> None:
