@@ -111,6 +111,8 @@ class ProjectAnalysis(CalleeOrigins):
         # (function, name) -> a string built at run time bound to it there (``import_str = f"from ..."``)
         self.strings: dict[tuple[str, str], cst.BaseExpression] = {}
         self.registry_calls: list[tuple[cst.Call, str]] = []  # ``train_dict[cfg.train.mode](...)``: (call, registry)
+        # Module-level ``REGISTRY = {}``: a table once an item assignment fills it (``REGISTRY["q"] = QLearner``).
+        self._empty_tables: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -158,9 +160,23 @@ class ProjectAnalysis(CalleeOrigins):
             ]
             if values and all(values):
                 self.part.name_tables[name] = tuple(v for v in values if v)  # (all of them)
+            elif not value.elements and type(value) is cst.Dict:
+                self._empty_tables.add(name)
         self._table_lookup(value)
         if type(value) is cst.Subscript and "." not in name and (table := dotted(value.value)) is not None:
             self._looked_up(name, table)
+            return
+        if (
+            type(value) is cst.Call
+            and type(value.func) is cst.Subscript
+            and "." not in name
+            and (table := dotted(value.func.value)) is not None
+            and (found := self._table_members(table))
+        ):
+            # ``learner = le_REGISTRY[args.learner](mac, args)``: an instance of one of the table's classes.
+            self.built_by[name] = found[0]
+            self.builders.setdefault(name, []).extend(found)
+            self.built_calls[name] = value
             return
         if "." not in name and (loaded := loaded_by_default(value, self.walk, self.string_flags, self.part.context)):
             self.aliases.setdefault(name, loaded)  # ``GRU4Rec = importlib.import_module(args.model).GRU4Rec``
@@ -222,8 +238,14 @@ class ProjectAnalysis(CalleeOrigins):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model, optimizer = get_model(device)``, a project function returning a tuple
-        that holds instances of project classes: each name is built by its class."""
+        that holds instances of project classes: each name is built by its class.  At module
+        level, ``REGISTRY["q_learner"] = QLearner`` fills the table ``REGISTRY = {}``."""
         target = node.targets[0].target if len(node.targets) == 1 else None
+        if type(target) is cst.Subscript and self.walk.module_level:
+            table, written = dotted(target.value), dotted(node.value)
+            if table is not None and written is not None and table in self._empty_tables | set(self.part.name_tables):
+                self.part.name_tables[table] = (*self.part.name_tables.get(table, ()), written)
+            return
         if type(target) is not cst.Tuple and type(target) is not cst.List:
             return
         if type(node.value) is not cst.Call or (callee := dotted(node.value.func)) is None:
@@ -278,6 +300,15 @@ class ProjectAnalysis(CalleeOrigins):
         """``Trainer = train_factory[opt.task]``: a dict of project callables, of this file
         (``{'ctdet': CtdetTrainer}``, its values imported from the project) or imported from
         a project module: ``name`` is each of them."""
+        found = self._table_members(table)
+        if found:
+            self.aliases[name] = found[0]
+            self.alternatives[name] = found
+            self._origins.pop(name, None)
+
+    def _table_members(self, table: str) -> list[tuple[str, str]]:
+        """The project callables a dict of them holds, as (module, callable): a table of this
+        file whose values are imported from the project, or one imported from a project module."""
         project_names = self.facts.imports.project_names
         found: list[tuple[str, str]] = []
         if table in self.part.name_tables:
@@ -292,11 +323,7 @@ class ProjectAnalysis(CalleeOrigins):
             if there is not None and there.summary is not None:
                 # The dict's values are names of its module: found through it (its imports followed).
                 found = [(module, written) for written in there.summary.table_of(there.name)]
-        found = [alternative for alternative in found if self.part.context.lookup(*alternative) is not None]
-        if found:
-            self.aliases[name] = found[0]
-            self.alternatives[name] = found
-            self._origins.pop(name, None)
+        return [alternative for alternative in found if self.part.context.lookup(*alternative) is not None]
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         self._importing = True

@@ -96,7 +96,9 @@ CROSS_FILE = Rule(
     "module, a CUDA check on a `torch` that only the star import may bind (`torch.cuda.is_available()`) is left "
     "as written, and is an error at the check: on an XLA host it is False, so what branches on it stays off the "
     "device. A module-level table of classes or functions (`TASKS = {'detection': DetSolver}`, called as "
-    "`TASKS[task](cfg).fit()`) is a use of each of its values.",
+    "`TASKS[task](cfg).fit()`, or an empty dict filled by item assignments: `REGISTRY['q'] = QLearner`) is a use "
+    "of each of its values, and a name bound to such a call (`learner = REGISTRY[name](...)`) is an instance of "
+    "one of them: a loop calling its training method drives that method's step.",
     examples=lambda: (
         invalid(
             """
