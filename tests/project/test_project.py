@@ -277,6 +277,7 @@ def test_a_step_converted_without_its_driver_is_an_error_at_the_step(rl: Path, t
     assert error.line == 31 and not error.fixed
     assert "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file calls" in error.message
     assert ("torch_xla.sync()" if target == "2.9" else "xm.mark_step()") in error.message
+    assert "convert the project folder with the script whose loop calls it" in error.message  # (main.py is not)
 
 
 def test_a_step_that_the_importing_files_of_the_run_never_call_stays_an_error(rl: Path) -> None:
@@ -291,6 +292,9 @@ def test_a_step_that_the_importing_files_of_the_run_never_call_stays_an_error(rl
         "no loop of this file calls `Agent.update`, nor any loop that the tool could follow in the files"
         in error.message
     )
+    # main.py is in this run: the advice is the barrier after the call, not to convert the project
+    assert error.message.endswith("call torch_xla.sync() after each call of `update` in the loop that calls it")
+    assert "convert the project folder" not in error.message
 
 
 def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one(rl: Path) -> None:

@@ -499,13 +499,20 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
         if undriven.held
         else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
     )
+    method = undriven.function.rsplit(".", 1)[-1]
+    # Where files of this run import this one, the run converts them already: only the call's barrier is left.
+    advice = (
+        f"call {barrier}() after each call of `{method}` in the loop that calls it"
+        if undriven.imported
+        else "convert the project folder with the script whose loop calls it (the barrier goes there), or call "
+        f"{barrier}() after each call of `{method}`"
+    )
     ctx.report(
         UNDRIVEN_STEP,
         original,
         f"`{ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere} (a function "
-        "handed to a callable is followed only into functions of this file that call it), so the graph would "
-        "grow with every step; convert the project folder with the script whose loop calls it (the "
-        f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+        f"handed to a callable is followed only into functions of this file that call it), so the graph would "
+        f"grow with every step; {advice}",
         held=StandsUnlessCalled(undriven.function) if undriven.held else None,
     )
     return updated
