@@ -483,3 +483,22 @@ def names_the_cpu(device: cst.BaseExpression | None) -> bool:
     """``"cpu"`` or ``torch.device("cpu")``: a move that leaves a tensor or module on the CPU."""
     strings = [sub for sub in walk(device) if type(sub) is cst.SimpleString] if device is not None else []
     return bool(strings) and all(string_value(sub) == "cpu" for sub in strings)
+
+
+def unpacked_keywords(values: Sequence[cst.BaseExpression]) -> list[tuple[str, cst.BaseExpression]]:
+    """The keyword arguments that ``**kwargs`` may pass, for the values ``kwargs`` is assigned: a dict
+    literal's string keys, both branches of a conditional (``{"device_map": "auto"} if multi else {}``)
+    and the keywords of ``dict(...)`` (``dict(**other)`` and non-literal keys are not read)."""
+    found: list[tuple[str, cst.BaseExpression]] = []
+    todo = list(values)
+    while todo:
+        value = todo.pop(0)
+        if type(value) is cst.IfExp:
+            todo[:0] = [value.body, value.orelse]
+        elif type(value) is cst.Dict:
+            for element in value.elements:
+                if type(element) is cst.DictElement and (key := string_value(element.key)) is not None:
+                    found.append((key, element.value))
+        elif type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict":
+            found += [(a.keyword.value, a.value) for a in value.args if a.keyword is not None and not a.star]
+    return found

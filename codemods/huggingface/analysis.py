@@ -27,6 +27,7 @@ from codemods.engine.nodes import (
     method_name,
     receiver,
     string_value,
+    unpacked_keywords,
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
@@ -346,7 +347,7 @@ class HuggingFaceAnalysis(Analysis):
             self.handed_accelerators.add(owner)
         self.candidate_calls.append((node, self.walk.enclosing_function, self.walk.qualname))
         if method_name(node) == "from_pretrained" and any(
-            a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS for a in node.args
+            (a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS) or a.star == "**" for a in node.args
         ):
             self.model_loads.append((node, self.walk.qualname))
 
@@ -401,23 +402,34 @@ class HuggingFaceAnalysis(Analysis):
         placements = []
         for argument in call.args:
             keyword = argument.keyword.value if argument.keyword is not None else None
-            if keyword == "device_map":
-                values = self._values(argument.value, scope)
-                kinds = {_device_map_kind(value, self.walk.resolve) for value in values} - {None}
-                kind = next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
-                if kind is not None:
-                    shown = tuple(values) if values != [argument.value] else ()
-                    placements.append(ModelPlacement(argument, kind, shown))
-            elif keyword in ("load_in_8bit", "load_in_4bit") and not (
-                is_false(argument.value) or is_none(argument.value)
-            ):
-                placements.append(ModelPlacement(argument, "quantized"))
-            elif keyword == "quantization_config" and any(
-                type(value) is cst.Call and self.walk.resolve(value.func) in BITSANDBYTES_CONFIG
-                for value in self._values(argument.value, scope)
-            ):
-                placements.append(ModelPlacement(argument, "quantized"))
+            if argument.star == "**":
+                # ``**model_kwargs`` with ``model_kwargs = {"device_map": "balanced"} if ... else {}``
+                # (a dict literal, a conditional of them, ``dict(...)``, assigned in the function or file)
+                for key, value in unpacked_keywords(self._values(argument.value, scope)):
+                    placements += self._placement(argument, key, value, scope, key)
+            elif keyword is not None:
+                placements += self._placement(argument, keyword, argument.value, scope)
         return placements
+
+    def _placement(
+        self, argument: cst.Arg, keyword: str, value: cst.BaseExpression, scope: str, key: str = ""
+    ) -> list[ModelPlacement]:
+        """What ``keyword=value`` (written in the call, or ``key`` of a dict it unpacks) does to the model."""
+        if keyword == "device_map":
+            values = self._values(value, scope)
+            kinds = {_device_map_kind(each, self.walk.resolve) for each in values} - {None}
+            kind = next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
+            if kind is not None:
+                shown = tuple(values) if values != [value] else ()
+                return [ModelPlacement(argument, kind, shown, key, value if key else None)]
+        elif keyword in ("load_in_8bit", "load_in_4bit") and not (is_false(value) or is_none(value)):
+            return [ModelPlacement(argument, "quantized", (), key, value if key else None)]
+        elif keyword == "quantization_config" and any(
+            type(each) is cst.Call and self.walk.resolve(each.func) in BITSANDBYTES_CONFIG
+            for each in self._values(value, scope)
+        ):
+            return [ModelPlacement(argument, "quantized", (), key, value if key else None)]
+        return []
 
     def _values(self, value: cst.BaseExpression, scope: str) -> list[cst.BaseExpression]:
         """A variable's assigned values (in its function, else at module level); the

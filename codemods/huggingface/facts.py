@@ -52,6 +52,9 @@ class ModelPlacement:
     argument: cst.Arg
     kind: Literal["cuda", "accelerate", "unknown", "quantized"]
     values: tuple[cst.BaseExpression, ...] = ()  # what a device_map variable was assigned
+    # For ``**model_kwargs``: the key of the dict it unpacks that places the model, and its value there.
+    key: str = ""
+    value: cst.BaseExpression | None = None
 
 
 @dataclass(repr=False, eq=False)

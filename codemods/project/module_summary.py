@@ -130,6 +130,8 @@ class ModuleSummary:
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     argument_round_trips: frozenset[tuple[str, int, str]] = frozenset()
+    # Methods that move ``getattr(self, <built name>)`` to the CPU and back (training/round_trips.py).
+    self_round_trips: frozenset[tuple[str, str, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()

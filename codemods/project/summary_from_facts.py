@@ -68,6 +68,7 @@ def summarise(
         ddp_imports=_ddp_imports(facts),
         parameter_readers=frozenset(facts.training.parameter_readers),
         argument_round_trips=frozenset(facts.training.argument_round_trips),
+        self_round_trips=frozenset(facts.training.self_round_trips),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         group_starters=frozenset(facts.distributed.group_starters),

@@ -134,6 +134,22 @@ class RoundTrip:
     # The call hands the module to a callable of the project that moves it there and back itself
     # (through helpers, or in a method of the class it builds): ``back`` names that callable.
     handed: bool = False
+    # The module was looked up by a name built at run time (``net = getattr(self, 'net' + name)``):
+    # that lookup, and the modules it may be.
+    looked_up: str = ""
+
+
+@dataclass(frozen=True)
+class InheritedRoundTrip:
+    """An optimizer over a module attribute (``self.netG``) of a class that inherits a method
+    moving ``getattr(self, 'net' + name)`` to the CPU and back (CUT's ``BaseModel.save_networks``,
+    in another module): on XLA the module gets new Parameter objects there (XLA203, at the optimizer)."""
+
+    module: str  # ``self.netG``
+    optimizer: str  # ``self.optimizer_G``
+    method: str  # ``BaseModel.save_networks``
+    where: str  # ``models/base_model.py``, or "" for this file
+    trip: str  # the lookup and the moves, as the finding shows them
 
 
 @dataclass(frozen=True)
@@ -270,6 +286,12 @@ class TrainingFacts:
     # Callables that move an argument to the CPU and back (a save helper's ``torch.save(net.cpu()
     # .state_dict(), path); net.cuda()``): (name, index, parameter).
     argument_round_trips: set[tuple[str, int, str]] = field(default_factory=set)
+    # Methods that move a module looked up on ``self`` by a built name to the CPU and back (``net =
+    # getattr(self, 'net' + name)``; ``net.module.cpu()``, then ``net.cuda()``): (method, the
+    # attribute prefix, "" for any; the lookup and the moves as written).
+    self_round_trips: set[tuple[str, str, str]] = field(default_factory=set)
+    # Optimizers over such an attribute of a class that inherits such a method.
+    inherited_round_trips: dict[cst.Call, InheritedRoundTrip] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True

@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import arg_value, dotted, names_the_cpu, walk
+from codemods.engine.nodes import arg_value, dotted, names_the_cpu, string_value, walk
 from codemods.engine.positions import code_of
+from codemods.project.analysis import ProjectAnalysis
 from codemods.training.early_optimizers import EarlyOptimizers
-from codemods.training.facts import RoundTrip
+from codemods.training.facts import InheritedRoundTrip, RoundTrip
 from codemods.training.followed_events import canonical
 from codemods.training.handed_parameters import parameter_named
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
@@ -52,9 +53,13 @@ class _Held:
     aliases: dict[str, str] = field(default_factory=dict)  # ``self.encoder`` -> ``encoder``
     wraps: dict[str, set[str]] = field(default_factory=dict)  # ``self.model`` -> {``encoder``}
     optimizers: dict[str, str] = field(default_factory=dict)  # a module -> the optimizer over it
+    # ``net = getattr(self, 'net' + name)``: ``net`` -> (the attribute prefix, "" for any; the lookup as written)
+    looked_up: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def copy(self) -> _Held:
-        return _Held(dict(self.aliases), {k: set(v) for k, v in self.wraps.items()}, dict(self.optimizers))
+        return _Held(
+            dict(self.aliases), {k: set(v) for k, v in self.wraps.items()}, dict(self.optimizers), dict(self.looked_up)
+        )
 
     def canonical(self, name: str) -> str:
         return canonical(name, self.aliases)
@@ -65,7 +70,21 @@ class _Held:
         for module, optimizer in self.optimizers.items():
             if self.holds(module, name):
                 return optimizer
-        return None
+        stepped = self.looked_up_modules(name)
+        return self.optimizers[stepped[0]] if stepped else None
+
+    def looked_up_modules(self, name: str) -> list[str]:
+        """The modules optimizers step that ``name`` (``net``, ``net.module``) may be, where ``net`` was
+        looked up on ``self`` by a built name: the instance's attributes that start with its prefix."""
+        head = name.partition(".")[0]
+        if head not in self.looked_up:
+            return []
+        prefix = self.looked_up[head][0]
+        return [
+            module
+            for module in self.optimizers
+            if module.startswith("self.") and module.split(".")[1].startswith(prefix)
+        ]
 
     def holds(self, module: str, name: str) -> bool:
         """Moving ``name`` moves parameters of ``module`` (or of a module it is built over)."""
@@ -161,6 +180,7 @@ class RoundTrips(EarlyOptimizers):
         built_by = {
             sub: target for call, target in self.call_targets.items() if part.is_optimizer(target) for sub in walk(call)
         }
+        self._self_round_trips(scopes)
         trains = part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables
         if not trains and not any(target.startswith("self.") for target in built_by.values()):
             # The file trains nothing, and keeps no optimizer on an instance that another
@@ -189,6 +209,72 @@ class RoundTrips(EarlyOptimizers):
                     if other is not scope and other.qualname.rpartition(".")[0] == cls and not _calls(other, scope):
                         _add_attributes(start, left[other.qualname])
             self._trips_in(scope, built_by, start)
+        self._inherited_trips(scopes, after_init, left)
+
+    def _self_round_trips(self, scopes: list[_Scope]) -> None:
+        """Methods that move a module looked up on ``self`` by a built name to the CPU and back
+        (CUT's ``save_networks``), whatever optimizers the class holds: a subclass (of another
+        module too) whose optimizers step such an attribute strands them (``_inherited_trips``)."""
+        for scope in scopes:
+            if scope.qualname.count(".") != 1:
+                continue
+            held, on_cpu = _Held(), dict[str, tuple[cst.Call, str, str]]()
+            for event in scope.events:
+                if event[0] == "collect":
+                    if (looked := looked_up_on_self(event[2])) is not None:
+                        held.looked_up[str(event[1])] = looked
+                    else:
+                        held.looked_up.pop(str(event[1]), None)
+                elif event[0] == "cpu" and str(event[1]).partition(".")[0] in held.looked_up:
+                    on_cpu.setdefault(str(event[1]), (event[2], "", ""))
+                elif event[0] == "move" and not names_the_cpu(arg_value(event[3], 0, "device")):
+                    if (moved := _moved_back(str(event[1]), on_cpu)) is not None:
+                        prefix, lookup = held.looked_up[moved.partition(".")[0]]
+                        shown = f"`{lookup}`, `{code_of(on_cpu.pop(moved)[0])}` then `{code_of(event[3])}`"
+                        self.part.self_round_trips.add((scope.qualname, prefix, shown))
+
+    def _inherited_trips(self, scopes: list[_Scope], after_init: dict[str, _Held], left: dict[str, _Held]) -> None:
+        """An optimizer over an attribute of a class (``self.optimizer_G`` over ``self.netG``) that
+        inherits, from a base of this file or another module, a method moving ``getattr(self,
+        'net' + name)`` to the CPU and back: reported at the optimizer's build."""
+        project = self.walk.analysis(ProjectAnalysis)
+        classes = project.part.classes
+        built_at = {
+            sub: call
+            for call, target in self.call_targets.items()
+            if self.part.is_optimizer(target)
+            for sub in walk(call)
+        }
+        for cls, (bases, methods) in classes.items():
+            trips: list[tuple[str, str, str, str]] = []  # (method, where, prefix, shown)
+            for base in bases:
+                if base in classes:
+                    own = [t for t in self.part.self_round_trips if t[0].startswith(base + ".")]
+                    trips += [(m, "", prefix, shown) for m, prefix, shown in own]
+                elif (found := project.origin(base)) is not None and found.summary is not None:
+                    trips += [
+                        (m, found.summary.path, prefix, shown)
+                        for m, prefix, shown in found.summary.self_round_trips
+                        if m.startswith(found.name + ".")
+                    ]
+            trips = [t for t in trips if t[0].rpartition(".")[2] not in methods]
+            if not trips:
+                continue
+            for scope in scopes:
+                if scope.qualname.rpartition(".")[0] != cls:
+                    continue
+                for event in scope.events:
+                    if event[0] != "optimizer" or (call := built_at.get(event[2])) is None:
+                        continue
+                    module = str(event[1])
+                    if not module.startswith("self.") or call in self.part.inherited_round_trips:
+                        continue
+                    for method, where, prefix, shown in trips:
+                        if module.split(".")[1].startswith(prefix):
+                            optimizer = self.call_targets.get(call, "the optimizer")
+                            trip = InheritedRoundTrip(module, optimizer, method, where, shown)
+                            self.part.inherited_round_trips[call] = trip
+                            break
 
     def _trips_in(self, scope: _Scope, built_by: dict[cst.CSTNode, str], held: _Held, record: bool = True) -> _Held:
         """Record the round trips of ``scope``'s events (unless ``record`` is False); what it holds at its end."""
@@ -208,6 +294,10 @@ class RoundTrips(EarlyOptimizers):
                     held.aliases[name] = held.canonical(source)
                 elif not more:
                     held.aliases.pop(name, None)
+                if (looked := looked_up_on_self(value)) is not None:
+                    held.looked_up[name] = looked
+                elif not more:
+                    held.looked_up.pop(name, None)
                 collected[name] = [
                     *(collected.get(name, []) if more else []),
                     *(
@@ -229,8 +319,8 @@ class RoundTrips(EarlyOptimizers):
                 module = held.canonical(str(event[1]))
                 if (optimizer := held.optimizer_of(module)) is not None:
                     on_cpu.setdefault(module, (move, str(event[1]), optimizer))
-            elif event[0] == "move" and (module := held.canonical(str(event[1]))) in on_cpu:
-                self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found, event[3])
+            elif event[0] == "move" and (back := _moved_back(held.canonical(str(event[1])), on_cpu)) is not None:
+                self._note_round_trip(back, on_cpu.pop(back), f"`{code_of(event[3])}`", found, event[3], held=held)
             elif event[0] == "call":
                 # A helper handed the module moves it (back), or moves it to the CPU and back itself.
                 complete = set()
@@ -281,11 +371,47 @@ class RoundTrips(EarlyOptimizers):
         found: dict[cst.Call, tuple[str, cst.CSTNode]],
         back_node: cst.CSTNode,
         handed: bool = False,
+        held: _Held | None = None,
     ) -> None:
         move, written, optimizer = trip
+        looked = ""
+        if held is not None and (modules := held.looked_up_modules(module)):
+            shown = " or ".join(f"`{m}`" for m in modules[:3])
+            looked = f"`{held.looked_up[module.partition('.')[0]][1]}`, which may be {shown}"
         if self._recording:
-            self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
+            self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed, looked)
         found[move] = (module, back_node)
+
+
+def _moved_back(module: str, on_cpu: dict[str, tuple[cst.Call, str, str]]) -> str | None:
+    """The module moved to the CPU that moving ``module`` back moves: it, or a submodule of it
+    (``net.module.cpu()``, then ``net.cuda()``)."""
+    return next((moved for moved in on_cpu if moved == module or moved.startswith(module + ".")), None)
+
+
+def looked_up_on_self(value: cst.BaseExpression) -> tuple[str, str] | None:
+    """``getattr(self, 'net' + name)``, ``getattr(self, f"net{name}")``, ``getattr(self, name)``: an
+    attribute of the instance chosen at run time, (the prefix its name starts with, "" when not
+    seen; the call as written); None for anything else (``getattr(self, "netG")`` is ``self.netG``)."""
+    if not (
+        type(value) is cst.Call
+        and type(value.func) is cst.Name
+        and value.func.value == "getattr"
+        and len(value.args) in (2, 3)
+        and not any(a.star or a.keyword for a in value.args)
+        and type(value.args[0].value) is cst.Name
+        and value.args[0].value.value == "self"
+    ):
+        return None
+    name = value.args[1].value
+    if type(name) is cst.SimpleString:
+        return None
+    prefix = ""
+    if type(name) is cst.BinaryOperation and type(name.operator) is cst.Add:
+        prefix = string_value(name.left) or ""
+    elif type(name) is cst.FormattedString and name.parts and type(name.parts[0]) is cst.FormattedStringText:
+        prefix = name.parts[0].value
+    return prefix, code_of(value)
 
 
 def _loop_blocks(node: cst.CSTNode) -> list[cst.CSTNode]:

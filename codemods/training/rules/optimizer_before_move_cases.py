@@ -12,6 +12,7 @@ from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_invalid
 from codemods.training.rules.init_moves import init_move_invalid
 from codemods.training.rules.looked_up_classes import looked_up_invalid
+from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_invalid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid
 from codemods.training.rules.programs import (
@@ -324,6 +325,7 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
         *own_optimizer_invalid(),
         *method_optimizer_invalid(),
         *round_trip_invalid(),
+        *looked_up_round_trip_invalid(),
         *round_trip_rebuild_invalid(),
         *init_move_invalid(),
         *init_moved_optimizer_invalid(),

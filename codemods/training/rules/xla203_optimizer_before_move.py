@@ -15,6 +15,7 @@ from codemods.training.rules.folded_device_cases import folded_device_valid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
+from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_valid
 from codemods.training.rules.method_optimizers import method_optimizer_valid
 from codemods.training.rules.optimizer_before_move_cases import optimizer_before_move_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_valid
@@ -103,7 +104,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "moves what it is handed) is reported at the move to the CPU. So is a callable of the project handed the module that "
     'does both itself, through helpers too (`move_all(torch.device("cpu"), policy)`, then `move_all(device, policy)`), '
     "and a class built with it whose methods move what `__init__` kept (a rollout sampler's `collect` taking "
-    "`self.policy` to the CPU and back, in another module): reported where it is called or built. On CUDA `.cpu()` and "
+    "`self.policy` to the CPU and back, in another module): reported where it is called or built. A module looked up on the instance by a name built at run time "
+    "(`net = getattr(self, 'net' + name)`, then `net.module.cpu()` and `net.cuda()`) may be any attribute the "
+    "name's prefix starts (`self.netG`, `self.netD`): reported at the move to the CPU where the class's optimizers "
+    "step one, and, where the method is a base's (of this file or another module: CUT's `BaseModel.save_networks`), "
+    "at each optimizer of the subclass over such an attribute. On CUDA `.cpu()` and "
     "`.cuda()` swap each parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
@@ -238,6 +243,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *method_optimizer_valid(),
         *round_trip_valid(),
         *round_trip_rebuild_valid(),
+        *looked_up_round_trip_valid(),
         *init_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
@@ -351,14 +357,29 @@ def _round_trip(ctx: Context[Facts], original: cst.Call) -> str:
         f"hands `{trip.module}`, whose parameters `{trip.optimizer}` steps, to {trip.back}, which moves it off the "
         "XLA device and back (in its methods, for a class)"
         if trip.handed
-        else f"moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the XLA device, and {trip.back} "
-        "moves it back"
+        else f"moves `{trip.module}`{f' ({trip.looked_up})' if trip.looked_up else ''}, whose parameters "
+        f"`{trip.optimizer}` steps, off the XLA device, and {trip.back} moves it back"
     )
     return (
         f"`{ctx.code(original)}` {moves}: on XLA each move replaces the module's Parameter objects "
         "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
         f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
         "which xm.save moves to the CPU), or build the optimizer again after the move back"
+    )
+
+
+@reports_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.inherited_round_trips)
+def _inherited_round_trip(ctx: Context[Facts], original: cst.Call) -> str:
+    """Reported at the optimizer: the base's method serves every subclass, and what runs between
+    its two moves may need the module on the CPU (as for a round trip written in one scope)."""
+    trip = ctx.facts.training.inherited_round_trips[original]
+    where = f" ({trip.where})" if trip.where else ""
+    return (
+        f"`{trip.optimizer}` steps the parameters of `{trip.module}`, which the inherited `{trip.method}`{where} "
+        f"may move off the XLA device and back ({trip.trip}): on XLA each move replaces the module's Parameter "
+        "objects (on CUDA they keep them), so the optimizer steps the old ones and the module stops training "
+        "after that call; save a CPU copy there without moving the module (its `state_dict()`, which xm.save "
+        "moves to the CPU), or build the optimizer again after it"
     )
 
 
