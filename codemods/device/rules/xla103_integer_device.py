@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -49,6 +50,7 @@ INTEGER_DEVICE = Rule(
         ),
     ),
     valid=lambda: (
+        *listed_index_valid(),
         valid(
             """
             import torch
@@ -98,6 +100,7 @@ INTEGER_DEVICE = Rule(
         ),
     ),
     invalid=lambda: (
+        *listed_index_invalid(),
         invalid(
             """
             import torch
