@@ -86,7 +86,9 @@ def listed_index_invalid() -> tuple[Invalid, ...]:
                 substituted(INIT_NET, ("        assert(torch.cuda.is_available())\n", "")),
                 target=target,
                 note=f"an-element-of-gpu-ids-that-nothing-marks-is-reported-{target}",
-                findings=(Expected(6, 9, "`gpu_ids[0]` looks like a CUDA device number, but nothing here says it is one"),),
+                findings=(
+                    Expected(6, 9, "`gpu_ids[0]` looks like a CUDA device number, but nothing here says it is one"),
+                ),
             )
         )
     return tuple(cases)
