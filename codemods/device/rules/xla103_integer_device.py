@@ -28,7 +28,11 @@ INTEGER_DEVICE = Rule(
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
     "raises on XLA, where each process has one device. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
-    "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
+    "functions it is passed to (`Trainer(model, rank)`). An int handed to a `device` parameter of a function "
+    "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
+    "`rank: int` parameter) becomes the XLA device at the call. An element of a list of GPU numbers "
+    "(`net.to(gpu_ids[0])`) is one where the file hands the list to `device_ids=` or an element to `.cuda()`, or "
+    "the function asserts CUDA around the move. A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
     "without CUDA.",
     examples=lambda: (
