@@ -248,7 +248,7 @@ class CheckpointAnalysis(Analysis):
             self.part.located_loads[location] = node
             if (function := self.walk.enclosing_function) is not None:
                 self.location_functions[location] = function
-            if self.device.names_a_device(location) or _storages_onto_cuda(location):
+            if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
         elif node.args and not any(a.star for a in node.args):
             self.loads_without_location.append(node)
@@ -316,7 +316,7 @@ class CheckpointAnalysis(Analysis):
         for location in self.load_locations:
             if (choice := self._cpu_without_cuda(location)) is not None:
                 self.part.host_choices.add(choice)
-            elif self.device.names_a_device(location) or _storages_onto_cuda(location):
+            elif self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.part.map_locations.add(location)
             elif any(is_cuda_device_string(n) for n in walk(location)) and not _all_to_the_cpu(location):
                 self.part.unported_map_locations.add(location)
@@ -511,6 +511,25 @@ def _all_to_the_cpu(location: cst.BaseExpression) -> bool:
             for element in location.elements
         )
     )
+
+
+def _shown_device(location: cst.BaseExpression) -> cst.BaseExpression:
+    """The device a map location spells as text (``str(self.device)``, ``f"{device}"``: "cuda:0",
+    "xla:0" once the device is ported, which torch.load cannot restore onto), else the location."""
+    if (
+        type(location) is cst.Call
+        and type(location.func) is cst.Name
+        and location.func.value == "str"
+        and len(location.args) == 1
+        and not location.args[0].star
+        and location.args[0].keyword is None
+    ):
+        return location.args[0].value
+    if type(location) is cst.FormattedString and len(location.parts) == 1:
+        part = location.parts[0]
+        if type(part) is cst.FormattedStringExpression and part.conversion is None and part.format_spec is None:
+            return part.expression
+    return location
 
 
 def _storages_onto_cuda(location: cst.BaseExpression) -> bool:

@@ -21,6 +21,7 @@ from codemods.device import (
     followed_devices,
     helper_moves,
     host_moves,
+    listed_indices,
     shapes,
     tensor_checks,
     type_aliases,
@@ -96,6 +97,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         self.called_funcs: set[int] = set()
         self.tensor_indices = tensor_checks.TensorIndices()
         self.followed = followed_devices.FollowedDevices()  # devices of tensors handed to a function
+        self.listed = listed_indices.ListedIndices()  # moves to an element of a list of CUDA indices
         self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
         # Other calls given `device=name` (`torch.zeros(n, device=name)`), but not the CUDA
         # runtime's own calls or generators (their rewrites take the whole call).
@@ -276,6 +278,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
     def visit_Assert(self, node: cst.Assert) -> None:
         if self.part.is_available_call(node.test):
             self.part.cuda_asserts.add(node)
+            self.listed.saw_assert(self.walk)
 
     def visit_If(self, node: cst.If) -> None:
         if (guarded := shapes.moves_only_if_given(node)) is not None:
@@ -353,6 +356,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
         self.followed.saw_call(node, method, keywords, self.walk.enclosing_function)
+        self.listed.saw_call(node, method, callee, keywords, self.walk)
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -489,6 +493,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
             and not self._names_a_known_device(name)
             and name not in self.holding_devices
         }
+        self.listed.finish(part)
         resolve = self.walk.resolve
         part.timing_syncs = {
             statement
@@ -558,20 +563,12 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         part.cuda_checks.difference_update(part.tensor_checks)
         part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
 
-    def _local_params(self, callee: str) -> list[str] | None:
-        """The parameters of this file's function ``callee`` runs (``helper``, ``Trainer``, ``self.helper``)."""
-        name = callee.removeprefix("self.")
-        for qualname, params in self.function_params.items():
-            if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
-                return params
-        return None
-
     def _follow_indices(self) -> None:
         """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id
         = gpu_id``, ``Trainer(model, rank)`` into ``def __init__(self, model, gpu_id)``."""
         pairs = list(self.aliases)
         for callee, call in self.calls_with_names:
-            params = self._local_params(callee)
+            params = shapes.local_params(self.function_params, callee)
             if params is None:
                 continue
             positional, keywords = call_args(call)
@@ -588,6 +585,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
         self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
         shapes.spread(self.holding_devices, pairs)
+        shapes.spread(self.listed.marked, pairs)
 
     def _on_the_xla_device(self, device: cst.BaseExpression | None) -> bool:
         """A device argument that is (or becomes) the XLA device on some path."""

@@ -103,6 +103,9 @@ class DeviceFacts:
     # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
+    # Of those, why the value is a CUDA index where the file does not hand it to `.cuda()` itself
+    # (`net.to(gpu_ids[0])`: an element of a list of indices, device/listed_indices.py).
+    index_why: dict[cst.Call, str] = field(default_factory=dict)
     # `t.pin_memory()`: raises without CUDA ("Found no NVIDIA driver"); pinning only speeds
     # up copies to a CUDA device, so on XLA the tensor itself is what it gives.
     pin_memory_calls: set[cst.Call] = field(default_factory=set)

@@ -17,7 +17,7 @@ from codemods.device.rules import xla111_device_off_xla as xla111
 from codemods.device.rules import xla116_batch_off_xla as xla116
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
-from codemods.device.shapes import is_device_name
+from codemods.device.shapes import is_device_name, named_like_an_index
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -260,6 +260,69 @@ class HandedDevices(Analysis):
                     code(arg.value), *launched, code(call.func), str(keyword)
                 )
                 self._break(arg.value, BATCH_OFF_XLA, message)
+
+    def _handed_indices(self) -> None:
+        """An integer handed as the device of a callable (of this file or of another module of the
+        project) that moves tensors to it (``move(batch, self.rank)`` into ``def move(batch, device):
+        ... v.to(device)``): ``.to(0)`` is cuda:0, which fails without CUDA.  Where the value is an
+        int here (a literal, a CUDA index of this file, or a parameter annotated ``int``, or named like
+        an index with an int default, that it is bound from), the argument becomes the XLA device
+        (XLA103): the callee uses that parameter as a device (it is named for one)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        device = self.facts.device
+        for call, callee, _ in self.handed:
+            found = project.origin(callee)
+            if found is not None and found.summary is not None:
+                named, devices = f"`{callee}` ({found.summary.path})", found.summary.device_parameters_of(found.name)
+            else:
+                local = sorted(
+                    (index, param, move)
+                    for function, index, param, move in self.part.device_parameters
+                    if function in (callee, f"{callee}.__init__")
+                )
+                named, devices = f"`{callee}`", local if "." not in callee else []
+            for index, param, move in devices:
+                handed = _handed(call, index, param)
+                if handed is None or not is_device_name(param) or call in device.index_moves:
+                    continue
+                if handed in self.part.broken or (held := self._an_int(handed, self.handed_in[call])) is None:
+                    continue
+                device.index_moves[call] = handed
+                device.index_why[call] = (
+                    f"{named} moves tensors to its `{param}` (`{move}`), and {held}: an integer device is cuda:N, "
+                    "which fails without CUDA"
+                )
+
+    def _an_int(self, value: cst.BaseExpression, scope: str) -> str | None:
+        """How ``value``, read in ``scope``, is known to be an int, if it is."""
+        if type(value) is cst.Integer:
+            return f"`{value.value}` is one"
+        if (name := dotted(value)) is None:
+            return None
+        if name in self.facts.device.cuda_indices:
+            return f"`{name}` is a CUDA index here"
+        function, param = scope, name
+        if name.startswith("self.") and name.count(".") == 1:  # ``self.rank = rank`` in ``__init__``
+            function = f"{scope.rpartition('.')[0]}.__init__"
+            init = self.functions.get(function)
+            bound = [
+                dotted(sub.value)
+                for sub in (walk(init) if init is not None else ())
+                if type(sub) is cst.Assign and len(sub.targets) == 1 and dotted(sub.targets[0].target) == name
+            ]
+            if len(bound) != 1 or bound[0] is None:
+                return None
+            param = bound[0]
+        defined = self.functions.get(function)
+        params = defined.params if defined is not None else None
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params) if params is not None else ():
+            if p.name.value != param:
+                continue
+            if p.annotation is not None and dotted(p.annotation.annotation) == "int":
+                return f"`{name}` is the `{param}: int` parameter of `{function}`"
+            if type(p.default) is cst.Integer and named_like_an_index(param):
+                return f"`{name}` is the `{param}={p.default.value}` parameter of `{function}`"
+        return None
 
 
 def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | None:

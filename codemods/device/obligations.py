@@ -245,6 +245,7 @@ class ObligationAnalysis(HandedLoaders):
         self._device_parameters()  # (this file's trainers, which _handed_devices follows too)
         self._handed_devices()
         self._handed_launch_indices()
+        self._handed_indices()
         self._unmoved_feeding()
         self._handed_loaders()
         for flag, message in handed_cpu_flags(self.values):

@@ -120,6 +120,15 @@ def spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
                 grown = True
 
 
+def local_params(function_params: dict[str, list[str]], callee: str) -> list[str] | None:
+    """The parameters of the file's function ``callee`` runs (``helper``, ``Trainer``, ``self.helper``)."""
+    name = callee.removeprefix("self.")
+    for qualname, params in function_params.items():
+        if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
+            return params
+    return None
+
+
 def named_like_an_index(name: str) -> bool:
     """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
     last = name.rsplit(".", 1)[-1].lower()

@@ -12,6 +12,7 @@ from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid,
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
+from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -44,7 +45,8 @@ LOAD_MAP_LOCATION = Rule(
     summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
     fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
-    "device (`map_location=<the XLA device>` raises); loaded on the CPU, `load_state_dict` copies a state dict's "
+    "device (`map_location=<the XLA device>` raises, and so does its text, `str(self.device)` or "
+    '`f"{device}"`: "xla:0" once the device is ported); loaded on the CPU, `load_state_dict` copies a state dict\'s '
     "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
     '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
     "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
@@ -108,6 +110,7 @@ LOAD_MAP_LOCATION = Rule(
         *fresh_file_valid(),
         *dataset_input_valid(),
         *module_set_valid(),
+        *shown_device_valid(),
         *(
             valid(_DATASET_CACHE, target=target, note=f"a-dataset-reloads-the-cache-it-saves-{target}")
             for target in ("2.9", "sagemaker")
@@ -173,6 +176,7 @@ LOAD_MAP_LOCATION = Rule(
         *pickled_module_invalid_cases(),
         *fresh_file_invalid(),
         *module_set_invalid(),
+        *shown_device_invalid(),
         invalid(
             """
             import torch

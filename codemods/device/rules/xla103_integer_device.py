@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -27,7 +28,11 @@ INTEGER_DEVICE = Rule(
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
     "raises on XLA, where each process has one device. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
-    "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
+    "functions it is passed to (`Trainer(model, rank)`). An int handed to a `device` parameter of a function "
+    "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
+    "`rank: int` parameter) becomes the XLA device at the call. An element of a list of GPU numbers "
+    "(`net.to(gpu_ids[0])`) is one where the file hands the list to `device_ids=` or an element to `.cuda()`, or "
+    "the function asserts CUDA around the move. A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
     "without CUDA.",
     examples=lambda: (
@@ -49,6 +54,7 @@ INTEGER_DEVICE = Rule(
         ),
     ),
     valid=lambda: (
+        *listed_index_valid(),
         valid(
             """
             import torch
@@ -98,6 +104,7 @@ INTEGER_DEVICE = Rule(
         ),
     ),
     invalid=lambda: (
+        *listed_index_invalid(),
         invalid(
             """
             import torch
@@ -237,6 +244,8 @@ def _index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
     code = ctx.code(index)
     if type(index).__name__ == "Integer":
         message = f"integer device {code} (cuda:{code}) -> the XLA device"
+    elif (why := ctx.facts.device.index_why.get(original)) is not None:
+        message = f"{code} -> the XLA device: {why}"
     else:
         message = (
             f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
