@@ -85,7 +85,9 @@ def _may_place(found: Found, project: ProjectAnalysis, seen: set[str], depth: in
     return False
 
 
-def builds_model(project: ProjectAnalysis, callee: str, qualified: str | None, call: cst.Call, constructor: bool) -> bool:
+def builds_model(
+    project: ProjectAnalysis, callee: str, qualified: str | None, call: cst.Call, constructor: bool
+) -> bool:
     """``call`` of ``callee`` (``qualified`` resolved) builds a model: a model class (``constructor``),
     any callable of another project module (``build_model()``), a class looked up in one by its name
     (``cls = getattr(models, name)``, then ``cls(adj)``; ``getattr(models, name)(adj)``), a model zoo's
