@@ -83,8 +83,9 @@ NO_DEVICE = Rule(
     fixable=False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
     "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`, a model "
-    "class imported from a project module with no device code: `from model import GCNModelVAE`) trains on "
-    "the CPU. A model built by a call of a package the tool does not follow, never handed a device "
+    "class imported from a project module with no device code: `from model import GCNModelVAE`, or that "
+    "module imported whole beside a module of constants, the class looked up by its name: `import model, args`, "
+    "`getattr(model, args.model)(adj)`) trains on the CPU. A model built by a call of a package the tool does not follow, never handed a device "
     "(`timm.create_model(name)`, `somelib.build_model(cfg)`), counts too, and the finding names that call: it "
     "may place the model itself (on the CPU, or a GPU), but nothing tells it of XLA. Either way "
     "obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
