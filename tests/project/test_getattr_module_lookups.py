@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from codemods.engine.report import FileReport
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 from tests.support.projects import script_findings, write_project
@@ -152,12 +153,17 @@ for epoch in range(10):
 """
 GAE_FILES = {"args.py": ARGS, "model.py": MODEL, "train.py": GAE_TRAIN}
 # The class bound first, then built (``Net = getattr(model, args.model)``).
-TWO_STEPS = GAE_TRAIN.replace(
-    "model = getattr(model, args.model)(torch.eye(3))\n", "Net = getattr(model, args.model)\nnet = Net(torch.eye(3))\n"
-).replace("model(torch.rand", "net(torch.rand").replace("(model.parameters()", "(net.parameters()")
+TWO_STEPS = (
+    GAE_TRAIN.replace(
+        "model = getattr(model, args.model)(torch.eye(3))\n",
+        "Net = getattr(model, args.model)\nnet = Net(torch.eye(3))\n",
+    )
+    .replace("model(torch.rand", "net(torch.rand")
+    .replace("(model.parameters()", "(net.parameters()")
+)
 
 
-def _run(folder: Path, files: dict[str, str], target: str, names: list[str]) -> dict[str, object]:
+def _run(folder: Path, files: dict[str, str], target: str, names: list[str]) -> dict[str, FileReport]:
     write_project(folder, "proj", files)
     job = Job("diff", target, RuleSelection())
     return {Path(r.path).name: r for r in run([(str(folder / name), job) for name in names], workers=1)}
@@ -171,8 +177,8 @@ def test_a_script_whose_modules_name_no_device_is_left_unchanged(
 ) -> None:
     reports = _run(tmp_path, {**GAE_FILES, "train.py": train}, target, list(GAE_FILES) if whole else ["train.py"])
     report = reports["train.py"]
-    assert not report.diff, report.diff  # type: ignore[attr-defined]
-    assert [(f.rule, f.line) for f in report.findings] == [("XLA005", line)], report.findings  # type: ignore[attr-defined]
+    assert not report.diff, report.diff
+    assert [(f.rule, f.line) for f in report.findings] == [("XLA005", line)], report.findings
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -189,5 +195,5 @@ def test_a_module_imported_whole_that_names_a_device_may_place_the_model(
 ) -> None:
     reports = _run(tmp_path, {**GAE_FILES, module: text}, target, list(GAE_FILES))
     report = reports["train.py"]
-    assert not any(f.rule == "XLA005" for f in report.findings)  # type: ignore[attr-defined]
-    assert "optimizer_step" in report.diff  # type: ignore[attr-defined]
+    assert not any(f.rule == "XLA005" for f in report.findings)
+    assert "optimizer_step" in report.diff
