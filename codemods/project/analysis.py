@@ -414,6 +414,8 @@ class ProjectAnalysis(CalleeOrigins):
                 self.registry_calls.append((node, registry))
             return
         self.calls.append((node, callee))
+        if callee == "getattr" and len(node.args) >= 2 and self.walk.resolve(node.func) is None:
+            self._getattr_use(node)
         if callee in _RUN_TIME_LOOKUPS and callee not in self.top_level and self.walk.resolve(node.func) is None:
             self._names_at_run_time = True
         if self.walk.resolve(node.func) == "importlib.import_module" and node.args:
@@ -438,6 +440,18 @@ class ProjectAnalysis(CalleeOrigins):
             self.function_names.extend(
                 (self.walk.qualname, used) for arg in node.args if (used := dotted(arg.value)) is not None
             )
+
+    def _getattr_use(self, node: cst.Call) -> None:
+        """``getattr(trainers, "BasicTrainer")`` uses that attribute of the imported project name;
+        ``getattr(trainers, config.trainer)``, a name known only at run time, may use any of them
+        (``__dict__``: every name of the module that holds or reaches something, as
+        ``trainers.__dict__[name]``)."""
+        if "getattr" in self.top_level or type(holder := node.args[0].value) is not cst.Name:
+            return
+        if holder.value not in self.facts.imports.project_names:
+            return
+        attribute = string_value(node.args[1].value)
+        self.attribute_uses.add((holder.value, attribute if isinstance(attribute, str) else "__dict__"))
 
     def _executed_import(self, node: cst.Call, callee: str) -> None:
         """``exec(f"from model.{kind}.{name} import {name}")`` (its text written there or bound

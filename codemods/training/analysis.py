@@ -20,7 +20,7 @@ from codemods.huggingface.names import TRAINERS
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.bound_methods import bound_steps
-from codemods.training.device_less import names_a_device, project_may_place, zoo_model
+from codemods.training.device_less import builds_model, looked_up_in, names_a_device, project_may_place
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
@@ -260,6 +260,8 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             return
         self.call_targets[core] = name
         func_name = dotted(core.func)
+        if func_name is None and (holder := looked_up_in(core.func, self.walk.resolve)) is not None:
+            self.scope.lookup_builds.append(("model", name, holder, moved, core))
         if func_name is not None:
             self.scope.events.append(("model", name, func_name, moved, core))
             self.model_candidates.append((name, func_name))
@@ -631,7 +633,8 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1]: e for e in scope.events if e[0] == "model" and self._builds_model(e[2], e[4])}
+            events = [*scope.events, *scope.lookup_builds]  # (``getattr(model, args.model)(adj)``, too)
+            built = {e[1]: e for e in events if e[0] == "model" and self._builds_model(e[2], e[4])}
             if stepped := next((built[e[1]] for e in scope.events if e[0] == "optimizer" and e[1] in built), None):
                 return stepped
             for e in scope.events:
@@ -640,15 +643,9 @@ class TrainingAnalysis(LoopPlans, StaleParameterLists, ReturnedOptimizers, Round
         return None
 
     def _builds_model(self, callee: str, call: cst.Call) -> bool:
-        """A model class, any callable of another project module (``build_model()``), a model
-        zoo's builder (``torchvision.models.resnet18()``) or an unfollowed library's call not
-        handed a device (``timm.create_model(name)``): what it returns is the model when the
-        optimizer steps its parameters."""
-        if self._is_constructor(callee) or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
-            return True
-        qualified = self.walk.resolve_dotted(callee)
-        project = self.walk.analysis(ProjectAnalysis)
-        return zoo_model(qualified) or library_builder(project, callee, qualified, call, names_a_placement) is not None
+        """See device_less.builds_model."""
+        project, qualified = self.walk.analysis(ProjectAnalysis), self.walk.resolve_dotted(callee)
+        return builds_model(project, callee, qualified, call, self._is_constructor(callee))
 
     def _input_guards(self) -> None:
         """Moves that only run when a CUDA index is given: on CUDA the other path ran the

@@ -64,6 +64,9 @@ class _Scope:
     # Method calls on a named receiver (``self.compile(lr)``, ``model.build_optimizer()``):
     # (how many events came before it, the receiver, the method, the call).
     method_calls: list[tuple[int, str, str, cst.Call]] = field(default_factory=list)
+    # ``model = getattr(models, args.model)(adj)``: a class looked up by a name known at run time,
+    # its callee the module as written (kept apart from ``events``: only XLA005 reads them).
+    lookup_builds: list[ModelEvent] = field(default_factory=list)
 
 
 @dataclass(repr=False)

@@ -91,13 +91,13 @@ CHECKED_RULES = [rule for rule in RULES if not rule.code.startswith(doctor.PREFI
 CASES = [case for rule in CHECKED_RULES for case in cases_of(rule)]
 
 # (rule, kind, files: path -> text) for the rules that compare the files of a run.
+# (An alias run is one case: the runs after it keep their own kind.)
 RUN_CASES = [
-    (rule.code, kind, dict(case.files))
+    (rule.code, "alias" if case.alias else kind, dict(case.files))
     for rule in CHECKED_RULES
     for kind, cases in (("positive", rule.invalid_cases()), ("negative", rule.valid_cases()))
     for case in cases
     if isinstance(case, Run)
-    for kind in ["alias" if case.alias else kind]
 ]
 
 

@@ -17,6 +17,24 @@ for x, y in batches:
     optimizer.step()
 """
 
+# The same script importing that module whole, with a module of constants (``import args``), the
+# class looked up by a name the constants hold (vgae_pytorch's train.py).
+_WHOLE_MODULE_TRAIN = _PROJECT_TRAIN.replace("from model import Net", "import model, args").replace(
+    "model = Net()", "model = getattr(model, args.arch)()"
+)
+_CONSTANTS = """
+arch = "Net"
+learning_rate = 0.01
+"""
+_PLAIN_NET = """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+"""
+
 # A training script whose model a call of a package the tool does not follow builds.
 _LIBRARY_TRAIN = """
 import torch
@@ -65,8 +83,9 @@ NO_DEVICE = Rule(
     fixable=False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
     "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`, a model "
-    "class imported from a project module with no device code: `from model import GCNModelVAE`) trains on "
-    "the CPU. A model built by a call of a package the tool does not follow, never handed a device "
+    "class imported from a project module with no device code: `from model import GCNModelVAE`, or that "
+    "module imported whole beside a module of constants, the class looked up by its name: `import model, args`, "
+    "`getattr(model, args.model)(adj)`) trains on the CPU. A model built by a call of a package the tool does not follow, never handed a device "
     "(`timm.create_model(name)`, `somelib.build_model(cfg)`), counts too, and the finding names that call: it "
     "may place the model itself (on the CPU, or a GPU), but nothing tells it of XLA. Either way "
     "obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
@@ -173,6 +192,17 @@ NO_DEVICE = Rule(
                     return torch.zeros(2, device=cfg.device)
             """,
             ),
+        ),
+        # A module imported whole that names a device (a constant of it, or a module its package
+        # re-exports the model class from) may place what the script builds.
+        run(
+            ("train.py", _WHOLE_MODULE_TRAIN), ("model.py", _PLAIN_NET), ("args.py", 'arch = "Net"\ndevice = "cuda"\n')
+        ),
+        run(
+            ("train.py", _WHOLE_MODULE_TRAIN.replace("import model, args", "import nets as model, args")),
+            ("nets/__init__.py", "from .net import Net\n"),
+            ("nets/net.py", _PLAIN_NET.replace("nn.Linear(4, 2)", "nn.Linear(4, 2).cuda()")),
+            ("args.py", _CONSTANTS),
         ),
         # Lightning Fabric places the model it sets up.
         run(
@@ -325,6 +355,22 @@ NO_DEVICE = Rule(
                 return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
             """,
             ),
+        ),
+        # Project modules imported whole, none of which names a device: a module of constants, and
+        # the model class looked up by its name in its module (or reached as its attribute, through a
+        # package that re-exports it).
+        run(("train.py", _WHOLE_MODULE_TRAIN), ("model.py", _PLAIN_NET), ("args.py", _CONSTANTS)),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN.replace("from model import Net", "import nets as zoo, args").replace(
+                    "model = Net()", "model = zoo.Net()"
+                ),
+            ),
+            ("nets/__init__.py", "from .net import Net\n"),
+            ("nets/net.py", _PLAIN_NET),
+            ("args.py", _CONSTANTS),
+            alias=True,
         ),
         # A model built by a package the tool does not follow (a run: alone, ``import somelib``
         # may be a module of the project that it cannot read).
