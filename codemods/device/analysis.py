@@ -27,6 +27,7 @@ from codemods.device import (
     uncalled,
 )
 from codemods.device.config_shapes import index_key
+from codemods.device.cuda_defaults import CudaDefaults
 from codemods.device.kept_checks import KeptChecks
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
     facts: Facts
 
     name = "device"
@@ -349,6 +350,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         self._kernel_call(callee, node)
+        self._default_for_new_tensors(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
@@ -503,6 +505,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])
+        self._flags_cleared_by_checks()
         for node in self.availability_ifs:
             if (
                 node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)

@@ -213,6 +213,17 @@ def _availability_if(
     ):
         ctx.report(CUDA_AVAILABLE_DEVICE, original.test, _kernel_guard(ctx, original))
         return updated
+    if original in device.blocked_ifs and original in device.cleared_flags:
+        flag = device.cleared_flags[original]
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{ctx.code(original.test)}` switches `{flag}` off without CUDA, and `{flag}` picks the device, but a "
+            f"condition on it also guards `{ctx.code(device.blocked_ifs[original])}`, which fails without CUDA: left "
+            f"as is, so on XLA (no CUDA) `{flag}` is False and {_CPU_PATH}; move that code onto the XLA device by "
+            "hand, then remove this check",
+        )
+        return updated
     if original in device.blocked_ifs:
         ctx.report(
             CUDA_AVAILABLE_DEVICE,
@@ -247,10 +258,12 @@ def _availability_if(
         True: "so the code under it always runs: check dropped",
         False: "so the code under it never runs: removed",
     }.get(folded, "dropped from the condition")  # type: ignore[arg-type]  # folded is True, False or an expression: dict.get returns the default for the expression
+    kept = device.cleared_flags.get(original)
+    holds = f" (`{kept}` keeps its value and picks the XLA device where it picked CUDA)" if kept else ""
     new = ctx.fix(
         CUDA_AVAILABLE_DEVICE,
         original.test,
-        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
+        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device{holds}, {outcome}",
         lambda: fold_if(updated, folded, is_elif, ctx.keep_lines_after),
     )
     if new is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_calls, on_references
+from codemods.engine.hooks import on_calls, on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -160,10 +160,68 @@ def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, cal
     return ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{ctx.code(original)} -> {{new}}", build)
 
 
+# What every tensor made without a device and every module built after the call does.
+_NEW_TENSORS = (
+    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built "
+    "after it"
+)
+
+
+@on_facts(CUDA_TENSOR_TYPE, nodes=lambda facts: facts.device.cuda_defaults)
+def _cuda_default(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``torch.set_default_tensor_type("torch.cuda.FloatTensor")``, ``torch.set_default_device("cuda")``
+    -> ``torch.set_default_device(torch_xla.device())`` (torch 2's default device, which torch 1.13,
+    the sagemaker target's, lacks)."""
+    import libcst as cst
+
+    named = ctx.facts.device.cuda_defaults[original]
+    device_call = not named.startswith("torch.cuda.")
+    if original in ctx.facts.obligations.broken:
+        return updated  # a legacy constructor relies on it, which a default device does not reach (XLA116)
+    cause = None
+    if ctx.target.torch_xla_version.startswith("1."):
+        cause = f"the torch of torch_xla {ctx.target.torch_xla_version} has no `torch.set_default_device`"
+    elif not device_call and named != "torch.cuda.FloatTensor":
+        cause = f"`{named}` also sets the default dtype, which `torch.set_default_device` does not"
+    elif not device_call and ctx.facts.device.sets_default_dtype:
+        cause = "the file also sets the default dtype, which `torch.cuda.FloatTensor` resets to float32"
+    if cause is not None:
+        ctx.report(
+            CUDA_TENSOR_TYPE,
+            original,
+            f"`{ctx.code(original)}` makes CUDA the default for new tensors, and {cause}: on XLA (no CUDA) the "
+            f'call fails ("Found no NVIDIA driver"), and without it {_NEW_TENSORS} stay on the CPU while the model '
+            "is on the XLA device; make them with `device=device` or move them with `.to(device)`, then remove it",
+        )
+        return updated
+
+    def build() -> cst.Call | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        func = updated.func
+        new_func = func.with_changes(attr=cst.Name("set_default_device")) if isinstance(func, cst.Attribute) else func
+        return cst.Call(func=new_func, args=[cst.Arg(device)])
+
+    new = ctx.fix_or_keep(
+        updated,
+        CUDA_TENSOR_TYPE,
+        original,
+        f"{ctx.code(original)} -> {{new}}: {_NEW_TENSORS} go to the XLA device, as they went to CUDA (the legacy "
+        "`torch.Tensor(...)` constructors do not follow a default device)",
+        build,
+    )
+    if new is not updated:
+        ctx.forget_fixes_inside(original)
+    return new
+
+
 @on_references(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
 def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     parent = ctx.parent()
     called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
+    if len(ctx.ancestors) > 2 and ctx.ancestors[-3] in ctx.facts.device.cuda_defaults:
+        return updated  # the default tensor type: the call's own finding
     if not called and not _compared(ctx) and not _names_a_type(ctx):
         ctx.report(
             CUDA_TENSOR_TYPE,
