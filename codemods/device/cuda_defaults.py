@@ -49,7 +49,9 @@ class CudaDefaults(Analysis):
     def _default_for_new_tensors(self, callee: str | None, node: cst.Call) -> None:
         if callee == "torch.set_default_dtype":
             self.part.sets_default_dtype = True
-        elif callee in (_DEFAULT_TYPE, _DEFAULT_DEVICE) and (named := cuda_default(node, callee, self.walk)) is not None:
+        elif (
+            callee in (_DEFAULT_TYPE, _DEFAULT_DEVICE) and (named := cuda_default(node, callee, self.walk)) is not None
+        ):
             self.part.cuda_defaults[node] = named
             self.mark_device_code()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
+from codemods.device.rules.cleared_flag_cases import cleared_flag_cases, cleared_flag_valid_cases
 from codemods.device.rules.count_check_cases import count_check_cases, count_check_valid_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
@@ -130,6 +131,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cuda_tool_probe_valid_cases(),
         *count_check_valid_cases(),
         *helper_return_valid_cases(),
+        *cleared_flag_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -145,6 +147,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *count_check_cases(),
         *cuda_kernel_guard_cases(),
         *helper_return_invalid_cases(),
+        *cleared_flag_cases(),
     ),
 )
 

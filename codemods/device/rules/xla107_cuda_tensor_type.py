@@ -3,11 +3,12 @@ the target's device; the type used as a value (not called, nor compared) is repo
 
 from __future__ import annotations
 
+from textwrap import dedent
 from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.engine.hooks import on_calls, on_facts, on_references
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, Valid, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -130,14 +131,143 @@ CUDA_TENSOR_TYPE = Rule(
             torch.set_default_tensor_type(torch.cuda.FloatTensor)
             half = x.type(torch.cuda.HalfTensor)
             """,
-            note="the type passed as a value makes new tensors CUDA tensors",
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_device(torch_xla.device())
+            half = x.type(torch.cuda.HalfTensor)
+            """,
+            note="the type passed as a value makes new tensors CUDA tensors; as the default, the default device",
+            target_only=True,  # the sagemaker target's torch has no default device (the case below)
             findings=(
-                Expected(3, 31, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),
-                Expected(4, 15, "`torch.cuda.HalfTensor` used as a value creates CUDA tensors"),
+                Expected(4, 1, "torch.set_default_tensor_type(torch.cuda.FloatTensor) -> torch.set_default_device("),
+                Expected(5, 15, "`torch.cuda.HalfTensor` used as a value creates CUDA tensors"),
             ),
         ),
+        *_default_cases(),
     ),
 )
+
+_PORTED_DEFAULT = (
+    'torch.set_default_tensor_type("torch.cuda.FloatTensor") -> torch.set_default_device(torch_xla.device()): '
+    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built after "
+    "it go to the XLA device, as they went to CUDA (the legacy `torch.Tensor(...)` constructors do not follow a "
+    "default device)"
+)
+
+
+def _default_cases() -> tuple[Invalid | Valid, ...]:
+    """A CUDA default for new tensors (recurrent-ppo-truncated-bptt's train.py): torch 2's
+    default device where the target has one and the call sets nothing else."""
+    guarded = dedent(
+        """
+        import numpy as np
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if torch.cuda.is_available():
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+        model = torch.nn.LSTM(4, 8).to(device)
+        out, _ = model(torch.tensor(np.zeros((1, 2, 4), np.float32)))
+        """
+    )
+    return (
+        invalid(
+            guarded,
+            """
+            import numpy as np
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            torch.set_default_device(torch_xla.device())
+            model = torch.nn.LSTM(4, 8).to(device)
+            out, _ = model(torch.tensor(np.zeros((1, 2, 4), np.float32)))
+            """,
+            note="a-cuda-default-tensor-type-under-a-cuda-check-becomes-the-xla-default-device",
+            target_only=True,
+            findings=(Expected(6, 1, _PORTED_DEFAULT),),
+        ),
+        invalid(
+            substituted(guarded, ("import torch\n", "import torch as th\n"), ("torch.", "th."), ('"th.', '"torch.')),
+            substituted(
+                guarded,
+                ("import torch\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
+                ("torch.", "th."),
+                ('"th.', '"torch.'),
+                ('th.device("cuda" if th.cuda.is_available() else "cpu")', "xm.xla_device()"),
+                ("if th.cuda.is_available():\n    th.set", "th.set"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="torch-1.13-has-no-default-device-for-xla",
+            findings=(
+                Expected(
+                    6,
+                    1,
+                    '`th.set_default_tensor_type("torch.cuda.FloatTensor")` makes CUDA the default for new tensors, '
+                    "and the torch of torch_xla 1.13 has no `torch.set_default_device`: on XLA (no CUDA) the call "
+                    'fails ("Found no NVIDIA driver"), and without it tensors made without a device',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_device("cuda")
+            x = torch.zeros(3)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_device(torch_xla.device())
+            x = torch.zeros(3)
+            """,
+            note="a-cuda-default-device-becomes-the-xla-device",
+            target_only=True,
+            findings=(
+                Expected(4, 1, 'torch.set_default_device("cuda") -> torch.set_default_device(torch_xla.device())'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.DoubleTensor")
+            """,
+            note="a-default-type-of-another-dtype-is-reported",
+            findings=(
+                Expected(
+                    3,
+                    0,
+                    "`torch.cuda.DoubleTensor` also sets the default dtype, which `torch.set_default_device` does not",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_dtype(torch.float64)
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            """,
+            note="a-default-type-beside-a-default-dtype-is-reported",
+            findings=(Expected(4, 0, "the file also sets the default dtype, which `torch.cuda.FloatTensor` resets"),),
+        ),
+        valid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.FloatTensor")
+            torch.set_default_device("cpu")
+            torch.set_default_dtype(torch.float32)
+            """,
+            note="cpu-defaults-and-a-dtype-stay",
+        ),
+    )
 
 
 @on_calls(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
@@ -162,8 +292,7 @@ def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, cal
 
 # What every tensor made without a device and every module built after the call does.
 _NEW_TENSORS = (
-    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built "
-    "after it"
+    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built after it"
 )
 
 
