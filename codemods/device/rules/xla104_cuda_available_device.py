@@ -104,7 +104,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not). "
     "A choice whose name the function reads only as map locations and that is the CPU without CUDA (`device = "
     'None if torch.cuda.is_available() else "cpu"`, then `torch.load(path, map_location=device)`) stays, as do its '
-    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load.",
+    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load. A check that clears a flag (`if "
+    'config["use_cuda"] and not torch.cuda.is_available(): config["use_cuda"] = False`, a warning beside it: '
+    "pymarl's `args_sanity_check`) where the file picks the device or moves to it with that flag (`args.device = "
+    '"cuda" if args.use_cuda else "cpu"`, `if args.use_cuda: model.cuda()`, also as an attribute of another object '
+    "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
+    "the flag also guards code that fails without CUDA, the check stays and is an error.",
     examples=lambda: (
         invalid(
             """

@@ -23,7 +23,18 @@ CUDA_TENSOR_TYPE = Rule(
     summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device",
     fixable=True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
-    "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+    "CUDA; the tensor is created on the CPU and moved to the XLA device. A CUDA default for new tensors "
+    '(`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, `torch.set_default_device("cuda")`) sends every '
+    "tensor made without a device (`torch.tensor(obs)`, `torch.zeros(n)`, in any module of the project) and every "
+    'module built after it to CUDA: without CUDA the call raises ("Found no NVIDIA driver"), and under a CUDA '
+    "check (recurrent-ppo-truncated-bptt's train.py) it is skipped on XLA, so those tensors stay on the CPU and the "
+    "first forward of the model on the XLA device raises. It becomes `torch.set_default_device(torch_xla.device())` "
+    "(checked on torch_xla 2.9: `torch.tensor`, `torch.zeros`, `torch.as_tensor` and new modules land on the XLA "
+    "device; `torch.from_numpy` stays on the CPU, as it did under the CUDA type), and a check around it goes "
+    "(XLA104). It stays, an error, where that is not the same: another dtype's type (`torch.cuda.DoubleTensor` also "
+    "sets the default dtype), a file that sets the default dtype too (the CUDA FloatTensor type resets it to "
+    "float32), and the sagemaker target, whose torch (1.13) has no default device. Where the file's legacy "
+    "constructors (`torch.Tensor(...)`) rely on it, it stays too: they do not follow a default device (XLA116).",
     examples=lambda: (
         invalid(
             """
