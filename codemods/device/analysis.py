@@ -27,7 +27,7 @@ from codemods.device import (
     uncalled,
 )
 from codemods.device.config_shapes import index_key
-from codemods.device.cuda_defaults import CudaDefaults
+from codemods.device.cuda_defaults import CudaDefaults, subscript_flag
 from codemods.device.kept_checks import KeptChecks
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
@@ -206,8 +206,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
             elif type(names) is cst.Subscript and is_device_name(index_key(names)):
                 self.device_args.update(n for n in (dotted(values),) if n is not None)  # config['device'] = name
                 self.add_device_strings(values)
-            else:
-                self._assignment(dotted(names), values)
+            else:  # (a flag as a config item: ``cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()``)
+                self._assignment(dotted(names) or subscript_flag(names, values, self.part.is_available_call), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and not self._alias(node.target, node.value):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.config_shapes import index_key
+from codemods.device.config_shapes import config_chain, index_key
 from codemods.engine.nodes import arg_value, fold_true, is_cuda_device_string, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 
@@ -107,6 +107,16 @@ def cleared_flag(node: cst.If, is_available_call: Callable[[cst.BaseExpression],
                 return None
             keys.add(key)
     return keys.pop() if len(keys) == 1 else None
+
+
+def subscript_flag(
+    target: cst.BaseExpression, value: cst.BaseExpression, is_available_call: Callable[[cst.BaseExpression], bool]
+) -> str | None:
+    """``cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()``: the item as a chain
+    (``cfg.cuda``), a flag as ``args.cuda = ...`` is; None for any other item."""
+    if type(target) is not cst.Subscript or not any(is_available_call(n) for n in walk(value) if type(n) is cst.Call):
+        return None
+    return config_chain(target)
 
 
 def _key(node: cst.BaseExpression) -> str | None:

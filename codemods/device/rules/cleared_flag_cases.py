@@ -125,6 +125,50 @@ def cleared_flag_cases() -> tuple[Invalid, ...]:
     )
 
 
+def item_flag_cases() -> tuple[Invalid, ...]:
+    """A flag held as a config item, its check in the assignment."""
+    return (
+        invalid(
+            """
+            import torch
+
+
+            def main(cfg, data):
+                cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()
+                device = "cuda" if cfg["cuda"] else "cpu"
+                model = torch.nn.Linear(4, 1)
+                if cfg["cuda"]:
+                    model.cuda()
+                for x in data:
+                    print(model(x.to(device)))
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def main(cfg, data):
+                cfg["cuda"] = cfg["cuda"]
+                device = "xla" if cfg["cuda"] else "cpu"
+                model = torch.nn.Linear(4, 1)
+                if cfg["cuda"]:
+                    model.to(torch_xla.device())
+                for x in data:
+                    print(model(x.to(device)))
+            """,
+            note="a-config-item-flag-picking-the-device-loses-its-check",
+            findings=(
+                Expected(
+                    6,
+                    19,
+                    '`cfg["cuda"]` picks the device: its accelerator check is dropped (False on XLA, where the XLA '
+                    "device is always present)",
+                ),
+            ),
+        ),
+    )
+
+
 def cleared_flag_valid_cases() -> tuple[Valid, ...]:
     return (
         valid(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
-from codemods.device.rules.cleared_flag_cases import cleared_flag_cases, cleared_flag_valid_cases
+from codemods.device.rules.cleared_flag_cases import cleared_flag_cases, cleared_flag_valid_cases, item_flag_cases
 from codemods.device.rules.count_check_cases import count_check_cases, count_check_valid_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
@@ -153,6 +153,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cuda_kernel_guard_cases(),
         *helper_return_invalid_cases(),
         *cleared_flag_cases(),
+        *item_flag_cases(),
     ),
 )
 
@@ -383,6 +384,8 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         )
         return updated
     flag, purpose = device.flag_values[original]
+    if type(parent).__name__ == "Assign" and type(parent.targets[0].target).__name__ == "Subscript":  # type: ignore[union-attr]  # an Assign (checked by name)
+        flag = ctx.code(parent.targets[0].target)  # type: ignore[union-attr]  # as above: `cfg["cuda"]`, not its chain
     folded = fold_true(updated, device.availability_within(original))
     if not isinstance(folded, bool) and _still_cuda(folded):
         return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
@@ -420,9 +423,11 @@ def _not_folded(ctx: Context[Facts], original: cst.CSTNode) -> None:
 
 
 def _still_cuda(node: cst.CSTNode) -> bool:
+    """A CUDA device string in ``node``, not a key (``cfg["cuda"]`` names a flag)."""
     from codemods.engine.nodes import is_cuda_device_string, walk
 
-    return any(is_cuda_device_string(n) for n in walk(node))
+    keys = {id(sub) for n in walk(node) if type(n).__name__ == "SubscriptElement" for sub in walk(n)}
+    return any(is_cuda_device_string(n) and id(n) not in keys for n in walk(node))
 
 
 @removes_statements(CUDA_AVAILABLE_DEVICE)

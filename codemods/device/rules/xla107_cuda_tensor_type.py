@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.engine.hooks import on_calls, on_facts, on_references
-from codemods.engine.rule import Expected, Invalid, Rule, Valid, invalid, substituted, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -52,6 +52,16 @@ CUDA_TENSOR_TYPE = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.FloatTensor")
+            torch.set_default_device("cpu")
+            torch.set_default_dtype(torch.float32)
+            """,
+            note="cpu-defaults-and-a-dtype-stay",
+        ),
         valid(
             """
             import torch
@@ -168,7 +178,7 @@ _PORTED_DEFAULT = (
 )
 
 
-def _default_cases() -> tuple[Invalid | Valid, ...]:
+def _default_cases() -> tuple[Invalid, ...]:
     """A CUDA default for new tensors (recurrent-ppo-truncated-bptt's train.py): torch 2's
     default device where the target has one and the call sets nothing else."""
     guarded = dedent(
@@ -267,16 +277,6 @@ def _default_cases() -> tuple[Invalid | Valid, ...]:
             """,
             note="a-default-type-beside-a-default-dtype-is-reported",
             findings=(Expected(4, 0, "the file also sets the default dtype, which `torch.cuda.FloatTensor` resets"),),
-        ),
-        valid(
-            """
-            import torch
-
-            torch.set_default_tensor_type("torch.FloatTensor")
-            torch.set_default_device("cpu")
-            torch.set_default_dtype(torch.float32)
-            """,
-            note="cpu-defaults-and-a-dtype-stay",
         ),
     )
 
