@@ -109,7 +109,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "pymarl's `args_sanity_check`) where the file picks the device or moves to it with that flag (`args.device = "
     '"cuda" if args.use_cuda else "cpu"`, `if args.use_cuda: model.cuda()`, also as an attribute of another object '
     "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
-    "the flag also guards code that fails without CUDA, the check stays and is an error.",
+    "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
+    'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
+    "`args.cuda` does.",
     examples=lambda: (
         invalid(
             """
