@@ -28,6 +28,7 @@ from codemods.device import (
     uncalled,
 )
 from codemods.device.config_shapes import index_key
+from codemods.device.cuda_defaults import CudaDefaults, subscript_flag
 from codemods.device.kept_checks import KeptChecks
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
     facts: Facts
 
     name = "device"
@@ -207,8 +208,8 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
             elif type(names) is cst.Subscript and is_device_name(index_key(names)):
                 self.device_args.update(n for n in (dotted(values),) if n is not None)  # config['device'] = name
                 self.add_device_strings(values)
-            else:
-                self._assignment(dotted(names), values)
+            else:  # (a flag as a config item: ``cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()``)
+                self._assignment(dotted(names) or subscript_flag(names, values, self.part.is_available_call), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and not self._alias(node.target, node.value):
@@ -352,6 +353,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         self._kernel_call(callee, node)
+        self._default_for_new_tensors(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
         self.tensor_indices.saw_call(node, method, keywords)
@@ -508,6 +510,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])
+        self._flags_cleared_by_checks()
         for node in self.availability_ifs:
             if (
                 node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)

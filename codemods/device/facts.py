@@ -67,6 +67,14 @@ class DeviceFacts:
     # that fails without CUDA; the value is that code).
     flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
     blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # `if cfg["use_cuda"] and not torch.cuda.is_available(): cfg["use_cuda"] = False` where the flag
+    # picks the device (the value: the flag): the check goes, or stays with an error (device/cuda_defaults.py).
+    cleared_flags: dict[cst.If, str] = field(default_factory=dict)
+    # `torch.set_default_tensor_type("torch.cuda.FloatTensor")`, `torch.set_default_device("cuda")`:
+    # new tensors go to CUDA (XLA107; the value: the type or the device string it names); and whether
+    # the file sets the default dtype itself.
+    cuda_defaults: dict[cst.Call, str] = field(default_factory=dict)
+    sets_default_dtype: bool = False
     # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
     cuda_indices: set[str] = field(default_factory=set)
     # `device = 0` literals that serve as devices.

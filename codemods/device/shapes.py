@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 import libcst as cst
 
 from codemods import apis
+from codemods.device.config_shapes import config_chain
 from codemods.engine.nodes import arg_value, dotted, fold_true, method_name, names_the_cpu, string_value, walk
 from codemods.engine.walk import Walk
 
@@ -149,7 +150,9 @@ def is_truth(value: cst.BaseExpression) -> bool:
 
 
 def names_in(test: cst.BaseExpression) -> set[str]:
-    return {d for n in walk(test) if (d := dotted(n)) is not None}
+    """The names a condition reads: name chains, and string-keyed items as chains (``cfg["cuda"]``
+    is ``cfg.cuda``, a flag as ``args.cuda`` is)."""
+    return {d for n in walk(test) if (d := dotted(n) if type(n) is not cst.Subscript else config_chain(n)) is not None}
 
 
 def is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:

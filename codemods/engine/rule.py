@@ -72,6 +72,7 @@ class Invalid(Example):
     findings: tuple[Expected, ...] = ()
     alias: bool = False
     note: str = ""
+    target_only: bool = False  # as Valid's: the other target makes something else of it (its own case)
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,12 @@ def invalid(
     note: str = "",
     alias: bool = False,
     findings: tuple[Expected, ...] = (),
+    target_only: bool = False,
 ) -> Invalid:
     """An Invalid case written as indented triple-quoted blocks (dedented here)."""
-    return Invalid(_dedent(before), None if after is None else _dedent(after), target, filename, findings, alias, note)
+    return Invalid(
+        _dedent(before), None if after is None else _dedent(after), target, filename, findings, alias, note, target_only
+    )
 
 
 def valid(

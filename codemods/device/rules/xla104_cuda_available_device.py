@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
+from codemods.device.rules.cleared_flag_cases import cleared_flag_cases, cleared_flag_valid_cases, item_flag_cases
 from codemods.device.rules.count_check_cases import count_check_cases, count_check_valid_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
@@ -103,7 +104,14 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "host as `torch.cuda.is_available()` does, and is treated as that check (a probe for another tool is not). "
     "A choice whose name the function reads only as map locations and that is the CPU without CUDA (`device = "
     'None if torch.cuda.is_available() else "cpu"`, then `torch.load(path, map_location=device)`) stays, as do its '
-    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load.",
+    "map locations (XLA403): on XLA it loads onto the CPU, where XLA must load. A check that clears a flag (`if "
+    'config["use_cuda"] and not torch.cuda.is_available(): config["use_cuda"] = False`, a warning beside it: '
+    "pymarl's `args_sanity_check`) where the file picks the device or moves to it with that flag (`args.device = "
+    '"cuda" if args.use_cuda else "cpu"`, `if args.use_cuda: model.cuda()`, also as an attribute of another object '
+    "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
+    "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
+    'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
+    "`args.cuda` does.",
     examples=lambda: (
         invalid(
             """
@@ -130,6 +138,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cuda_tool_probe_valid_cases(),
         *count_check_valid_cases(),
         *helper_return_valid_cases(),
+        *cleared_flag_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -145,6 +154,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *count_check_cases(),
         *cuda_kernel_guard_cases(),
         *helper_return_invalid_cases(),
+        *cleared_flag_cases(),
+        *item_flag_cases(),
     ),
 )
 
@@ -213,6 +224,17 @@ def _availability_if(
     ):
         ctx.report(CUDA_AVAILABLE_DEVICE, original.test, _kernel_guard(ctx, original))
         return updated
+    if original in device.blocked_ifs and original in device.cleared_flags:
+        flag = device.cleared_flags[original]
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{ctx.code(original.test)}` switches `{flag}` off without CUDA, and `{flag}` picks the device, but a "
+            f"condition on it also guards `{ctx.code(device.blocked_ifs[original])}`, which fails without CUDA: left "
+            f"as is, so on XLA (no CUDA) `{flag}` is False and {_CPU_PATH}; move that code onto the XLA device by "
+            "hand, then remove this check",
+        )
+        return updated
     if original in device.blocked_ifs:
         ctx.report(
             CUDA_AVAILABLE_DEVICE,
@@ -247,10 +269,12 @@ def _availability_if(
         True: "so the code under it always runs: check dropped",
         False: "so the code under it never runs: removed",
     }.get(folded, "dropped from the condition")  # type: ignore[arg-type]  # folded is True, False or an expression: dict.get returns the default for the expression
+    kept = device.cleared_flags.get(original)
+    holds = f" (`{kept}` keeps its value and picks the XLA device where it picked CUDA)" if kept else ""
     new = ctx.fix(
         CUDA_AVAILABLE_DEVICE,
         original.test,
-        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
+        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device{holds}, {outcome}",
         lambda: fold_if(updated, folded, is_elif, ctx.keep_lines_after),
     )
     if new is None:
@@ -362,6 +386,8 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         )
         return updated
     flag, purpose = device.flag_values[original]
+    if type(parent).__name__ == "Assign" and type(parent.targets[0].target).__name__ == "Subscript":  # type: ignore[union-attr]  # an Assign (checked by name)
+        flag = ctx.code(parent.targets[0].target)  # type: ignore[union-attr]  # as above: `cfg["cuda"]`, not its chain
     folded = fold_true(updated, device.availability_within(original))
     if not isinstance(folded, bool) and _still_cuda(folded):
         return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
@@ -399,9 +425,11 @@ def _not_folded(ctx: Context[Facts], original: cst.CSTNode) -> None:
 
 
 def _still_cuda(node: cst.CSTNode) -> bool:
+    """A CUDA device string in ``node``, not a key (``cfg["cuda"]`` names a flag)."""
     from codemods.engine.nodes import is_cuda_device_string, walk
 
-    return any(is_cuda_device_string(n) for n in walk(node))
+    keys = {id(sub) for n in walk(node) if type(n).__name__ == "SubscriptElement" for sub in walk(n)}
+    return any(is_cuda_device_string(n) and id(n) not in keys for n in walk(node))
 
 
 @removes_statements(CUDA_AVAILABLE_DEVICE)

@@ -3,11 +3,12 @@ the target's device; the type used as a value (not called, nor compared) is repo
 
 from __future__ import annotations
 
+from textwrap import dedent
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_calls, on_references
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.hooks import on_calls, on_facts, on_references
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -22,7 +23,18 @@ CUDA_TENSOR_TYPE = Rule(
     summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device",
     fixable=True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
-    "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+    "CUDA; the tensor is created on the CPU and moved to the XLA device. A CUDA default for new tensors "
+    '(`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, `torch.set_default_device("cuda")`) sends every '
+    "tensor made without a device (`torch.tensor(obs)`, `torch.zeros(n)`, in any module of the project) and every "
+    'module built after it to CUDA: without CUDA the call raises ("Found no NVIDIA driver"), and under a CUDA '
+    "check (recurrent-ppo-truncated-bptt's train.py) it is skipped on XLA, so those tensors stay on the CPU and the "
+    "first forward of the model on the XLA device raises. It becomes `torch.set_default_device(torch_xla.device())` "
+    "(checked on torch_xla 2.9: `torch.tensor`, `torch.zeros`, `torch.as_tensor` and new modules land on the XLA "
+    "device; `torch.from_numpy` stays on the CPU, as it did under the CUDA type), and a check around it goes "
+    "(XLA104). It stays, an error, where that is not the same: another dtype's type (`torch.cuda.DoubleTensor` also "
+    "sets the default dtype), a file that sets the default dtype too (the CUDA FloatTensor type resets it to "
+    "float32), and the sagemaker target, whose torch (1.13) has no default device. Where the file's legacy "
+    "constructors (`torch.Tensor(...)`) rely on it, it stays too: they do not follow a default device (XLA116).",
     examples=lambda: (
         invalid(
             """
@@ -40,6 +52,16 @@ CUDA_TENSOR_TYPE = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.FloatTensor")
+            torch.set_default_device("cpu")
+            torch.set_default_dtype(torch.float32)
+            """,
+            note="cpu-defaults-and-a-dtype-stay",
+        ),
         valid(
             """
             import torch
@@ -130,14 +152,133 @@ CUDA_TENSOR_TYPE = Rule(
             torch.set_default_tensor_type(torch.cuda.FloatTensor)
             half = x.type(torch.cuda.HalfTensor)
             """,
-            note="the type passed as a value makes new tensors CUDA tensors",
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_device(torch_xla.device())
+            half = x.type(torch.cuda.HalfTensor)
+            """,
+            note="the type passed as a value makes new tensors CUDA tensors; as the default, the default device",
+            target_only=True,  # the sagemaker target's torch has no default device (the case below)
             findings=(
-                Expected(3, 31, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),
-                Expected(4, 15, "`torch.cuda.HalfTensor` used as a value creates CUDA tensors"),
+                Expected(4, 1, "torch.set_default_tensor_type(torch.cuda.FloatTensor) -> torch.set_default_device("),
+                Expected(5, 15, "`torch.cuda.HalfTensor` used as a value creates CUDA tensors"),
             ),
         ),
+        *_default_cases(),
     ),
 )
+
+_PORTED_DEFAULT = (
+    'torch.set_default_tensor_type("torch.cuda.FloatTensor") -> torch.set_default_device(torch_xla.device()): '
+    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built after "
+    "it go to the XLA device, as they went to CUDA (the legacy `torch.Tensor(...)` constructors do not follow a "
+    "default device)"
+)
+
+
+def _default_cases() -> tuple[Invalid, ...]:
+    """A CUDA default for new tensors (recurrent-ppo-truncated-bptt's train.py): torch 2's
+    default device where the target has one and the call sets nothing else."""
+    guarded = dedent(
+        """
+        import numpy as np
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if torch.cuda.is_available():
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+        model = torch.nn.LSTM(4, 8).to(device)
+        out, _ = model(torch.tensor(np.zeros((1, 2, 4), np.float32)))
+        """
+    )
+    return (
+        invalid(
+            guarded,
+            """
+            import numpy as np
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            torch.set_default_device(torch_xla.device())
+            model = torch.nn.LSTM(4, 8).to(device)
+            out, _ = model(torch.tensor(np.zeros((1, 2, 4), np.float32)))
+            """,
+            note="a-cuda-default-tensor-type-under-a-cuda-check-becomes-the-xla-default-device",
+            target_only=True,
+            findings=(Expected(6, 1, _PORTED_DEFAULT),),
+        ),
+        invalid(
+            substituted(guarded, ("import torch\n", "import torch as th\n"), ("torch.", "th."), ('"th.', '"torch.')),
+            substituted(
+                guarded,
+                ("import torch\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
+                ("torch.", "th."),
+                ('"th.', '"torch.'),
+                ('th.device("cuda" if th.cuda.is_available() else "cpu")', "xm.xla_device()"),
+                ("if th.cuda.is_available():\n    th.set", "th.set"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="torch-1.13-has-no-default-device-for-xla",
+            findings=(
+                Expected(
+                    6,
+                    1,
+                    '`th.set_default_tensor_type("torch.cuda.FloatTensor")` makes CUDA the default for new tensors, '
+                    "and the torch of torch_xla 1.13 has no `torch.set_default_device`: on XLA (no CUDA) the call "
+                    'fails ("Found no NVIDIA driver"), and without it tensors made without a device',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_device("cuda")
+            x = torch.zeros(3)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_device(torch_xla.device())
+            x = torch.zeros(3)
+            """,
+            note="a-cuda-default-device-becomes-the-xla-device",
+            target_only=True,
+            findings=(
+                Expected(4, 1, 'torch.set_default_device("cuda") -> torch.set_default_device(torch_xla.device())'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.DoubleTensor")
+            """,
+            note="a-default-type-of-another-dtype-is-reported",
+            findings=(
+                Expected(
+                    3,
+                    0,
+                    "`torch.cuda.DoubleTensor` also sets the default dtype, which `torch.set_default_device` does not",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_dtype(torch.float64)
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            """,
+            note="a-default-type-beside-a-default-dtype-is-reported",
+            findings=(Expected(4, 0, "the file also sets the default dtype, which `torch.cuda.FloatTensor` resets"),),
+        ),
+    )
 
 
 @on_calls(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
@@ -160,10 +301,67 @@ def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, cal
     return ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{ctx.code(original)} -> {{new}}", build)
 
 
+# What every tensor made without a device and every module built after the call does.
+_NEW_TENSORS = (
+    "tensors made without a device (`torch.tensor(...)`, `torch.zeros(...)`, in any module) and modules built after it"
+)
+
+
+@on_facts(CUDA_TENSOR_TYPE, nodes=lambda facts: facts.device.cuda_defaults)
+def _cuda_default(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``torch.set_default_tensor_type("torch.cuda.FloatTensor")``, ``torch.set_default_device("cuda")``
+    -> ``torch.set_default_device(torch_xla.device())`` (torch 2's default device, which torch 1.13,
+    the sagemaker target's, lacks)."""
+    import libcst as cst
+
+    named = ctx.facts.device.cuda_defaults[original]
+    device_call = not named.startswith("torch.cuda.")
+    if original in ctx.facts.obligations.broken:
+        return updated  # a legacy constructor relies on it, which a default device does not reach (XLA116)
+    cause = None
+    if ctx.target.torch_xla_version.startswith("1."):
+        cause = f"the torch of torch_xla {ctx.target.torch_xla_version} has no `torch.set_default_device`"
+    elif not device_call and named != "torch.cuda.FloatTensor":
+        cause = f"`{named}` also sets the default dtype, which `torch.set_default_device` does not"
+    elif not device_call and ctx.facts.device.sets_default_dtype:
+        cause = "the file also sets the default dtype, which `torch.cuda.FloatTensor` resets to float32"
+    if cause is not None:
+        ctx.report(
+            CUDA_TENSOR_TYPE,
+            original,
+            f"`{ctx.code(original)}` makes CUDA the default for new tensors, and {cause}: on XLA (no CUDA) the "
+            f'call fails ("Found no NVIDIA driver"), and without it {_NEW_TENSORS} stay on the CPU while the model '
+            "is on the XLA device; make them with `device=device` or move them with `.to(device)`, then remove it",
+        )
+        return updated
+
+    def build() -> cst.Call | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        func = updated.func
+        new_func = func.with_changes(attr=cst.Name("set_default_device")) if isinstance(func, cst.Attribute) else func
+        return cst.Call(func=new_func, args=[cst.Arg(device)])
+
+    new = ctx.fix_or_keep(
+        updated,
+        CUDA_TENSOR_TYPE,
+        original,
+        f"{ctx.code(original)} -> {{new}}: {_NEW_TENSORS} go to the XLA device, as they went to CUDA (the legacy "
+        "`torch.Tensor(...)` constructors do not follow a default device)",
+        build,
+    )
+    if new is not updated:
+        ctx.forget_fixes_inside(original)
+    return new
+
+
 @on_references(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
 def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     parent = ctx.parent()
     called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
+    if len(ctx.ancestors) > 2 and ctx.ancestors[-3] in ctx.facts.device.cuda_defaults:
+        return updated  # the default tensor type: the call's own finding
     if not called and not _compared(ctx) and not _names_a_type(ctx):
         ctx.report(
             CUDA_TENSOR_TYPE,
