@@ -332,6 +332,12 @@ def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
         f"check what `{unproven}` holds, and that"
     )
     unfollowed = ctx.facts.device.unfollowed_flags.get(original)
+    cpu_type = next((c.orelse for c in ctx.facts.device.cpu_type_choices if c.test is original), None)
+    if cpu_type is not None:  # ``torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor``
+        claim = (
+            f"is False on the XLA device: it picks `{ctx.code(cpu_type)}`, whose CPU tensors meet XLA tensors only "
+            "in arithmetic (torch_xla uploads them there, each time) and host reads (`.item()`), so it runs; check that"
+        )
     ctx.report(
         CUDA_CHECK,
         original,
