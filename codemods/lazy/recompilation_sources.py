@@ -376,10 +376,8 @@ def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
 
 def _not_an_origin(owner: Scope, name: str) -> str:
     """Why a device tensor sliced at a per-step offset, which is no data moved to the device once
-    (``x = data.to(device)``), is not fixed: a parameter, a value computed on the device, or a name
-    the file does not bind."""
-    if name in owner.params:
-        return f"`{name}` comes in as an argument; this file does not show where it is built"
+    (``x = data.to(device)``), is not fixed: a value computed on the device, or one the file does not
+    build."""
     if any(name in targets for targets, _, _, _ in owner.assignments):
         where = f"in `{owner.qualname}`" if owner.node is not None and owner.qualname else "in this file"
         return (

@@ -7,13 +7,47 @@ from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.engine.hooks import on_calls, on_references
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# ``FT = torch.cuda.FloatTensor if p.is_cuda else torch.FloatTensor`` (Towards-Realtime-MOT's loss): on
+# XLA the CPU type; its tensors only meet XLA tensors in arithmetic and ``.item()``, which torch_xla takes.
+CPU_TYPE_IN_ARITHMETIC = """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, p, box, target, found):
+        if found:
+            lbox = (box - target).abs().mean()
+        else:
+            FT = torch.cuda.FloatTensor if p.is_cuda else torch.FloatTensor
+            lbox, lconf = FT([0]), FT([0])
+        lconf = p.mean()
+        loss = torch.exp(-self.s_r) * lbox + lconf
+        return loss, lbox.item()
+"""
+# The same choice (PyTorch_YOLOv3's yolo_layer), its CPU tensor in ``torch.max`` with an XLA tensor:
+# "Expected XLA tensor. Got: torch.FloatTensor".
+CPU_TYPE_IN_MAX = """
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def forward(self, x, pred):
+        dtype = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor
+        truth = dtype(x.size(0), 4)
+        truth[:, 2] = x[:, 0]
+        return torch.max(pred, truth)
+"""
+
 
 CUDA_TENSOR_TYPE = Rule(
     code="XLA107",
@@ -22,7 +56,11 @@ CUDA_TENSOR_TYPE = Rule(
     summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device",
     fixable=True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
-    "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+    "CUDA; the tensor is created on the CPU and moved to the XLA device. A type chosen by a tensor's own CUDA check "
+    "(`FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`) is the CPU type on XLA: it is reported "
+    "where its tensors meet XLA tensors in an operation that needs one device (`torch.max(pred, t)`, `torch.cat`, "
+    "`a == t`, a call that hands them on: 'Expected XLA tensor'), not where they only meet them in arithmetic "
+    "(`w * t`, which torch_xla 2.9 uploads them for) and host reads (`t.item()`): that runs (XLA105 says so).",
     examples=lambda: (
         invalid(
             """
@@ -81,8 +119,25 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             note="an aliased type in annotations and an issubclass test",
         ),
+        valid(CPU_TYPE_IN_ARITHMETIC, note="a-cpu-type-a-tensor-check-chooses-met-only-in-arithmetic-and-item"),
+        valid(
+            substituted(CPU_TYPE_IN_ARITHMETIC, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
+            target="sagemaker",
+            note="the-same-through-an-alias",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            CPU_TYPE_IN_MAX,
+            note="a-cpu-type-a-tensor-check-chooses-met-in-torch-max",
+            findings=(Expected(7, 17, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
+        invalid(
+            substituted(CPU_TYPE_IN_MAX, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(7, 17, "`th.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
         invalid(
             """
             import torch
