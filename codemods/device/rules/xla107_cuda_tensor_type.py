@@ -128,6 +128,11 @@ CUDA_TENSOR_TYPE = Rule(
     ),
     invalid=lambda: (
         invalid(
+            substituted(CPU_TYPE_IN_ARITHMETIC, ("torch.exp(-self.s_r) * lbox", "lbox * 2")),
+            note="the-cpu-tensors-met-in-arithmetic-only-with-each-other-and-numbers-stay-on-the-cpu",
+            findings=(Expected(10, 18, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
+        invalid(
             CPU_TYPE_IN_MAX,
             note="a-cpu-type-a-tensor-check-chooses-met-in-torch-max",
             findings=(Expected(7, 17, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
