@@ -59,10 +59,7 @@ class _Function:
         self.parents = _parents(function)
         self.stored: set[int] = set()
         self.assigned: dict[str, list[cst.BaseExpression | None]] = {}  # name -> values (None: unknown)
-        nodes = [function]
-        while nodes:
-            node = nodes.pop()
-            nodes.extend(children(node))
+        for node in _subtree(function):
             if type(node) is cst.Assign:
                 for target in node.targets:
                     names = _bound(target.target)
@@ -70,9 +67,8 @@ class _Function:
                     for name, value in zip(names, values, strict=True):
                         self.stored.add(id(name))
                         self.assigned.setdefault(name.value, []).append(value)
-            elif type(node) in (cst.For, cst.AnnAssign) or type(node) is cst.Param:
-                target = node.name if type(node) is cst.Param else node.target  # type: ignore[attr-defined]  # For, AnnAssign, Param
-                for name in _bound(target):
+            elif isinstance(node, (cst.For, cst.AnnAssign, cst.Param)):
+                for name in _bound(node.name if isinstance(node, cst.Param) else node.target):
                     self.stored.add(id(name))
                     self.assigned.setdefault(name.value, []).append(None)
 
@@ -140,10 +136,11 @@ class _Function:
         values = self.assigned.get(name, [])
         return bool(values) and all(
             type(value) is cst.Call
+            and type(value.func) is cst.Attribute
             and (
-                method_name(value) in _FLAT
-                or (method_name(value) in ("cuda", "to") and dotted(value.func.value) == name)
-            )  # type: ignore[attr-defined]  # method_name is not None: an Attribute
+                value.func.attr.value in _FLAT
+                or (value.func.attr.value in ("cuda", "to") and dotted(value.func.value) == name)
+            )
             for value in values
         )
 

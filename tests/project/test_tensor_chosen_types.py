@@ -36,7 +36,9 @@ def main(batches):
 """
 
 
-def _runs(tmp_path: Path, module: str, text: str, name: str, call: str, target: str) -> tuple[list, list]:
+def _runs(
+    tmp_path: Path, module: str, text: str, name: str, call: str, target: str
+) -> tuple[list[tuple[str, int, str]], list[tuple[str, int, str]]]:
     files = {f"{module}.py": text, "train.py": TRAIN.format(module=module, name=name, call=call)}
     folder = write_project(tmp_path, "proj", files)
     single = [f for f in unfixed_findings(folder, ["train.py"], target)["train.py"] if f[0] == "XLA003"]

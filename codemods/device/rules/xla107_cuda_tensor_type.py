@@ -224,7 +224,7 @@ def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, cal
 def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     parent = ctx.parent()
     called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
-    cpu_on_xla = parent in ctx.facts.device.cpu_type_choices and parent.body is original  # type: ignore[union-attr]  # an IfExp (a member of the set)
+    cpu_on_xla = parent in ctx.facts.device.cpu_type_choices and getattr(parent, "body", None) is original
     if not called and not cpu_on_xla and not _compared(ctx) and not _names_a_type(ctx):
         ctx.report(
             CUDA_TENSOR_TYPE,
