@@ -141,6 +141,7 @@ CUDA_TENSOR_TYPE = Rule(
             substituted(CPU_TYPE_IN_MAX, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
             target="sagemaker",
             alias=True,
+            note="a-cpu-type-a-tensor-check-chooses-met-in-torch-max-through-an-alias",
             findings=(Expected(7, 17, "`th.cuda.FloatTensor` used as a value creates CUDA tensors"),),
         ),
         invalid(

@@ -109,6 +109,7 @@ SLICED_DEVICE_DATA = Rule(
                 ("torch_xla.device()", "xm.xla_device()"),
             ),
             target="sagemaker",
+            note="a-tensor-computed-on-the-device-sliced-per-step-on-sagemaker",
             findings=(Expected(14, 23, "(not fixed: `y_long` is computed on the device in `sample`"),),
         ),
         invalid(
