@@ -300,7 +300,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
-        self.tensor_check_candidates.saw_test(node)
+        self.tensor_check_candidates.saw_test(node, self.walk.enclosing_function)
         self.part.count_checks.update(shapes.count_truths(node.test, self.walk))
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
@@ -565,6 +565,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
                 part.tensor_checks.pop(comparison, None)
         part.cuda_checks.difference_update(part.tensor_checks)
         part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
+        part.cpu_type_choices = self.tensor_check_candidates.cpu_type_choices
 
     def _follow_indices(self) -> None:
         """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id

@@ -151,6 +151,10 @@ class DeviceFacts:
     # ``'cuda' if x.is_cuda else 'cpu'``: the CUDA string such a ported check chooses for a tensor on
     # the accelerator; it becomes the target's device string ("xla").
     tensor_chosen_strings: set[cst.SimpleString] = field(default_factory=set)
+    # ``FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`` whose CPU tensors (``FT([0])``)
+    # only meet XLA tensors in arithmetic and host reads (device/host_tensors.py): on XLA it picks the
+    # CPU type, which runs there; neither its check nor its CUDA type is reported.
+    cpu_type_choices: set[cst.IfExp] = field(default_factory=set)
     # ``x.get_device()`` where a device goes (``t.to(x.get_device())``, ``device=x.get_device()``): a
     # CUDA index, 0 for an XLA tensor (so cuda:0, which fails without CUDA): becomes ``x.device``.
     index_of_tensor: set[cst.Call] = field(default_factory=set)

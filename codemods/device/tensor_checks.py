@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device import shapes
+from codemods.device import host_tensors, shapes
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, method_name, walk
 
 if TYPE_CHECKING:
@@ -39,9 +39,15 @@ class CandidateChecks:
         self.in_tests: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
         self.returned: dict[str, list[cst.Attribute | cst.Comparison]] = {}
         self.method_calls: list[tuple[str, cst.If | cst.IfExp]] = []
+        # ``FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`` whose CPU tensors only
+        # meet XLA tensors where torch_xla takes them (host_tensors.py): it runs on XLA as it is.
+        self.cpu_type_choices: set[cst.IfExp] = set()
 
-    def saw_test(self, condition: cst.If | cst.IfExp) -> None:
-        self.in_tests.extend((check, condition) for check in checks_in(condition.test))
+    def saw_test(self, condition: cst.If | cst.IfExp, function: cst.FunctionDef | None = None) -> None:
+        checks = checks_in(condition.test)
+        self.in_tests.extend((check, condition) for check in checks)
+        if type(condition) is cst.IfExp and checks and host_tensors.cpu_type_choice_safe(condition, function):
+            self.cpu_type_choices.add(condition)
         self.method_calls.extend(
             (sub.func.attr.value, condition)  # type: ignore[attr-defined]  # method_name(sub) is not None: an Attribute
             for sub in walk(condition.test)
@@ -84,6 +90,7 @@ def around_moves(
         check: crash_code.get(condition)
         for check, condition in candidates.pairs()
         if check not in picked_device_checks
+        and condition not in candidates.cpu_type_choices
         and (condition in device_code or guards_a_move(condition) or copies_to_the_host(check, condition))
         and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in device_variables)
     }

@@ -177,9 +177,8 @@ class RecompilationSourceAnalysis(Analysis):
             key = groups.find((id(self.flow.owner(site.scope, name)), name))
             if key is None:
                 if varying and not site.scope.is_forward and self.flow.is_device(site.scope, subscript.value):
-                    self.part.sliced_data[subscript] = SlicedData(
-                        name, True, None, "the data is not built in this file"
-                    )
+                    reason = _not_an_origin(self.flow.owner(site.scope, name), name)
+                    self.part.sliced_data[subscript] = SlicedData(name, True, None, reason)
                 continue
             sliced.setdefault(key, []).append((site, varying, name))
             if id(subscript) in self.flow.uses.store_subscripts:
@@ -373,3 +372,16 @@ def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
     if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr):
         return any(_is_mask(side, masks) or dotted(side) in masks for side in (node.left, node.right))
     return False
+
+
+def _not_an_origin(owner: Scope, name: str) -> str:
+    """Why a device tensor sliced at a per-step offset, which is no data moved to the device once
+    (``x = data.to(device)``), is not fixed: a value computed on the device, or one the file does not
+    build."""
+    if any(name in targets for targets, _, _, _ in owner.assignments):
+        where = f"in `{owner.qualname}`" if owner.node is not None and owner.qualname else "in this file"
+        return (
+            f"`{name}` is computed on the device {where}, not moved there once from host data, so there is no "
+            "host copy to keep: copy it to the host once (`.cpu()`) before the loop that slices it"
+        )
+    return "the data is not built in this file"

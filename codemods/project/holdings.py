@@ -82,7 +82,7 @@ def holdings(
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
-    skipped |= _tensor_chosen(module, findings)
+    skipped |= _tensor_chosen(module, findings, parents)
     found = [
         (_cause(finding.rule, finding.original), finding.original, finding.fixed)
         for finding in findings
@@ -274,22 +274,37 @@ def _ends_in_exit(block: cst.BaseSuite) -> bool:
     )
 
 
-def _tensor_chosen(module: cst.Module, findings: Sequence[PendingFinding]) -> set[int]:
-    """The device choices a tensor's own CUDA check makes (``torch.device("cuda") if x.is_cuda else
-    torch.device("cpu")``), test and CUDA branch: unconverted, an XLA tensor picks the CPU there, and
-    what goes to that device only meets ``x`` on the XLA device, which torch_xla uploads it to (a loss's
-    label mask): the training stays on the device."""
+def _tensor_chosen(module: cst.Module, findings: Sequence[PendingFinding], parents: dict[int, int | None]) -> set[int]:
+    """What a tensor's own CUDA check decides that runs on XLA as it is, unconverted (test and CUDA
+    branch): a device it chooses (``torch.device("cuda") if x.is_cuda else torch.device("cpu")``, when
+    the conversion ports the check): an XLA tensor picks the CPU there, and what goes to that device
+    only meets ``x`` on the XLA device, which torch_xla uploads it to (a loss's label mask); and an
+    ``if x.is_cuda:`` that only moves values (``t = t.cuda()``) whose every read runs beside XLA tensors
+    (device/host_tensors.py: an XLA tensor skips the moves, and ``t`` stays on the CPU).  A CUDA tensor
+    type chosen so (``torch.cuda.FloatTensor if x.is_cuda else ...``) stays held where the conversion
+    reports it: its CPU tensors meet XLA tensors where torch_xla takes none (``torch.max``)."""
+    from codemods.device.host_tensors import skipped_moves_safe
     from codemods.engine.nodes import walk
 
-    checks = {id(f.original) for f in findings if f.rule.name == "tensor-cuda-check" and f.original is not None}
+    checks = {
+        id(f.original): f.fixed for f in findings if f.rule.name == "tensor-cuda-check" and f.original is not None
+    }
     if not checks:
         return set()
-    return {
-        key
-        for node in walk(module)
-        if type(node) is cst.IfExp and id(node.test) in checks
-        for key in (id(node.test), id(node.body))
-    }
+    kept = {key for key, fixed in checks.items() if not fixed}
+    nodes = walk(module)
+    functions = {id(node): node for node in nodes if type(node) is cst.FunctionDef}
+    chosen: set[int] = set()
+    for node in nodes:
+        if type(node) is cst.IfExp and id(node.test) in checks and id(node.test) not in kept:
+            chosen.update((id(node.test), id(node.body)))
+        elif type(node) is cst.If and any(id(sub) in checks for sub in walk(node.test)):
+            key = parents.get(id(node))
+            while key is not None and key not in functions:
+                key = parents.get(key)
+            if skipped_moves_safe(node, functions.get(key) if key is not None else None):
+                chosen.update((id(node.test), id(node.body)))
+    return chosen
 
 
 def _inside(node: cst.CSTNode | None, statements: set[int], parents: dict[int, int | None]) -> bool:

@@ -43,7 +43,11 @@ CROSS_FILE = Rule(
     "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
     'past its early return without CUDA; not a device a tensor\'s own CUDA check picks (`torch.device("cuda") if '
     'x.is_cuda else torch.device("cpu")` in a loss: unconverted, it picks the CPU for an XLA tensor, and torch_xla '
-    "uploads what goes there where it meets that tensor); not code in a method that runs only when a caller names it, of a "
+    "uploads what goes there where it meets that tensor), nor moves such a check skips (`if x.is_cuda: labels = "
+    "labels.cuda()`) whose values only meet XLA tensors where torch_xla takes a CPU tensor (arithmetic, a host read, "
+    "0-dim elements of a 1-D tensor in comparisons), while a CUDA tensor type it chooses is held where the project's "
+    "conversion reports it (`dtype = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor` whose CPU tensor "
+    "reaches `torch.max` with a device tensor: 'Expected XLA tensor'); not code in a method that runs only when a caller names it, of a "
     "plain class (no base but `object`, a torch module or container, a data set, or classes of its module) "
     "and named nowhere else in its module, that neither the file nor the module it imports names: a "
     "`load` with `torch.load(path)` where the script only saves is off its path), the finding is at the import that "

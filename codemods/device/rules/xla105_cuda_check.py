@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.xla107_cuda_tensor_type import CPU_TYPE_IN_ARITHMETIC
 from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -83,6 +84,18 @@ CUDA_CHECK = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            CPU_TYPE_IN_ARITHMETIC,
+            note="the-cpu-type-a-tensor-check-chooses-on-xla",
+            findings=(
+                Expected(
+                    10,
+                    44,
+                    "`p.is_cuda` is False on the XLA device: it picks `torch.FloatTensor`, whose CPU tensors meet XLA "
+                    "tensors only in arithmetic (torch_xla uploads them there, each time) and host reads",
+                ),
+            ),
+        ),
         invalid(
             """
             import os
@@ -332,6 +345,12 @@ def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
         f"check what `{unproven}` holds, and that"
     )
     unfollowed = ctx.facts.device.unfollowed_flags.get(original)
+    cpu_type = next((c.orelse for c in ctx.facts.device.cpu_type_choices if c.test is original), None)
+    if cpu_type is not None:  # ``torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor``
+        claim = (
+            f"is False on the XLA device: it picks `{ctx.code(cpu_type)}`, whose CPU tensors meet XLA tensors only "
+            "in arithmetic (torch_xla uploads them there, each time) and host reads (`.item()`), so it runs; check that"
+        )
     ctx.report(
         CUDA_CHECK,
         original,

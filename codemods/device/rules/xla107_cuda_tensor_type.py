@@ -16,6 +16,40 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+# ``FT = torch.cuda.FloatTensor if p.is_cuda else torch.FloatTensor`` (Towards-Realtime-MOT's loss): on
+# XLA the CPU type; its tensors only meet XLA tensors in arithmetic and ``.item()``, which torch_xla takes.
+CPU_TYPE_IN_ARITHMETIC = """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, p, box, target, found):
+        if found:
+            lbox = (box - target).abs().mean()
+        else:
+            FT = torch.cuda.FloatTensor if p.is_cuda else torch.FloatTensor
+            lbox, lconf = FT([0]), FT([0])
+        lconf = p.mean()
+        loss = torch.exp(-self.s_r) * lbox + lconf
+        return loss, lbox.item()
+"""
+# The same choice (PyTorch_YOLOv3's yolo_layer), its CPU tensor in ``torch.max`` with an XLA tensor:
+# "Expected XLA tensor. Got: torch.FloatTensor".
+CPU_TYPE_IN_MAX = """
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def forward(self, x, pred):
+        dtype = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor
+        truth = dtype(x.size(0), 4)
+        truth[:, 2] = x[:, 0]
+        return torch.max(pred, truth)
+"""
+
+
 CUDA_TENSOR_TYPE = Rule(
     code="XLA107",
     name="cuda-tensor-type",
@@ -34,7 +68,12 @@ CUDA_TENSOR_TYPE = Rule(
     "(XLA104). It stays, an error, where that is not the same: another dtype's type (`torch.cuda.DoubleTensor` also "
     "sets the default dtype), a file that sets the default dtype too (the CUDA FloatTensor type resets it to "
     "float32), and the sagemaker target, whose torch (1.13) has no default device. Where the file's legacy "
-    "constructors (`torch.Tensor(...)`) rely on it, it stays too: they do not follow a default device (XLA116).",
+    "constructors (`torch.Tensor(...)`) rely on it, it stays too: they do not follow a default device (XLA116). "
+    "A type chosen by a tensor's own CUDA check "
+    "(`FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`) is the CPU type on XLA: it is reported "
+    "where its tensors meet XLA tensors in an operation that needs one device (`torch.max(pred, t)`, `torch.cat`, "
+    "`a == t`, a call that hands them on: 'Expected XLA tensor'), not where they only meet them in arithmetic "
+    "(`w * t`, which torch_xla 2.9 uploads them for) and host reads (`t.item()`): that runs (XLA105 says so).",
     examples=lambda: (
         invalid(
             """
@@ -103,8 +142,31 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             note="an aliased type in annotations and an issubclass test",
         ),
+        valid(CPU_TYPE_IN_ARITHMETIC, note="a-cpu-type-a-tensor-check-chooses-met-only-in-arithmetic-and-item"),
+        valid(
+            substituted(CPU_TYPE_IN_ARITHMETIC, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
+            target="sagemaker",
+            note="the-same-through-an-alias",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            substituted(CPU_TYPE_IN_ARITHMETIC, ("torch.exp(-self.s_r) * lbox", "lbox * 2")),
+            note="the-cpu-tensors-met-in-arithmetic-only-with-each-other-and-numbers-stay-on-the-cpu",
+            findings=(Expected(10, 18, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
+        invalid(
+            CPU_TYPE_IN_MAX,
+            note="a-cpu-type-a-tensor-check-chooses-met-in-torch-max",
+            findings=(Expected(7, 17, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
+        invalid(
+            substituted(CPU_TYPE_IN_MAX, ("import torch\n", "import torch as th\n"), ("torch.", "th.")),
+            target="sagemaker",
+            alias=True,
+            note="a-cpu-type-a-tensor-check-chooses-met-in-torch-max-through-an-alias",
+            findings=(Expected(7, 17, "`th.cuda.FloatTensor` used as a value creates CUDA tensors"),),
+        ),
         invalid(
             """
             import torch
@@ -362,7 +424,8 @@ def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.
     called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
     if len(ctx.ancestors) > 2 and ctx.ancestors[-3] in ctx.facts.device.cuda_defaults:
         return updated  # the default tensor type: the call's own finding
-    if not called and not _compared(ctx) and not _names_a_type(ctx):
+    cpu_on_xla = parent in ctx.facts.device.cpu_type_choices and getattr(parent, "body", None) is original
+    if not called and not cpu_on_xla and not _compared(ctx) and not _names_a_type(ctx):
         ctx.report(
             CUDA_TENSOR_TYPE,
             original,

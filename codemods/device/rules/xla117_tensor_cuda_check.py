@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.xla107_cuda_tensor_type import CPU_TYPE_IN_ARITHMETIC, CPU_TYPE_IN_MAX
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -44,7 +45,10 @@ TENSOR_CUDA_CHECK = Rule(
     "device code (`... .cuda() if self.is_cuda() else ...`), has the check in its body ported; the call stays (a "
     "module has no `is_cuda`, nor a `device`). Where the check chooses a CUDA string for the accelerator "
     "(`dv = 'cuda' if x.is_cuda else 'cpu'`), that string becomes \"xla\" with it: once the check asks for the "
-    "XLA device, 'cuda' would name a device that is not there.",
+    "XLA device, 'cuda' would name a device that is not there. A check that chooses a CUDA tensor type "
+    "(`FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`) is reported (that type fails without CUDA) "
+    "where the CPU type's tensors meet XLA tensors in an operation that needs one device (`torch.max`); where they "
+    "only meet them in arithmetic and host reads, it runs on XLA as it is and is no finding of this rule (XLA105's).",
     examples=lambda: (
         invalid(
             """
@@ -152,8 +156,15 @@ TENSOR_CUDA_CHECK = Rule(
             """,
             note="host-copy-not-guarded-by-the-check",
         ),
+        valid(CPU_TYPE_IN_ARITHMETIC, target="sagemaker", note="a-cpu-type-chosen-met-only-in-arithmetic-and-item"),
     ),
     invalid=lambda: (
+        invalid(
+            CPU_TYPE_IN_MAX,
+            target="sagemaker",
+            note="a-cpu-type-chosen-met-in-torch-max",
+            findings=(Expected(7, 43, "`x.is_cuda` is False for a tensor on the XLA device"),),
+        ),
         invalid(
             """
             import torch

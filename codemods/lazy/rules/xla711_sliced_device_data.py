@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 from codemods.training.rules.step_loop_cases import TRAINER_HEADS
 
 if TYPE_CHECKING:
@@ -16,6 +16,25 @@ if TYPE_CHECKING:
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A tensor computed on the device (GraphRNN's sampled graphs), sliced per step for the host.
+_COMPUTED = """
+import torch
+import torch_xla
+
+
+def sample(rnn, n):
+    y_pred = torch.zeros(n, 4).to(torch_xla.device())
+    x = torch.ones(1, 4).to(torch_xla.device())
+    for i in range(n):
+        x = rnn(x)
+        y_pred = y_pred + x
+    y_long = y_pred.long()
+    graphs = []
+    for i in range(n):
+        graphs.append(y_long[i].cpu().numpy())
+    return graphs
+"""
 
 SLICED_DEVICE_DATA = Rule(
     code="XLA711",
@@ -27,7 +46,9 @@ SLICED_DEVICE_DATA = Rule(
     "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph. "
     "A loop over a constant `range` inside one step (a training loop's iteration, a model's forward, a Trainer's "
     "`compute_loss`: `for i in range(n_heads): logits[i, :, : -(2 + i)]`, `for k in range(1, 3): x.topk(k)`) runs the "
-    "same counters every step: the same few graphs, compiled once; its counter is no per-step number.",
+    "same counters every step: the same few graphs, compiled once; its counter is no per-step number. A tensor "
+    "computed on the device (a model's sampled output, `y_long = y_pred.long()`) and sliced per step has no host "
+    "copy to keep: the report asks for one copy to the host (`.cpu()`) before the loop that slices it.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
@@ -68,6 +89,29 @@ SLICED_DEVICE_DATA = Rule(
         valid(TRAINER_HEADS, note="a-trainers-compute-loss-slices-each-head-at-a-constant-offset"),
     ),
     invalid=lambda: (
+        invalid(
+            _COMPUTED,
+            note="a-tensor-computed-on-the-device-sliced-at-a-per-step-offset",
+            findings=(
+                Expected(
+                    14,
+                    23,
+                    "keep `y_long` on the host and move each slice to the device (not fixed: `y_long` is computed on "
+                    "the device in `sample`, not moved there once from host data, so there is no host copy to keep: "
+                    "copy it to the host once (`.cpu()`) before the loop that slices it)",
+                ),
+            ),
+        ),
+        invalid(
+            substituted(
+                _COMPUTED,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="a-tensor-computed-on-the-device-sliced-per-step-on-sagemaker",
+            findings=(Expected(14, 23, "(not fixed: `y_long` is computed on the device in `sample`"),),
+        ),
         invalid(
             """
             import torch as th

@@ -70,7 +70,11 @@ def dead_loop_invalid() -> tuple[Invalid, ...]:
             ),
             target=target,
             note=f"the else of an if False always runs ({target})",
-            findings=(Expected(11, 9, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    11, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         )
         for target, module, barrier in (
             ("2.9", "import torch_xla", "torch_xla.sync()"),

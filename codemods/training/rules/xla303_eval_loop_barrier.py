@@ -49,6 +49,18 @@ with torch.no_grad():
         x, y = x.to(device), y.to(device)
         correct += (model(x).argmax(1) == y).sum()
 """
+# A device value read only as the test of an ``if`` in a nested loop (Towards-Realtime-MOT's test_emb).
+_READ_IN_A_CONDITION = """
+import torch
+
+with torch.no_grad():
+    for imgs in loader:
+        output = model(imgs.to(device)).squeeze()
+        for out in output:
+            feat, label = out[:-1], out[-1].long()
+            if label != -1:
+                kept.append(feat)
+"""
 # A read in a loop nested in every iteration (its near variant reads only under an ``if``).
 _NESTED_READS = """
 import torch
@@ -164,7 +176,10 @@ EVAL_LOOP_BARRIER = Rule(
     "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
     "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too, "
     "and so is one in a loop nested in every iteration, outside an `if` (`for i in range(n): "
-    "ranks.append(hits[i].nonzero().item())`). "
+    "ranks.append(hits[i].nonzero().item())`). A device value read only as a condition (`for out in output: "
+    "if out[-1] != -1: kept.append(out)`) is a read the rule does not see, so such a loop gets the barrier "
+    "too, which changes nothing there (the read already runs the graph), and its message names only the "
+    "calls it looked for. "
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
     "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts, "
     "container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
@@ -202,7 +217,9 @@ EVAL_LOOP_BARRIER = Rule(
                     torch_xla.sync()
             print(total.item())
             """,
-            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(8, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"),
+            ),
         ),
     ),
     valid=lambda: (
@@ -505,6 +522,19 @@ EVAL_LOOP_BARRIER = Rule(
     ),
     invalid=lambda: (
         invalid(
+            _READ_IN_A_CONDITION,
+            with_barrier(_READ_IN_A_CONDITION, "                kept.append(feat)\n", indent="        "),
+            note="a-device-value-read-only-as-a-condition",
+            findings=(
+                Expected(
+                    11,
+                    9,
+                    "evaluation loop over the device (no call in every iteration reads a value to the host: "
+                    "`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float()`): torch_xla.sync() ends every iteration",
+                ),
+            ),
+        ),
+        invalid(
             _READS_UNDER_AN_IF,
             with_barrier(
                 _READS_UNDER_AN_IF,
@@ -512,24 +542,38 @@ EVAL_LOOP_BARRIER = Rule(
                 indent="        ",
             ),
             note="a-nested-loop-reads-only-under-an-if",
-            findings=(Expected(11, 9, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    11, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         ),
         invalid(
             _scores("out"),
             with_barrier(_scores("out"), "        preds[i] = predict(batch.to(device))\n"),
             note="a-helper-the-loop-calls-without-a-read",
-            findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    17, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         ),
         invalid(
             _NO_OPTIMIZER,
             with_barrier(_NO_OPTIMIZER, "            final.append(q)\n"),
-            findings=(Expected(11, 13, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    11, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
             note="the-same-loop-in-a-class-that-is-no-optimizer",
         ),
         invalid(
             _VAL_SUM,
             with_barrier(_VAL_SUM, "        correct += (model(x).argmax(1) == y).sum()\n"),
-            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(8, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"),
+            ),
         ),
         invalid(
             _DEVICE_METER,
@@ -553,7 +597,9 @@ EVAL_LOOP_BARRIER = Rule(
                 torch_xla.sync()
             """,
             alias=True,
-            findings=(Expected(6, 5, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(6, 5, "evaluation loop over the device (no call in every iteration reads a value to the host"),
+            ),
         ),
         invalid(
             _EVALUATOR,
@@ -562,20 +608,32 @@ EVAL_LOOP_BARRIER = Rule(
             ),
             target="sagemaker",
             note="method-of-a-class-that-is-no-module",
-            findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    10, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         ),
         invalid(
             _TARGET_LOSS_UNCALLED,
             with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
-            findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    10, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         ),
         invalid(
             _EMA_SCORE,
             with_barrier(_EMA_SCORE, "            total = total + self.ema(x).sum()\n", target="sagemaker"),
             target="sagemaker",
             note="an-emas-loop-over-batches-evaluates",
-            findings=(Expected(9, 13, "evaluation loop over the device (no host read per iteration)"),),
+            findings=(
+                Expected(
+                    9, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
+                ),
+            ),
         ),
         *step_loop_invalid(),
         *dead_loop_invalid(),
@@ -595,5 +653,5 @@ def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.Fo
         message = f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
         message += "materialize only what they read, so {new} ends every iteration"
     else:
-        message = "evaluation loop over the device (no host read per iteration): {new} ends every iteration"
+        message = "evaluation loop over the device (no call in every iteration reads a value to the host: `.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float()`): {new} ends every iteration"
     return with_barriers(ctx, EVAL_LOOP_BARRIER, original, updated, message)
