@@ -28,6 +28,7 @@ from codemods.device import (
 )
 from codemods.device.config_shapes import index_key
 from codemods.device.kept_checks import KeptChecks
+from codemods.device.own_cuda import OwnCudaCalls
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, OwnCudaCalls):
     facts: Facts
 
     name = "device"
@@ -453,6 +454,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps):
     def finish(self) -> None:
         part = self.part
         part.dot_cuda -= {c for c in part.dot_cuda if self.facts.imports.table.is_module(receiver(c))}  # utils.cuda(x)
+        self._own_cuda_calls()  # ``sampler.cuda()``: a project class's own method
         for sub in [sub for sub, (call, rule) in part.replaced_parts.items() if rule is DOT_CUDA]:
             if part.replaced_parts[sub][0] not in part.dot_cuda:
                 del part.replaced_parts[sub]

@@ -102,6 +102,9 @@ class DeviceFacts:
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
     # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
+    # Of the `.cuda()` calls of a project class's own method (device/own_cuda.py, left as they are),
+    # those whose class's module this run does not convert: (the class, that module's path).
+    own_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # `t.pin_memory()`: raises without CUDA ("Found no NVIDIA driver"); pinning only speeds
     # up copies to a CUDA device, so on XLA the tensor itself is what it gives.
