@@ -182,6 +182,44 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+            class Learner:
+                def __init__(self, agent):
+                    self.agent = agent
+                    self.mixer = torch.nn.Linear(2, 1)
+                    self.params = list(self.mixer.parameters())
+                    self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+                def cuda(self):
+                    self.mixer.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Learner:
+                def __init__(self, agent):
+                    self.agent = agent
+                    self.mixer = torch.nn.Linear(2, 1)
+                    self.params = list(self.mixer.parameters())
+                    self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+                def cuda(self):
+                    self.mixer.to(torch_xla.device())
+            """,
+            note="a-move-in-the-classs-own-cuda-method-runs-only-when-called-reported",
+            findings=(
+                Expected(
+                    8,
+                    28,
+                    "the optimizer is built while `self.mixer` is on the CPU, and `self.mixer.cuda()` in "
+                    "`Learner.cuda`, a method that runs only where a caller calls it, moves the model later",
+                ),
+            ),
+        ),
         *folded_device_invalid(),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),
