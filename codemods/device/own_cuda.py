@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from codemods.device.facts import DeviceFacts
     from codemods.engine.walk import Walk
+    from codemods.facts import Facts
     from codemods.project.module_summary import ModuleSummary
 
     _Lookup = Callable[[str], "tuple[tuple[str, ...], tuple[str, ...]] | None"]  # class -> (bases, methods)
@@ -34,6 +35,7 @@ _PLAIN_BASES = frozenset({"object"})
 class OwnCudaCalls(Analysis):
     """The part of DeviceAnalysis that finds ``.cuda()`` calls of a project class's own method."""
 
+    facts: Facts
     part: DeviceFacts
     function_params: dict[str, list[str]]
 

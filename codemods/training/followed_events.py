@@ -50,7 +50,9 @@ def moved_by_methods(
     # The class's own ``cuda`` method moves only where a caller asks for CUDA (``if args.use_cuda:
     # learner.cuda()``): a move put before the optimizer would run on every path, the CPU's too.
     return [
-        (False, f"{where}, a method that runs only where a caller calls it,") if method.endswith(".cuda") else (xla, where)
+        (False, f"{where}, a method that runs only where a caller calls it,")
+        if method.endswith(".cuda")
+        else (xla, where)
         for method, xla, where in attribute_moves.get(key, ())
         if method != qualname
     ]

@@ -97,9 +97,13 @@ def test_a_run_that_does_not_convert_the_classs_module_reports_the_call(
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_module_subclass_of_the_project_is_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+def test_a_module_subclass_of_the_project_is_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "sampler.py").write_text(SAMPLER.replace("class AliasMethod(object):", "class AliasMethod(torch.nn.Module):"))
+    (tmp_path / "sampler.py").write_text(
+        SAMPLER.replace("class AliasMethod(object):", "class AliasMethod(torch.nn.Module):")
+    )
     (tmp_path / "memory.py").write_text(MEMORY)
     found = _findings(tmp_path, ["memory.py"], target)["memory.py"]
     assert [(f.line, f.fixed) for f in found] == [(11, True), (15, True)]
