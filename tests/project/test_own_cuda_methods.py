@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.report import Finding
+from codemods.engine.report import Finding, Mode
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 
@@ -55,7 +55,7 @@ def _write(folder: Path) -> None:
     (folder / "memory.py").write_text(MEMORY)
 
 
-def _findings(folder: Path, names: list[str], target: str, mode: str = "check") -> dict[str, list[Finding]]:
+def _findings(folder: Path, names: list[str], target: str, mode: Mode = "check") -> dict[str, list[Finding]]:
     job = Job(mode, target, RuleSelection())
     reports = run([(str(folder / name), job) for name in names], workers=1)
     return {Path(r.path).name: [f for f in r.findings if f.rule == "XLA102"] for r in reports}
