@@ -220,6 +220,47 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
                 ),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+            def main(use_cuda):
+                model = torch.nn.Linear(2, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                if use_cuda:
+                    model.cuda()
+                if use_cuda:
+                    net = torch.nn.Linear(2, 1)
+                    opt2 = torch.optim.SGD(net.parameters(), lr=0.1)
+                    net.cuda()
+                return opt, opt2
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def main(use_cuda):
+                model = torch.nn.Linear(2, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                if use_cuda:
+                    model.to(torch_xla.device())
+                if use_cuda:
+                    net = torch.nn.Linear(2, 1)
+                    opt2 = torch.optim.SGD(net.to(torch_xla.device()).parameters(), lr=0.1)
+                    net.to(torch_xla.device())
+                return opt, opt2
+            """,
+            note="a-move-under-a-condition-the-port-keeps-reported-one-under-the-optimizers-own-moved-first",
+            findings=(
+                Expected(
+                    6,
+                    27,
+                    "the optimizer is built while `model` is on the CPU, and `model.cuda()` in `main` (only `if "
+                    "use_cuda`) moves the model later to a device that may be the CPU",
+                ),
+                Expected(11, 32, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `main` moves"),
+            ),
+        ),
         *folded_device_invalid(),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),
