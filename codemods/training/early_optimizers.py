@@ -477,13 +477,13 @@ class EarlyOptimizers(ConditionalMoves):
                     self._untraced(name, event, on_cpu, events[index + 1 :])
                 elif event[0] == "optimizer" and (root := root_in(name, unknown)) is not None:
                     later = moves_of(root, events[index + 1 :], aliases) or moved_by_methods(
-                        scope.qualname, written, attribute_moves
+                        scope.qualname, written, attribute_moves, _held_as(root, events)
                     )
                     if later:
                         self._early(root, event, later, root in handed_in)
                 elif event[0] == "optimizer" and (model := root_in(name, on_cpu)) is not None:
                     later = moves_of(model, events[index + 1 :], aliases) or moved_by_methods(
-                        scope.qualname, written, attribute_moves
+                        scope.qualname, written, attribute_moves, _held_as(model, events)
                     )
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
@@ -543,6 +543,12 @@ class EarlyOptimizers(ConditionalMoves):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
+
+
+def _held_as(name: str, events: list[FollowedEvent]) -> list[str]:
+    """The attributes of the instance bound to ``name`` in the scope (``self.mac = mac``): the
+    same module, which the class's other methods move through them."""
+    return [str(e[1]) for e in events if e[0] == "alias" and e[2] == name and str(e[1]).startswith("self.")]
 
 
 def _same_parameters(resolve: Callable[[str], str | None], event: ModelEvent) -> str | ModelEvent | None:

@@ -261,6 +261,40 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
                 Expected(11, 32, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `main` moves"),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = torch.optim.SGD(list(net.parameters()), lr=0.1)
+
+                def setup(self):
+                    self.net.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = torch.optim.SGD(list(net.to(torch_xla.device()).parameters()), lr=0.1)
+
+                def setup(self):
+                    self.net.to(torch_xla.device())
+            """,
+            note="parameters-read-through-the-parameter-moved-through-its-attribute",
+            findings=(
+                Expected(
+                    7,
+                    41,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `self.net.cuda()` in "
+                    "`Trainer.setup` moves the model later",
+                ),
+            ),
+        ),
         *folded_device_invalid(),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),

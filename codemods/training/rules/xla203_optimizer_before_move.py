@@ -53,7 +53,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer) "
+    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
     "and through a module built over the model (`ModelWithLoss(model, loss).to(device)`, also when a trainer "
     "class builds it and another of its methods moves it: moving it moves the model); where the later move may go to the CPU, or runs only under a condition the port keeps (`if use_cuda: model.cuda()` after the optimizer, not around it; not an availability check the port drops nor a flag it switches on) or in the class's own `cuda` method (it runs only where a caller asks for CUDA: `if args.use_cuda: learner.cuda()`), so that a move put first would run on the CPU path too, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
