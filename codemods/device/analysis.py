@@ -30,6 +30,7 @@ from codemods.device import (
 from codemods.device.config_shapes import index_key
 from codemods.device.cuda_defaults import CudaDefaults, subscript_flag
 from codemods.device.kept_checks import KeptChecks
+from codemods.device.own_cuda import OwnCudaCalls
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 _PRINTER = cst.Module(body=[])
 
 
-class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
+class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls):
     facts: Facts
 
     name = "device"
@@ -90,8 +91,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
         # The CUDA strings each name is assigned (``dev = f"cuda:{rank}"``): device strings
         # too where the name goes where a device goes, whatever it is called; with the conditions around them.
         self.cuda_string_values: dict[str, list[tuple[cst.BaseExpression, list[cst.CSTNode]]]] = defaultdict(list)
-        # torch.cuda.set_device(name): an index only if the name never holds a string
-        # (nanoGPT passes its device string, "cuda:0").
+        # torch.cuda.set_device(name): an index only if the name never holds a string (nanoGPT: "cuda:0").
         self.set_device_names: list[str] = []
         self.string_names: set[str] = set()
         self.text_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # what each of those is assigned
@@ -459,6 +459,7 @@ class DeviceAnalysis(KeptChecks, PortedDevices, KernelOps, CudaDefaults):
     def finish(self) -> None:
         part = self.part
         part.dot_cuda -= {c for c in part.dot_cuda if self.facts.imports.table.is_module(receiver(c))}  # utils.cuda(x)
+        self._own_cuda_calls()  # ``sampler.cuda()``: a project class's own method
         for sub in [sub for sub, (call, rule) in part.replaced_parts.items() if rule is DOT_CUDA]:
             if part.replaced_parts[sub][0] not in part.dot_cuda:
                 del part.replaced_parts[sub]

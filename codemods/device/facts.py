@@ -110,6 +110,9 @@ class DeviceFacts:
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
     # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
+    # Of the `.cuda()` calls of a project class's own method (device/own_cuda.py, left as they are),
+    # those whose class's module this run does not convert: (the class, that module's path).
+    own_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # Of those, why the value is a CUDA index where the file does not hand it to `.cuda()` itself
     # (`net.to(gpu_ids[0])`: an element of a list of indices, device/listed_indices.py).

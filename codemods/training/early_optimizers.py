@@ -31,9 +31,9 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.positions import code_of
-from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
+from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_parameters import (
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 SAME_PARAMETER_WRAPPERS = frozenset({"torch.jit.script", apis.TORCH_COMPILE})
 
 
-class EarlyOptimizers(Analysis):
+class EarlyOptimizers(ConditionalMoves):
     """The part of TrainingAnalysis that checks what optimizers are built over."""
 
     facts: Facts
@@ -357,6 +357,7 @@ class EarlyOptimizers(Analysis):
                 if calls:  # ``params = []`` filled in a loop is not followed
                     collected.add(event[1])
         events: list[FollowedEvent] = []
+        moves: dict[int, cst.Call] = {}  # the moves of the scope itself, by their index in ``events``
         for event in scope.events:
             if event[0] == "call":
                 call = event[2]
@@ -375,6 +376,7 @@ class EarlyOptimizers(Analysis):
                     )
             elif event[0] == "move":
                 _, name, device, node = event
+                moves[len(events)] = node
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))
             elif event[0] == "wraps":
                 _, name, constructor, wrapped, device, moved_at = event
@@ -397,7 +399,7 @@ class EarlyOptimizers(Analysis):
                 events.extend(("untraced", name, event[2], "", name in bound) for name in untraced)
             else:
                 events.append(event)
-        return events
+        return self.conditional_moves(events, moves)
 
     def _is_constructor(self, constructor: str) -> bool:
         """A model class of this file or torch.nn, or a class of another project file."""
@@ -475,13 +477,13 @@ class EarlyOptimizers(Analysis):
                     self._untraced(name, event, on_cpu, events[index + 1 :])
                 elif event[0] == "optimizer" and (root := root_in(name, unknown)) is not None:
                     later = moves_of(root, events[index + 1 :], aliases) or moved_by_methods(
-                        scope.qualname, written, attribute_moves
+                        scope.qualname, written, attribute_moves, _held_as(root, events)
                     )
                     if later:
                         self._early(root, event, later, root in handed_in)
                 elif event[0] == "optimizer" and (model := root_in(name, on_cpu)) is not None:
                     later = moves_of(model, events[index + 1 :], aliases) or moved_by_methods(
-                        scope.qualname, written, attribute_moves
+                        scope.qualname, written, attribute_moves, _held_as(model, events)
                     )
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
@@ -541,6 +543,12 @@ class EarlyOptimizers(Analysis):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
+
+
+def _held_as(name: str, events: list[FollowedEvent]) -> list[str]:
+    """The attributes of the instance bound to ``name`` in the scope (``self.mac = mac``): the
+    same module, which the class's other methods move through them."""
+    return [str(e[1]) for e in events if e[0] == "alias" and e[2] == name and str(e[1]).startswith("self.")]
 
 
 def _same_parameters(resolve: Callable[[str], str | None], event: ModelEvent) -> str | ModelEvent | None:

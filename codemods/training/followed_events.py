@@ -40,14 +40,33 @@ if TYPE_CHECKING:
 
 
 def moved_by_methods(
-    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, bool, str]]]
+    qualname: str,
+    written: str,
+    attribute_moves: dict[tuple[str, str], list[tuple[str, bool, str]]],
+    held_as: list[str] | None = None,
 ) -> list[tuple[bool, str]]:
     """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
-    (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
-    if not qualname.endswith(".__init__") or not written.startswith("self."):
+    (``self.model.head``: ``self.model``) by the class's other methods, which run after it; for a
+    parameter (``mac.parameters()``), those of the attributes ``held_as`` that hold it (``self.mac = mac``)."""
+    if not qualname.endswith(".__init__"):
         return []
+    if not written.startswith("self."):
+        rest = written.partition(".")[2]
+        return [
+            move
+            for attribute in held_as or ()
+            for move in moved_by_methods(qualname, ".".join(p for p in (attribute, rest) if p), attribute_moves)
+        ]
     key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
-    return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
+    # The class's own ``cuda`` method moves only where a caller asks for CUDA (``if args.use_cuda:
+    # learner.cuda()``): a move put before the optimizer would run on every path, the CPU's too.
+    return [
+        (False, f"{where}, a method that runs only where a caller calls it,")
+        if method.endswith(".cuda")
+        else (xla, where)
+        for method, xla, where in attribute_moves.get(key, ())
+        if method != qualname
+    ]
 
 
 def canonical(name: str, aliases: dict[str, str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -23,7 +23,13 @@ DOT_CUDA = Rule(
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments. A function named `cuda` of an imported module "
     "(`import utils`, `utils.cuda(x)`: a project's helper) is no such move and stays (its own body is ported), "
-    "unless the file binds that name otherwise too (`model = model.Net()`, a parameter).",
+    "unless the file binds that name otherwise too (`model = model.Net()`, a parameter). Nor is `obj.cuda()` "
+    "where every binding of `obj` is a call of a project class that defines its own `cuda` method and is no torch "
+    "module or tensor (`self.sampler = Sampler(probs)`, a plain class: it has no `.to`, and converting it so "
+    "raises AttributeError): the call stays, and runs that method, whose body is ported where its module is "
+    "converted (`self.prob = self.prob.cuda()` becomes a move to the XLA device); where that module is not "
+    "converted in this run, the call is an error naming the method, which moves its state to CUDA. An object "
+    "whose class the tool cannot tell (a parameter, what a function returns) is moved as a module or tensor.",
     examples=lambda: (
         invalid(
             """
@@ -64,6 +70,31 @@ DOT_CUDA = Rule(
             z = h.cuda(z)
             """,
             note="a-function-named-cuda-of-an-imported-module",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Sampler(object):
+                def __init__(self, probs):
+                    self.probs = probs
+
+                def cuda(self):
+                    self.probs = self.probs.to("cpu")
+
+
+            class Memory(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.sampler = Sampler(torch.ones(10))
+                    self.sampler.cuda()
+
+
+            table = Sampler(torch.ones(4))
+            table.cuda()
+            """,
+            note="an-instance-of-a-plain-class-with-its-own-cuda-method",
         ),
     ),
     invalid=lambda: (
@@ -137,8 +168,76 @@ DOT_CUDA = Rule(
                 Expected(12, 1, "model.cuda() -> model.to(torch_xla.device())"),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+
+            class Sampler:
+                def __init__(self, probs):
+                    self.probs = probs
+
+                def cuda(self):
+                    self.probs = self.probs.cuda()
+
+
+            class Net(torch.nn.Module):
+                def cuda(self):
+                    return super().cuda()
+
+
+            def build(sampler):
+                table = Sampler(torch.ones(4))
+                table.cuda()
+                sampler.cuda()
+                net = Net()
+                net.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Sampler:
+                def __init__(self, probs):
+                    self.probs = probs
+
+                def cuda(self):
+                    self.probs = self.probs.to(torch_xla.device())
+
+
+            class Net(torch.nn.Module):
+                def cuda(self):
+                    return super().to(torch_xla.device())
+
+
+            def build(sampler):
+                table = Sampler(torch.ones(4))
+                table.cuda()
+                sampler.to(torch_xla.device())
+                net = Net()
+                net.to(torch_xla.device())
+            """,
+            note="a-plain-classs-own-cuda-stays-its-body-is-ported",
+            findings=(
+                Expected(10, 22, "self.probs.cuda() -> self.probs.to(torch_xla.device())"),
+                Expected(15, 16, "super().cuda() -> super().to(torch_xla.device())"),
+                Expected(21, 5, "sampler.cuda() -> sampler.to(torch_xla.device())"),
+                Expected(23, 5, "net.cuda() -> net.to(torch_xla.device())"),
+            ),
+        ),
     ),
 )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.own_cuda_pending)
+def _own_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) -> str:
+    cls, path = ctx.facts.device.own_cuda_pending[original]
+    return (
+        f"`{ctx.code(original)}` runs `{cls}.cuda()` of {path}, which this run does not convert: it moves "
+        f"the instance's state to CUDA and fails without it (`{cls}` is no module or tensor: it has no `.to`); "
+        f"convert {path} too, and its `.cuda()` calls become moves to the XLA device"
+    )
 
 
 @on_facts(DOT_CUDA, nodes=lambda facts: facts.device.dot_cuda)

@@ -183,6 +183,119 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+            class Learner:
+                def __init__(self, agent):
+                    self.agent = agent
+                    self.mixer = torch.nn.Linear(2, 1)
+                    self.params = list(self.mixer.parameters())
+                    self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+                def cuda(self):
+                    self.mixer.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Learner:
+                def __init__(self, agent):
+                    self.agent = agent
+                    self.mixer = torch.nn.Linear(2, 1)
+                    self.params = list(self.mixer.parameters())
+                    self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+                def cuda(self):
+                    self.mixer.to(torch_xla.device())
+            """,
+            note="a-move-in-the-classs-own-cuda-method-runs-only-when-called-reported",
+            findings=(
+                Expected(
+                    8,
+                    28,
+                    "the optimizer is built while `self.mixer` is on the CPU, and `self.mixer.cuda()` in "
+                    "`Learner.cuda`, a method that runs only where a caller calls it, moves the model later",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def main(use_cuda):
+                model = torch.nn.Linear(2, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                if use_cuda:
+                    model.cuda()
+                if use_cuda:
+                    net = torch.nn.Linear(2, 1)
+                    opt2 = torch.optim.SGD(net.parameters(), lr=0.1)
+                    net.cuda()
+                return opt, opt2
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def main(use_cuda):
+                model = torch.nn.Linear(2, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                if use_cuda:
+                    model.to(torch_xla.device())
+                if use_cuda:
+                    net = torch.nn.Linear(2, 1)
+                    opt2 = torch.optim.SGD(net.to(torch_xla.device()).parameters(), lr=0.1)
+                    net.to(torch_xla.device())
+                return opt, opt2
+            """,
+            note="a-move-under-a-condition-the-port-keeps-reported-one-under-the-optimizers-own-moved-first",
+            findings=(
+                Expected(
+                    6,
+                    27,
+                    "the optimizer is built while `model` is on the CPU, and `model.cuda()` in `main` (only `if "
+                    "use_cuda`) moves the model later to a device that may be the CPU",
+                ),
+                Expected(11, 32, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `main` moves"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = torch.optim.SGD(list(net.parameters()), lr=0.1)
+
+                def setup(self):
+                    self.net.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = torch.optim.SGD(list(net.to(torch_xla.device()).parameters()), lr=0.1)
+
+                def setup(self):
+                    self.net.to(torch_xla.device())
+            """,
+            note="parameters-read-through-the-parameter-moved-through-its-attribute",
+            findings=(
+                Expected(
+                    7,
+                    41,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `self.net.cuda()` in "
+                    "`Trainer.setup` moves the model later",
+                ),
+            ),
+        ),
         *folded_device_invalid(),
         *collected_parameter_invalid(),
         *handed_in_model_invalid(),

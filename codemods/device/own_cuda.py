@@ -1,0 +1,128 @@
+"""``obj.cuda()`` where ``obj`` is an instance of a project class that defines its own ``cuda``
+method and is no torch module or tensor (CMC's ``AliasMethod``: ``self.multinomial =
+AliasMethod(probs); self.multinomial.cuda()``): the call runs that method, whose body moves the
+instance's tensors (``self.prob = self.prob.cuda()``), and the instance has no ``.to``.  XLA102
+leaves such a call as it is (the method's body is ported where its module is converted), and
+reports it where that module is not converted in this run.  The part of DeviceAnalysis that finds
+them, from what each name chain is bound to (a call of a class: of this file, or of the project).
+Where the class is not known (a parameter, anything but a class's call), the call is XLA102's."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted, method_name, receiver
+from codemods.engine.walk import Analysis, assignments
+from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from codemods.device.facts import DeviceFacts
+    from codemods.engine.walk import Walk
+    from codemods.facts import Facts
+    from codemods.project.module_summary import ModuleSummary
+
+    _Lookup = Callable[[str], "tuple[tuple[str, ...], tuple[str, ...]] | None"]  # class -> (bases, methods)
+
+# Bases that make a class no plain object (the rest, a project class among them, are followed).
+_PLAIN_BASES = frozenset({"object"})
+
+
+class OwnCudaCalls(Analysis):
+    """The part of DeviceAnalysis that finds ``.cuda()`` calls of a project class's own method."""
+
+    facts: Facts
+    part: DeviceFacts
+    function_params: dict[str, list[str]]
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        # What each name chain is bound to, by scope (the class for ``self.x``, else the function,
+        # "" at module level): the callee of a call as written, None for anything else.
+        self.own_cuda_bound: dict[tuple[str, str], list[str | None]] = defaultdict(list)
+        self.own_cuda_receivers: list[tuple[cst.Call, str, str]] = []  # (call, scope, receiver)
+
+    def _scope_of(self, name: str) -> str:
+        qualname = self.walk.qualname
+        if name.split(".")[0] in ("self", "cls") and self.walk.class_depth and "." in qualname:
+            return qualname.rsplit(".", 1)[0]  # the method's class
+        return qualname
+
+    @assignments()
+    def _own_cuda_binding(self, name: str, value: cst.BaseExpression) -> None:
+        callee = dotted(value.func) if type(value) is cst.Call else None
+        self.own_cuda_bound[(self._scope_of(name), name)].append(callee)
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if method_name(node) == "cuda" and (name := dotted(receiver(node))) is not None:
+            self.own_cuda_receivers.append((node, self._scope_of(name), name))
+
+    def _own_cuda_calls(self) -> None:
+        """Take out of ``dot_cuda`` the calls of a project class's own ``cuda``; those of a module this
+        run does not convert are reported (``own_cuda_pending``)."""
+        for call, scope, name in self.own_cuda_receivers:
+            if call not in self.part.dot_cuda or (classes := self._classes_of(scope, name)) is None:
+                continue
+            self.part.dot_cuda.discard(call)
+            pending = [(cls, path) for cls, path in classes if path is not None]
+            if pending:
+                self.part.own_cuda_pending[call] = pending[0]
+
+    def _classes_of(self, scope: str, name: str) -> list[tuple[str, str | None]] | None:
+        """The classes whose own ``cuda`` the name's instance may run: (the class as a finding names it,
+        the path of its module where this run does not convert it); None where any binding of the
+        name is not such a class's call (or a parameter)."""
+        bound = self.own_cuda_bound.get((scope, name))
+        root = name.split(".")[0]
+        if bound is None and root not in ("self", "cls") and root not in self.function_params.get(scope, ()):
+            bound = self.own_cuda_bound.get(("", name))  # a module-level name
+        if not bound or root in self.function_params.get(scope, ()):
+            return None
+        found: list[tuple[str, str | None]] = []
+        for callee in bound:
+            cls = self._own_cuda_class(callee) if callee is not None else None
+            if cls is None:
+                return None
+            found.append(cls)
+        return found
+
+    def _own_cuda_class(self, callee: str) -> tuple[str, str | None] | None:
+        project = self.walk.analysis(ProjectAnalysis)
+        classes = self.facts.project.classes
+        if callee in classes:  # a class of this file: its method is ported with it
+            return (callee, None) if _plain_own_cuda(callee, classes.get, set()) else None
+        found = project.origin(callee)
+        if found is None or found.summary is None or not found.name or not found.summary.defines_class(found.name):
+            return None
+        summary = found.summary
+        if not _plain_own_cuda(found.name, lambda c: _summary_class(summary, c), set()):
+            return None
+        return found.name, summary.path if summary.pending else None
+
+
+def _summary_class(summary: ModuleSummary, name: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    return next(((bases, methods) for cls, bases, methods in summary.classes if cls == name), None)
+
+
+def _plain_own_cuda(cls: str, get: _Lookup, seen: set[str]) -> bool:
+    """``cls`` (or a plain base of it) defines ``cuda``, and every base is ``object`` or a plain class
+    of the same module: no torch module or tensor, whose ``.to`` the port may call."""
+    entry = get(cls)
+    if entry is None or cls in seen or not _plain(cls, get, set()):
+        return False
+    seen.add(cls)
+    bases, methods = entry
+    return "cuda" in methods or any(_plain_own_cuda(base, get, seen) for base in bases if base not in _PLAIN_BASES)
+
+
+def _plain(cls: str, get: _Lookup, seen: set[str]) -> bool:
+    """Every base of ``cls`` is ``object`` or such a class of the module (nn.Module, a class of elsewhere: not known plain)."""
+    entry = get(cls)
+    if entry is None or cls in seen:
+        return False
+    seen.add(cls)
+    return all(base in _PLAIN_BASES or _plain(base, get, seen) for base in entry[0])
