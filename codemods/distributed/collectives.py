@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.engine.nodes import walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
 if TYPE_CHECKING:
@@ -60,6 +61,11 @@ def _returns_early(node: cst.If) -> bool:
     return False
 
 
+def _main_guard(node: cst.CSTNode) -> bool:
+    """``if __name__ == "__main__":``: the script's entry, no flag."""
+    return type(node) is cst.If and any(type(n) is cst.Name and n.value == "__name__" for n in walk(node.test))
+
+
 class CollectiveAnalysis(Analysis):
     facts: Facts
 
@@ -81,20 +87,19 @@ class CollectiveAnalysis(Analysis):
 
     def _enter(self, node: cst.CSTNode) -> None:
         self.checks[-1] += 1
-        if type(node) is not cst.While:
+        if type(node) is not cst.While and not _main_guard(node):
             self.flags[-1] += 1
 
     def _leave(self, node: cst.CSTNode) -> None:
         self.checks[-1] -= 1
-        if type(node) is not cst.While:
+        if type(node) is not cst.While and not _main_guard(node):
             self.flags[-1] -= 1
 
     visit_If = visit_IfExp = visit_Try = visit_BooleanOperation = visit_While = _enter
     leave_IfExp = leave_Try = leave_BooleanOperation = leave_While = _leave
 
     def leave_If(self, node: cst.If) -> None:
-        self.checks[-1] -= 1
-        self.flags[-1] -= 1
+        self._leave(node)
         if _returns_early(node):
             self.returned[-1] = True
 
