@@ -8,13 +8,50 @@ from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A trainer whose FSDP subclass overrides the base class's save.
+_TRAINERS = """
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+class Trainer:
+    def __init__(self, policy):
+        self.policy = policy
+
+    def save(self, path):
+        torch.save(self.policy.state_dict(), path)
+
+
+class FSDPTrainer(Trainer):
+    def __init__(self, policy):
+        super().__init__(policy)
+        self.policy = FSDP(policy)
+
+    def save(self, path):
+        torch.save(self.policy.state_dict(), path)
+"""
+
+
+def _ported(program: str) -> str:
+    """The trainers as the port leaves them."""
+    return substituted(
+        program,
+        (
+            "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n",
+            "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.fsdp as xla_fsdp\n",
+        ),
+        ("torch.save(", "xm.save("),
+        ("FSDP(policy)", "xla_fsdp.XlaFullyShardedDataParallel(policy)"),
+    )
+
 
 FSDP_STATE_DICT = Rule(
     code="XLA613",
@@ -123,6 +160,24 @@ FSDP_STATE_DICT = Rule(
             note="sharded-state-dict",
             findings=(
                 Expected(11, 17, "`self.model.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        # A base class's method runs on the FSDP subclass only where the subclass does not override it
+        # (the DPO trainers: BasicTrainer.save keeps a plain model, FSDPTrainer.save its own).
+        invalid(
+            _TRAINERS,
+            _ported(_TRAINERS),
+            note="overridden-method",
+            findings=(
+                Expected(20, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        invalid(
+            _TRAINERS.rsplit("\n\n    def save", 1)[0] + "\n",
+            _ported(_TRAINERS.rsplit("\n\n    def save", 1)[0] + "\n"),
+            note="inherited-method",
+            findings=(
+                Expected(11, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
             ),
         ),
         invalid(
