@@ -180,6 +180,19 @@ FSDP_STATE_DICT = Rule(
                 Expected(11, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
             ),
         ),
+        invalid(  # (torch_xla 1.13: the FSDP wrapper is ported by hand, XLA611)
+            _TRAINERS,
+            substituted(
+                _TRAINERS,
+                ("torch.save(", "xm.save("),
+                ("as FSDP\n", "as FSDP\nimport torch_xla.core.xla_model as xm\n"),
+            ),
+            target="sagemaker",
+            note="overridden-method",
+            findings=(
+                Expected(20, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
         invalid(
             """
             import torch.distributed.checkpoint as dcp
