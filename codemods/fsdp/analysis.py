@@ -214,9 +214,9 @@ class FsdpAnalysis(Analysis):
                 part.policy_renames.add(definition)
         if part.active:
             for call, method in self.state_dict_calls:
-                name = dotted(receiver(call))
-                if name in self.wrapped_names and self._wrapped_there(call, name):
-                    part.state_dicts[call] = f"{name}.{method}()"
+                held = dotted(receiver(call))
+                if held in self.wrapped_names and self._wrapped_there(call, held):
+                    part.state_dicts[call] = f"{held}.{method}()"
 
     def _wrapped_there(self, call: cst.Call, name: str) -> bool:
         """``self.<attr>`` in a method holds an FSDP model when a class whose instances run that

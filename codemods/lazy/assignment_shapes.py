@@ -30,9 +30,7 @@ def _host_numbers(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
     if is_host_number(value):
         return True
     if type(value) is cst.Tuple or type(value) is cst.List:
-        return bool(value.elements) and all(
-            type(e) is cst.Element and is_host_number(e.value) for e in value.elements
-        )
+        return bool(value.elements) and all(type(e) is cst.Element and is_host_number(e.value) for e in value.elements)
     if type(value) is not cst.Name:
         return False
     name = value.value

@@ -228,8 +228,8 @@ class FlowValues(Analysis):
         moves = [
             site.node
             for site in self.sites.calls
-            if method_name(site.node) in ("to", "cuda")  # type: ignore[arg-type]  # sites.calls holds Calls
-            and dotted(receiver(site.node)) == model  # type: ignore[arg-type]  # (as above)
+            if method_name(site.node) in ("to", "cuda")
+            and dotted(receiver(site.node)) == model
             and self.owner(site.scope, model) is owner
         ]
         moves += [
@@ -238,7 +238,9 @@ class FlowValues(Analysis):
             if model in targets and type(value) is cst.Call and method_name(value) in ("to", "cuda")
         ]
         answer = bool(moves) and all(
-            type(move) is cst.Call and method_name(move) == "to" and self._names_the_cpu(owner, arg_value(move, 0, "device"))
+            type(move) is cst.Call
+            and method_name(move) == "to"
+            and self._names_the_cpu(owner, arg_value(move, 0, "device"))
             for move in moves
         )
         self._memo.cpu_models[key] = answer

@@ -85,8 +85,10 @@ def accumulated_into(
             type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
         ):
             owner = dotted(receiver(call))
-            if owner is not None and owner not in bound and any(
-                _device_valued(a.value, device, host_call) for a in call.args
+            if (
+                owner is not None
+                and owner not in bound
+                and any(_device_valued(a.value, device, host_call) for a in call.args)
             ):
                 found.append(owner)
     return tuple(dict.fromkeys(found))

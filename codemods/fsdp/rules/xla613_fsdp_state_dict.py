@@ -63,7 +63,10 @@ FSDP_STATE_DICT = Rule(
     why="torch_xla's FSDP has no state-dict types: model.state_dict() is always this process's shard (flattened "
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
-    "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
+    "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints. `self.model.state_dict()` in a method is "
+    "an FSDP model's only where a class that runs the method (its own, a subclass of the file that does not "
+    "override it, or a base of either) binds `self.model` to FSDP: a base trainer's `save` that the FSDP "
+    "subclass overrides keeps a plain model.",
     examples=lambda: (
         invalid(
             """

@@ -199,7 +199,7 @@ CARRIED_STATE_BARRIER = Rule(
     "compiled only when the result is read: it gets the barrier too. Not one within a training step's iteration "
     "(the step's barrier ends it), nor a loop with autograd (an RNN unrolled for the backward), nor one that "
     "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`), nor the loop of "
-    "a model the script moves only to the CPU (an inference script's `device = torch.device(\"cpu\")`: its state "
+    'a model the script moves only to the CPU (an inference script\'s `device = torch.device("cpu")`: its state '
     "stays on the CPU).",
     examples=lambda: (
         Invalid(
