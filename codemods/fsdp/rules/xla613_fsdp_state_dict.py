@@ -191,7 +191,7 @@ FSDP_STATE_DICT = Rule(
                 ("as FSDP\n", "as FSDP\nimport torch_xla.core.xla_model as xm\n"),
             ),
             target="sagemaker",
-            note="overridden-method",
+            note="overridden-method-sagemaker",
             findings=(
                 Expected(20, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
             ),
