@@ -18,6 +18,28 @@ if TYPE_CHECKING:
     from codemods.device.obligation_records import Move
 
 
+def project_moves_argument(project: ProjectAnalysis, call: cst.Call) -> bool:
+    """The call hands something to a callable of another module of the project that moves it to
+    the device the call hands in (``to_device(v, device)``) or, converted, to the XLA device."""
+    func = dotted(call.func)
+    found = project.origin(func) if func is not None else None
+    summary = found.summary if found is not None else None
+    if found is None or summary is None:
+        return False
+    positional, keywords = call_args(call)
+    arguments = [(i, None) for i, a in enumerate(positional) if not a.star] + [(None, k) for k in keywords]
+    for index, keyword in arguments:
+        moved = summary.moves_argument(found.name, index, keyword)
+        if moved is None:
+            continue
+        xla, device_at, _ = moved
+        if device_at is not None and not hands_the_cpu(call, *device_at):
+            return True  # (to the device the caller hands in: its own)
+        if xla and device_at is None and not summary.pending:
+            return True
+    return False
+
+
 class ProjectCallables(HandedDevices):
     """The part of ObligationAnalysis that places the project's callables."""
 
@@ -43,21 +65,7 @@ class ProjectCallables(HandedDevices):
                 if name in params
                 for move in self.moves.get(name, ())
             )
-        found = self.walk.analysis(ProjectAnalysis).origin(func)
-        summary = found.summary if found is not None else None
-        if found is None or summary is None:
-            return False
-        arguments = [(i, None) for i, a in enumerate(positional) if not a.star] + [(None, k) for k in keywords]
-        for index, keyword in arguments:
-            moved = summary.moves_argument(found.name, index, keyword)
-            if moved is None:
-                continue
-            xla, device_at, _ = moved
-            if device_at is not None and not hands_the_cpu(call, *device_at):
-                return True  # (to the device the caller hands in: its own)
-            if xla and device_at is None and not summary.pending:
-                return True
-        return False
+        return project_moves_argument(self.walk.analysis(ProjectAnalysis), call)
 
     def _unconverted(self, func: str) -> str | None:
         """Where the callable ``func`` of a project module runs code that this run does not

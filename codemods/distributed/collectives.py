@@ -5,7 +5,9 @@
 raises ``ValueError: Default process group has not been initialized``.  A script whose process
 group only starts under a launcher check that stays (XLA609) crashes there under
 torch_xla.launch, rather than training a copy per process.  The module's own go into its
-summary, with their lines, for the files that import it."""
+summary, with their lines, for the files that import it.  A function of the module that the
+module names only under a check (``map(_meter_reduce if distributed else avg, meters)``) runs
+its collectives only where that flag holds, which it does not without a process group."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.engine.nodes import walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
 if TYPE_CHECKING:
@@ -58,6 +61,11 @@ def _returns_early(node: cst.If) -> bool:
     return False
 
 
+def _main_guard(node: cst.CSTNode) -> bool:
+    """``if __name__ == "__main__":``: the script's entry, no flag."""
+    return type(node) is cst.If and any(type(n) is cst.Name and n.value == "__name__" for n in walk(node.test))
+
+
 class CollectiveAnalysis(Analysis):
     facts: Facts
 
@@ -71,27 +79,43 @@ class CollectiveAnalysis(Analysis):
         # whether an ``if ...: return`` came before.
         self.checks: list[int] = [0]
         self.returned: list[bool] = [False]
+        self.flags: list[int] = [0]  # the same checks but loops: ``if``, ``try``, ``and``/``or``
+        # Each name the module reads, and whether each reading is under a check; the names of
+        # the ``def``s (not readings).
+        self.readings: dict[str, list[bool]] = {}
+        self.defined: set[int] = set()
 
     def _enter(self, node: cst.CSTNode) -> None:
         self.checks[-1] += 1
+        if type(node) is not cst.While and not _main_guard(node):
+            self.flags[-1] += 1
 
     def _leave(self, node: cst.CSTNode) -> None:
         self.checks[-1] -= 1
+        if type(node) is not cst.While and not _main_guard(node):
+            self.flags[-1] -= 1
 
     visit_If = visit_IfExp = visit_Try = visit_BooleanOperation = visit_While = _enter
     leave_IfExp = leave_Try = leave_BooleanOperation = leave_While = _leave
 
     def leave_If(self, node: cst.If) -> None:
-        self.checks[-1] -= 1
+        self._leave(node)
         if _returns_early(node):
             self.returned[-1] = True
 
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.defined:
+            self.readings.setdefault(node.value, []).append(bool(self.flags[-1] or self.returned[-1]))
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.defined.add(id(node.name))
         self.checks.append(0)
+        self.flags.append(0)
         self.returned.append(False)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.checks.pop()
+        self.flags.pop()
         self.returned.pop()
 
     @calls_of(COLLECTIVES)
@@ -99,3 +123,11 @@ class CollectiveAnalysis(Analysis):
         if self.walk.enclosing_function is None or self.checks[-1] or self.returned[-1]:
             return
         self.part.unchecked_collectives[node] = (self.walk.callee or "", self.walk.qualname)
+
+    def finish(self) -> None:
+        """Drop the collectives of a module-level function that the module names only under a
+        check (and names at all: a function other modules call is not known to be guarded)."""
+        for call, (_, function) in list(self.part.unchecked_collectives.items()):
+            readings = self.readings.get(function) if "." not in function else None
+            if readings and all(readings):
+                del self.part.unchecked_collectives[call]

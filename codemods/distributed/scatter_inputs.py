@@ -35,8 +35,9 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.batch_shapes import moves
+from codemods.device.project_callables import project_moves_argument
 from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
-from codemods.engine.nodes import call_args, dotted, method_name
+from codemods.engine.nodes import call_args, dotted, method_name, names_in
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.analysis import ProjectAnalysis
@@ -96,6 +97,8 @@ class ScatterInputAnalysis(Analysis):
         self.parameters: dict[str, list[str]] = {}
         self.order: dict[cst.Call, int] = {}
         self.handed_names: list[tuple[str, int, str, str, _Source, int]] = []
+        # The functions of the file that return a parameter moved (``return x.to(device)``): (name, index).
+        self.returns_moved: set[tuple[str, int]] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = self.walk.qualname
@@ -105,6 +108,24 @@ class ScatterInputAnalysis(Analysis):
         self.parameters[scope] = params
         for index, param in enumerate(params):
             self.off_device[(scope, param)] = (scope, index)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        function = self.walk.enclosing_function
+        if function is None or node.value is None or not moves(node.value):
+            return
+        params = self.parameters.get(self.walk.qualname, [])
+        for name in set(names_in(node.value)) & set(params):
+            self.returns_moved.add((self.walk.qualname, params.index(name)))
+
+    def _mover(self, call: cst.Call) -> bool:
+        """A helper that moves what it is handed to the device: a function of the file that returns
+        a parameter moved, or one of the project that moves it (its summary)."""
+        func = dotted(call.func)
+        if func is None:
+            return False
+        if "." not in func and any((func, i) in self.returns_moved for i in range(len(call.args))):
+            return True
+        return project_moves_argument(self.walk.analysis(ProjectAnalysis), call)
 
     def visit_For(self, node: cst.For) -> None:
         source = node.iter
@@ -168,6 +189,7 @@ class ScatterInputAnalysis(Analysis):
         """``images, targets = batch``: each name holds a part of what the value holds (the
         ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
         self._moved_in_place(node)
+        self._moved_by_key(node)
         unpacked = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
         if not unpacked or type(node.value) in (cst.Tuple, cst.List):
             return
@@ -187,6 +209,34 @@ class ScatterInputAnalysis(Analysis):
         for target in node.targets:
             if type(target.target) is cst.Subscript and (root := dotted(target.target.value)) in params:
                 self.part.batch_movers.add((scope, params.index(root), root))
+
+    def _moved_by_key(self, node: cst.Assign) -> None:
+        """``for key in batch.keys(): batch[key] = to_device(batch[key], device)``: every value of
+        ``batch`` is on the device after the loop (a loop over ``batch``, its keys or its items)."""
+        loop = self.walk.loop
+        if type(loop) is not cst.For or not moves(node.value, self._mover):
+            return
+        key = loop.target.elements[0].value if type(loop.target) is cst.Tuple and loop.target.elements else loop.target
+        iterated = loop.iter
+        while type(iterated) is cst.Call and dotted(iterated.func) in ("list", "tuple", "sorted") and iterated.args:
+            iterated = iterated.args[0].value
+        if type(iterated) is cst.Call and method_name(iterated) in ("keys", "items") and not iterated.args:
+            iterated = iterated.func.value  # type: ignore[attr-defined]  # method_name() matched: an Attribute
+        scope = self.walk.qualname
+        for target in node.targets:
+            subscript = target.target
+            if (
+                type(subscript) is cst.Subscript
+                and type(key) is cst.Name
+                and len(subscript.slice) == 1
+                and type(index := subscript.slice[0].slice) is cst.Index
+                and type(index.value) is cst.Name
+                and index.value.value == key.value
+                and (name := dotted(subscript.value)) is not None
+                and name == dotted(iterated)
+            ):
+                self.on_device.add((scope, name))
+                self._note(scope, name, False)
 
     def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
         """Where the value off the device comes from (``_Source``), or False: on the device,

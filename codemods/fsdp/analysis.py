@@ -56,6 +56,14 @@ class FsdpAnalysis(Analysis):
         self.inside: set[int] = set()  # nodes within a reported one: not reported again
         self.state_dict_withs = 0  # ``with FSDP.state_dict_type(...)`` blocks around
         self.handed: list[tuple[cst.Call, str, set[str]]] = []  # calls of dotted callees, with their argument names
+        # The classes of the file: name -> (bases as written, methods); the class and method around
+        # here; ``self.<attr>`` bound to an FSDP wrapper, by class; the class and method of each
+        # state-dict call on ``self.<attr>``.
+        self.classes: dict[str, tuple[list[str], set[str]]] = {}
+        self.class_stack: list[tuple[str, int]] = []  # (class, depth of the functions around it)
+        self.function_names: list[str] = []
+        self.wrapped_attributes: set[tuple[str, str]] = set()
+        self.call_places: dict[cst.Call, tuple[str, str]] = {}
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -72,6 +80,31 @@ class FsdpAnalysis(Analysis):
                     core = attribute.value
                 if type(core) is cst.Call and self.walk.resolve(core.func) in apis.FSDP_CLASSES:
                     self.wrapped_names.add(name)
+                    if name.startswith("self.") and (place := self._place()) is not None:
+                        self.wrapped_attributes.add((place[0], name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [base for arg in node.bases if arg.keyword is None and (base := dotted(arg.value)) is not None]
+        methods = {
+            statement.name.value
+            for statement in (node.body.body if type(node.body) is cst.IndentedBlock else ())
+            if type(statement) is cst.FunctionDef
+        }
+        self.classes.setdefault(node.name.value, (bases, methods))
+        self.class_stack.append((node.name.value, len(self.function_names)))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_names.pop()
+
+    def _place(self) -> tuple[str, str] | None:
+        """The class and the method of it around here (None: not in a method)."""
+        if not self.class_stack:
+            return None
+        name, depth = self.class_stack[-1]
+        return (name, self.function_names[depth]) if len(self.function_names) > depth else None
 
     def visit_Annotation(self, node: cst.Annotation) -> None:
         if self.part.annotation is None and any(
@@ -81,6 +114,7 @@ class FsdpAnalysis(Analysis):
             self.part.annotation = node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_names.append(node.name.value)
         if any(param.name.value == "nonwrapped_numel" for param in node.params.params):
             self.numel_functions[node.name.value] = node
 
@@ -106,6 +140,8 @@ class FsdpAnalysis(Analysis):
             self._state_dict(node, what)
         elif (method := method_name(node)) in STATE_DICT_CALLS and not self.state_dict_withs:
             self.state_dict_calls.append((node, method))
+            if (place := self._place()) is not None:
+                self.call_places[node] = place
         elif (func := dotted(node.func)) is not None and node.args:
             self.handed.append((node, func, {n for a in node.args if (n := dotted(a.value)) is not None}))
 
@@ -178,8 +214,36 @@ class FsdpAnalysis(Analysis):
                 part.policy_renames.add(definition)
         if part.active:
             for call, method in self.state_dict_calls:
-                if dotted(receiver(call)) in self.wrapped_names:
-                    part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
+                held = dotted(receiver(call))
+                if held in self.wrapped_names and self._wrapped_there(call, held):
+                    part.state_dicts[call] = f"{held}.{method}()"
+
+    def _wrapped_there(self, call: cst.Call, name: str) -> bool:
+        """``self.<attr>`` in a method holds an FSDP model when a class whose instances run that
+        method binds it to one: the method's class, a class of this file that inherits the method
+        (without overriding it), or a base of either (``BasicTrainer.save`` does not run on an
+        ``FSDPTrainer`` that overrides ``save``). Other names: bound to one somewhere in the file."""
+        place = self.call_places.get(call)
+        if not name.startswith("self.") or place is None:
+            return True
+        owner, method = place
+        running = {owner} | {cls for cls in self.classes if self._inherits(cls, owner, method, 0)}
+        return any((cls, name) in self.wrapped_attributes for c in running for cls in self._lineage(c, 0))
+
+    def _inherits(self, cls: str, owner: str, method: str, depth: int) -> bool:
+        """``cls`` (a subclass of ``owner`` in this file) runs ``owner``'s ``method``: no class on
+        the way from it to ``owner`` defines its own."""
+        if cls == owner:
+            return True
+        bases, methods = self.classes.get(cls, ([], set()))
+        if method in methods or depth > 20:
+            return False
+        return any(self._inherits(base.rpartition(".")[2], owner, method, depth + 1) for base in bases)
+
+    def _lineage(self, cls: str, depth: int) -> set[str]:
+        """``cls`` and its bases defined in this file."""
+        bases = self.classes.get(cls, ([], set()))[0] if depth < 20 else []
+        return {cls}.union(*(self._lineage(base.rpartition(".")[2], depth + 1) for base in bases))
 
     def conclude(self) -> None:
         """FSDP models handed to a project callable that trains them (its summary says so), in

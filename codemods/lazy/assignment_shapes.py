@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, names_in
+from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 from codemods.lazy.expression_kinds import reads_to_host
 
 
@@ -16,6 +16,40 @@ def is_host_number(value: cst.BaseExpression) -> bool:
     if type(value) is cst.Call and dotted(value.func) == "round" and value.args:
         return reads_to_host(value.args[0].value)
     return reads_to_host(value)
+
+
+def returns_host_numbers(function: cst.FunctionDef) -> bool:
+    """Every return of the function gives host numbers: ``t.item()``, a tuple or list of them, or
+    a list the function builds of them only (``res = []``, then ``res.append(c.mul_(100.0 /
+    n).item())``: torchvision's ``accuracy``)."""
+    returns = [n.value for n in walk(function.body) if type(n) is cst.Return]
+    return bool(returns) and all(r is not None and _host_numbers(r, function) for r in returns)
+
+
+def _host_numbers(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    if is_host_number(value):
+        return True
+    if type(value) is cst.Tuple or type(value) is cst.List:
+        return bool(value.elements) and all(type(e) is cst.Element and is_host_number(e.value) for e in value.elements)
+    if type(value) is not cst.Name:
+        return False
+    name = value.value
+    built = False
+    for node in walk(function.body):
+        if type(node) is cst.Assign and any(name in names_in(t.target) for t in node.targets):
+            if not (
+                all(type(t.target) is cst.Name for t in node.targets)
+                and type(node.value) is cst.List
+                and all(type(e) is cst.Element and is_host_number(e.value) for e in node.value.elements)
+            ):
+                return False  # (``res[i] = t``, or bound to something else)
+            built = True
+        elif type(node) is cst.AugAssign and dotted(node.target) == name:
+            return False
+        elif type(node) is cst.Call and dotted(receiver(node)) == name:
+            if method_name(node) != "append" or len(node.args) != 1 or not is_host_number(node.args[0].value):
+                return False
+    return built
 
 
 def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:

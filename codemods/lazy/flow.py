@@ -30,6 +30,7 @@ from codemods.lazy.assignment_shapes import (
     formatted_values,
     is_host_number,
     paired_values,
+    returns_host_numbers,
     unpacked,
 )
 from codemods.lazy.expression_kinds import (
@@ -353,7 +354,11 @@ class FlowAnalysis(FlowValues):
 
     def finish(self) -> None:
         for name, scopes in self.functions.items():
-            if all(s.returns and all(is_host_number(r) for r in s.returns) for s in scopes):
+            if all(
+                (s.returns and all(is_host_number(r) for r in s.returns))
+                or (s.node is not None and returns_host_numbers(s.node))
+                for s in scopes
+            ):
                 self.host_functions[name] = scopes
         self._device_names()
         self._memo.device_values = {}

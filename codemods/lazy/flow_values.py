@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import arg_value, call_args, children, dotted, method_name, receiver, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    children,
+    dotted,
+    method_name,
+    names_the_cpu,
+    receiver,
+    walk,
+)
 from codemods.engine.walk import Analysis
 from codemods.lazy.assignment_shapes import loop_counters, unpacked
 from codemods.lazy.expression_kinds import (
@@ -45,6 +54,7 @@ class FlowMemo:
     mentioned: dict[int, set[str] | None] = field(default_factory=dict)  # _mentioned, by expression id
     device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
     loaders: set[str] | None = None  # names bound to device loaders (from_device_loader)
+    cpu_models: dict[tuple[int, str], bool] = field(default_factory=dict)  # _on_the_cpu, by (scope id, name)
 
 
 class FlowValues(Analysis):
@@ -160,7 +170,7 @@ class FlowValues(Analysis):
             # not a question about its returns: those may call it again)
             return any(c.returns_device for c in callees)
         if func is not None and self._is_model(func):
-            return True
+            return not self._on_the_cpu(scope, func)
         keywords = call_args(call)[1]
         if "device" in keywords and names_a_device(keywords["device"].value, self.walk):
             return True
@@ -205,6 +215,49 @@ class FlowValues(Analysis):
         models = self.facts.training.models
         last = func.rsplit(".", 1)[-1].lower()
         return func in models or last in ("model", "net", "module") or "criterion" in last or "loss" in last
+
+    def _on_the_cpu(self, scope: Scope, model: str) -> bool:
+        """Every move of ``model`` in its scope puts it on the CPU (``model.to(device)`` with
+        ``device = torch.device("cpu")``, an inference script's fixed device), and there is one:
+        what it computes is on the CPU, before and after the port."""
+        owner = self.owner(scope, model)
+        key = (id(owner), model)
+        known = self._memo.cpu_models.get(key)
+        if known is not None:
+            return known
+        moves = [
+            site.node
+            for site in self.sites.calls
+            if method_name(site.node) in ("to", "cuda")
+            and dotted(receiver(site.node)) == model
+            and self.owner(site.scope, model) is owner
+        ]
+        moves += [
+            value
+            for targets, value, _, _ in owner.assignments
+            if model in targets and type(value) is cst.Call and method_name(value) in ("to", "cuda")
+        ]
+        answer = bool(moves) and all(
+            type(move) is cst.Call
+            and method_name(move) == "to"
+            and self._names_the_cpu(owner, arg_value(move, 0, "device"))
+            for move in moves
+        )
+        self._memo.cpu_models[key] = answer
+        return answer
+
+    def _names_the_cpu(self, scope: Scope, device: cst.BaseExpression | None) -> bool:
+        """``"cpu"``, ``torch.device("cpu")``, or a name of the scope bound only to one of them."""
+        if device is None:
+            return False
+        if names_the_cpu(device):
+            return True
+        name = dotted(device)
+        if name is None or "." in name:
+            return False
+        owner = self.owner(scope, name)
+        values = [value for targets, value, _, _ in owner.assignments if name in targets]
+        return bool(values) and name not in owner.params and all(names_the_cpu(value) for value in values)
 
     def _device_names(self) -> None:
         scopes = [self.module_scope, *self.scopes.values()]

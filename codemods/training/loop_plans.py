@@ -15,6 +15,8 @@ from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
+from codemods.lazy.assignment_shapes import returns_host_numbers
+from codemods.project.analysis import ProjectAnalysis
 from codemods.training.drivers import StepDrivers
 from codemods.training.facts import LoopPlan
 from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
@@ -86,8 +88,21 @@ class LoopPlans(StepDrivers):
         ):
             if not loop.host_read and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation")
-            elif accumulators := accumulated_into(loop.node, set(loop.moved)):
+            elif accumulators := accumulated_into(
+                loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
+            ):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _gives_host_numbers(self, call: cst.Call, by_name: dict[str, list[_Function]]) -> bool:
+        """A call of a function of this file (every one of that name) or of the project's whose
+        every return gives host numbers (``return [correct_k.item() for ...]``)."""
+        func = dotted(call.func)
+        if func is None:
+            return False
+        if "." not in func and (found := by_name.get(func)):
+            return all(fn.node is not None and returns_host_numbers(fn.node) for fn in found)
+        origin = self.walk.analysis(ProjectAnalysis).origin(func)
+        return origin is not None and origin.summary is not None and origin.name in origin.summary.host_returns
 
     def _unprepared_accelerate_loop(self, loop: _Loop, training: bool) -> bool:
         """A training loop of an Accelerate script over a loader it did not prepare (``loader =

@@ -4,6 +4,8 @@ values before moving them (filters that make new shapes on the device)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
@@ -11,6 +13,9 @@ from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 # Reads that give host values (no device state): sizes, and host reads.
 _HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
 _HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
 # Library functions that read every tensor of what they are handed to the host (PyTorch Geometric's
 # converters to networkx and scipy build host objects from the graph's tensors): a host read.
@@ -35,24 +40,31 @@ def _host_valued(node: cst.CSTNode) -> bool:
     return False
 
 
-def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
-    """The expression mentions a device value, outside host reads."""
-    if _host_valued(node):
+def _device_valued(
+    node: cst.CSTNode, device_names: set[str], host_call: Callable[[cst.Call], bool] | None = None
+) -> bool:
+    """The expression mentions a device value, outside host reads (and calls of the project's
+    functions that return host numbers: ``host_call``)."""
+    if _host_valued(node) or (host_call is not None and type(node) is cst.Call and host_call(node)):
         return False
     if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) in device_names:
         return True
     return any(
-        _device_valued(child, device_names)
+        _device_valued(child, device_names, host_call)
         for child in node.children
         if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
     )
 
 
-def accumulated_into(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
+def accumulated_into(
+    node: cst.CSTNode, moved: set[str], host_call: Callable[[cst.Call], bool] | None = None
+) -> tuple[str, ...]:
     """What a loop accumulates device values into, across its iterations: names bound
     outside it that ``+=`` a device value, and meters or lists outside it handed one
     (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
-    moves to the device, and what is computed from them in the loop."""
+    moves to the device, and what is computed from them in the loop, but what a function
+    that returns host numbers gives (``acc1, acc5 = accuracy(output, target, (1, 5))`` with
+    ``return [c.item() for ...]``: ``host_call``)."""
     body = getattr(node, "body", None)
     if body is None:
         return ()
@@ -62,18 +74,22 @@ def accumulated_into(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
     device = set(moved)
     for _ in range(2):  # assignments in order; twice for values that come back round
         for statement in statements:
-            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+            if type(statement) is cst.Assign and _device_valued(statement.value, device, host_call):
                 device.update(n for t in statement.targets for n in names_in(t.target))
     found: list[str] = []
     for statement in statements:
         if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
-            if target not in bound and _device_valued(statement.value, device):
+            if target not in bound and _device_valued(statement.value, device, host_call):
                 found.append(target)
         elif (
             type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
         ):
             owner = dotted(receiver(call))
-            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
+            if (
+                owner is not None
+                and owner not in bound
+                and any(_device_valued(a.value, device, host_call) for a in call.args)
+            ):
                 found.append(owner)
     return tuple(dict.fromkeys(found))
 
@@ -190,13 +206,19 @@ def _calls_only_moves(value: cst.CSTNode) -> bool:
     return True
 
 
-_WEIGHT_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
+# (and its submodules: ``for name, module in model.named_modules()`` patches or inspects the model)
+_WEIGHT_ITERATORS = frozenset(
+    {"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"}
+    | {"modules", "named_modules", "children", "named_children"}
+)
 
 
 def over_weights(node: cst.CSTNode) -> bool:
     """The loop iterates a model's weights: ``for p in model.parameters()``, ``for k, v in
     ema.state_dict().items()``, ``zip(ema.parameters(), model.parameters())``. It updates each
-    weight (an EMA, a weight copy) once per call, inside whatever step calls it; it evaluates no data."""
+    weight (an EMA, a weight copy) once per call, inside whatever step calls it; it evaluates no data.
+    So does a loop over its submodules (``for key, module in model.named_modules()``), which sets
+    them up (replaces a forward, adds parameters) once."""
     if type(node) is not cst.For:
         return False
     return _weights(node.iter)

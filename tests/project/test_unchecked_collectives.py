@@ -7,7 +7,9 @@ initialized"): the finding says so, naming the collective and where it is.  A co
 under ``if dist.is_initialized():``, or after ``if not ...: return``, changes nothing: the
 finding keeps saying that each process trains its own copy; so does the helper's own
 ``dist.barrier()`` right after its ``init_process_group``, when the branch without the launcher's
-variables returns first (Deformable-DETR's and torchdistill's ``init_distributed_mode``)."""
+variables returns first (Deformable-DETR's and torchdistill's ``init_distributed_mode``), and a
+collective of a function its module names only under a flag (CvT's ``_meter_reduce if distributed
+else ...``)."""
 
 from __future__ import annotations
 
@@ -148,3 +150,35 @@ def test_a_barrier_after_the_helpers_start_of_the_process_group(tmp_path: Path, 
         assert COPIES in message and CRASH not in message, message
     else:
         assert "helpers.py:12), which runs with no check" in message and CRASH in message, message
+
+
+# CvT's lib/core/function.py: the meters are reduced by a function the module names only under
+# its ``distributed`` flag (``map(_meter_reduce if distributed else lambda m: m.avg, meters)``),
+# which is False where no process group started: its collective never runs there.
+FLAGGED_REDUCE = (
+    CHECKED_MODEL
+    + """
+
+def _reduce(value):
+    total = torch.tensor([value])
+    dist.reduce(total, 0)
+    return total.item()
+
+
+def average(values, distributed=False):
+    return list(map(_reduce if distributed else float, values))
+"""
+)
+# The near variant that does crash: the module calls it with no check.
+UNFLAGGED_REDUCE = FLAGGED_REDUCE.replace("map(_reduce if distributed else float, values)", "map(_reduce, values)")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("model", [FLAGGED_REDUCE, UNFLAGGED_REDUCE], ids=["flagged", "unflagged"])
+def test_a_collective_of_a_function_named_only_under_a_flag(tmp_path: Path, target: str, model: str) -> None:
+    message = _manual(tmp_path, target, model, "pass")
+    if model is FLAGGED_REDUCE:
+        assert COPIES in message and CRASH not in message, message
+    else:
+        assert "`torch.distributed.reduce` (" in message and "model.py:24), which runs" in message, message
+        assert CRASH in message, message

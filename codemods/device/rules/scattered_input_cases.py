@@ -352,9 +352,56 @@ MOVED_AFTER_THE_FORWARD = substituted(
     ("        to_device(batch)\n        model(batch)\n", "        model(batch)\n        to_device(batch)\n"),
 )
 
+# Every value of a dict batch moved by a loop over its keys, through a helper that returns it moved
+# (audioset_tagging_cnn's ``batch[key] = move_data_to_device(batch[key], device)``).
+MOVED_BY_KEY = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, lam=None):
+        return self.fc(x)
+
+
+def to_device(x, device):
+    return torch.as_tensor(x).to(device)
+
+
+def train(data):
+    device = torch.device("cuda")
+    model = nn.DataParallel(Net()).to(device)
+    optimizer = torch.optim.Adam(model.parameters())
+    loader = torch.utils.data.DataLoader(data, batch_size=2, drop_last=True)
+    for batch in loader:
+        for key in batch.keys():
+            batch[key] = to_device(batch[key], device)
+        loss = model(batch["waveform"], batch["lam"]).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def _by_key_ported(program: str) -> str:
+    """A program of ``MOVED_BY_KEY`` as the port writes it (DataParallel removed; the sagemaker
+    cases are derived from it)."""
+    return substituted(
+        program, (_NN, _NN + _XLA_IMPORTS), _CUDA_DEVICE, ("nn.DataParallel(Net())", "Net()"), _stepped(" " * 8)
+    )
+
+
+# The near variant whose loop over the keys only casts: the values stay on the CPU.
+CAST_BY_KEY = substituted(MOVED_BY_KEY, ("to_device(batch[key], device)", "batch[key].float()"))
+
 
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
+        valid(MOVED_BY_KEY, _by_key_ported(MOVED_BY_KEY), note="every value of a dict batch moved by key"),
         valid(MOVED_INPUTS, _det_ported(MOVED_INPUTS, " " * 4), note="data-parallel-inputs-the-script-moves"),
         valid(
             ITERATOR_GIVEN_THE_DEVICE, ITERATOR_GIVEN_THE_DEVICE_PORTED, note="batches-of-an-iterator-given-the-device"
@@ -380,6 +427,12 @@ def scattered_input_valid() -> tuple[Valid, ...]:
 
 def scattered_input_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            CAST_BY_KEY,
+            _by_key_ported(CAST_BY_KEY),
+            note="the values of a dict batch only cast by key",
+            findings=(Expected(28, 16, '`batch["waveform"]`, `batch["lam"]` reach `model` on the CPU'),),
+        ),
         invalid(
             MOVED_AFTER_THE_FORWARD,
             substituted(

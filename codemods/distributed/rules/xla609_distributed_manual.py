@@ -50,8 +50,9 @@ DISTRIBUTED_MANUAL = Rule(
     "trains its own copy with a plain step); where the script or a project module it imports (its model's forward) "
     "runs a collective (`dist.all_gather`, `dist.barrier()`...) with no check that a process group is started (no "
     "`if dist.is_initialized():` around it, no branch that returns before it: neither `if ...: return` nor the helper's "
-    "own `else: return`, which leaves its `dist.barrier()` after `init_process_group` unreached), the finding names "
-    "it: the run crashes there.",
+    "own `else: return`, which leaves its `dist.barrier()` after `init_process_group` unreached, and not in a "
+    "function its module names only under a check: `map(_meter_reduce if distributed else avg, meters)` runs it "
+    "only where the flag holds), the finding names it: the run crashes there.",
     examples=lambda: (
         invalid(
             """

@@ -8,13 +8,50 @@ from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A trainer whose FSDP subclass overrides the base class's save.
+_TRAINERS = """
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+class Trainer:
+    def __init__(self, policy):
+        self.policy = policy
+
+    def save(self, path):
+        torch.save(self.policy.state_dict(), path)
+
+
+class FSDPTrainer(Trainer):
+    def __init__(self, policy):
+        super().__init__(policy)
+        self.policy = FSDP(policy)
+
+    def save(self, path):
+        torch.save(self.policy.state_dict(), path)
+"""
+
+
+def _ported(program: str) -> str:
+    """The trainers as the port leaves them."""
+    return substituted(
+        program,
+        (
+            "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n",
+            "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.fsdp as xla_fsdp\n",
+        ),
+        ("torch.save(", "xm.save("),
+        ("FSDP(policy)", "xla_fsdp.XlaFullyShardedDataParallel(policy)"),
+    )
+
 
 FSDP_STATE_DICT = Rule(
     code="XLA613",
@@ -26,7 +63,10 @@ FSDP_STATE_DICT = Rule(
     why="torch_xla's FSDP has no state-dict types: model.state_dict() is always this process's shard (flattened "
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
-    "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
+    "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints. `self.model.state_dict()` in a method is "
+    "an FSDP model's only where a class that runs the method (its own, a subclass of the file that does not "
+    "override it, or a base of either) binds `self.model` to FSDP: a base trainer's `save` that the FSDP "
+    "subclass overrides keeps a plain model.",
     examples=lambda: (
         invalid(
             """
@@ -123,6 +163,37 @@ FSDP_STATE_DICT = Rule(
             note="sharded-state-dict",
             findings=(
                 Expected(11, 17, "`self.model.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        # A base class's method runs on the FSDP subclass only where the subclass does not override it
+        # (the DPO trainers: BasicTrainer.save keeps a plain model, FSDPTrainer.save its own).
+        invalid(
+            _TRAINERS,
+            _ported(_TRAINERS),
+            note="overridden-method",
+            findings=(
+                Expected(20, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        invalid(
+            _TRAINERS.rsplit("\n\n    def save", 1)[0] + "\n",
+            _ported(_TRAINERS.rsplit("\n\n    def save", 1)[0] + "\n"),
+            note="inherited-method",
+            findings=(
+                Expected(11, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        invalid(  # (torch_xla 1.13: the FSDP wrapper is ported by hand, XLA611)
+            _TRAINERS,
+            substituted(
+                _TRAINERS,
+                ("torch.save(", "xm.save("),
+                ("as FSDP\n", "as FSDP\nimport torch_xla.core.xla_model as xm\n"),
+            ),
+            target="sagemaker",
+            note="overridden-method-sagemaker",
+            findings=(
+                Expected(20, 17, "`self.policy.state_dict()` of an FSDP model is this process's shard on torch_xla"),
             ),
         ),
         invalid(

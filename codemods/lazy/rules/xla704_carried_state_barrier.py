@@ -156,6 +156,23 @@ class AudioPipeline:
         return images
 """
 
+# An inference script that fixes the CPU as its device (recurrent-ppo's results/minigrid_enjoy.py): the
+# model and its state stay there, before and after the port.
+_CPU_ENJOY = """
+import torch
+
+device = torch.device("cpu")
+model = Policy()
+model.to(device)
+hidden = model.init_hidden(1, device)
+done = False
+while not done:
+    action, hidden = model(torch.tensor(obs), hidden)
+    obs, done = env.step(action.cpu().numpy())
+"""
+# Its near variant on the GPU, which the port puts on the XLA device.
+_CUDA_ENJOY = substituted(_CPU_ENJOY, ('torch.device("cpu")', 'torch.device("cuda")'))
+
 
 def _ported(program: str, *more: tuple[str, str], torch: str = "torch") -> str:
     """``program`` as the port leaves it: the XLA device chosen, and what ``more`` changes."""
@@ -181,7 +198,9 @@ CARRIED_STATE_BARRIER = Rule(
     "`for t in reversed(range(1000)): img = self.p_sample(img, t)`) is one graph of every iteration's forward, "
     "compiled only when the result is read: it gets the barrier too. Not one within a training step's iteration "
     "(the step's barrier ends it), nor a loop with autograd (an RNN unrolled for the backward), nor one that "
-    "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`).",
+    "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`), nor the loop of "
+    'a model the script moves only to the CPU (an inference script\'s `device = torch.device("cpu")`: its state '
+    "stays on the CPU).",
     examples=lambda: (
         Invalid(
             _RNN_CELL,
@@ -213,6 +232,7 @@ CARRIED_STATE_BARRIER = Rule(
         valid(_BATCH_FIELD, _ported(_BATCH_FIELD), note="name-bound-from-a-batch-field"),
         valid(_UNPACKED_FIELDS, _ported(_UNPACKED_FIELDS, torch="th"), note="names-unpacked-from-batch-fields-aliased"),
         valid(STEP_WITH_INNER_LOSS_LOOP, note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates"),
+        valid(_CPU_ENJOY, note="a-loop-of-a-model-the-script-keeps-on-the-cpu"),
         valid(
             """
             import torch
@@ -268,6 +288,12 @@ CARRIED_STATE_BARRIER = Rule(
             _HIDDEN,
             with_barrier(_HIDDEN, "        total += output.sum().item()\n"),
             findings=(Expected(9, 9, "evaluation loop carries `hidden` across iterations on the device"),),
+        ),
+        invalid(
+            _CUDA_ENJOY,
+            with_barrier(_ported(_CUDA_ENJOY), "    obs, done = env.step(action.cpu().numpy())\n", imported_after=None),
+            note="the-same-loop-of-a-model-moved-to-the-device",
+            findings=(Expected(12, 5, "evaluation loop carries `hidden` across iterations on the device"),),
         ),
         # Near the batch-field shape: ``x`` read as a variable beside the field ``data.x`` is carried.
         invalid(

@@ -139,6 +139,46 @@ with torch.no_grad():
         losses.update(criterion(output, target.to(device)).item(), images.size(0))
         top1.update(accuracy(output, target), images.size(0))
 """
+# torchvision's (and CvT's) ``accuracy``: a helper of the file whose list holds host numbers
+# (``.item()``), which the meters accumulate; its near variant returns them on the device.
+_HOST_ACCURACY = """
+import torch
+
+
+def accuracy(output, target, topk=(1,)):
+    _, pred = output.topk(max(topk), 1, True, True)
+    correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
+    res = []
+    for k in topk:
+        res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
+    return res
+
+
+with torch.no_grad():
+    for images, target in val_loader:
+        images = images.to(device)
+        target = target.to(device)
+        output = model(images)
+        losses.update(criterion(output, target).item(), images.size(0))
+        acc1, acc5 = accuracy(output, target, (1, 5))
+        top1.update(acc1, images.size(0))
+        top5.update(acc5, images.size(0))
+"""
+_DEVICE_ACCURACY = substituted(
+    _HOST_ACCURACY, (".mul_(100.0 / target.size(0)).item())", ".mul_(100.0 / target.size(0)))")
+)
+# A loop over a model's submodules that sets them up (MeZO's prefix injection): it evaluates nothing.
+_SUBMODULES = """
+import torch
+
+
+def inject(model, real_key_values):
+    for key, _ in model.named_modules():
+        if key.endswith("attn"):
+            attn = model.get_submodule(key)
+            keys = real_key_values[0].reshape(4, -1)
+            attn.prefix_keys.data = keys.to(attn.prefix_keys.data.device)
+"""
 _EVALUATOR = """
 import torch
 
@@ -173,13 +213,17 @@ EVAL_LOOP_BARRIER = Rule(
     "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
     "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
-    "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
+    "reads, so such a loop gets its barrier too; what a function of the file or of the project returns as host "
+    "numbers (torchvision's `accuracy`, whose list holds `correct_k.mul_(100.0 / n).item()`) is no device value. "
+    "A read in a function of the file that the loop calls by its "
     "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too, "
     "and so is one in a loop nested in every iteration, outside an `if` (`for i in range(n): "
     "ranks.append(hits[i].nonzero().item())`). A device value read only as a condition (`for out in output: "
     "if out[-1] != -1: kept.append(out)`) is a read the rule does not see, so such a loop gets the barrier "
     "too, which changes nothing there (the read already runs the graph), and its message names only the "
     "calls it looked for. "
+    "A loop over a model's weights or submodules (`for key, module in model.named_modules()`, which sets them "
+    "up) evaluates no data. "
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
     "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts, "
     "container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
@@ -383,6 +427,8 @@ EVAL_LOOP_BARRIER = Rule(
             note="alias-and-a-subclass-of-the-files-optimizer",
         ),
         valid(substituted(_VAL_SUM, (".sum()\n", ".sum().item()\n")), note="reads-every-iteration"),
+        valid(_HOST_ACCURACY, note="meters-of-host-numbers-a-helper-of-the-file-returns"),
+        valid(_SUBMODULES, note="a-loop-over-a-models-submodules-sets-them-up"),
         valid(_NESTED_READS, note="reads-in-a-nested-loop-every-iteration"),
         valid(
             """
@@ -573,6 +619,14 @@ EVAL_LOOP_BARRIER = Rule(
             with_barrier(_VAL_SUM, "        correct += (model(x).argmax(1) == y).sum()\n"),
             findings=(
                 Expected(8, 9, "evaluation loop over the device (no call in every iteration reads a value to the host"),
+            ),
+        ),
+        invalid(
+            _DEVICE_ACCURACY,
+            with_barrier(_DEVICE_ACCURACY, "        top5.update(acc5, images.size(0))\n"),
+            note="meters-of-device-values-a-helper-of-the-file-returns",
+            findings=(
+                Expected(23, 9, "evaluation loop over the device that accumulates device values into `top5`, `top1`"),
             ),
         ),
         invalid(
