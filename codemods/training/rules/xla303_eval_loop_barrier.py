@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid, with_barrier
 from codemods.training.rules.dead_loop_cases import dead_loop_invalid, dead_loop_valid
+from codemods.training.rules.meter_loop_cases import DEVICE_ACCURACY, DEVICE_METER, HOST_ACCURACY, SUBMODULES
 from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
@@ -127,58 +128,6 @@ _TARGET_LOSS_UNCALLED = substituted(
     ),
 )
 
-# Evaluation loops that accumulate on the device: a meter beside a host read, a method of a class
-# that is no module, an EMA's loop over batches.
-_DEVICE_METER = """
-import torch
-
-with torch.no_grad():
-    for images, target in val_loader:
-        images = images.to(device)
-        output = model(images)
-        losses.update(criterion(output, target.to(device)).item(), images.size(0))
-        top1.update(accuracy(output, target), images.size(0))
-"""
-# torchvision's (and CvT's) ``accuracy``: a helper of the file whose list holds host numbers
-# (``.item()``), which the meters accumulate; its near variant returns them on the device.
-_HOST_ACCURACY = """
-import torch
-
-
-def accuracy(output, target, topk=(1,)):
-    _, pred = output.topk(max(topk), 1, True, True)
-    correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
-    res = []
-    for k in topk:
-        res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
-    return res
-
-
-with torch.no_grad():
-    for images, target in val_loader:
-        images = images.to(device)
-        target = target.to(device)
-        output = model(images)
-        losses.update(criterion(output, target).item(), images.size(0))
-        acc1, acc5 = accuracy(output, target, (1, 5))
-        top1.update(acc1, images.size(0))
-        top5.update(acc5, images.size(0))
-"""
-_DEVICE_ACCURACY = substituted(
-    _HOST_ACCURACY, (".mul_(100.0 / target.size(0)).item())", ".mul_(100.0 / target.size(0)))")
-)
-# A loop over a model's submodules that sets them up (MeZO's prefix injection): it evaluates nothing.
-_SUBMODULES = """
-import torch
-
-
-def inject(model, real_key_values):
-    for key, _ in model.named_modules():
-        if key.endswith("attn"):
-            attn = model.get_submodule(key)
-            keys = real_key_values[0].reshape(4, -1)
-            attn.prefix_keys.data = keys.to(attn.prefix_keys.data.device)
-"""
 _EVALUATOR = """
 import torch
 
@@ -427,8 +376,8 @@ EVAL_LOOP_BARRIER = Rule(
             note="alias-and-a-subclass-of-the-files-optimizer",
         ),
         valid(substituted(_VAL_SUM, (".sum()\n", ".sum().item()\n")), note="reads-every-iteration"),
-        valid(_HOST_ACCURACY, note="meters-of-host-numbers-a-helper-of-the-file-returns"),
-        valid(_SUBMODULES, note="a-loop-over-a-models-submodules-sets-them-up"),
+        valid(HOST_ACCURACY, note="meters-of-host-numbers-a-helper-of-the-file-returns"),
+        valid(SUBMODULES, note="a-loop-over-a-models-submodules-sets-them-up"),
         valid(_NESTED_READS, note="reads-in-a-nested-loop-every-iteration"),
         valid(
             """
@@ -622,16 +571,16 @@ EVAL_LOOP_BARRIER = Rule(
             ),
         ),
         invalid(
-            _DEVICE_ACCURACY,
-            with_barrier(_DEVICE_ACCURACY, "        top5.update(acc5, images.size(0))\n"),
+            DEVICE_ACCURACY,
+            with_barrier(DEVICE_ACCURACY, "        top5.update(acc5, images.size(0))\n"),
             note="meters-of-device-values-a-helper-of-the-file-returns",
             findings=(
                 Expected(23, 9, "evaluation loop over the device that accumulates device values into `top5`, `top1`"),
             ),
         ),
         invalid(
-            _DEVICE_METER,
-            with_barrier(_DEVICE_METER, "        top1.update(accuracy(output, target), images.size(0))\n"),
+            DEVICE_METER,
+            with_barrier(DEVICE_METER, "        top1.update(accuracy(output, target), images.size(0))\n"),
             note="a-device-meter-beside-a-host-read",
             findings=(Expected(10, 9, "evaluation loop over the device that accumulates device values into `top1`"),),
         ),
