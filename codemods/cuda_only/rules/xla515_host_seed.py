@@ -1,0 +1,236 @@
+"""XLA515 host-seed: ``torch.manual_seed(s)`` seeds the CPU generator only; in a file that uses
+the XLA device the device's generator is seeded right after it (``torch_xla.manual_seed(s)``,
+torch_xla 1.13: ``xm.set_rng_state(s)``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_calls, on_nodes
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+# A zeroth-order step (MeZO's shape): the same seed replays the same perturbation z, so that
+# +eps*z, -2*eps*z, +eps*z cancel.
+_REPLAYED = """
+import torch
+
+model = torch.nn.Linear(4, 2).cuda()
+
+
+def perturb(scale, seed):
+    torch.manual_seed(seed)
+    for p in model.parameters():
+        p.data.add_(scale * 1e-3 * torch.normal(0, 1, size=p.shape, device=p.device))
+"""
+_REPLAYED_PORTED = substituted(
+    _REPLAYED,
+    ("import torch\n", "import torch\nimport torch_xla\n"),
+    (".cuda()", ".to(torch_xla.device())"),
+    ("torch.manual_seed(seed)\n", "torch.manual_seed(seed)\n    torch_xla.manual_seed(seed)\n"),
+)
+_MESSAGE = (
+    "added `{new}` after `torch.manual_seed({seed})`: torch.manual_seed leaves the XLA device's generator "
+    "alone, so draws made on the device ignore the seed (a replayed draw differs)"
+)
+
+
+def _message(seed: str, new: str) -> str:
+    return _MESSAGE.format(seed=seed, new=new)
+
+
+HOST_SEED = Rule(
+    code="XLA515",
+    name="host-seed",
+    severity="error",
+    summary="`torch.manual_seed(s)` does not seed the XLA device: its generator is seeded after it",
+    fixable=True,
+    why="On torch_xla 2.9 (checked with PJRT_DEVICE=CPU) two `torch.randn(3, device=torch_xla.device())` "
+    "after the same `torch.manual_seed(1)` differ: torch.manual_seed seeds the CPU generator, and the XLA "
+    "device has its own, seeded by `torch_xla.manual_seed(s)` (torch_xla 1.13: `xm.set_rng_state(s)`, which "
+    "2.9's calls). Code that re-seeds to replay random draws on the device (a zeroth-order optimizer's "
+    "perturbation `+eps*z, -2*eps*z, +eps*z`, regenerated from one seed) silently trains wrong: the draws "
+    "differ, nothing cancels. A seed sweep gives the same device randomness (dropout, initialisation made on "
+    "the device) whatever the seed. Both change results without an error, so the rule is an error, fixed: "
+    "after a `torch.manual_seed(expr)` statement of a file that uses the XLA device (it imports torch_xla, or "
+    "the port moves something there) the device's generator is seeded with the same expression (the "
+    "expression is evaluated twice: write a name there if it draws). A file that imports torch_xla only "
+    "under a check (its own non-XLA path) is reported, not fixed: seed the device under that check. A "
+    "`torch.manual_seed` whose block already seeds the device is left alone, and so is a file that never "
+    "uses the XLA device (the seed of a helper module of another file is not followed). CUDA seeding calls are "
+    "XLA505's.",
+    examples=lambda: (
+        invalid(
+            _REPLAYED,
+            _REPLAYED_PORTED,
+            findings=(Expected(9, 5, _message("seed", "torch_xla.manual_seed(seed)")),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            torch.manual_seed(args.seed)
+            x = torch.randn(3)
+            """,
+            note="no-xla-device",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            torch.manual_seed(args.seed)
+            torch_xla.manual_seed(args.seed)
+            device = torch_xla.device()
+            """,
+            note="device-seeded",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            torch.manual_seed(args.seed)
+            xm.set_rng_state(args.seed)
+            device = xm.xla_device()
+            """,
+            target="sagemaker",
+            note="device-seeded-sagemaker",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            _REPLAYED,
+            substituted(
+                _REPLAYED_PORTED,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.device()", "xm.xla_device()"),
+                ("torch_xla.manual_seed(seed)", "xm.set_rng_state(seed)"),
+            ),
+            target="sagemaker",
+            note="replayed-sagemaker",
+            findings=(Expected(9, 5, _message("seed", "xm.set_rng_state(seed)")),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch import manual_seed as seed_all
+            import torch_xla
+
+            for s in range(3):
+                th.manual_seed(s)
+                seed_all(s + 1)
+            """,
+            """
+            import torch as th
+            from torch import manual_seed as seed_all
+            import torch_xla
+
+            for s in range(3):
+                th.manual_seed(s)
+                torch_xla.manual_seed(s)
+                seed_all(s + 1)
+                torch_xla.manual_seed(s + 1)
+            """,
+            alias=True,
+            note="aliases-in-a-loop",
+            findings=(
+                Expected(7, 5, _message("s", "torch_xla.manual_seed(s)")),
+                Expected(9, 5, _message("s + 1", "torch_xla.manual_seed(s + 1)")),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError:
+                xm = None
+
+            torch.manual_seed(0)
+            """,
+            target="sagemaker",
+            note="optional-xla",
+            findings=(
+                Expected(
+                    8,
+                    1,
+                    "`torch.manual_seed(0)`: torch.manual_seed leaves the XLA device's generator alone, so draws made "
+                    "on the device ignore the seed (a replayed draw differs) (not fixed: this file imports torch_xla "
+                    "conditionally",
+                ),
+            ),
+        ),
+    ),
+)
+
+_SEEDS = frozenset({"torch.manual_seed"})
+_DEVICE_SEEDS = frozenset({"torch_xla.manual_seed", "torch_xla.core.xla_model.set_rng_state"})
+
+
+def _seed_call(ctx: Context[Facts], line: cst.CSTNode, names: frozenset[str]) -> cst.Call | None:
+    """The call of one of ``names`` that is the whole statement ``line``, or None."""
+    import libcst as cst
+
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+        return None
+    statement = line.body[0]
+    if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+        return None
+    return statement.value if ctx.resolve(statement.value.func) in names else None
+
+
+def _uses_xla_device(ctx: Context[Facts]) -> bool:
+    """The file imports torch_xla, or the port moves something to the XLA device."""
+    device = ctx.facts.device
+    table = ctx.facts.imports.table
+    return (
+        table.imports_module("torch_xla")
+        or ctx.facts.imports.xla_optional
+        or bool(device.calls or device.strings or device.dot_cuda or device.index_moves)
+    )
+
+
+@on_calls(HOST_SEED, names=_SEEDS)
+def _seen(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
+    """Only makes the traversal enter the lines that seed (the line hook fixes them)."""
+    return updated
+
+
+@on_nodes(HOST_SEED, types="SimpleStatementLine")
+def _seed_device(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+    import libcst as cst
+
+    call = _seed_call(ctx, original, _SEEDS)
+    if call is None or len(call.args) != 1 or call.args[0].keyword is not None or not _uses_xla_device(ctx):
+        return updated
+    block = ctx.parent()
+    siblings = getattr(block, "body", ())
+    if isinstance(siblings, (list, tuple)) and any(_seed_call(ctx, s, _DEVICE_SEEDS) for s in siblings):
+        return updated  # the block seeds the device already
+    seed = call.args[0].value
+
+    def build() -> cst.FlattenSentinel[cst.SimpleStatementLine] | None:
+        device_seed = ctx.call("seed_device", [cst.Arg(seed)])
+        if device_seed is None:
+            return None
+        return cst.FlattenSentinel([updated, cst.SimpleStatementLine(body=[cst.Expr(device_seed)])])
+
+    return ctx.fix_or_keep(
+        updated,
+        HOST_SEED,
+        call,
+        _message(ctx.code(seed), f"{ctx.target.api('seed_device').spelled}({ctx.code(seed)})"),
+        build,
+        result=lambda lines: cst.ensure_type(lines.nodes[1], cst.SimpleStatementLine).body[0],
+    )
