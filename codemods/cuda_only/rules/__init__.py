@@ -23,6 +23,7 @@ from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTEN
 from codemods.cuda_only.rules.xla513_nvidia_smi import NVIDIA_SMI
 from codemods.cuda_only.rules.xla514_resized_buffer import RESIZED_BUFFER
 from codemods.cuda_only.rules.xla515_host_seed import HOST_SEED
+from codemods.cuda_only.rules.xla516_packed_gru import PACKED_GRU
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -42,4 +43,5 @@ RULES = (
     NVIDIA_SMI,
     RESIZED_BUFFER,
     HOST_SEED,
+    PACKED_GRU,
 )

@@ -196,6 +196,7 @@ def _uses_xla_device(ctx: Context[Facts]) -> bool:
         table.imports_module("torch_xla")
         or ctx.facts.imports.xla_optional
         or bool(device.calls or device.strings or device.dot_cuda or device.index_moves)
+        or any(added.startswith("torch_xla") for added in ctx.imports.added)
     )
 
 
