@@ -36,7 +36,7 @@ _REPLAYED_PORTED = substituted(
 )
 _MESSAGE = (
     "added `{new}` after `torch.manual_seed({seed})`: torch.manual_seed leaves the XLA device's generator "
-    "alone, so draws made on the device ignore the seed (a replayed draw differs)"
+    "alone, so draws made on the device ignore that seed (a replayed draw differs)"
 )
 
 
@@ -56,13 +56,13 @@ HOST_SEED = Rule(
     "2.9's calls). Code that re-seeds to replay random draws on the device (a zeroth-order optimizer's "
     "perturbation `+eps*z, -2*eps*z, +eps*z`, regenerated from one seed) silently trains wrong: the draws "
     "differ, nothing cancels. A seed sweep gives the same device randomness (dropout, initialisation made on "
-    "the device) whatever the seed. Both change results without an error, so the rule is an error, fixed: "
+    "the device) whatever seed is set. Both change results without an error, so the rule is an error, fixed: "
     "after a `torch.manual_seed(expr)` statement of a file that uses the XLA device (it imports torch_xla, or "
     "the port moves something there) the device's generator is seeded with the same expression (the "
     "expression is evaluated twice: write a name there if it draws). A file that imports torch_xla only "
     "under a check (its own non-XLA path) is reported, not fixed: seed the device under that check. A "
     "`torch.manual_seed` whose block already seeds the device is left alone, and so is a file that never "
-    "uses the XLA device (the seed of a helper module of another file is not followed). CUDA seeding calls are "
+    "uses the XLA device (a seeding helper of another file is not followed). CUDA seeding calls are "
     "XLA505's.",
     examples=lambda: (
         invalid(
@@ -164,7 +164,7 @@ HOST_SEED = Rule(
                     8,
                     1,
                     "`torch.manual_seed(0)`: torch.manual_seed leaves the XLA device's generator alone, so draws made "
-                    "on the device ignore the seed (a replayed draw differs) (not fixed: this file imports torch_xla "
+                    "on the device ignore that seed (a replayed draw differs) (not fixed: this file imports torch_xla "
                     "conditionally",
                 ),
             ),
