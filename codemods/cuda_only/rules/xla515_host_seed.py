@@ -4,7 +4,7 @@ torch_xla 1.13: ``xm.set_rng_state(s)``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from codemods.engine.hooks import on_calls, on_nodes
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+NodeT = TypeVar("NodeT", bound="cst.CSTNode")
 
 # A zeroth-order step (MeZO's shape): the same seed replays the same perturbation z, so that
 # +eps*z, -2*eps*z, +eps*z cancel.
@@ -206,32 +208,91 @@ def _seen(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: st
     return updated
 
 
-@on_nodes(HOST_SEED, types="SimpleStatementLine")
-def _seed_device(
-    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+def _seed_lines(ctx: Context[Facts], module: cst.Module) -> list[tuple[cst.SimpleStatementLine, cst.Call]]:
+    """The ``torch.manual_seed(expr)`` statement lines of the file whose block does not seed the device."""
     import libcst as cst
 
-    call = _seed_call(ctx, original, _SEEDS)
-    if call is None or len(call.args) != 1 or call.args[0].keyword is not None or not _uses_xla_device(ctx):
+    found: list[tuple[cst.SimpleStatementLine, cst.Call]] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        body = getattr(node, "body", None)
+        if isinstance(body, (list, tuple)):
+            seeds = [(line, call) for line in body if (call := _seed_call(ctx, line, _SEEDS)) is not None]
+            if seeds and not any(_seed_call(ctx, line, _DEVICE_SEEDS) for line in body):
+                found.extend(
+                    (cst.ensure_type(line, cst.SimpleStatementLine), call)
+                    for line, call in seeds
+                    if len(call.args) == 1 and call.args[0].keyword is None
+                )
+        stack.extend(reversed(node.children))
+    return found
+
+
+@on_nodes(HOST_SEED, types="SimpleStatementLine")
+def _track(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine:
+    """Where each seeding line ends up: the module hook adds the device's seed after it once the
+    whole file is rewritten (only then is it known whether the file uses the XLA device)."""
+    if _seed_call(ctx, original, _SEEDS) is not None:
+        ctx.track([original])
+    return updated
+
+
+@on_nodes(HOST_SEED, types="Module")
+def _seed_device(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    import libcst as cst
+
+    if "manual_seed" not in ctx.facts.imports.taken_names or not _uses_xla_device(ctx):
         return updated
-    block = ctx.parent()
-    siblings = getattr(block, "body", ())
-    if isinstance(siblings, (list, tuple)) and any(_seed_call(ctx, s, _DEVICE_SEEDS) for s in siblings):
-        return updated  # the block seeds the device already
-    seed = call.args[0].value
+    added: dict[int, cst.SimpleStatementLine] = {}
+    for line, call in _seed_lines(ctx, original):
+        now = ctx.result_of(line)
+        if type(now) is not cst.SimpleStatementLine:
+            continue
+        seed = call.args[0].value
 
-    def build() -> cst.FlattenSentinel[cst.SimpleStatementLine] | None:
-        device_seed = ctx.call("seed_device", [cst.Arg(seed)])
-        if device_seed is None:
-            return None
-        return cst.FlattenSentinel([updated, cst.SimpleStatementLine(body=[cst.Expr(device_seed)])])
+        def build(seed: cst.BaseExpression = seed) -> cst.SimpleStatementLine | None:
+            device_seed = ctx.call("seed_device", [cst.Arg(seed)])
+            return None if device_seed is None else cst.SimpleStatementLine(body=[cst.Expr(device_seed)])
 
-    return ctx.fix_or_keep(
-        updated,
-        HOST_SEED,
-        call,
-        _message(ctx.code(seed), f"{ctx.target.api('seed_device').spelled}({ctx.code(seed)})"),
-        build,
-        result=lambda lines: cst.ensure_type(lines.nodes[1], cst.SimpleStatementLine).body[0],
-    )
+        new = ctx.fix(
+            HOST_SEED,
+            call,
+            _message(ctx.code(seed), f"{ctx.target.api('seed_device').spelled}({ctx.code(seed)})"),
+            build,
+            result=lambda line: line.body[0],
+        )
+        if new is not None:
+            added[id(now)] = new
+    if not added:
+        return updated
+
+    return _with_lines_after(updated, added)
+
+
+def _with_lines_after(node: NodeT, added: dict[int, cst.SimpleStatementLine]) -> NodeT:
+    """``node`` with each line ``added`` names (by id) followed by its new line; only the nodes on
+    the way to one are rebuilt (the others keep their identity: the imports hook finds its anchor)."""
+    import libcst as cst
+
+    from codemods.engine.nodes import field_shapes
+
+    changes: dict[str, object] = {}
+    for name, _ in field_shapes(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, (list, tuple)):
+            items: list[object] = []
+            for item in value:
+                new = _with_lines_after(item, added) if isinstance(item, cst.CSTNode) else item
+                items.append(new)
+                if id(item) in added:
+                    items.append(added[id(item)])
+            if len(items) != len(value) or any(a is not b for a, b in zip(items, value)):
+                changes[name] = items
+        elif isinstance(value, cst.CSTNode):
+            new_value = _with_lines_after(value, added)
+            if new_value is not value:
+                changes[name] = new_value
+    return node.with_changes(**changes) if changes else node

@@ -137,25 +137,42 @@ def packed_gru_calls(ctx: Context[Facts], module: cst.Module) -> list[tuple[cst.
     def call_of(node: cst.CSTNode | None, names: frozenset[str]) -> bool:
         return type(node) is cst.Call and ctx.resolve(node.func) in names
 
-    grus: set[str] = set()
-    for node in _walk(module):
+    # A GRU bound to ``self.<name>`` is known in its class only (an LSTM of another class may use the name).
+    grus: set[tuple[str, str]] = set()
+    for owner, node in _owned(module, ""):
         if type(node) is cst.Assign and call_of(node.value, _GRUS):
-            grus.update(name for t in node.targets if (name := dotted(t.target)) is not None)
+            for t in node.targets:
+                name = dotted(t.target)
+                if name is not None:
+                    grus.add((owner if name.startswith("self.") else "", name))
     if not grus:
         return []
     found: list[tuple[cst.Call, str]] = []
-    for scope in _walk(module):
+    for owner, scope in _owned(module, ""):
         if type(scope) is not cst.FunctionDef and type(scope) is not cst.Module:
             continue
         packed: set[str] = set()
         for node in _walk(scope, into_functions=False):
             if type(node) is cst.Assign and call_of(node.value, _PACKS):
                 packed.update(name for t in node.targets if (name := dotted(t.target)) is not None)
-            elif type(node) is cst.Call and node.args and (gru := dotted(node.func)) in grus:
+            elif type(node) is cst.Call and node.args and (gru := dotted(node.func)) is not None:
+                if (owner if gru.startswith("self.") else "", gru) not in grus:
+                    continue
                 first = node.args[0].value
                 if call_of(first, _PACKS) or (type(first) is cst.Name and first.value in packed):
                     found.append((node, gru))
     return found
+
+
+def _owned(node: cst.CSTNode, owner: str) -> list[tuple[str, cst.CSTNode]]:
+    """Every node of ``node``'s subtree with the name of the class it is in ("" outside classes)."""
+    import libcst as cst
+
+    result: list[tuple[str, cst.CSTNode]] = [(owner, node)]
+    inner = node.name.value if type(node) is cst.ClassDef else owner
+    for child in node.children:
+        result.extend(_owned(child, inner))
+    return result
 
 
 def _walk(node: cst.CSTNode, *, into_functions: bool = True) -> list[cst.CSTNode]:
