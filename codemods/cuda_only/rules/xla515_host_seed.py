@@ -42,8 +42,14 @@ _MESSAGE = (
 )
 
 
-def _message(seed: str, new: str) -> str:
-    return _MESSAGE.format(seed=seed, new=new)
+_UNFIXED = (
+    "`torch.manual_seed({seed})` leaves the XLA device's generator alone, so draws made on the device ignore that "
+    "seed (a replayed draw differs): seed the device after it, `{new}`"
+)
+
+
+def _message(seed: str, new: str, *, fixed: bool = True) -> str:
+    return (_MESSAGE if fixed else _UNFIXED).format(seed=seed, new=new)
 
 
 HOST_SEED = Rule(
@@ -165,9 +171,8 @@ HOST_SEED = Rule(
                 Expected(
                     8,
                     1,
-                    "`torch.manual_seed(0)`: torch.manual_seed leaves the XLA device's generator alone, so draws made "
-                    "on the device ignore that seed (a replayed draw differs) (not fixed: this file imports torch_xla "
-                    "conditionally",
+                    _message("0", "xm.set_rng_state(0)", fixed=False)
+                    + " (not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path)",
                 ),
             ),
         ),
@@ -244,6 +249,8 @@ def _track(
 def _seed_device(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
     import libcst as cst
 
+    from codemods.engine.rewriter import OPTIONAL_XLA
+
     if "manual_seed" not in ctx.facts.imports.taken_names or not _uses_xla_device(ctx):
         return updated
     added: dict[int, cst.SimpleStatementLine] = {}
@@ -252,6 +259,11 @@ def _seed_device(ctx: Context[Facts], original: cst.Module, updated: cst.Module)
         if type(now) is not cst.SimpleStatementLine:
             continue
         seed = call.args[0].value
+        device_seed = f"{ctx.target.api('seed_device').spelled}({ctx.code(seed)})"
+        if ctx.facts.imports.xla_optional:
+            # Its own non-XLA path stays: said as advice (ctx.fix would say "added").
+            ctx.report(HOST_SEED, call, f"{_message(ctx.code(seed), device_seed, fixed=False)} ({OPTIONAL_XLA})")
+            continue
 
         def build(seed: cst.BaseExpression = seed) -> cst.SimpleStatementLine | None:
             device_seed = ctx.call("seed_device", [cst.Arg(seed)])
@@ -260,7 +272,7 @@ def _seed_device(ctx: Context[Facts], original: cst.Module, updated: cst.Module)
         new = ctx.fix(
             HOST_SEED,
             call,
-            _message(ctx.code(seed), f"{ctx.target.api('seed_device').spelled}({ctx.code(seed)})"),
+            _message(ctx.code(seed), device_seed),
             build,
             result=lambda line: line.body[0],
         )
