@@ -69,6 +69,9 @@ PACKED_GRU = Rule(
     "handed in from another function or file, a GRU inside `nn.Sequential`/a list, and the packed sequences of "
     "LSTM and RNN modules (not reported). On the sagemaker target (torch_xla 1.13, which does not patch GRU; "
     "packed sequences on its XLA device were not checked here) nothing is reported.",
+    instead="Feed the GRU the padded batch (`self.rnn(x)`, not `pack_padded_sequence(x, lengths)`) and mask the "
+    "padded steps, or take each sequence's last valid output (`out[torch.arange(len(lengths)), lengths - 1]`): "
+    "on torch_xla 2.9 neither its GRU nor the original one runs a sequence packed on the XLA device.",
     # The example already imports torch_xla (a pre-commit check of ported code): the rule is 2.9's only.
     examples=lambda: (
         invalid(
