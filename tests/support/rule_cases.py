@@ -75,6 +75,7 @@ def cases_of(rule: Rule) -> list[Case]:
             c.filename,
             c.findings,
             run_level,
+            c.target_only,
         )
         for c in rule.invalid_cases()
         if isinstance(c, Invalid)

@@ -87,6 +87,20 @@ PACKED_GRU = Rule(
             target="sagemaker",
             note="sagemaker-no-patch",
         ),
+        # torch_xla 1.13's import does not replace it.
+        valid(
+            _ENCODER,
+            substituted(
+                _ENCODER,
+                (
+                    "from torch.nn.utils.rnn import pack_padded_sequence\n",
+                    "from torch.nn.utils.rnn import pack_padded_sequence\nimport torch_xla.core.xla_model as xm\n",
+                ),
+                (".cuda()", ".to(xm.xla_device())"),
+            ),
+            target="sagemaker",
+            note="port-adds-import-sagemaker",
+        ),
         valid(substituted(_ENCODER, ("Encoder().cuda()", "Encoder()")), note="no-xla-device"),
         valid(
             substituted(_ENCODER, ("self.rnn(packed)", "self.rnn(x)"), ("packed = ", "_ = ")),
@@ -100,6 +114,14 @@ PACKED_GRU = Rule(
         ),
     ),
     invalid=lambda: (
+        # The port adds `import torch_xla` (2.9): the file's GRU is replaced as it starts.
+        invalid(
+            _ENCODER,
+            _ENCODER_PORTED,
+            note="port-adds-import",
+            target_only=True,
+            findings=(Expected(13, 16, _SAYS.format(call="self.rnn(packed)", gru="self.rnn")),),
+        ),
         invalid(
             """
             import torch.nn as nn
