@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from codemods.cuda_only.rules import PACKED_GRU
+from codemods.cuda_only.rules.xla516_packed_gru import PACKED_GRU
 from tests.support.executed import convert_folder, eager_and_converted_script, run_script
 
 pytestmark = pytest.mark.executed
