@@ -125,6 +125,9 @@ class Target:
     # written for the Lightning release checked with torch_xla 2.9 (2.6.6); the Lightning
     # releases of torch_xla 1.13 named them otherwise (strategy "tpu_spawn"): reported there.
     lightning_xla_names: bool = False
+    # ``import torch_xla`` replaces ``torch.nn.GRU`` with its scan GRU, which rejects a PackedSequence
+    # (torch_xla 2.8 and later: _patched_functions.py; 1.13 patches only clip_grad_norm_).
+    patches_gru: bool = False
     # PyTorch-Ignite's backend name for XLA ("xla-tpu"); None: ignite's XLA backend
     # calls xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 removed.
     ignite_xla_backend: str | None = None
@@ -192,6 +195,8 @@ TARGETS: dict[str, Target] = {
             "local_ordinal": Api(XR, "local_ordinal", "xr"),
             "local_process_count": Api(XR, "local_process_count", "xr"),
             "launch": Api("torch_xla", "launch"),
+            # Seeds the XLA device's generator (torch.manual_seed leaves it alone).
+            "seed_device": Api("torch_xla", "manual_seed"),
             "autocast": Api("torch", "autocast"),
             "grad_scaler": Api("torch.amp", "GradScaler"),
             "custom_fwd": Api("torch.amp", "custom_fwd"),
@@ -224,6 +229,7 @@ TARGETS: dict[str, Target] = {
             }
         ),
         lightning_xla_names=True,
+        patches_gru=True,
         how_to_start={
             "launcher": "`python {script}`: torch_xla.launch in the script starts one process per XLA device "
             "(not torchrun, mp.spawn or --nproc_per_node; PJRT_DEVICE names the device, e.g. TPU or CPU)",
@@ -244,6 +250,7 @@ TARGETS: dict[str, Target] = {
             # torch_xla 1.13 has no per-host process count: on one host it is the world size.
             "local_process_count": _xm("xrt_world_size"),
             "launch": Api(XMP, "spawn", "xmp"),
+            "seed_device": _xm("set_rng_state"),
             "autocast": Api("torch_xla.amp", "autocast"),
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
             "custom_fwd": Api("torch_xla.amp", "custom_fwd"),

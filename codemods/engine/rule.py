@@ -67,7 +67,8 @@ class Invalid(Example):
     """Code the rule flags (its examples are Invalid too): ``after`` is the tool's output
     (None: left as it is), ``findings`` what the rule must say, ``alias`` marks the same
     construct reached through import aliases or another spelling, ``note`` names the case
-    (the test's id)."""
+    (the test's id).  ``target_only``: the rule flags it on its target only (what torch_xla 2.9's
+    import patches), so the tests derive no case of it for the other target."""
 
     findings: tuple[Expected, ...] = ()
     alias: bool = False

@@ -28,8 +28,8 @@ spell them for sagemaker (``xm.xla_device()``), in the output and in the message
 after a respelled call on its line move with it, and where the output imports sagemaker's
 module already, the import of ``torch_xla`` goes and the finding lines after it move up.  A
 negative case that no rule changes is the same case for sagemaker if it names nothing of
-torch_xla.  A valid case written with ``target_only=True`` (code that sagemaker's rules
-rewrite, such as ``torch.autocast``) and any other case give none.
+torch_xla.  A case written with ``target_only=True`` (code that sagemaker's rules
+rewrite, such as ``torch.autocast``, or that 2.9's import patches) and any other case give none.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ from codemods.cuda_only.rules.xla511_cuda_answer_no_effect import CUDA_ANSWER_NO
 from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTENSION_OP
 from codemods.cuda_only.rules.xla513_nvidia_smi import NVIDIA_SMI
 from codemods.cuda_only.rules.xla514_resized_buffer import RESIZED_BUFFER
+from codemods.cuda_only.rules.xla515_host_seed import HOST_SEED
+from codemods.cuda_only.rules.xla516_packed_gru import PACKED_GRU
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -40,4 +42,6 @@ RULES = (
     COMPILED_EXTENSION_OP,
     NVIDIA_SMI,
     RESIZED_BUFFER,
+    HOST_SEED,
+    PACKED_GRU,
 )
