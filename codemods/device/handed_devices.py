@@ -299,8 +299,8 @@ class HandedDevices(Analysis):
             return f"`{value.value}` is one"
         if (name := dotted(value)) is None:
             return None
-        if name in self.facts.device.cuda_indices:
-            return f"`{name}` is a CUDA index here"
+        if name in self.facts.device.cuda_indices and not is_device_name(name.rpartition(".")[2]):
+            return f"`{name}` is a CUDA index here"  # (not ``device``: given to ``.cuda()``, it may be a device)
         function, param = scope, name
         if name.startswith("self.") and name.count(".") == 1:  # ``self.rank = rank`` in ``__init__``
             function = f"{scope.rpartition('.')[0]}.__init__"

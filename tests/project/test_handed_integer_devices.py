@@ -16,6 +16,7 @@ from codemods.runner import Job, run
 from tests.support.projects import write_project
 
 TARGETS = ["2.9", "sagemaker"]
+DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
 
 UTILS = """\
 import torch
@@ -74,7 +75,7 @@ def test_an_int_handed_as_a_device_becomes_the_xla_device_at_the_call(
     monkeypatch.chdir(tmp_path)
     ((rule, line, message),) = _findings(tmp_path, target, imports=imports, call=call)
     assert (rule, line) == ("XLA103", 13)
-    assert message.startswith(f"self.rank -> the XLA device: {callee} moves tensors to its `device`")
+    assert message.startswith(f"self.rank -> {DEVICE[target]}: {callee} moves tensors to its `device`")
     assert "`self.rank` is the `rank: int` parameter of `Trainer.__init__`: an integer device is cuda:N" in message
 
 

@@ -57,7 +57,7 @@ def listed_index_invalid() -> tuple[Invalid, ...]:
                     target=target,
                     alias=program is aliased,
                     note=f"an-element-of-gpu-ids-under-a-cuda-assert{'-alias' if program is aliased else ''}-{target}",
-                    findings=(Expected(7, 16, f"gpu_ids[0] -> the XLA device: {_ASSERTED}"),),
+                    findings=(Expected(7, 16, f"gpu_ids[0] -> {device}: {_ASSERTED}"),),
                 )
             )
         cases.append(
@@ -75,7 +75,7 @@ def listed_index_invalid() -> tuple[Invalid, ...]:
                     Expected(
                         11,
                         38,
-                        "self.gpu_ids[0] -> the XLA device: an element of `self.gpu_ids`, a list this file hands to "
+                        f"self.gpu_ids[0] -> {device}: an element of `self.gpu_ids`, a list this file hands to "
                         "`.cuda()`, `set_device()` or `device_ids=`, is a CUDA index (cuda:N)",
                     ),
                 ),

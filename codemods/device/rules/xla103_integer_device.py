@@ -245,7 +245,7 @@ def _index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
     if type(index).__name__ == "Integer":
         message = f"integer device {code} (cuda:{code}) -> the XLA device"
     elif (why := ctx.facts.device.index_why.get(original)) is not None:
-        message = f"{code} -> the XLA device: {why}"
+        message = f"{code} -> {ctx.target.api('device').spelled}(): {why}"
     else:
         message = (
             f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
