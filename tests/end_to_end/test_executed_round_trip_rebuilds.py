@@ -91,9 +91,8 @@ def _xla203(script: str) -> tuple[str, list[tuple[int, str, bool]]]:
 
 def test_a_rebuild_once_beside_the_round_trips_leaves_the_later_steps_training_nothing(tmp_path: Path) -> None:
     converted, findings = _xla203(_variant(scripted=False, rebuilt_after_every_trip=False))
-    assert [(line, fixed) for line, _, fixed in findings] == [
-        (20, False)
-    ]  # (lines of the converted script: XLA515 seeds the device after line 4)
+    # (lines of the converted script: XLA515 seeds the device after torch.manual_seed, line 4)
+    assert [(line, fixed) for line, _, fixed in findings] == [(20, False)]
     assert ROUND_TRIP in findings[0][1]
     moved = _run(converted, tmp_path / "once").losses
     assert len(moved) == 12
