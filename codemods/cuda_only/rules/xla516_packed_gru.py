@@ -54,7 +54,7 @@ PACKED_GRU = Rule(
     summary="A PackedSequence fed to a `torch.nn.GRU`: torch_xla's GRU, which `import torch_xla` puts in its place, "
     "rejects it",
     fixable=False,
-    why="torch_xla 2.8 and later replace `torch.nn.GRU` with `torch_xla.experimental.gru.GRU` when torch_xla is "
+    why="torch_xla 2.8 and later replace `torch.nn.GRU` with its own GRU (`GRU` of the module torch_xla/experimental/gru.py) when torch_xla is "
     "imported (`_apply_patches()`); torch_xla 1.13 does not (its patches touch only `clip_grad_norm_`). On "
     "torch_xla 2.9 (checked with PJRT_DEVICE=CPU) that GRU raises `AssertionError: PackedSequence is not "
     "supported. Use a regular tensor instead.` on a `pack_padded_sequence(...)` input, on the CPU and on the XLA "

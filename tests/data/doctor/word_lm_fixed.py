@@ -22,6 +22,7 @@ parser.add_argument("--log-interval", type=int, default=10)
 args = parser.parse_args()
 
 torch.manual_seed(1111)
+torch_xla.manual_seed(1111)
 device = torch_xla.device()
 
 NTOKENS = 50
