@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codemods.apis import CUDA_ONLY_PACKAGES, LIBRARY_LOOP_PACKAGES
+from codemods.apis import CUDA_ONLY_PACKAGES
 from codemods.engine.report import CellChange, Finding, HeldFinding
+from codemods.library_apis import LIBRARY_LOOP_PACKAGES
 from codemods.project.module_summary import ModuleSummary
 from codemods.project.text_scans import imports_another_framework, takes_a_training_step
 
@@ -17,7 +18,7 @@ from codemods.project.text_scans import imports_another_framework, takes_a_train
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
 # byte, which cost more than the rest of the skip on a file without them.)
 # Also the packages whose training loops the file may call (basicsr's train_pipeline, from a file
-# that names no torch): apis.LIBRARY_LOOPS; and the packages of CUDA-only kernels (apis.CUDA_ONLY_PACKAGES:
+# that names no torch): library_apis.LIBRARY_LOOPS; and the packages of CUDA-only kernels (apis.CUDA_ONLY_PACKAGES:
 # ``from apex import amp`` in a file that names no torch).
 _RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm") + tuple(
     package.encode() for package in (*LIBRARY_LOOP_PACKAGES, *CUDA_ONLY_PACKAGES)

@@ -28,7 +28,7 @@ PACKAGE = "codemods"
 # module not named as a rewrite), the rewrite. Modules not listed (and not a concern's) are
 # in the layer given by TOP_LEVEL.
 LAYERS = (
-    "engine",  # codemods/engine/, and the data every layer reads: targets.py, apis.py (followed_packages.py)
+    "engine",  # codemods/engine/, and the data every layer reads: targets.py, apis.py (followed_packages.py, library_apis.py)
     "facts",  # the fact sheet (facts.py) and its parts, each concern's facts.py: what the analyses publish
     "rules",  # each concern's rules.py, or its rules package (one module per rule): its hooks read the facts
     "analysis",  # each concern's analysis
@@ -46,6 +46,7 @@ TOP_LEVEL = {
     "codemods.__main__": "cli",
     "codemods.cli": "cli",
     "codemods.apis": "engine",
+    "codemods.library_apis": "engine",
     "codemods.equivalent_apis": "engine",
     "codemods.followed_packages": "engine",
     "codemods.targets": "engine",

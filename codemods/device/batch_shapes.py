@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
-from codemods import apis
+from codemods import library_apis
 from codemods.engine.nodes import call_args, children_reader, dotted, is_false, method_name
 from codemods.engine.positions import code_of
 
@@ -186,6 +186,6 @@ def prefetching(built: Mapping[str, list[cst.Call]], resolve: Callable[[cst.Base
 
 def prefetches(call: cst.Call, resolve: Callable[[cst.BaseExpression], str | None]) -> bool:
     """``call`` makes a library loader that copies each batch to its ``device=`` (its switch not off)."""
-    library = apis.CUDA_DEFAULT_DEVICES.get(resolve(call.func) or "")
+    library = library_apis.CUDA_DEFAULT_DEVICES.get(resolve(call.func) or "")
     switch = call_args(call)[1].get(library.switch or "") if library is not None else None
     return library is not None and not (switch is not None and is_false(switch.value))

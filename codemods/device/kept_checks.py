@@ -3,7 +3,7 @@ analysis.py, that decides it once the walk is done): a check of the device the s
 (``device.type == "cuda"``) becomes XLA's unless it guards code that fails without CUDA or times
 with CUDA events, and a check (or an ``if torch.cuda.is_available():`` the port drops) whose code
 reads a name that only a kept check's code binds stays with it (paired_guards.py finds the
-pairs).  Kept apart from analysis.py, which collects the candidates as the walk goes."""
+pairs).  Kept apart from device_walk.py, which collects the candidates as the walk goes."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ class PortedDevices(Analysis):
         return not isinstance(chosen, bool) and (is_cuda_device_string(chosen) or string_value(chosen) == "cuda")
 
     def _switched_flag(self, name: str | None) -> bool:
-        candidates = self.flag_candidates.get(name, []) if name is not None else []  # type: ignore[attr-defined]  # a mixin: DeviceAnalysis (device/analysis.py) defines flag_candidates, cond_refs, device_code, crash_code
+        candidates = self.flag_candidates.get(name, []) if name is not None else []  # type: ignore[attr-defined]  # a mixin: DeviceAnalysis (device/device_walk.py) defines flag_candidates, cond_refs, device_code, crash_code
         if not candidates or not all(fold_true(v, self.part.is_available_call) is True for v in candidates):
             return False
         uses = [node for node, refs in self.cond_refs.items() if name in refs]  # type: ignore[attr-defined]  # (as above)

@@ -6,7 +6,7 @@ its conditions do not leave standing), ``if``/``elif``/``else`` chains and condi
 expressions, the returns of the file's functions and methods, the returns of functions of
 the project's other modules (their summaries), attributes (``self.device``), argparse
 defaults, config dicts (``cfg["device"]``) and the known device helpers of libraries
-(``apis.DEVICE_HELPERS``).  Conditions are evaluated as they read after the port on an XLA
+(``library_apis.DEVICE_HELPERS``).  Conditions are evaluated as they read after the port on an XLA
 host: an availability check that the port drops is True, one that stays is False, and a
 string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value, and
 so does the literal it is compared with where that is the CUDA one of a choice the port made
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, library_apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
@@ -220,7 +220,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             for index, arg in enumerate(node.args):
                 if arg.keyword is None and not arg.star and type(arg.value) is cst.Name:
                     self.handed[arg.value.value].append((node, func, index))
-        if callee in apis.DEVICE_HELPERS:
+        if callee in library_apis.DEVICE_HELPERS:
             self.helper_calls.append(node)
         elif callee == "dict":
             for keyword, arg in call_args(node)[1].items():
@@ -311,7 +311,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         if name is None:
             return UNKNOWN
         if name.endswith(".device") and (owner := self._built_by(name.removesuffix(".device"))) is not None:
-            helper = apis.DEVICE_HELPERS.get(f"{owner}.device")
+            helper = library_apis.DEVICE_HELPERS.get(f"{owner}.device")
             if helper is not None:
                 return XLA if helper.on_xla else Where(False, f"`{name}` ({helper.returns})", expr)
         values = self._live(name, scope)
@@ -417,8 +417,8 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             return XLA
         if callee == "torch.device":
             return self.where(arg_value(call, 0, "type"), scope)
-        if callee in apis.DEVICE_HELPERS:
-            helper = apis.DEVICE_HELPERS[callee]
+        if callee in library_apis.DEVICE_HELPERS:
+            helper = library_apis.DEVICE_HELPERS[callee]
             return XLA if helper.on_xla else Where(False, f"`{self.code(call)}` ({helper.returns})", call)
         func = dotted(call.func)
         if method_name(call) in ("to", "cuda", "cpu"):
@@ -627,7 +627,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
         for call in self.helper_calls:
-            helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
+            helper = library_apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
                 part.library_devices.add(call)
         for name, candidates in self.device.flag_candidates.items():

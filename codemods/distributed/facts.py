@@ -87,7 +87,7 @@ class DistributedFacts:
     # every process the XLA launcher starts.
     launcher_flag: str | None = None
     # What each library object the script builds (or hands on) that reads its own rank makes of the
-    # processes: apis.LIBRARY_RANKS.
+    # processes: library_apis.LIBRARY_RANKS.
     library_ranks: list[str] = field(default_factory=list)
     process_groups: dict[cst.Call, ProcessGroup] = field(default_factory=dict)
     # Values of backend variables and flags (and init methods) that become "xla" / "xla://".

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, library_apis
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import ProcessGroup, Spawn
@@ -136,7 +136,7 @@ class LaunchAnalysis(Analysis):
                 self.calls[owner].add(arg.value.value)  # functions handed on (run_demo(demo_basic))
         handed = (self.walk.resolve(a.value) for a in node.args if type(a.value) in (cst.Name, cst.Attribute))
         for named in (callee, *handed):
-            rank = apis.LIBRARY_RANKS.get(named or "")
+            rank = library_apis.LIBRARY_RANKS.get(named or "")
             if rank is not None and rank not in self.part.library_ranks:
                 self.part.library_ranks.append(rank)  # ml.Accelerator(), argbind.bind(ml.Accelerator)
         if method_name(node) == "share_memory":

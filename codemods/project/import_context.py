@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Protocol
 
-from codemods.apis import LIBRARY_LOOP_PACKAGES
+from codemods.library_apis import LIBRARY_LOOP_PACKAGES
 from codemods.project.module_summary import Found, ModuleSummary, StarNames
 
 
@@ -198,7 +198,7 @@ _OUTSIDE = frozenset(
         "fastai",
         "ignite",
     }
-) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: apis.LIBRARY_LOOPS
+) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: library_apis.LIBRARY_LOOPS
 
 
 class GuessedImports:

@@ -377,14 +377,14 @@ def _library_loop(ctx: Context[Facts], module: cst.Module) -> str:
     drives them is the library's, which no conversion reaches: they keep no step barrier."""
     import libcst as cst
 
-    from codemods import apis
+    from codemods import library_apis
     from codemods.engine.nodes import walk
 
     for node in walk(module):
-        if type(node) is cst.Call and (callee := ctx.resolve(node.func)) in apis.LIBRARY_LOOPS:
+        if type(node) is cst.Call and (callee := ctx.resolve(node.func)) in library_apis.LIBRARY_LOOPS:
             return (
                 f" except the steps' barrier: the loop that runs them is `{ctx.code(node.func)}`'s "
-                f"({apis.LIBRARY_LOOPS[callee].library}), which no conversion of the project reaches (XLA307 says "
+                f"({library_apis.LIBRARY_LOOPS[callee].library}), which no conversion of the project reaches (XLA307 says "
                 "what to do)"
             )
     return ""

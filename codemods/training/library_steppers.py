@@ -12,7 +12,7 @@ hands it to this file's code, to the project's, to a method of a value the tool 
 scheduler (``xm.optimizer_step(opt)``, ``functools.partial(train, opt)``), a return of it (a
 factory), or a library call whose result the file steps (``opt = Lookahead(base)``).  Nor where a
 followed framework drives the file's training (Lightning, Accelerate, the Transformers Trainer:
-their rules), for a library of ``apis.LIBRARY_LOOPS`` (XLA307's table) or of
+their rules), for a library of ``library_apis.LIBRARY_LOOPS`` (XLA307's table) or of
 ``apis.CUDA_ONLY_PACKAGES`` (XLA004), for a call that by its name only schedules the learning
 rate, saves, loads or logs, or in a test file; nor for an attribute (``self.optimizer``) of a file
 that other files of the run import, which may step it.  Names are matched by their last part across the
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods import apis
+from codemods import apis, library_apis
 from codemods.engine.nodes import arg_value, dotted
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -203,6 +203,6 @@ class LibraryStepperAnalysis(Analysis):
             return None if scheduler else "may step"
         if callee in _XLA_AWARE and arg_value(call, *_XLA_AWARE[callee]) is not None:
             return None  # handed the device, which the port makes the XLA device
-        if callee in apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
+        if callee in library_apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
             return "may step"  # reported as what it is (XLA307's table, XLA004): not twice
         return None if any(word in last for word in _NO_STEP_WORDS) else package

@@ -251,7 +251,7 @@ class OwnOptimizerMoves(OwnOptimizerBuilds):
     def _to_the_device(self, move: cst.Call) -> bool:
         """``.cuda()``, ``.to(device)``: a move that is neither to the CPU nor a cast (``.to(torch.float16)``)."""
         target = arg_value(move, 0, "device")
-        return method_name(move) == "cuda" or not (self._casts_only(target) or names_the_cpu(target))  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+        return method_name(move) == "cuda" or not (self._casts_only(target) or names_the_cpu(target))  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/training_walk.py) defines _casts_only
 
     def _children_moved_first(self, constructor: str, call: cst.Call, moved: set[str]) -> bool:
         """The class's optimizers hold only the parameters of modules handed to ``__init__``
@@ -346,7 +346,7 @@ class OwnOptimizerMoves(OwnOptimizerBuilds):
     def _note_own_optimizer_move(self, name: str, built: _Built, move: cst.Call) -> None:
         target = arg_value(move, 0, "device")
         cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/training_walk.py) defines _casts_only
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin, built_by, candidates = built

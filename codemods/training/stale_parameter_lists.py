@@ -162,6 +162,6 @@ def _device_move(analysis: StaleParameterLists, move: cst.Call) -> bool | None:
     every path; None for no such move."""
     target = arg_value(move, 0, "device")
     cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-    if not cuda and (analysis._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+    if not cuda and (analysis._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/training_walk.py) defines _casts_only
         return None
     return cuda or analysis._goes_to_xla(dotted(target) if target is not None else None)

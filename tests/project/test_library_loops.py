@@ -1,4 +1,4 @@
-"""Training loops that live in a library (XLA307, ``apis.LIBRARY_LOOPS``): a script that hands its
+"""Training loops that live in a library (XLA307, ``library_apis.LIBRARY_LOOPS``): a script that hands its
 model to mmcv's wrapper and runner through an OpenMMLab entry point gets the error at its call;
 a project that carries its own copy of the entry point (an ``mmseg/`` package of its own) has
 the copy checked as project code, the error at the wrapper and the runner inside it and none at

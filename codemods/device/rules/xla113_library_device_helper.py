@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods import apis
+from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -26,12 +26,12 @@ LIBRARY_DEVICE = Rule(
     fixable=True,
     why='Libraries pick the device for their users: `torch_geometric.device("auto")` asks for CUDA, MPS and '
     "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
-    "table (`apis.DEVICE_HELPERS`), checked against the released code: Accelerate's `Accelerator().device` and "
+    "table (`library_apis.DEVICE_HELPERS`), checked against the released code: Accelerate's `Accelerator().device` and "
     "`PartialState().device` and Transformers' `TrainingArguments.device` return the XLA device when torch_xla "
     "is installed (nothing to do); `torch.accelerator.current_accelerator()` is replaced by XLA101; "
     '`torch.get_default_device()` returns the CPU (XLA111 where a model goes there). A helper asked for `"auto"` '
     "becomes the target's device call. Some library calls take a device that defaults to CUDA (table "
-    "`apis.CUDA_DEFAULT_DEVICES`): timm's `create_loader(..., use_prefetcher=True)`, the default in timm's "
+    "`library_apis.CUDA_DEFAULT_DEVICES`): timm's `create_loader(..., use_prefetcher=True)`, the default in timm's "
     "training scripts, wraps the loader in a `PrefetchLoader` that copies every batch and its normalisation "
     "constants to `device=torch.device('cuda')` (timm 0.9 and 1.0; it crashes on an XLA host). Such a call "
     "without the device is handed the target's device (`device=torch_xla.device()`), which the PrefetchLoader "
@@ -40,7 +40,7 @@ LIBRARY_DEVICE = Rule(
     "is `use_prefetcher=False` with each batch moved to the XLA device (the finding says so). A call with "
     "`**` keywords, which may hold the device, is an error naming the fix. PyG graphgym's "
     "`auto_select_device()` returns nothing but sets `cfg.accelerator` (`cfg.device` in PyG 2.0) to CUDA when "
-    '`torch.cuda.is_available()`, else to "cpu" (table `apis.CONFIG_DEVICE_SETTERS`); `create_model()` and '
+    '`torch.cuda.is_available()`, else to "cpu" (table `library_apis.CONFIG_DEVICE_SETTERS`); `create_model()` and '
     "the loops then move to `torch.device(cfg.accelerator)`, so on an XLA host training stays on the CPU: an "
     "error at the call, whose fix is `cfg.accelerator = 'xla'` right after it (torch_xla imported).",
     examples=lambda: (
@@ -233,12 +233,12 @@ def _library_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
     return new
 
 
-@on_calls(LIBRARY_DEVICE, names=frozenset(apis.CUDA_DEFAULT_DEVICES))
+@on_calls(LIBRARY_DEVICE, names=frozenset(library_apis.CUDA_DEFAULT_DEVICES))
 def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
     """A library call whose device defaults to CUDA: ``device=<the target's device>`` added."""
     from codemods.engine.nodes import call_args, is_false, with_keyword
 
-    library = apis.CUDA_DEFAULT_DEVICES[callee]
+    library = library_apis.CUDA_DEFAULT_DEVICES[callee]
     positional, keywords = call_args(updated)
     switch = keywords.get(library.switch) if library.switch is not None else None
     if library.keyword in keywords or len(positional) > library.position or (switch and is_false(switch.value)):
@@ -270,11 +270,11 @@ def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.C
     )
 
 
-@on_calls(LIBRARY_DEVICE, names=frozenset(apis.CONFIG_DEVICE_SETTERS))
+@on_calls(LIBRARY_DEVICE, names=frozenset(library_apis.CONFIG_DEVICE_SETTERS))
 def _config_device_setter(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
     """PyG graphgym's ``auto_select_device()``: it sets the config's device to the CPU on an
     XLA host, and what reads it (``create_model()``, ``torch.device(cfg.accelerator)``) trains there."""
-    key, value = apis.CONFIG_DEVICE_SETTERS[callee]
+    key, value = library_apis.CONFIG_DEVICE_SETTERS[callee]
     ctx.report(
         LIBRARY_DEVICE,
         original,

@@ -294,7 +294,7 @@ def _launcher_flag_note(ctx: Context[Facts]) -> str:
 
 
 def _library_rank_note(ctx: Context[Facts]) -> str:
-    """What a library object that reads its own rank (apis.LIBRARY_RANKS) makes of those processes."""
+    """What a library object that reads its own rank (library_apis.LIBRARY_RANKS) makes of those processes."""
     ranks = ctx.facts.distributed.library_ranks
     if not ranks:
         return ""

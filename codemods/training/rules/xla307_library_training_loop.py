@@ -1,5 +1,5 @@
 """XLA307 library-training-loop: a call of a library's model wrapper, training runner or training
-entry point (``apis.LIBRARY_LOOPS``: mmcv's MMDataParallel and runners, OpenMMLab's ``train_*``
+entry point (``library_apis.LIBRARY_LOOPS``: mmcv's MMDataParallel and runners, OpenMMLab's ``train_*``
 functions, BasicSR's ``train_pipeline``) whose code decides, on an XLA host, where the model and the
 batches go or how the optimizer steps, and which no conversion of the project reaches.  Reported at
 the call; a project's own function or class of the same name is the project's code, followed as
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods import apis
+from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -126,7 +126,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
     "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
-    "libraries the tool knows are one table (`apis.LIBRARY_LOOPS`), checked against their released code, each "
+    "libraries the tool knows are one table (`library_apis.LIBRARY_LOOPS`), checked against their released code, each "
     "with what it does on an XLA host and what to do instead. mmcv 1.x's `MMDataParallel` is a torch "
     "DataParallel: without CUDA, torch 2.9's DataParallel moves no module and keeps `device_ids == []`, and "
     "mmcv's `train_step`, `val_step` and `forward` then scatter the inputs to `[-1]`, which leaves each batch "
@@ -575,7 +575,7 @@ LIBRARY_TRAINING_LOOP = Rule(
 )
 
 
-@on_calls(LIBRARY_TRAINING_LOOP, names=frozenset(apis.LIBRARY_LOOPS))
+@on_calls(LIBRARY_TRAINING_LOOP, names=frozenset(library_apis.LIBRARY_LOOPS))
 def _library_loop(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
     """The call of a library's wrapper, runner or entry point: an error that says what it does on
     XLA, unless the name is the project's own (its copy of ``mmseg.apis``: converted as code) or the
@@ -584,7 +584,7 @@ def _library_loop(ctx: Context[Facts], original: cst.Call, updated: cst.Call, ca
     return updated
 
 
-@on_references(LIBRARY_TRAINING_LOOP, names=frozenset(apis.LIBRARY_LOOPS))
+@on_references(LIBRARY_TRAINING_LOOP, names=frozenset(library_apis.LIBRARY_LOOPS))
 def _library_loop_handed_on(
     ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str
 ) -> cst.CSTNode:
@@ -610,7 +610,7 @@ def _first_in_table(ctx: Context[Facts]) -> bool:
     if not isinstance(table, cst.Dict):
         return False
     for element in table.elements:
-        if isinstance(element, cst.DictElement) and ctx.resolve(element.value) in apis.LIBRARY_LOOPS:
+        if isinstance(element, cst.DictElement) and ctx.resolve(element.value) in library_apis.LIBRARY_LOOPS:
             return element is ctx.parent() and not _only_loaded(ctx, table)
     return False
 
@@ -646,7 +646,7 @@ def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
     context = ctx.facts.project.context
     if context.test_file() or context.lookup(module, name) is not None:
         return  # a unit test's runner trains nothing; the project's own copy is converted
-    loop = apis.LIBRARY_LOOPS[callee]
+    loop = library_apis.LIBRARY_LOOPS[callee]
     ctx.report(
         LIBRARY_TRAINING_LOOP,
         named,
