@@ -14,8 +14,10 @@ from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, strin
 from codemods.engine.walk import Walk, assignments
 from codemods.project.callee_origins import CalleeOrigins
 from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default, template_text, value_starts_import
+from codemods.project.facts import NamedTraining
 from codemods.project.import_context import outside_project
 from codemods.project.module_summary import Found, ModuleSummary
+from codemods.project.named_steps import inherited_choice, runtime_factory
 from codemods.project.reach import amp_elsewhere, plain_step, registry_calls, unported_uses
 from codemods.project.receivers import (
     BUILTIN_TYPES,
@@ -547,13 +549,19 @@ class ProjectAnalysis(CalleeOrigins):
             or any(method in methods for _, methods in self.part.classes.values())
         ):
             return
-        pending = [f for f in self.named_origins(callee) if f.summary is not None and f.summary.pending]
+        pending = [(f, f.summary) for f in self.named_origins(callee) if f.summary is not None and f.summary.pending]
         if pending:
-            self.part.named_training[call] = (
-                tuple(f.name for f in pending),
-                tuple(dict.fromkeys(f.summary.path for f in pending if f.summary is not None)),
-                any(f.summary is not None and f.summary.runs_step(f.name) for f in pending),
-                all(f.summary is not None and plain_step(f.summary, f.name) for f in pending),
+            # (a class whose base, here or in another module, holds the CUDA device choice: its step is no plain one)
+            inherited = next(
+                (held for f, summary in pending if (held := inherited_choice(self, summary, f.name)) is not None), None
+            )
+            self.part.named_training[call] = NamedTraining(
+                tuple(f.name for f, _ in pending),
+                tuple(dict.fromkeys(summary.path for _, summary in pending)),
+                any(summary.runs_step(f.name) for f, summary in pending),
+                inherited is None and all(plain_step(summary, f.name) for f, summary in pending),
+                inherited,
+                runtime_factory(self, head),
             )
 
     # -- what a single-file run leaves on CUDA terms -------------------------------------------
@@ -626,7 +634,8 @@ class ProjectAnalysis(CalleeOrigins):
         named |= {(path, "step") for _, path in part.external_training.values() if path}
         named |= {(path, "step") for path in part.external_loops.values()}
         named |= {(path, "amp") for path, _ in part.external_amp.values()}
-        named |= {(path, "step") for _, paths, *_ in part.named_training.values() for path in paths}
+        named |= {(path, "step") for named_step in part.named_training.values() for path in named_step.paths}
+        named |= {(held[1], held[2]) for named_step in part.named_training.values() if (held := named_step.inherited)}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named

@@ -4,6 +4,7 @@ analysis.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -36,7 +37,7 @@ class ProjectFacts:
     # modules this run does not convert: (their names there, their paths, whether one takes the
     # step each call, else they run a training loop; whether each only takes a plain step, without
     # CUDA mixed precision, in a class that holds no CUDA device choice: right on one process as it is).
-    named_training: dict[cst.Call, tuple[tuple[str, ...], tuple[str, ...], bool, bool]] = field(default_factory=dict)
+    named_training: dict[cst.Call, NamedTraining] = field(default_factory=dict)
     # Callables of another module that set up mixed precision (a scaler class): its path, and what
     # the callable holds of it ("gradient scaler", "autocast").
     external_amp: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
@@ -84,6 +85,23 @@ class ProjectFacts:
     # loaders, model, optimizer, scheduler)``) in a file that takes no optimizer step, with project
     # modules imported for their side effects (registering it): call -> (registry, those modules' paths).
     registry_calls: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+
+
+class NamedTraining(NamedTuple):
+    """The project methods a call may run by its name (ProjectFacts.named_training, project/named_steps.py)."""
+
+    names: tuple[str, ...]  # the methods (``SRModel.optimize_parameters``)
+    paths: tuple[str, ...]  # their modules' paths
+    steps: bool  # one takes the step each call (else they run a training loop)
+    plain: bool  # each only takes a plain step, right on one process as it is
+    # A base class of theirs, in a module the run does not convert, that holds the CUDA device choice
+    # their methods run with (or CUDA mixed precision, a CUDA-only API): (the class, its module's path,
+    # the cause, the code held and its line); None: none.
+    inherited: tuple[str, str, str, str] | None = None
+    # The receiver is what a project function returns from modules it imports by a name known only at
+    # run time: (the function, that import's code and line, its module's path, the folder the modules are
+    # looked for in); None: not so.
+    factory: tuple[str, str, str, str] | None = None
 
 
 @dataclass(frozen=True)

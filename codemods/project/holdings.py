@@ -21,6 +21,7 @@ from codemods.device import rules as device
 from codemods.engine.nodes import dotted, string_value
 from codemods.engine.rule import Rule
 from codemods.huggingface import rules as huggingface
+from codemods.project.named_steps import LOADED_PACKAGE
 from codemods.training import rules as training
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def holdings(
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
         if cause == "dynamic-import" and dynamic_imports and (package := dynamic_imports.get(node)):
-            what += f", which imports a module of the project's `{package}` package"
+            what += LOADED_PACKAGE.format(package)
         if (qualified := _method_of(node, every_method, parents)) is not None:
             kept = by_method.get((qualified, cause))
             if kept is None or (kept[1] and not fixed):  # (what stays reported first)

@@ -479,7 +479,7 @@ def _named_to_report(facts: Facts) -> set[cst.Call]:
     runs several processes without DDP.  A plain step of a class whose device is handed in, which the
     loop's barrier closes, computes on one process what xm.optimizer_step does."""
     reduces = _unreduced(facts)
-    return {call for call, (*_, plain) in facts.project.named_training.items() if reduces or not plain}
+    return {call for call, named in facts.project.named_training.items() if reduces or not named.plain}
 
 
 @on_facts(
@@ -537,24 +537,38 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             f"convert it too (its {held} must become the XLA {'ones' if len(parts) > 1 else 'one'})",
         )
     elif original in project.named_training:
-        names, paths, steps, plain = project.named_training[original]
+        named = project.named_training[original]
+        names, paths = named.names, named.paths
         receiver = ctx.code(original.func).rpartition(".")[0]
         one = len(names) == 1
-        runs = ("takes a training step" if one else "take training steps") if steps else "run" + "s" * one
-        runs += "" if steps else " a training loop" if one else " training loops"
+        runs = ("takes a training step" if one else "take training steps") if named.steps else "run" + "s" * one
+        runs += "" if named.steps else " a training loop" if one else " training loops"
         wrong = (
             "their plain optimizer step does not reduce the gradients across this script's processes "
             "(xm.optimizer_step does)"
-            if plain
+            if named.plain
             else "the device choice and the optimizer step are not ported"
         )
+        why = "the tool cannot tell the class of"
+        if named.factory is not None:
+            function, code, path, folder = named.factory
+            why = (
+                f"`{receiver}` comes from `{function}`, which picks its class among modules it imports by a name "
+                f"known only at run time ({code} in {path}): no run on one file can tell which modules of {folder} "
+                "it loads, nor the class of"
+            )
+        inherited = ""
+        if named.inherited is not None:
+            base, path, cause, what = named.inherited
+            paths = (*paths, path) if path not in paths else paths
+            inherited = f"; its base `{base}` in {path} has {what}, {CAUSES[cause][0]} that its methods run with"
         ctx.report(
             CROSS_FILE,
             original,
-            f"the tool cannot tell the class of `{receiver}`, and {_named(names)} of the project, named "
+            f"{why} `{receiver}`, and {_named(names)} of the project, named "
             f"like `{ctx.code(original.func)}`, {runs} in {_named(paths, quoted=False)}, which this run does not "
-            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms ({wrong}); convert "
-            "the project (`xla-codemod convert .` at its root), which follows it",
+            f"convert: on an XLA host {'it runs' if one else 'they run'} there on CUDA terms ({wrong}{inherited}); "
+            "convert the project (`xla-codemod convert .` at its root), which follows it",
         )
     elif original in project.hidden_checks:
         star = ctx.code(project.hidden_checks[original])
