@@ -87,7 +87,7 @@ def _folder(analysis: Any, path: str, what: str) -> str:
         package = what.rpartition(marker)[2].partition("`")[0]
         found = analysis.part.context.lookup(package, "")
         if found is not None and found.summary is not None and not found.name:
-            shown = found.summary.path
+            shown: str = found.summary.path
             return shown.rpartition("/")[0] + "/" if shown.endswith("/__init__.py") else shown
     folder = path.rpartition("/")[0]
     return folder + "/" if folder else "the folder of " + path
