@@ -9,6 +9,7 @@ process).  And the folder the tool runs from, above a root no marker made, is se
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -124,7 +125,9 @@ def _project(folder: Path, factory: str, base_model: str = BASE_MODEL, base: str
     return folder
 
 
-def _findings(folder: Path, names: list[str], target: str, mode: str = "check") -> dict[str, list[Finding]]:
+def _findings(
+    folder: Path, names: list[str], target: str, mode: Literal["write", "check"] = "check"
+) -> dict[str, list[Finding]]:
     job = Job(mode, target, RuleSelection())
     reports = run([(str(folder / name), job) for name in names], workers=1)
     return {Path(r.path).resolve().relative_to(folder.resolve()).as_posix(): r.findings for r in reports}
