@@ -106,7 +106,9 @@ def test_a_method_named_like_the_trainers_training_loop_is_an_error_at_the_call(
     (finding,) = _findings(tmp_path, monkeypatch, target, "", whole=False, call="train_epoch")
     assert finding.line == 8, finding
     assert (
-        "the tool cannot tell the class of `t`, and `Trainer.train_epoch` of the project, named like "
+        "`t` comes from `create_model`, which picks its class among modules it imports by a name known only at run "
+        "time (`importlib.import_module(file_name)` (line 6) in models/__init__.py): no run on one file can tell which "
+        "modules of models/ it loads, nor the class of `t`, and `Trainer.train_epoch` of the project, named like "
         "`t.train_epoch`, runs a training loop in models/trainer.py, which this run does not convert" in finding.message
     ), finding.message
 
