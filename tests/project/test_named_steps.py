@@ -264,7 +264,10 @@ def test_a_single_file_run_drives_a_registry_models_step_and_says_it_is_not_conv
     assert _rules(found) == [("XLA003", 13), ("XLA301", 10)]
     (named,) = [f for f in found if f.rule == "XLA003"]
     assert (
-        "the tool cannot tell the class of `model`, and `GANModel.optimize_parameters` and "
+        "`model` comes from `build_model`, which picks its class among modules it imports by a name known only at "
+        'run time (`importlib.import_module("models." + file_name[:-3])` (line 8) in models/__init__.py): no run on '
+        "one file can tell which modules of models/ it loads, nor the class of `model`, and "
+        "`GANModel.optimize_parameters` and "
         "`SRModel.optimize_parameters` of the project, named like `model.optimize_parameters`, take training steps "
         "in models/gan_model.py and models/sr_model.py, which this run does not convert" in named.message
     ), named.message
