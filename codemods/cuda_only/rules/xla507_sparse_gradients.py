@@ -224,11 +224,22 @@ _SPARSE_ERROR = (
 
 @reports_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_optimizers)
 def _sparse_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
+    adam = (
+        "use torch.optim.Adam (it updates every row at each step where SparseAdam updates only the rows looked up, "
+        "so the results differ)"
+    )
+    if not ctx.facts.cuda_only.sparse_embeddings:
+        # No sparse embedding here: its gradients may be dense on any device (a model of Linear and GRU layers).
+        return (
+            f"`{ctx.code(original.func)}` steps only sparse gradients, which only an embedding with `sparse=True` "
+            "makes, and this file makes none: where its parameters get dense gradients it raises \"SparseAdam does "
+            "not support dense gradients\" at its first step on any device, and on XLA it always does (no sparse "
+            f"backward runs there, and the port removes `sparse=True` from embeddings); {adam}"
+        )
     return (
         f"`{ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
         "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
-        '"SparseAdam does not support dense gradients"; use torch.optim.Adam (it updates every row at each '
-        "step where SparseAdam updates only the rows looked up, so the results differ)"
+        f'"SparseAdam does not support dense gradients"; {adam}'
     )
 
 
