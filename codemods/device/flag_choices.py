@@ -96,7 +96,9 @@ class FlagChoiceAnalysis(Analysis):
                 continue
             for name in device.cond_refs.get(cond, ()):
                 if "." not in name:
-                    param = self._param(scope, name)
+                    # ``if on: t = t.cuda()`` on the parameter itself moves only if it is true: a check
+                    # handed there is XLA119's (device/guarded_moves.py, ``flag_moves``)
+                    param = self._param(scope, name) if type(cond) is cst.IfExp else None
                 elif name.startswith("self.") and name.count(".") == 1 and "." in scope:
                     cls = scope.rpartition(".")[0]
                     held = self.self_sets.get((cls, name[5:]))

@@ -17,6 +17,7 @@ from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
+from codemods.device.rules.handed_flag_cases import handed_flag_cases, handed_flag_valid_cases
 from codemods.device.rules.helper_guard_cases import (
     helper_guard_cases,
     helper_guard_chain_cases,
@@ -139,6 +140,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *count_check_valid_cases(),
         *helper_return_valid_cases(),
         *cleared_flag_valid_cases(),
+        *handed_flag_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -156,6 +158,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_return_invalid_cases(),
         *cleared_flag_cases(),
         *item_flag_cases(),
+        *handed_flag_cases(),
     ),
 )
 
