@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.cpu_fallback_load_cases import cpu_fallback_invalid, cpu_fallback_valid
 from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
@@ -107,6 +108,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *cpu_fallback_valid(),
         *fresh_file_valid(),
         *dataset_input_valid(),
         *module_set_valid(),
@@ -147,6 +149,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     invalid=lambda: (
+        *cpu_fallback_invalid(),
         *dataset_input_invalid(),
         invalid(
             """

@@ -118,6 +118,32 @@ SPARSE_GRADIENTS = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch.optim as optim
+
+
+                class Optimizer:
+                    def __init__(self, params, kind="Adagrad"):
+                        if kind == "SparseAdam":
+                            self.optimizer = optim.SparseAdam(params, lr=0.01)
+                        else:
+                            self.optimizer = optim.Adagrad(params, lr=0.01)
+                """,
+                target=target,
+                note=f"sparse-adam-in-a-file-without-sparse-embeddings-{target}",
+                findings=(
+                    Expected(
+                        7,
+                        30,
+                        "`optim.SparseAdam` steps only sparse gradients, which only an embedding with `sparse=True` "
+                        "makes, and this file makes none: where its parameters get dense gradients it raises",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch.nn.functional as F

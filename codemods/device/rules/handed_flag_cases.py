@@ -146,6 +146,6 @@ def handed_check_cases() -> tuple[Invalid, ...]:
             target="sagemaker",
             alias=True,
             note="a-check-handed-as-it-is-sagemaker",
-            findings=(Expected(13, 16, "is False on an XLA host after the port, and it is handed to `Net` as `on_gpu`"),),
+            findings=(Expected(13, 20, "is False on an XLA host after the port, and it is handed to `Net` as `on_gpu`"),),
         ),
     )
