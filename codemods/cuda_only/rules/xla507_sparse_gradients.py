@@ -59,7 +59,8 @@ SPARSE_GRADIENTS = Rule(
     "update the rows looked up exactly as before and leave the others alone. `nn.EmbeddingBag(..., sparse=True)` "
     "is left as it is: torch_xla falls back to a dense gradient there (with a warning) and trains. "
     "`torch.optim.SparseAdam` accepts only sparse gradients, so on XLA it raises `SparseAdam does not support "
-    "dense gradients` at its first step; torch.optim.Adam is the replacement, but it updates every row at each "
+    "dense gradients` at its first step (in a file that makes no sparse embedding, where its parameters may get "
+    "dense gradients on any device, the finding says so rather than blame XLA alone); torch.optim.Adam is the replacement, but it updates every row at each "
     "step (SparseAdam only the rows looked up), so the results differ: it is reported, not replaced. A `sparse=` "
     "value that is not a literal True is reported, except a parameter of the enclosing function that defaults to False (`def create_embedding_matrix(..., sparse=False)`) where every call passes False, None or nothing: the calls of the file are read, and on a run over the project those of its other files (the error then names each call that may pass True, or says that no file of the run calls the function). Checked on torch_xla 2.9 with PJRT_DEVICE=CPU.",
     examples=lambda: (
