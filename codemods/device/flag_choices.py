@@ -114,7 +114,7 @@ class FlagChoiceAnalysis(Analysis):
         """A parameter handed on to one that picks the device (of the file, or of a project module)."""
         project = self.walk.analysis(ProjectAnalysis)
         by_callee: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        for call, func, scope in self.calls:
+        for _call, func, _scope in self.calls:
             origin = project.origin(func) if func.split(".")[0] in self.facts.imports.project_names else None
             if origin is not None and origin.summary is not None:
                 by_callee[func].extend(origin.summary.flag_choices_of(origin.name))

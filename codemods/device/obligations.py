@@ -484,7 +484,10 @@ class ObligationAnalysis(HandedLoaders):
                 and found.summary is not None
                 and found.summary.pending
                 and (
-                    any(chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices)
+                    any(
+                        chooser == found.name or chooser.startswith(f"{found.name}.")
+                        for chooser in found.summary.devices
+                    )
                     or found.summary.flag_choices_of(found.name)
                 )
             ):

@@ -88,16 +88,22 @@ class ProjectFlags(Analysis):
             root, _, attr = name.partition(".")
             if "." in attr or any(v in decided for v in values):
                 continue
-            consumer = None if not attr else next(
-                (
-                    found.summary.path
-                    for call, callee in self.project.calls
-                    if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
-                    and (found := self.project.origin(callee)) is not None
-                    and found.summary is not None
-                    and attr in found.summary.condition_attributes
-                ),
-                None,
+            consumer = (
+                None
+                if not attr
+                else next(
+                    (
+                        found.summary.path
+                        for call, callee in self.project.calls
+                        if any(
+                            a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args
+                        )
+                        and (found := self.project.origin(callee)) is not None
+                        and found.summary is not None
+                        and attr in found.summary.condition_attributes
+                    ),
+                    None,
+                )
             )
             consumer = consumer or self._parameter_consumer(name)
             if consumer is not None:

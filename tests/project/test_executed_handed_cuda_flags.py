@@ -18,7 +18,7 @@ from tests.support.executed import eager_and_converted_runs
 pytestmark = pytest.mark.executed
 
 TRAIN = MAIN.replace(
-    'lib.Trainer(model, opt, use_cuda).train([(torch.randn(8, 4), torch.randn(8, 1))])\n',
+    "lib.Trainer(model, opt, use_cuda).train([(torch.randn(8, 4), torch.randn(8, 1))])\n",
     """batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(5)]
 trainer = lib.Trainer(model, opt, use_cuda)
 for step, batch in enumerate(batches):

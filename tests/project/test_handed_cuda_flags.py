@@ -12,11 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _back_where_it_was(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.chdir(tmp_path)
-
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 from tests.support.executed import convert_folder
@@ -63,6 +58,13 @@ model = lib.Net(4, use_cuda=use_cuda)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 lib.Trainer(model, opt, use_cuda).train([(torch.randn(8, 4), torch.randn(8, 1))])
 """
+
+
+@pytest.fixture(autouse=True)
+def _back_where_it_was(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
 FILES = {"lib/__init__.py": INIT, "lib/model.py": MODEL, "lib/trainer.py": TRAINER, "train.py": MAIN}
 
 
@@ -100,7 +102,9 @@ def test_an_aliased_check_by_position_is_switched_on(tmp_path: Path, target: str
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
 def test_a_flag_handed_to_a_parameter_that_picks_no_device_stays(tmp_path: Path, target: str) -> None:
     logger = "class Logger:\n    def __init__(self, verbose=False):\n        self.verbose = verbose\n"
-    source = "import torch\nfrom log import Logger\n\nuse_cuda = torch.cuda.is_available()\nlog = Logger(verbose=use_cuda)\n"
+    source = (
+        "import torch\nfrom log import Logger\n\nuse_cuda = torch.cuda.is_available()\nlog = Logger(verbose=use_cuda)\n"
+    )
     folder = write_project(tmp_path / "p", "p", {"log.py": logger, "train.py": source})
     main = _findings(folder, ["log.py", "train.py"], target)["train.py"]
     assert [(r, line) for r, line, _ in main] == [("XLA105", 4)]
@@ -108,13 +112,17 @@ def test_a_flag_handed_to_a_parameter_that_picks_no_device_stays(tmp_path: Path,
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
 def test_a_check_handed_as_it_is_is_an_error(tmp_path: Path, target: str) -> None:
-    source = MAIN.replace("use_cuda = torch.cuda.is_available()\n", "").replace(
-        "use_cuda=use_cuda", "use_cuda=torch.cuda.is_available()"
-    ).replace("opt, use_cuda)", "opt, False)")
+    source = (
+        MAIN.replace("use_cuda = torch.cuda.is_available()\n", "")
+        .replace("use_cuda=use_cuda", "use_cuda=torch.cuda.is_available()")
+        .replace("opt, use_cuda)", "opt, False)")
+    )
     folder = write_project(tmp_path / "p", "p", {**FILES, "train.py": source})
     main = _findings(folder, list(FILES), target)["train.py"]
     assert [(r, line) for r, line, _ in main] == [("XLA119", 4)]
-    assert "is handed to `lib.Net` as `use_cuda`" in main[0][2] and "which picks the device with `use_cuda`" in main[0][2]
+    assert (
+        "is handed to `lib.Net` as `use_cuda`" in main[0][2] and "which picks the device with `use_cuda`" in main[0][2]
+    )
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -124,7 +132,10 @@ def test_a_run_of_the_script_alone_names_the_callees(tmp_path: Path, target: str
     assert [(r, line) for r, line, _ in main] == [("XLA104", 4), ("XLA112", 5), ("XLA112", 7)]
     # ``lib.Net`` builds the stepped model there (one finding a line); ``lib.Trainer`` is handed the flag
     assert "comes from `lib.Net()` in lib/model.py, which this run does not convert" in main[1][2]
-    assert "`use_cuda`, which the port switches on, goes to `lib.Trainer` in lib/trainer.py, which picks the device" in main[2][2]
+    assert (
+        "`use_cuda`, which the port switches on, goes to `lib.Trainer` in lib/trainer.py, which picks the device"
+        in main[2][2]
+    )
 
 
 def test_the_port_is_idempotent(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ LOAD_MAP_LOCATION = Rule(
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
     "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
     "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. A load in a `try` whose handler (a bare `except:`, `Exception`, `BaseException` or "
-    "`RuntimeError`) loads the same file onto the CPU (`map_location=lambda storage, loc: storage`, `\"cpu\"`) "
+    '`RuntimeError`) loads the same file onto the CPU (`map_location=lambda storage, loc: storage`, `"cpu"`) '
     "gets no finding: without CUDA a CUDA checkpoint raises RuntimeError there, and the fallback loads it on the "
     "CPU, where XLA must (GRU4REC-pytorch's main.py). So every other such load in every file a run converts gets "
     '`map_location="cpu"`, whether or not the file mentions CUDA: the tool cannot see where a checkpoint was '

@@ -259,8 +259,8 @@ def _sparse_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
         # No sparse embedding here: its gradients may be dense on any device (a model of Linear and GRU layers).
         return (
             f"`{ctx.code(original.func)}` steps only sparse gradients, which only an embedding with `sparse=True` "
-            "makes, and this file makes none: where its parameters get dense gradients it raises \"SparseAdam does "
-            "not support dense gradients\" at its first step on any device, and on XLA it always does (no sparse "
+            'makes, and this file makes none: where its parameters get dense gradients it raises "SparseAdam does '
+            'not support dense gradients" at its first step on any device, and on XLA it always does (no sparse '
             f"backward runs there, and the port removes `sparse=True` from embeddings); {adam}"
         )
     return (

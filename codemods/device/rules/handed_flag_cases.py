@@ -52,7 +52,10 @@ def handed_flag_cases() -> tuple[Invalid, ...]:
     return (
         invalid(
             _KEYWORD,
-            _KEYWORD.replace("from torch import nn\n", 'from torch import nn\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n')
+            _KEYWORD.replace(
+                "from torch import nn\n",
+                'from torch import nn\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n',
+            )
             .replace('"cuda" if on_gpu', '"xla" if on_gpu')
             .replace("available = torch.cuda.is_available()", "available = True"),
             note="a-check-handed-by-keyword-to-a-callable-that-picks-the-device-with-it",
@@ -69,7 +72,9 @@ def handed_flag_cases() -> tuple[Invalid, ...]:
         ),
         invalid(
             _POSITIONAL,
-            _POSITIONAL.replace("from torch import nn\n", "from torch import nn\nimport torch_xla.core.xla_model as xm\n")
+            _POSITIONAL.replace(
+                "from torch import nn\n", "from torch import nn\nimport torch_xla.core.xla_model as xm\n"
+            )
             .replace("x.cuda()", "x.to(xm.xla_device())")
             .replace("available = th.cuda.is_available()", "available = True"),
             target="sagemaker",
@@ -142,10 +147,14 @@ def handed_check_cases() -> tuple[Invalid, ...]:
         ),
         invalid(
             aliased,
-            _ported(aliased, "from torch import nn\n", 'import torch_xla  # noqa: F401  (registers the "xla" device)\n'),
+            _ported(
+                aliased, "from torch import nn\n", 'import torch_xla  # noqa: F401  (registers the "xla" device)\n'
+            ),
             target="sagemaker",
             alias=True,
             note="a-check-handed-as-it-is-sagemaker",
-            findings=(Expected(13, 20, "is False on an XLA host after the port, and it is handed to `Net` as `on_gpu`"),),
+            findings=(
+                Expected(13, 20, "is False on an XLA host after the port, and it is handed to `Net` as `on_gpu`"),
+            ),
         ),
     )
