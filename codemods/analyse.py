@@ -24,6 +24,7 @@ from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.cuda_only.rules import runtime_apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.config_devices import ConfigDeviceAnalysis
+from codemods.device.flag_choices import FlagChoiceAnalysis
 from codemods.device.guarded_moves import GuardedMoveAnalysis
 from codemods.device.obligations import ObligationAnalysis
 from codemods.device.values import DeviceValueAnalysis
@@ -94,6 +95,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
     [
         ImportAnalysis,
         DeviceAnalysis,
+        FlagChoiceAnalysis,
         DeviceValueAnalysis,
         ConfigDeviceAnalysis,
         GuardedMoveAnalysis,

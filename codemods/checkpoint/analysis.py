@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis, equivalent_apis
+from codemods.checkpoint.cpu_fallbacks import guarded_loads
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
@@ -55,6 +56,7 @@ class CheckpointAnalysis(Analysis):
         self.saved: list[tuple[cst.Call, str | None]] = []  # each save, and the name it saves
         self.load_locations: list[cst.BaseExpression] = []
         self.loads_without_location: list[cst.Call] = []
+        self.tries: list[cst.Try] = []  # cpu_fallbacks.py: a load whose handler loads onto the CPU
         # Every torch.save of the module (Datasets' too): (the file as written, what it saves).
         self.written: list[tuple[str | None, cst.BaseExpression | None]] = []
         self.assigned: dict[str, list[cst.BaseExpression]] = {}  # name chain -> each value bound
@@ -159,6 +161,9 @@ class CheckpointAnalysis(Analysis):
                     self.bound_at[load, name] = node
         elif moved and type(value) is cst.Call:
             self.subscripted.setdefault(value, []).append((name, None))
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.tries.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -340,6 +345,8 @@ class CheckpointAnalysis(Analysis):
                 for value, scope in self.dataset_saves[cls]
             )
         }
+        # ``try: torch.load(p)`` / ``except: torch.load(p, map_location=<the CPU>)``: it loads on XLA as written.
+        cache_loads |= guarded_loads(self.tries, self.loads_without_location, self.part.located_loads)
         self.part.unlocated_loads.update(
             load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)
         )

@@ -201,6 +201,10 @@ class DeviceFacts:
     # theirs is true (``def prepare_sample(samples, cuda_enabled=True): if cuda_enabled: ...``):
     # (function, its index without self or -1 for a keyword-only one, the parameter).
     flag_moves: set[tuple[str, int, str]] = field(default_factory=set)
+    # For other files: the parameters a function picks the device with (``torch.device("cuda" if
+    # use_cuda else "cpu")``, ``if self.use_cuda: x = x.cuda()`` where ``__init__`` set it from the
+    # parameter; device/flag_choices.py): (function, its index without self or -1, the parameter).
+    flag_choices: set[tuple[str, int, str]] = field(default_factory=set)
     # A CUDA check that stays, handed as a keyword to a method the file cannot follow
     # (``self.task.train_epoch(..., cuda_enabled=self.cuda_enabled)``): (the method's name, the
     # keyword, XLA119's message, what it ends with); held until the run's files say whether a

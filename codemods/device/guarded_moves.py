@@ -65,7 +65,7 @@ class GuardedMoveAnalysis(Analysis):
 
     name = "guarded_moves"
     reads = ("imports", "device", "project")
-    conclude_reads = ("device", "project")
+    conclude_reads = ("device", "project", "flag_choices", "device_values")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -270,6 +270,16 @@ class GuardedMoveAnalysis(Analysis):
         if found is not None and found.summary is not None:
             yield from found.summary.flag_moves_of(found.name)
 
+    def _choice_of(self, func: str, scope: str, project: ProjectAnalysis) -> Iterator[tuple[int, str]]:
+        """The parameters of the function ``func`` (called from ``scope``) that it picks the device with."""
+        local = self._local(func, scope)
+        for function, index, param in sorted(self.part.flag_choices):
+            if function in (local, f"{local}.__init__"):
+                yield index, param
+        found = project.origin(func) if func.split(".")[0] in self.facts.imports.project_names else None
+        if found is not None and found.summary is not None:
+            yield from found.summary.flag_choices_of(found.name)
+
     def _handed_flags(self, project: ProjectAnalysis) -> None:
         """A flag handed to a function that moves only if it is true: a parameter of the caller
         handed on makes the caller one such function too; a CUDA check handed is XLA119's."""
@@ -294,6 +304,17 @@ class GuardedMoveAnalysis(Analysis):
                         check,
                         f"{self._claim(check)}, and it is handed to `{func}` as `{param}` (`{_short(call, func)}`), which "
                         f"moves to the device only if `{param}` is true: {_NEVER_RUNS}; {self._advice(check)}",
+                    )
+        for call, func, scope in self.calls:
+            for index, param in self._choice_of(func, scope, project):
+                handed = _argument(call, index, param)
+                if handed is not None and (check := self._check_in(handed, scope)) is not None:
+                    self.part.guarded_moves.setdefault(
+                        check,
+                        f"{self._claim(check)}, and it is handed to `{func}` as `{param}` (`{_short(call, func)}`), which "
+                        f"picks the device with `{param}` (the XLA device after the port where it is true): on XLA it "
+                        f"is False, so the device picked there is the CPU and what moves to it stays there; "
+                        f"{self._advice(check)}",
                     )
         for call, func, scope in self.calls:
             if "." not in func or self._followed(func, scope, project):

@@ -483,8 +483,12 @@ class ObligationAnalysis(HandedLoaders):
                 and found is not None
                 and found.summary is not None
                 and found.summary.pending
-                and any(
-                    chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
+                and (
+                    any(
+                        chooser == found.name or chooser.startswith(f"{found.name}.")
+                        for chooser in found.summary.devices
+                    )
+                    or found.summary.flag_choices_of(found.name)
                 )
             ):
                 self._named(found.summary.path)

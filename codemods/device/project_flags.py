@@ -86,23 +86,48 @@ class ProjectFlags(Analysis):
         decided = {*device.flag_values, *device.blocked_flags}
         for name, values in self.device.flag_candidates.items():
             root, _, attr = name.partition(".")
-            if not attr or "." in attr or any(v in decided for v in values):
+            if "." in attr or any(v in decided for v in values):
                 continue
-            consumer = next(
-                (
-                    found.summary.path
-                    for call, callee in self.project.calls
-                    if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
-                    and (found := self.project.origin(callee)) is not None
-                    and found.summary is not None
-                    and attr in found.summary.condition_attributes
-                ),
-                None,
+            consumer = (
+                None
+                if not attr
+                else next(
+                    (
+                        found.summary.path
+                        for call, callee in self.project.calls
+                        if any(
+                            a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args
+                        )
+                        and (found := self.project.origin(callee)) is not None
+                        and found.summary is not None
+                        and attr in found.summary.condition_attributes
+                    ),
+                    None,
+                )
             )
+            consumer = consumer or self._parameter_consumer(name)
             if consumer is not None:
                 self.device.switch_on(name, f"picks the device in {consumer}")
                 checks = {sub for v in values for sub in walk(v)}
                 device.kept_availability_checks -= checks
+
+    def _parameter_consumer(self, name: str) -> str | None:
+        """``Net(use_cuda=use_cuda)`` (or by position), where ``Net`` of a project module (or of
+        this file) picks the device with that parameter (device/flag_choices.py): the callable, as
+        a finding names it."""
+        from codemods.device.flag_choices import handed_argument
+
+        for call, callee in self.project.calls:
+            found = self.project.origin(callee) if callee.split(".")[0] in self.facts.imports.project_names else None
+            if found is not None and found.summary is not None:
+                taken, where = found.summary.flag_choices_of(found.name), f"`{callee}` ({found.summary.path})"
+            else:
+                local = self.facts.device.flag_choices
+                taken = sorted((i, p) for f, i, p in local if f in (callee, f"{callee}.__init__"))
+                where = f"`{callee}`"
+            if any(dotted(arg) == name for i, p in taken if (arg := handed_argument(call, i, p)) is not None):
+                return where
+        return None
 
     def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
         """The first flag of another module that ``test`` reads (``not args.cuda``, ``args.cuda

@@ -72,7 +72,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
 
     name = "device_values"
     reads = ("imports", "device", "project", "distributed")
-    conclude_reads = ("device", "distributed", "project")
+    conclude_reads = ("device", "distributed", "project", "flag_choices")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)

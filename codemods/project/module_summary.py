@@ -65,6 +65,9 @@ class ModuleSummary:
     # Callables that move an argument to the device only if a parameter of theirs is true:
     # (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
     flag_moves: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that pick the device with a parameter (``torch.device("cuda" if use_cuda else
+    # "cpu")``): (name, the parameter's index without self or -1 for a keyword-only one, the parameter).
+    flag_choices: frozenset[tuple[str, int, str]] = frozenset()
     # Callables that move the tensors of an argument to the device in place (``batch[key] =
     # val.cuda()``): (name, index without self, parameter).
     batch_movers: frozenset[tuple[str, int, str]] = frozenset()
@@ -452,6 +455,12 @@ class ModuleSummary:
         """The parameters of ``name`` (a class: its ``__init__``) that it moves to the device only if true."""
         return sorted(
             (index, param) for function, index, param in self.flag_moves if function in (name, f"{name}.__init__")
+        )
+
+    def flag_choices_of(self, name: str) -> list[tuple[int, str]]:
+        """The parameters of ``name`` (a class: its ``__init__``) that it picks the device with."""
+        return sorted(
+            (index, param) for function, index, param in self.flag_choices if function in (name, f"{name}.__init__")
         )
 
     def base_init_handed(

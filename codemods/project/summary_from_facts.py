@@ -46,6 +46,7 @@ def summarise(
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
         flag_moves=frozenset(facts.device.flag_moves),
+        flag_choices=frozenset(facts.device.flag_choices),
         batch_movers=frozenset(facts.distributed.batch_movers),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         base_init_arguments=frozenset(facts.training.base_init_arguments),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.cpu_fallback_load_cases import cpu_fallback_invalid, cpu_fallback_valid
 from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
@@ -62,7 +63,10 @@ LOAD_MAP_LOCATION = Rule(
     "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
     "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
-    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. So every such load in every file a run converts gets "
+    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. A load in a `try` whose handler (a bare `except:`, `Exception`, `BaseException` or "
+    '`RuntimeError`) loads the same file onto the CPU (`map_location=lambda storage, loc: storage`, `"cpu"`) '
+    "gets no finding: without CUDA a CUDA checkpoint raises RuntimeError there, and the fallback loads it on the "
+    "CPU, where XLA must (GRU4REC-pytorch's main.py). So every other such load in every file a run converts gets "
     '`map_location="cpu"`, whether or not the file mentions CUDA: the tool cannot see where a checkpoint was '
     "saved, and the change is safe (a checkpoint saved on the CPU loads the same; `weights_only` and the "
     "other arguments are left as they are). A file belongs to the port when a run converts it: in a run on "
@@ -107,6 +111,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *cpu_fallback_valid(),
         *fresh_file_valid(),
         *dataset_input_valid(),
         *module_set_valid(),
@@ -147,6 +152,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     invalid=lambda: (
+        *cpu_fallback_invalid(),
         *dataset_input_invalid(),
         invalid(
             """

@@ -59,7 +59,8 @@ SPARSE_GRADIENTS = Rule(
     "update the rows looked up exactly as before and leave the others alone. `nn.EmbeddingBag(..., sparse=True)` "
     "is left as it is: torch_xla falls back to a dense gradient there (with a warning) and trains. "
     "`torch.optim.SparseAdam` accepts only sparse gradients, so on XLA it raises `SparseAdam does not support "
-    "dense gradients` at its first step; torch.optim.Adam is the replacement, but it updates every row at each "
+    "dense gradients` at its first step (in a file that makes no sparse embedding, where its parameters may get "
+    "dense gradients on any device, the finding says so rather than blame XLA alone); torch.optim.Adam is the replacement, but it updates every row at each "
     "step (SparseAdam only the rows looked up), so the results differ: it is reported, not replaced. A `sparse=` "
     "value that is not a literal True is reported, except a parameter of the enclosing function that defaults to False (`def create_embedding_matrix(..., sparse=False)`) where every call passes False, None or nothing: the calls of the file are read, and on a run over the project those of its other files (the error then names each call that may pass True, or says that no file of the run calls the function). Checked on torch_xla 2.9 with PJRT_DEVICE=CPU.",
     examples=lambda: (
@@ -118,6 +119,32 @@ SPARSE_GRADIENTS = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch.optim as optim
+
+
+                class Optimizer:
+                    def __init__(self, params, kind="Adagrad"):
+                        if kind == "SparseAdam":
+                            self.optimizer = optim.SparseAdam(params, lr=0.01)
+                        else:
+                            self.optimizer = optim.Adagrad(params, lr=0.01)
+                """,
+                target=target,
+                note=f"sparse-adam-in-a-file-without-sparse-embeddings-{target}",
+                findings=(
+                    Expected(
+                        7,
+                        30,
+                        "`optim.SparseAdam` steps only sparse gradients, which only an embedding with `sparse=True` "
+                        "makes, and this file makes none: where its parameters get dense gradients it raises",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch.nn.functional as F
@@ -224,11 +251,22 @@ _SPARSE_ERROR = (
 
 @reports_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_optimizers)
 def _sparse_optimizer(ctx: Context[Facts], original: cst.Call) -> str:
+    adam = (
+        "use torch.optim.Adam (it updates every row at each step where SparseAdam updates only the rows looked up, "
+        "so the results differ)"
+    )
+    if not ctx.facts.cuda_only.sparse_embeddings:
+        # No sparse embedding here: its gradients may be dense on any device (a model of Linear and GRU layers).
+        return (
+            f"`{ctx.code(original.func)}` steps only sparse gradients, which only an embedding with `sparse=True` "
+            'makes, and this file makes none: where its parameters get dense gradients it raises "SparseAdam does '
+            'not support dense gradients" at its first step on any device, and on XLA it always does (no sparse '
+            f"backward runs there, and the port removes `sparse=True` from embeddings); {adam}"
+        )
     return (
         f"`{ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
         "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
-        '"SparseAdam does not support dense gradients"; use torch.optim.Adam (it updates every row at each '
-        "step where SparseAdam updates only the rows looked up, so the results differ)"
+        f'"SparseAdam does not support dense gradients"; {adam}'
     )
 
 

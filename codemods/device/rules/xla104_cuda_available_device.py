@@ -17,6 +17,7 @@ from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.cuda_kernel_guard_cases import cuda_kernel_guard_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.dropped_check_cases import dropped_branch_and_flag_cases, dropped_check_cases
+from codemods.device.rules.handed_flag_cases import handed_flag_cases, handed_flag_valid_cases
 from codemods.device.rules.helper_guard_cases import (
     helper_guard_cases,
     helper_guard_chain_cases,
@@ -86,7 +87,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "that a function returns on an object (`args.cuda = not args.no_cuda and torch.cuda.is_available(); return "
     "args` in arguments.py, read by main.py), and a flag handed to a callable of a project module whose device "
     "choice reads it (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`, then `Exp(args)`, whose base "
-    "class picks `cuda` under `if self.args.use_gpu:`). A file that chooses the device with another module's "
+    "class picks `cuda` under `if self.args.use_gpu:`), or as a keyword or positional argument to a callable of the "
+    "project or the file that picks the device with that parameter (`use_cuda = torch.cuda.is_available()`, then "
+    "`lib.Net(use_cuda=use_cuda)`, whose `__init__` picks `torch.device('cuda' if use_cuda else 'cpu')`, or sets "
+    "`self.use_cuda = use_cuda` for `if self.use_cuda:` around a move; also one handed on to such a parameter: "
+    "GRU4REC-pytorch), where the port picks `'xla' if use_cuda`; such a check handed as it is (`Net(use_cuda="
+    "torch.cuda.is_available())`) is an error, XLA119. A file that chooses the device with another module's "
     "flag follows it there (XLA111, XLA112). A check that guards only a move to the host (`x.cpu() if "
     "torch.cuda.is_available() else x`; `if torch.cuda.is_available(): return x.cpu()` then `return x`; "
     "`x = x.cpu()` under it) goes too: the device tensor it would hand back on XLA raises at `.numpy()`, and "
@@ -139,6 +145,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *count_check_valid_cases(),
         *helper_return_valid_cases(),
         *cleared_flag_valid_cases(),
+        *handed_flag_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -156,6 +163,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_return_invalid_cases(),
         *cleared_flag_cases(),
         *item_flag_cases(),
+        *handed_flag_cases(),
     ),
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.handed_flag_cases import handed_check_cases
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -239,6 +240,7 @@ GUARDED_MOVE = Rule(
         ),
     ),
     invalid=lambda: (
+        *handed_check_cases(),
         invalid(
             _FLAG_HELPER,
             _ported(
