@@ -12,24 +12,29 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
-from tests.support.executed import Executed, eager_and_converted_script, largest_graph, loss_problems, steady_problems
+from codemods.training.rules.meter_loop_cases import ACCURACY
+from tests.support.executed import (
+    EVALUATION_MAIN,
+    Executed,
+    eager_and_converted_script,
+    largest_graph,
+    loss_problems,
+    steady_problems,
+)
 
 pytestmark = pytest.mark.executed
 
-EVALUATE = """\
+# XLA303's accuracy helper (torchvision's, CvT's) in an evaluation script of its own.
+EVALUATE = (
+    """\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def accuracy(output, target, topk=(1,)):
-    _, pred = output.topk(max(topk), 1, True, True)
-    correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
-    res = []
-    for k in topk:
-        res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
-    return res
-
+"""
+    + ACCURACY
+    + """
 
 class Meter:
     def __init__(self):
@@ -53,19 +58,9 @@ def evaluate(model, batches):
             print(f"step {step} loss {top1.sum / top1.count + top3.sum / top3.count}")
             step += 1
     return top1
-
-
-def main():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 6).to(device)
-    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
-    for epoch in range(3):
-        evaluate(model, batches)
-
-
-if __name__ == "__main__":
-    main()
 """
+    + EVALUATION_MAIN
+)
 
 # The accuracies stay on the device: the meters' sums carry every iteration's graph, read once at the end.
 ON_THE_DEVICE = (

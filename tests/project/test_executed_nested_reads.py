@@ -13,11 +13,19 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
-from tests.support.executed import Executed, eager_and_converted_script, largest_graph, loss_problems, steady_problems
+from tests.support.executed import (
+    EVALUATION_MAIN,
+    Executed,
+    eager_and_converted_script,
+    largest_graph,
+    loss_problems,
+    steady_problems,
+)
 
 pytestmark = pytest.mark.executed
 
-EVALUATE = """\
+EVALUATE = (
+    """\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -34,19 +42,9 @@ def evaluate(model, batches):
                 ranks.append(1 + (argsort[i, :] == target[i]).nonzero().item())
             print(f"step {step} loss {sum(1.0 / r for r in ranks) / len(ranks)}")
             step += 1
-
-
-def main():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 6).to(device)
-    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
-    for epoch in range(3):
-        evaluate(model, batches)
-
-
-if __name__ == "__main__":
-    main()
 """
+    + EVALUATION_MAIN
+)
 
 # No read per iteration: the scores stay on the device across the passes, read once at the end.
 KEPT = (

@@ -77,6 +77,21 @@ TORCHRUN_ENV = (
 )
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
+# The end of an executed evaluation script: its ``evaluate(model, batches)`` run over six batches,
+# three times (eighteen steps).
+EVALUATION_MAIN = """
+
+def main():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 6).to(device)
+    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
+    for epoch in range(3):
+        evaluate(model, batches)
+
+
+if __name__ == "__main__":
+    main()
+"""
 
 
 @dataclass(frozen=True)
