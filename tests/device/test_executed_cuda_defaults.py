@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.test_cuda_default_tensor_type import TRAIN as DEFAULT_TYPE_TRAIN
 from tests.support.executed import (
     Executed,
     converted_project,
@@ -30,22 +31,7 @@ pytestmark = pytest.mark.executed
 STEPS = 8
 
 DEFAULT_TYPE = {
-    "train.py": """\
-import torch
-
-from trainer import Trainer
-
-
-def main():
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if torch.cuda.is_available():
-        torch.set_default_tensor_type("torch.cuda.FloatTensor")
-    Trainer(device).run()
-
-
-if __name__ == "__main__":
-    main()
-""",
+    "train.py": DEFAULT_TYPE_TRAIN,  # the script test_cuda_default_tensor_type converts
     "trainer.py": f"""\
 import numpy as np
 import torch
