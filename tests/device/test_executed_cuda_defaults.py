@@ -25,6 +25,7 @@ from tests.support.executed import (
     run_script,
     training_problems,
 )
+from tests.support.training_programs import batches_loop
 
 pytestmark = pytest.mark.executed
 
@@ -85,18 +86,8 @@ def main():
     if args.use_cuda:
         model.cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step, (x, y) in enumerate(batches):
-        x, y = x.to(args.device), y.to(args.device)
-        loss = nn.functional.mse_loss(model(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-""",
+"""
+    + batches_loop("        x, y = x.to(args.device), y.to(args.device)\n"),
 }
 
 _DEFAULT_DEVICE = "    torch.set_default_device(torch_xla.device())\n"
