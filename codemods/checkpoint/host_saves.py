@@ -23,7 +23,7 @@ import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
-from codemods.engine.nodes import children, dotted, method_name, receiver, walk
+from codemods.engine.nodes import dotted, method_name, parents_of, receiver, walk
 
 # Calls that give a host value whatever they are called on.
 _TO_THE_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
@@ -51,13 +51,7 @@ class _Function:
 
     def __init__(self, function: cst.FunctionDef) -> None:
         self.node = function
-        self.parents: dict[int, cst.CSTNode] = {}
-        stack: list[cst.CSTNode] = [function]
-        while stack:
-            node = stack.pop()
-            for child in children(node):
-                self.parents[id(child)] = node
-                stack.append(child)
+        self.parents = parents_of(function)
         self.params = {p.name.value for p in walk(function.params) if isinstance(p, cst.Param)}
 
 

@@ -78,6 +78,11 @@ def _example(before: str, *, findings: tuple[Expected, ...] = ()) -> tuple[Examp
     return (Invalid(before, None, filename=_DOCKERFILE, findings=findings),)
 
 
+def _custom_example(*edits: tuple[str, str], findings: tuple[Expected, ...]) -> tuple[Example, ...]:
+    """The example: the guide's custom image with ``edits``, the toolkit installed and the submit directory set."""
+    return _example(_edited(_CUSTOM, *edits) + _TOOLKIT + _SUBMIT, findings=findings)
+
+
 def _valid(before: str, *, note: str = "") -> Valid:
     return valid(before, filename=_DOCKERFILE, note=note)
 
@@ -270,8 +275,8 @@ SMDISTRIBUTED_WHEELS = Rule(
     instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
     "${SMD_MODEL_PARALLEL_URL}` and `RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir "
     "${SMDATAPARALLEL_BINARY}`, each URL a wheel for the image's PyTorch, CUDA and Python.",
-    examples=lambda: _example(
-        _edited(_CUSTOM, (_DATA_PARALLEL, "")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _custom_example(
+        (_DATA_PARALLEL, ""),
         findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
     ),
     valid=lambda: (_valid(_SMP_IMAGE),),
@@ -301,8 +306,8 @@ WHEEL_PYTHON_TAG = Rule(
     "(`smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl`) in an image whose Python is 3.8 (`ARG "
     "PYTHON_VERSION=3.8`, `apt-get install -y python${PYTHON_VERSION}`), or the wheels built for the Python the "
     "image has.",
-    examples=lambda: _example(
-        _edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _custom_example(
+        (_PYTHON, "ARG PYTHON_VERSION=3.9\n"),
         findings=(
             Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
             Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
@@ -355,8 +360,8 @@ METIS = Rule(
     why="The model-parallel library partitions models with METIS and fails to load without it.",
     instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
     "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
-    examples=lambda: _example(
-        _edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _custom_example(
+        (_PACKAGES_BUT_PYTHON, ""),
         findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
     ),
     valid=lambda: (
@@ -396,8 +401,8 @@ RMM = Rule(
     instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
     "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
     "INSTALL_PREFIX=/usr/local ./build.sh librmm`.",
-    examples=lambda: _example(
-        _edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _custom_example(
+        (_EXAMPLE_RMM, ""),
         findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
     ),
     valid=lambda: (_valid(_SMP_IMAGE),),

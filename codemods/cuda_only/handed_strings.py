@@ -20,7 +20,7 @@ import libcst as cst
 
 from codemods.cuda_only.facts import HandedString
 from codemods.engine.imports import ImportTable
-from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name
+from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name, parents_of
 from codemods.engine.walk import Analysis, Walk
 
 if TYPE_CHECKING:
@@ -117,11 +117,11 @@ def _uses(
 ) -> list[tuple[cst.CSTNode, bool]]:
     """Each read of the parameter in the function, and of the ``self`` attribute it is stored
     in across the class (``self.device = device``): whether it is a device there."""
-    parents = _parents(scope)
-    in_function = {id(node) for node in _parents(function.body).values()} | {id(function.body)}
+    parents = parents_of(scope)
+    in_function = {id(node) for node in parents_of(function.body).values()} | {id(function.body)}
     stored = {
         dotted(target.target)
-        for node in _parents(function.body).values()
+        for node in parents_of(function.body).values()
         if type(node) is cst.Assign and dotted(node.value) == parameter
         for target in node.targets
         if (dotted(target.target) or "").startswith(_SELF + ".")
@@ -166,18 +166,6 @@ def _nodes_by_id(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
             nodes[id(child)] = child
             stack.append(child)
     return nodes
-
-
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    """The parent of each node under ``root``, by the child's id."""
-    parents: dict[int, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[id(child)] = node
-            stack.append(child)
-    return parents
 
 
 def _strings(node: cst.BaseExpression) -> bool:

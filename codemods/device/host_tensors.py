@@ -16,7 +16,7 @@ import re
 
 import libcst as cst
 
-from codemods.engine.nodes import children, dotted, method_name
+from codemods.engine.nodes import children, dotted, method_name, parents_of
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _AUGMENTED = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
@@ -32,17 +32,6 @@ def is_cuda_type_choice(choice: cst.IfExp) -> bool:
     return name is not None and _CUDA_TYPE.search(name) is not None
 
 
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[id(child)] = node
-            stack.append(child)
-    return parents
-
-
 def _bound(target: cst.BaseExpression) -> list[cst.Name]:
     if type(target) is cst.Name:
         return [target]
@@ -56,7 +45,7 @@ class _Function:
 
     def __init__(self, function: cst.FunctionDef) -> None:
         self.function = function
-        self.parents = _parents(function)
+        self.parents = parents_of(function)
         self.stored: set[int] = set()
         self.assigned: dict[str, list[cst.BaseExpression | None]] = {}  # name -> values (None: unknown)
         for node in _subtree(function):

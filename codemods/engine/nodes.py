@@ -218,6 +218,18 @@ def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+def parents_of(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """The parent of each node under ``root`` (whitespace and punctuation left out), by the child's id."""
+    parents: dict[int, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            stack.append(child)
+    return parents
+
+
 _KEPT: NodeCache[list[cst.CSTNode]] | None = None
 
 

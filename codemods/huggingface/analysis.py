@@ -19,12 +19,12 @@ from codemods.apis import DATA_LOADERS
 from codemods.engine.nodes import (
     arg_value,
     call_args,
-    children,
     dotted,
     flag_dest,
     is_false,
     is_none,
     method_name,
+    parents_of,
     receiver,
     string_value,
     unpacked_keywords,
@@ -536,10 +536,7 @@ def _drops_attention_mask(call: cst.Call, scope: cst.CSTNode, module: cst.Module
     the encoding (``return tokenizer(...)``, ``return enc``) and every call of it takes only
     the ``input_ids`` so (one return followed). The mask goes along otherwise (the whole
     encoding passed on, ``enc.attention_mask`` read)."""
-    parents: dict[int, cst.CSTNode] = {}
-    for node in walk(module if module is not None else scope):
-        for child in children(node):
-            parents[id(child)] = node
+    parents = parents_of(module if module is not None else scope)
     only_ids = _input_ids_only(call, scope, parents)
     if only_ids is not None:
         return only_ids

@@ -8,13 +8,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_nodes
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+
+# A loop that runs before the file's import of xm: there the import binds nothing yet (2.9's port;
+# sagemaker's is the same but for its barrier and the one import it adds).
+_IMPORT_AFTER_CODE = """
+import torch
+
+for x, y in loader:
+    loss_fn(model(x), y).backward()
+    optimizer.step()
+import torch_xla.core.xla_model as xm
+"""
+_IMPORT_AFTER_CODE_PORTED = substituted(
+    _IMPORT_AFTER_CODE,
+    ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+    ("    optimizer.step()\n", "    xm.optimizer_step(optimizer)\n    torch_xla.sync()\n"),
+)
 
 ADD_IMPORT = Rule(
     code="XLA001",
@@ -192,25 +208,8 @@ ADD_IMPORT = Rule(
         # An import that module-level code runs before binds nothing there: the rewritten
         # loop gets its own import (converting the output again then changes nothing).
         invalid(
-            """
-            import torch
-
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                optimizer.step()
-            import torch_xla.core.xla_model as xm
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                xm.optimizer_step(optimizer)
-                torch_xla.sync()
-            import torch_xla.core.xla_model as xm
-            """,
+            _IMPORT_AFTER_CODE,
+            _IMPORT_AFTER_CODE_PORTED,
             note="import-after-code-is-not-module-wide",
             findings=(
                 Expected(2, 1, "`import torch_xla` for the rewritten code"),
@@ -218,24 +217,8 @@ ADD_IMPORT = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                optimizer.step()
-            import torch_xla.core.xla_model as xm
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            for x, y in loader:
-                loss_fn(model(x), y).backward()
-                xm.optimizer_step(optimizer)
-                xm.mark_step()
-            import torch_xla.core.xla_model as xm
-            """,
+            _IMPORT_AFTER_CODE,
+            substituted(_IMPORT_AFTER_CODE_PORTED, ("import torch_xla\n", ""), ("torch_xla.sync()", "xm.mark_step()")),
             target="sagemaker",
             note="import-after-code-is-not-module-wide-sagemaker",
             findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),

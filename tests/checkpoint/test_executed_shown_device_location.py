@@ -8,23 +8,18 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from codemods.checkpoint.rules.shown_device_cases import SHOWN_DEVICE
+from codemods.engine.rule import substituted
 from tests.support.executed import run_script
 
 pytestmark = pytest.mark.executed
 
-RESUME = """\
-import os
-import torch
-
-
-class Model:
-    def __init__(self, gpu_ids):
-        self.device = torch.device("cuda:{}".format(gpu_ids[0])) if gpu_ids else torch.device("cpu")
-        self.net = torch.nn.Linear(4, 1).to(self.device)
-
-    def load(self, path):
-        self.net.load_state_dict(torch.load(path, map_location=str(self.device)))
-
+# XLA403's case program, run: the model built on the first GPU loads a checkpoint written by hand.
+RESUME = substituted(
+    SHOWN_DEVICE.lstrip("\n"),
+    ("import torch\n", "import os\nimport torch\n"),
+)
+RESUME += """
 
 model = Model([0])
 if not os.path.isfile("net.pth"):

@@ -16,6 +16,7 @@ import pytest
 from codemods import RuleSelection
 from tests.support.executed import Executed, converted_project, run_script, training_problems
 from tests.support.projects import write_project
+from tests.support.training_programs import batches_loop
 
 pytestmark = pytest.mark.executed
 
@@ -44,19 +45,7 @@ def main():
     batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({STEPS})]
     model = build_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step, (x, y) in enumerate(batches):
-        if NUM_GPUS:
-            x, y = x.cuda(), y.cuda()
-        loss = nn.functional.mse_loss(model(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-"""
+""" + batches_loop("        if NUM_GPUS:\n            x, y = x.cuda(), y.cuda()\n")
 
 
 def test_the_check_goes_with_its_asserting_branch_and_the_model_trains_on_xla(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.executed import Executed, eager_and_converted_runs, optimizer_problems, training_problems
+from tests.support.training_programs import batches_loop
 
 pytestmark = pytest.mark.executed
 
@@ -41,18 +42,7 @@ def main():
     batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({STEPS})]
     net = Net()
     optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
-    for step, (x, y) in enumerate(batches):
-        x, y = x.to(net.device), y.to(net.device)
-        loss = nn.functional.mse_loss(net.fc(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-"""
+""" + batches_loop("        x, y = x.to(net.device), y.to(net.device)\n", "net.fc(x)")
 PORTED = '        self.device = "xla"\n        self.to(self.device)\n'
 KEPT = (
     "        if torch.cuda.device_count():\n"

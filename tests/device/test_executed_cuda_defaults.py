@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.test_cuda_default_tensor_type import TRAIN as DEFAULT_TYPE_TRAIN
 from tests.support.executed import (
     Executed,
     converted_project,
@@ -24,28 +25,14 @@ from tests.support.executed import (
     run_script,
     training_problems,
 )
+from tests.support.training_programs import batches_loop
 
 pytestmark = pytest.mark.executed
 
 STEPS = 8
 
 DEFAULT_TYPE = {
-    "train.py": """\
-import torch
-
-from trainer import Trainer
-
-
-def main():
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if torch.cuda.is_available():
-        torch.set_default_tensor_type("torch.cuda.FloatTensor")
-    Trainer(device).run()
-
-
-if __name__ == "__main__":
-    main()
-""",
+    "train.py": DEFAULT_TYPE_TRAIN,  # the script test_cuda_default_tensor_type converts
     "trainer.py": f"""\
 import numpy as np
 import torch
@@ -99,18 +86,8 @@ def main():
     if args.use_cuda:
         model.cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step, (x, y) in enumerate(batches):
-        x, y = x.to(args.device), y.to(args.device)
-        loss = nn.functional.mse_loss(model(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-""",
+"""
+    + batches_loop("        x, y = x.to(args.device), y.to(args.device)\n"),
 }
 
 _DEFAULT_DEVICE = "    torch.set_default_device(torch_xla.device())\n"

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.executed import Executed, converted_project, run_script, training_problems
 from tests.support.projects import write_project
+from tests.support.training_programs import batches_loop
 
 pytestmark = pytest.mark.executed
 
@@ -43,18 +44,7 @@ def main():
     batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({STEPS})]
     model = nn.Linear(4, 2).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step, (x, y) in enumerate(batches):
-        x, y = x.to(device), y.to(device)
-        loss = nn.functional.mse_loss(model(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
-
-if __name__ == "__main__":
-    main()
-"""
+""" + batches_loop("        x, y = x.to(device), y.to(device)\n")
 
 
 def test_the_flags_membership_test_is_ported_with_its_default_and_the_script_trains_on_xla(tmp_path: Path) -> None:

@@ -12,32 +12,25 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from codemods.cuda_only.rules.xla516_packed_gru import PACKED_GRU
+from codemods.cuda_only.rules.xla516_packed_gru import ENCODER, PACKED_GRU
+from codemods.engine.rule import substituted
 from tests.support.executed import convert_folder, eager_and_converted_script, run_script
 
 pytestmark = pytest.mark.executed
 
-TRAIN = """\
-import torch
-from torch.nn.utils.rnn import pack_padded_sequence
-
-
-class Encoder(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.rnn = torch.nn.GRU(4, 8, batch_first=True)
-
-    def forward(self, x, lengths):
-        packed = pack_padded_sequence(x, lengths, batch_first=True)
-        return self.rnn(packed)[1]
-
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-torch.manual_seed(0)
-model = Encoder().to(device)
-hidden = model(torch.randn(2, 5, 4).to(device), torch.tensor([5, 3]))
-print(f"hidden {hidden.sum().item()}")
-"""
+# XLA516's case program, run: the GRU's last hidden state printed, on the device the script picks.
+TRAIN = substituted(
+    ENCODER.lstrip("\n"),
+    ("self.rnn(packed)[0]", "self.rnn(packed)[1]"),
+    (
+        "model = Encoder().cuda()\n",
+        'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        "torch.manual_seed(0)\n"
+        "model = Encoder().to(device)\n"
+        "hidden = model(torch.randn(2, 5, 4).to(device), torch.tensor([5, 3]))\n"
+        'print(f"hidden {hidden.sum().item()}")\n',
+    ),
+)
 PADDED = TRAIN.replace("self.rnn(packed)", "self.rnn(x)")
 
 

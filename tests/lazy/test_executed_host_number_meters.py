@@ -11,25 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from codemods import RuleSelection
-from tests.support.executed import Executed, eager_and_converted_script, largest_graph, loss_problems, steady_problems
+from codemods.training.rules.meter_loop_cases import ACCURACY
+from tests.support.executed import EVALUATION_MAIN, evaluation_problems
 
 pytestmark = pytest.mark.executed
 
-EVALUATE = """\
+# XLA303's accuracy helper (torchvision's, CvT's) in an evaluation script of its own.
+EVALUATE = (
+    """\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def accuracy(output, target, topk=(1,)):
-    _, pred = output.topk(max(topk), 1, True, True)
-    correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
-    res = []
-    for k in topk:
-        res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
-    return res
-
+"""
+    + ACCURACY
+    + """
 
 class Meter:
     def __init__(self):
@@ -53,19 +50,9 @@ def evaluate(model, batches):
             print(f"step {step} loss {top1.sum / top1.count + top3.sum / top3.count}")
             step += 1
     return top1
-
-
-def main():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 6).to(device)
-    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
-    for epoch in range(3):
-        evaluate(model, batches)
-
-
-if __name__ == "__main__":
-    main()
 """
+    + EVALUATION_MAIN
+)
 
 # The accuracies stay on the device: the meters' sums carry every iteration's graph, read once at the end.
 ON_THE_DEVICE = (
@@ -77,20 +64,10 @@ ON_THE_DEVICE = (
     )
 )
 
-CASE = Executed("evaluate.py", steps_per_epoch=6)
-
 
 def test_meters_of_host_numbers_get_no_barrier_and_reach_a_steady_state(tmp_path: Path) -> None:
     assert ON_THE_DEVICE.count(".item()") == EVALUATE.count(".item()") - 1  # (the variant differs)
-    code, got, want = eager_and_converted_script(tmp_path, "evaluate.py", EVALUATE)
-    assert "torch_xla.sync()" not in code
-    assert len(want.losses) == 18
-    assert not loss_problems(got, want)
-    assert not steady_problems(got, CASE)
     # The negative control: the accuracies kept on the device with no barrier (XLA303 off) make one
-    # graph of every iteration of the three passes, many times the largest graph of the loop above.
-    kept_code, kept, _ = eager_and_converted_script(
-        tmp_path / "kept", "evaluate.py", ON_THE_DEVICE, RuleSelection(ignore=("XLA303",))
-    )
-    assert "torch_xla.sync()" not in kept_code
-    assert largest_graph(kept) > 3 * largest_graph(got), (largest_graph(kept), largest_graph(got))
+    # graph of every iteration of the three passes, many times the largest graph of the loop.
+    problems = evaluation_problems(tmp_path, EVALUATE, ON_THE_DEVICE)
+    assert not problems, problems

@@ -12,29 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.rule import RuleSelection
+from codemods.engine.rule import RuleSelection, substituted
 from codemods.runner import Job, run
+from tests.project.test_getattr_module_lookups import MODEL as GAE_MODEL
 from tests.support.executed import convert_folder, eager_project_run, loss_problems, run_script
 from tests.support.projects import write_project
 
 pytestmark = pytest.mark.executed
 
-MODEL = """\
-import torch
-import torch.nn as nn
-
-import args
-
-
-class GAE(nn.Module):
-    def __init__(self, adj):
-        super().__init__()
-        self.register_buffer("adj", adj)
-        self.fc = nn.Linear(args.input_dim, 2)
-
-    def forward(self, x):
-        return self.adj @ self.fc(x)
-"""
+# test_getattr_module_lookups's model module, its adjacency a buffer (so that a move takes it along).
+MODEL = substituted(GAE_MODEL, ("self.adj = adj\n", 'self.register_buffer("adj", adj)\n'))
 ARGS = """\
 model = "GAE"
 input_dim = 4

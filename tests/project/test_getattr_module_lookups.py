@@ -13,10 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.report import FileReport
-from codemods.engine.rule import RuleSelection
-from codemods.runner import Job, run
-from tests.support.projects import script_findings, write_project
+from tests.support.projects import project_reports, script_findings
 
 TARGETS = ["2.9", "sagemaker"]
 BARRIER = {"2.9": "torch_xla.sync()", "sagemaker": "xm.mark_step()"}
@@ -102,9 +99,7 @@ def test_a_constant_name_uses_only_that_class(tmp_path: Path, target: str) -> No
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_run_on_the_project_ports_the_loop_the_lookup_reaches(tmp_path: Path, target: str) -> None:
-    write_project(tmp_path, "proj", FILES)
-    job = Job("diff", target, RuleSelection())
-    reports = {Path(r.path).name: r for r in run([(str(tmp_path / name), job) for name in FILES], workers=1)}
+    reports = project_reports(tmp_path, FILES, target, list(FILES))
     assert not any(f.rule == "XLA003" for f in reports["train.py"].findings)
     ported = reports["trainers.py"]
     step = "-            self.optimizer.step()\n+            xm.optimizer_step(self.optimizer)\n"
@@ -163,19 +158,15 @@ TWO_STEPS = (
 )
 
 
-def _run(folder: Path, files: dict[str, str], target: str, names: list[str]) -> dict[str, FileReport]:
-    write_project(folder, "proj", files)
-    job = Job("diff", target, RuleSelection())
-    return {Path(r.path).name: r for r in run([(str(folder / name), job) for name in names], workers=1)}
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("train,line", [(GAE_TRAIN, 8), (TWO_STEPS, 9)], ids=["inline", "two-steps"])
 @pytest.mark.parametrize("whole", [True, False], ids=["whole", "single"])
 def test_a_script_whose_modules_name_no_device_is_left_unchanged(
     tmp_path: Path, target: str, train: str, line: int, whole: bool
 ) -> None:
-    reports = _run(tmp_path, {**GAE_FILES, "train.py": train}, target, list(GAE_FILES) if whole else ["train.py"])
+    reports = project_reports(
+        tmp_path, {**GAE_FILES, "train.py": train}, target, list(GAE_FILES) if whole else ["train.py"]
+    )
     report = reports["train.py"]
     assert not report.diff, report.diff
     assert [(f.rule, f.line) for f in report.findings] == [("XLA005", line)], report.findings
@@ -193,7 +184,7 @@ def test_a_script_whose_modules_name_no_device_is_left_unchanged(
 def test_a_module_imported_whole_that_names_a_device_may_place_the_model(
     tmp_path: Path, target: str, module: str, text: str
 ) -> None:
-    reports = _run(tmp_path, {**GAE_FILES, module: text}, target, list(GAE_FILES))
+    reports = project_reports(tmp_path, {**GAE_FILES, module: text}, target, list(GAE_FILES))
     report = reports["train.py"]
     assert not any(f.rule == "XLA005" for f in report.findings)
     assert "optimizer_step" in report.diff

@@ -12,22 +12,13 @@ import pytest
 
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
+from codemods.training.rules.meter_loop_cases import ACCURACY
 from tests.support.projects import write_project
 
 TARGETS = ["2.9", "sagemaker"]
 
-EVALUATE = """\
-import torch
-
-
-def accuracy(output, target, topk=(1,)):
-    _, pred = output.topk(max(topk), 1, True, True)
-    correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
-    res = []
-    for k in topk:
-        res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
-    return res
-"""
+# XLA303's accuracy helper (torchvision's, CvT's) in a module of its own.
+EVALUATE = "import torch\n\n\n" + ACCURACY
 ON_THE_DEVICE = EVALUATE.replace(".mul_(100.0 / target.size(0)).item())", ".mul_(100.0 / target.size(0)))")
 FUNCTION = """\
 import torch

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine.rule import RuleSelection
-from codemods.runner import Job, run
-from tests.support.projects import script_findings, write_project
+from tests.support.projects import project_reports, script_findings
 
 TARGETS = ["2.9", "sagemaker"]
 BARRIER = {"2.9": "torch_xla.sync()", "sagemaker": "xm.mark_step()"}
@@ -100,9 +98,7 @@ def test_a_table_of_classes_that_train_nothing_is_no_error(tmp_path: Path, targe
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_run_on_the_project_ports_the_loop_the_table_reaches(tmp_path: Path, target: str) -> None:
-    write_project(tmp_path, "proj", FILES)
-    job = Job("diff", target, RuleSelection())
-    reports = {Path(r.path).name: r for r in run([(str(tmp_path / name), job) for name in FILES], workers=1)}
+    reports = project_reports(tmp_path, FILES, target, list(FILES))
     assert not any(f.rule == "XLA003" for f in reports["train.py"].findings)
     engine = reports["engine.py"]
     assert f"-        opt.step()\n+        xm.optimizer_step(opt)\n+        {BARRIER[target]}\n" in engine.diff

@@ -77,6 +77,21 @@ TORCHRUN_ENV = (
 )
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
+# The end of an executed evaluation script: its ``evaluate(model, batches)`` run over six batches,
+# three times (eighteen steps).
+EVALUATION_MAIN = """
+
+def main():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 6).to(device)
+    batches = [(torch.randn(3, 4), torch.randint(0, 6, (3,))) for _ in range(6)]
+    for epoch in range(3):
+        evaluate(model, batches)
+
+
+if __name__ == "__main__":
+    main()
+"""
 
 
 @dataclass(frozen=True)
@@ -338,6 +353,29 @@ def steady_problems(run: Run, case: Executed) -> list[str]:
     return (
         [f"no steady state: {new} new graph(s) after the {warmup}-step warm-up, compiles {run.compiles}"] if new else []
     )
+
+
+def evaluation_problems(workdir: Path, source: str, kept: str) -> list[str]:
+    """``source``, an evaluation script ending in EVALUATION_MAIN (eighteen steps, six to an epoch)
+    that reads to the host in every iteration: converted, it gets no step barrier, gives the eager
+    losses and reaches a steady state.  The negative control ``kept``, its variant that keeps its
+    values on the device, converted with XLA303 off, gets none either and makes one graph of every
+    iteration, many times the largest graph of the first."""
+    code, got, want = eager_and_converted_script(workdir, "evaluate.py", source)
+    kept_code, kept_run, _ = eager_and_converted_script(
+        workdir / "kept", "evaluate.py", kept, RuleSelection(ignore=("XLA303",))
+    )
+    problems = [
+        f"a barrier in {name}"
+        for name, text in (("the port", code), ("the control", kept_code))
+        if "torch_xla.sync()" in text
+    ]
+    if len(want.losses) != 18:
+        problems.append(f"{len(want.losses)} eager steps, expected 18")
+    problems += loss_problems(got, want) + steady_problems(got, Executed("evaluate.py", steps_per_epoch=6))
+    if not largest_graph(kept_run) > 3 * largest_graph(got):
+        problems.append(f"the control's largest graph {largest_graph(kept_run)} vs {largest_graph(got)}")
+    return problems
 
 
 def training_problems(run: Run, eager: Run, case: Executed) -> list[str]:

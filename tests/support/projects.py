@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codemods.engine.report import FileReport
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 
@@ -18,6 +19,14 @@ def write_project(folder: Path, name: str, files: dict[str, str]) -> Path:
         (folder / file_name).parent.mkdir(parents=True, exist_ok=True)
         (folder / file_name).write_text(text)
     return folder
+
+
+def project_reports(folder: Path, files: dict[str, str], target: str, names: list[str]) -> dict[str, FileReport]:
+    """``files`` written as a project into ``folder``, and a diff run of ``names`` (one run): its
+    report of each, by file name."""
+    write_project(folder, "proj", files)
+    job = Job("diff", target, RuleSelection())
+    return {Path(r.path).name: r for r in run([(str(folder / name), job) for name in names], workers=1)}
 
 
 def unfixed_findings(folder: Path, names: list[str], target: str) -> dict[str, list[tuple[str, int, str]]]:

@@ -26,6 +26,25 @@ def linear_steps(steps: int, optimizer: str = "torch.optim.SGD") -> str:
 """
 
 
+def batches_loop(move: str, forward: str = "model(x)") -> str:
+    """The end of a script whose ``main`` has made its ``batches`` (pairs of random 8x4 inputs and
+    8x2 targets), its model and its ``optimizer``: a step per batch, the batch moved by ``move``
+    (statements 8 spaces in), the mean squared error of ``forward`` to the targets, each step's
+    loss printed; then the main guard."""
+    return f"""\
+    for step, (x, y) in enumerate(batches):
+{move}        loss = nn.functional.mse_loss({forward}, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {{step}} loss {{loss.item()}}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
 # The model and optimizer of ``training_script`` unless a test gives its own.
 LINEAR_SETUP = "    model = nn.Linear(4, 2).to(device)\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
 PRINTED_LOSS = 'print(f"step {step} loss {loss.item()}")'

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -61,6 +61,46 @@ def _saves_under_rank_checks(rank_import: str, rank: str) -> str:
         """
 
 
+# A save in a function that returns early (``if CONDITION: return``, the test put in by each case),
+# called in every process: the program, and its port for each target.
+_EARLY_RETURN = """
+import torch
+import torch.distributed as dist
+
+
+def save(state, path, rank):
+    if CONDITION:
+        return
+    torch.save(state, path, pickle_protocol=4)
+
+
+def main(model, rank):
+    dist.init_process_group("nccl")
+    save(model.state_dict(), "m.pt", rank)
+"""
+_BACKEND = 'import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)\n'
+_EARLY_RETURN_PORTED = {
+    "2.9": substituted(
+        _EARLY_RETURN,
+        ("import torch.distributed as dist\n", "import torch.distributed as dist\n" + _BACKEND),
+        ('dist.init_process_group("nccl")', 'dist.init_process_group("xla", init_method="xla://")'),
+    ),
+    "sagemaker": substituted(
+        _EARLY_RETURN,
+        (
+            "import torch.distributed as dist\n",
+            "import torch.distributed as dist\nimport os\nimport torch_xla.core.xla_model as xm\n" + _BACKEND,
+        ),
+        (
+            '    dist.init_process_group("nccl")\n',
+            '    os.environ.setdefault("MASTER_ADDR", "localhost")\n'
+            '    os.environ.setdefault("MASTER_PORT", "12355")\n'
+            '    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())\n',
+        ),
+    ),
+}
+
+
 XLA_SAVE = Rule(
     code="XLA401",
     name="xla-save",
@@ -110,21 +150,7 @@ XLA_SAVE = Rule(
         *host_save_valid(),
         *(
             valid(
-                """
-                import torch
-                import torch.distributed as dist
-
-
-                def save(state, path, rank):
-                    if CONDITION:
-                        return
-                    torch.save(state, path, pickle_protocol=4)
-
-
-                def main(model, rank):
-                    dist.init_process_group("nccl")
-                    save(model.state_dict(), "m.pt", rank)
-                """.replace("CONDITION", condition),
+                _EARLY_RETURN.replace("CONDITION", condition),
                 after.replace("CONDITION", condition),
                 target=target,
                 note=f"an-early-return-{what}-{target}",
@@ -135,50 +161,7 @@ XLA_SAVE = Rule(
                 ("path is None or rank != 0", "or-the-rank-check"),
                 ("dist.is_initialized() and rank != 0", "when-distributed-and-not-the-master"),
             )
-            for target, after in (
-                (
-                    "2.9",
-                    """
-                    import torch
-                    import torch.distributed as dist
-                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-                    def save(state, path, rank):
-                        if CONDITION:
-                            return
-                        torch.save(state, path, pickle_protocol=4)
-
-
-                    def main(model, rank):
-                        dist.init_process_group("xla", init_method="xla://")
-                        save(model.state_dict(), "m.pt", rank)
-                    """,
-                ),
-                (
-                    "sagemaker",
-                    """
-                    import torch
-                    import torch.distributed as dist
-                    import os
-                    import torch_xla.core.xla_model as xm
-                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-                    def save(state, path, rank):
-                        if CONDITION:
-                            return
-                        torch.save(state, path, pickle_protocol=4)
-
-
-                    def main(model, rank):
-                        os.environ.setdefault("MASTER_ADDR", "localhost")
-                        os.environ.setdefault("MASTER_PORT", "12355")
-                        dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                        save(model.state_dict(), "m.pt", rank)
-                    """,
-                ),
-            )
+            for target, after in _EARLY_RETURN_PORTED.items()
         ),
         valid(
             """
@@ -278,21 +261,7 @@ XLA_SAVE = Rule(
         *host_save_invalid(),
         *(
             invalid(
-                """
-                import torch
-                import torch.distributed as dist
-
-
-                def save(state, path, rank):
-                    if CONDITION:
-                        return
-                    torch.save(state, path, pickle_protocol=4)
-
-
-                def main(model, rank):
-                    dist.init_process_group("nccl")
-                    save(model.state_dict(), "m.pt", rank)
-                """.replace("CONDITION", condition),
+                _EARLY_RETURN.replace("CONDITION", condition),
                 after.replace("CONDITION", condition),
                 target=target,
                 note=f"an-early-return-{what}-{target}",
@@ -304,46 +273,12 @@ XLA_SAVE = Rule(
                 (
                     "2.9",
                     9,
-                    """
-                    import torch
-                    import torch.distributed as dist
-                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-                    def save(state, path, rank):
-                        if CONDITION:
-                            return
-                        torch.save(state, path, pickle_protocol=4)
-
-
-                    def main(model, rank):
-                        dist.init_process_group("xla", init_method="xla://")
-                        save(model.state_dict(), "m.pt", rank)
-                    """,
+                    _EARLY_RETURN_PORTED["2.9"],
                 ),
                 (
                     "sagemaker",
                     11,
-                    """
-                    import torch
-                    import torch.distributed as dist
-                    import os
-                    import torch_xla.core.xla_model as xm
-                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-                    def save(state, path, rank):
-                        if CONDITION:
-                            return
-                        torch.save(state, path, pickle_protocol=4)
-
-
-                    def main(model, rank):
-                        os.environ.setdefault("MASTER_ADDR", "localhost")
-                        os.environ.setdefault("MASTER_PORT", "12355")
-                        dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                        save(model.state_dict(), "m.pt", rank)
-                    """,
+                    _EARLY_RETURN_PORTED["sagemaker"],
                 ),
             )
         ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.programs import ENVIRONMENT_FLAG, ENVIRONMENT_FLAG_PORTED
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -81,25 +82,8 @@ CUDA_STRING_ARGUMENT = Rule(
             note="a-cuda-directory-in-a-standard-library-path-is-no-device-alias",
         ),
         valid(
-            """
-            import os
-            import torch
-
-
-            def table(n):
-                device = torch.device("cuda") if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
-                return torch.arange(n, device=device)
-            """,
-            """
-            import os
-            import torch
-            import torch_xla
-
-
-            def table(n):
-                device = torch_xla.device() if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
-                return torch.arange(n, device=device)
-            """,
+            ENVIRONMENT_FLAG,
+            ENVIRONMENT_FLAG_PORTED,
             note="a-string-default-whose-result-is-compared-with-strings",
         ),
         valid(

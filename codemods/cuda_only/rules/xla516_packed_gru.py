@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
-_ENCODER = """
+ENCODER = """
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence
 
@@ -34,7 +34,7 @@ class Encoder(torch.nn.Module):
 model = Encoder().cuda()
 """
 _ENCODER_PORTED = substituted(
-    _ENCODER,
+    ENCODER,
     (
         "from torch.nn.utils.rnn import pack_padded_sequence\n",
         "from torch.nn.utils.rnn import pack_padded_sequence\nimport torch_xla\n",
@@ -89,9 +89,9 @@ PACKED_GRU = Rule(
         ),
         # torch_xla 1.13's import does not replace it.
         valid(
-            _ENCODER,
+            ENCODER,
             substituted(
-                _ENCODER,
+                ENCODER,
                 (
                     "from torch.nn.utils.rnn import pack_padded_sequence\n",
                     "from torch.nn.utils.rnn import pack_padded_sequence\nimport torch_xla.core.xla_model as xm\n",
@@ -101,14 +101,14 @@ PACKED_GRU = Rule(
             target="sagemaker",
             note="port-adds-import-sagemaker",
         ),
-        valid(substituted(_ENCODER, ("Encoder().cuda()", "Encoder()")), note="no-xla-device"),
+        valid(substituted(ENCODER, ("Encoder().cuda()", "Encoder()")), note="no-xla-device"),
         valid(
-            substituted(_ENCODER, ("self.rnn(packed)", "self.rnn(x)"), ("packed = ", "_ = ")),
+            substituted(ENCODER, ("self.rnn(packed)", "self.rnn(x)"), ("packed = ", "_ = ")),
             _ENCODER_PORTED.replace("self.rnn(packed)", "self.rnn(x)").replace("packed = ", "_ = "),
             note="padded-input",
         ),
         valid(
-            substituted(_ENCODER, ("torch.nn.GRU(", "torch.nn.LSTM(")),
+            substituted(ENCODER, ("torch.nn.GRU(", "torch.nn.LSTM(")),
             _ENCODER_PORTED.replace("torch.nn.GRU(", "torch.nn.LSTM("),
             note="lstm-not-followed",
         ),
@@ -116,7 +116,7 @@ PACKED_GRU = Rule(
     invalid=lambda: (
         # The port adds `import torch_xla` (2.9): the file's GRU is replaced as it starts.
         invalid(
-            _ENCODER,
+            ENCODER,
             _ENCODER_PORTED,
             note="port-adds-import",
             target_only=True,

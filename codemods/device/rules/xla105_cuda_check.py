@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.programs import ENVIRONMENT_FLAG, ENVIRONMENT_FLAG_PORTED
 from codemods.device.rules.xla107_cuda_tensor_type import CPU_TYPE_IN_ARITHMETIC
 from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -43,25 +44,8 @@ CUDA_CHECK = Rule(
     ),
     valid=lambda: (
         valid(
-            """
-            import os
-            import torch
-
-
-            def table(n):
-                device = torch.device("cuda") if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
-                return torch.arange(n, device=device)
-            """,
-            """
-            import os
-            import torch
-            import torch_xla
-
-
-            def table(n):
-                device = torch_xla.device() if os.getenv("DEVICE", "cuda") == "cuda" else torch.device("cpu")
-                return torch.arange(n, device=device)
-            """,
+            ENVIRONMENT_FLAG,
+            ENVIRONMENT_FLAG_PORTED,
             note="an-environment-flag-compared-with-strings-the-port-leaves-as-they-are",
         ),
         valid(

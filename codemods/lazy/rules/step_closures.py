@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from codemods.engine.nodes import children, walk, with_comma
+from codemods.engine.nodes import parents_of, walk, with_comma
 from codemods.engine.positions import code_of
 
 if TYPE_CHECKING:
@@ -51,10 +51,7 @@ _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespa
 def closure_parts(facts: Facts, call: cst.Call, closure: StepClosure) -> tuple[Hoisting, cst.CSTNode]:
     """The closure's parameters and values, and its body, from the statement as it was."""
     values = {id(facts.host_reads.reads[read].value) for read in closure.reads}
-    parents: dict[int, cst.CSTNode] = {}
-    for node in walk(call):
-        for child in children(node):
-            parents[id(child)] = node
+    parents = parents_of(call)
     on_path: set[int] = set()
     for node in walk(call):
         if id(node) in values:

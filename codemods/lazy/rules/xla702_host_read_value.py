@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
-from codemods.lazy.rules.programs import _loop
+from codemods.lazy.rules.programs import PYTHON_NUMBERS, _loop, python_numbers_ported
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -35,49 +35,8 @@ HOST_READ_VALUE = Rule(
     ),
     valid=lambda: (
         valid(
-            """
-            import torch
-
-
-            def train(args, poses, images):
-                hwf = poses[0, :3, -1]
-                H, W, focal = hwf
-                H, W = int(H), int(W)
-                poses = torch.Tensor(poses).cuda()
-                model = torch.nn.Linear(4, 2).cuda()
-                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-                for i in range(100):
-                    if i < args.precrop_iters:
-                        dH = int(H // 2 * args.precrop_frac)
-                        if H // 2 - dH > 0:
-                            print("cropping", dH)
-                    loss = model(images[i].cuda()).sum()
-                    loss.backward()
-                    optimizer.step()
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            def train(args, poses, images):
-                hwf = poses[0, :3, -1]
-                H, W, focal = hwf
-                H, W = int(H), int(W)
-                poses = torch.Tensor(poses).to(torch_xla.device())
-                model = torch.nn.Linear(4, 2).to(torch_xla.device())
-                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-                for i in range(100):
-                    if i < args.precrop_iters:
-                        dH = int(H // 2 * args.precrop_frac)
-                        if H // 2 - dH > 0:
-                            print("cropping", dH)
-                    loss = model(images[i].to(torch_xla.device())).sum()
-                    loss.backward()
-                    xm.optimizer_step(optimizer)
-                    torch_xla.sync()
-            """,
+            PYTHON_NUMBERS,
+            python_numbers_ported("2.9"),
             target="2.9",
             note="python-numbers-beside-a-tensor",
         ),

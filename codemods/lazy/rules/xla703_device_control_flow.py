@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
-from codemods.lazy.rules.programs import _loop
+from codemods.lazy.rules.programs import PYTHON_NUMBERS, _loop, python_numbers_ported
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -34,48 +34,8 @@ DEVICE_CONTROL_FLOW = Rule(
     ),
     valid=lambda: (
         valid(
-            """
-            import torch
-
-
-            def train(args, poses, images):
-                hwf = poses[0, :3, -1]
-                H, W, focal = hwf
-                H, W = int(H), int(W)
-                poses = torch.Tensor(poses).cuda()
-                model = torch.nn.Linear(4, 2).cuda()
-                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-                for i in range(100):
-                    if i < args.precrop_iters:
-                        dH = int(H // 2 * args.precrop_frac)
-                        if H // 2 - dH > 0:
-                            print("cropping", dH)
-                    loss = model(images[i].cuda()).sum()
-                    loss.backward()
-                    optimizer.step()
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def train(args, poses, images):
-                hwf = poses[0, :3, -1]
-                H, W, focal = hwf
-                H, W = int(H), int(W)
-                poses = torch.Tensor(poses).to(xm.xla_device())
-                model = torch.nn.Linear(4, 2).to(xm.xla_device())
-                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-                for i in range(100):
-                    if i < args.precrop_iters:
-                        dH = int(H // 2 * args.precrop_frac)
-                        if H // 2 - dH > 0:
-                            print("cropping", dH)
-                    loss = model(images[i].to(xm.xla_device())).sum()
-                    loss.backward()
-                    xm.optimizer_step(optimizer)
-                    xm.mark_step()
-            """,
+            PYTHON_NUMBERS,
+            python_numbers_ported("sagemaker"),
             target="sagemaker",
             note="python-numbers-beside-a-tensor-1.13",
         ),

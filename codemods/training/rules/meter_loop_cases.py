@@ -21,10 +21,7 @@ with torch.no_grad():
 """
 # torchvision's (and CvT's) ``accuracy``: a helper of the file whose list holds host numbers
 # (``.item()``), which the meters accumulate; its near variant returns them on the device.
-HOST_ACCURACY = """
-import torch
-
-
+ACCURACY = """\
 def accuracy(output, target, topk=(1,)):
     _, pred = output.topk(max(topk), 1, True, True)
     correct = pred.t().eq(target.reshape(1, -1).expand_as(pred.t()))
@@ -32,7 +29,11 @@ def accuracy(output, target, topk=(1,)):
     for k in topk:
         res.append(correct[:k].reshape(-1).float().sum(0).mul_(100.0 / target.size(0)).item())
     return res
-
+"""
+HOST_ACCURACY = (
+    "\nimport torch\n\n\n"
+    + ACCURACY
+    + """
 
 with torch.no_grad():
     for images, target in val_loader:
@@ -44,6 +45,7 @@ with torch.no_grad():
         top1.update(acc1, images.size(0))
         top5.update(acc5, images.size(0))
 """
+)
 DEVICE_ACCURACY = substituted(
     HOST_ACCURACY, (".mul_(100.0 / target.size(0)).item())", ".mul_(100.0 / target.size(0)))")
 )
