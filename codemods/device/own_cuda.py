@@ -129,6 +129,9 @@ class OwnCudaCalls(Analysis):
             return None
         project = self.walk.analysis(ProjectAnalysis)
         builders = project.call_builders.get(call)
+        if builders is None and type(call.func) is cst.Subscript and (table := dotted(call.func.value)) is not None:
+            found = [self._own_cuda_class(value) for value in self.facts.project.name_tables.get(table, ())]
+            return None if not found or None in found else [cls for cls in found if cls is not None]
         if builders is None:
             callee = dotted(call.func)
             cls = self._own_cuda_class(callee) if callee is not None else None
