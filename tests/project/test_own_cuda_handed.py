@@ -129,7 +129,7 @@ def test_a_single_file_run_of_the_learner_moves_its_controller_and_says_why(tmp_
     found = [(f.line, f.message) for f in report.findings if f.rule == "XLA102"]
     device = DEVICE[target]
     assert found[0][0] == 14 and found[0][1].startswith(f"self.mac.cuda() -> self.mac.to({device}): `self.mac`")
-    assert "no file of this run is seen to hand it" in found[0][1] and "keep `.cuda()`" in found[0][1]
+    assert "the run's files are not seen to hand it only instances" in found[0][1] and "keep `.cuda()`" in found[0][1]
     assert found[2] == (16, f"self.mixer.cuda() -> self.mixer.to({device})")
 
 

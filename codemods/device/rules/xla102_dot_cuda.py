@@ -34,7 +34,7 @@ DOT_CUDA = Rule(
     "by item assignment or written whole) is one too; and so is an attribute that `__init__` binds to its "
     "parameter (`self.mac = mac`, or `copy.deepcopy(mac)`) in a class with its own `cuda`, where the run's "
     "files hand that parameter only such instances (`mac = mac_REGISTRY[k](...)`, then `QLearner(mac)`); "
-    "where no file of the run is seen to (a single-file run), it is moved, and the message says so.",
+    "where the run's files are not seen to (a single-file run), it is moved, and the message says so.",
     examples=lambda: (
         invalid(
             """
@@ -140,12 +140,12 @@ DOT_CUDA = Rule(
                 Expected(
                     13,
                     9,
-                    "self.mac.cuda() -> self.mac.to(torch_xla.device()): `self.mac` is what the caller hands `Learner(mac=...)`, and no file of this run is seen to hand it an instance of a project class with its own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                    "self.mac.cuda() -> self.mac.to(torch_xla.device()): `self.mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
                 ),
                 Expected(
                     14,
                     9,
-                    "self.target_mac.cuda() -> self.target_mac.to(torch_xla.device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and no file of this run is seen to hand it an instance of a project class with its own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                    "self.target_mac.cuda() -> self.target_mac.to(torch_xla.device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
                 ),
             ),
         ),
@@ -187,12 +187,12 @@ DOT_CUDA = Rule(
                 Expected(
                     13,
                     9,
-                    "self.mac.cuda() -> self.mac.to(xm.xla_device()): `self.mac` is what the caller hands `Learner(mac=...)`, and no file of this run is seen to hand it an instance of a project class with its own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                    "self.mac.cuda() -> self.mac.to(xm.xla_device()): `self.mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
                 ),
                 Expected(
                     14,
                     9,
-                    "self.target_mac.cuda() -> self.target_mac.to(xm.xla_device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and no file of this run is seen to hand it an instance of a project class with its own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                    "self.target_mac.cuda() -> self.target_mac.to(xm.xla_device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
                 ),
             ),
         ),
@@ -404,8 +404,8 @@ def _dot_cuda(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
     if (unproven := ctx.facts.device.own_cuda_unproven.get(original)) is not None:
         cls, parameter = unproven
         message += (
-            f": `{ctx.code(func.value)}` is what the caller hands `{cls}({parameter}=...)`, and no file of "
-            f"this run is seen to hand it an instance of a project class with its own `cuda()` (moved as a module "
-            f"or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`"
+            f": `{ctx.code(func.value)}` is what the caller hands `{cls}({parameter}=...)`, and the run's files "
+            f"are not seen to hand it only instances of project classes with their own `cuda()` (moved as a "
+            f"module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`"
         )
     return ctx.fix_or_keep(updated, DOT_CUDA, original, message, build)
