@@ -363,6 +363,40 @@ DOT_CUDA = Rule(
             note="a-class-looked-up-in-a-table-of-classes-with-their-own-cuda-stays",
             findings=(Expected(7, 22, "self.mixer.cuda() -> self.mixer.to(torch_xla.device())"),),
         ),
+        invalid(
+            """
+            import torch
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.cuda()
+
+
+            LEARNERS = {}
+            LEARNERS["q"] = QLearner
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.to(xm.xla_device())
+
+
+            LEARNERS = {}
+            LEARNERS["q"] = QLearner
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            target="sagemaker",
+            note="a-class-looked-up-in-a-table-filled-by-item-assignment-stays-sagemaker",
+            findings=(Expected(7, 22, "self.mixer.cuda() -> self.mixer.to(xm.xla_device())"),),
+        ),
     ),
 )
 
