@@ -576,7 +576,17 @@ def _name_tables(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Module-level ``name = {key: Name, ...}`` whose values are all names (as
     ProjectAnalysis records them for the files it parses)."""
     tables: list[tuple[str, tuple[str, ...]]] = []
+    filled: dict[str, list[str]] = {}  # ``REGISTRY = {}``, then ``REGISTRY["q"] = QLearner``
     for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(node, ast.Assign) and isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            if target.value.id in filled and (written := _dotted(node.value)) is not None:
+                filled[target.value.id].append(written)
+            continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and not node.value.keys:
+            if isinstance(target, ast.Name):
+                filled[target.id] = []
+            continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
             if isinstance(value, ast.Dict) and all(None is not k for k in value.keys):
@@ -588,6 +598,7 @@ def _name_tables(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
             names = [name for v in elements if (name := _dotted(v)) is not None]
             if names and len(names) == len(elements):
                 tables.append((node.targets[0].id, tuple(names)))
+    tables.extend((table, tuple(values)) for table, values in filled.items() if values)
     return tuple(sorted(tables))
 
 

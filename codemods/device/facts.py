@@ -113,6 +113,12 @@ class DeviceFacts:
     # Of the `.cuda()` calls of a project class's own method (device/own_cuda.py, left as they are),
     # those whose class's module this run does not convert: (the class, that module's path).
     own_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # Those moved as a module or tensor whose receiver ``__init__`` binds to a parameter of a class
+    # with its own ``cuda`` (``self.mac = mac``) that no file of the run is seen to hand a known
+    # instance: (the class, the parameter), for XLA102's message.
+    own_cuda_unproven: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # What this file hands such classes (ModuleSummary.own_cuda_arguments).
+    own_cuda_arguments: set[tuple[str, str, int, str, str, str]] = field(default_factory=set)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # Of those, why the value is a CUDA index where the file does not hand it to `.cuda()` itself
     # (`net.to(gpu_ids[0])`: an element of a list of indices, device/listed_indices.py).

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from codemods.device.facts import DeviceFacts
     from codemods.engine.walk import Walk
     from codemods.facts import Facts
-    from codemods.project.module_summary import ModuleSummary
+    from codemods.project.module_summary import Found, ModuleSummary
 
     _Lookup = Callable[[str], "tuple[tuple[str, ...], tuple[str, ...]] | None"]  # class -> (bases, methods)
 
+# Calls that hand back an instance of the same class as their argument.
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 # Bases that make a class no plain object (the rest, a project class among them, are followed).
 _PLAIN_BASES = frozenset({"object"})
 
@@ -42,9 +44,12 @@ class OwnCudaCalls(Analysis):
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         # What each name chain is bound to, by scope (the class for ``self.x``, else the function,
-        # "" at module level): the callee of a call as written, None for anything else.
-        self.own_cuda_bound: dict[tuple[str, str], list[str | None]] = defaultdict(list)
+        # "" at module level): the call bound (what it builds is the project analysis's
+        # ``call_builders``, or a class of this file), a parameter of the function binding it
+        # (``self.mac = mac``, ``copy.deepcopy(mac)``: (function, index, parameter)), None for anything else.
+        self.own_cuda_bound: dict[tuple[str, str], list[cst.Call | tuple[str, int, str] | None]] = defaultdict(list)
         self.own_cuda_receivers: list[tuple[cst.Call, str, str]] = []  # (call, scope, receiver)
+        self.own_cuda_built: list[tuple[cst.Call, str]] = []  # (a call bound to a name, its scope)
 
     def _scope_of(self, name: str) -> str:
         qualname = self.walk.qualname
@@ -54,8 +59,15 @@ class OwnCudaCalls(Analysis):
 
     @assignments()
     def _own_cuda_binding(self, name: str, value: cst.BaseExpression) -> None:
-        callee = dotted(value.func) if type(value) is cst.Call else None
-        self.own_cuda_bound[(self._scope_of(name), name)].append(callee)
+        bound: cst.Call | tuple[str, int, str] | None = value if type(value) is cst.Call else None
+        if type(value) is cst.Call and self.walk.resolve(value.func) in _COPIES and len(value.args) == 1:
+            value = value.args[0].value  # ``self.target_mac = copy.deepcopy(mac)``: the same class
+        params = self.function_params.get(qualname := self.walk.qualname, [])
+        if type(value) is cst.Name and value.value in params:
+            bound = (qualname, params.index(value.value), value.value)
+        elif type(bound) is cst.Call:
+            self.own_cuda_built.append((bound, qualname))
+        self.own_cuda_bound[(self._scope_of(name), name)].append(bound)
 
     def leave_Call(self, node: cst.Call) -> None:
         if method_name(node) == "cuda" and (name := dotted(receiver(node))) is not None:
@@ -63,19 +75,40 @@ class OwnCudaCalls(Analysis):
 
     def _own_cuda_calls(self) -> None:
         """Take out of ``dot_cuda`` the calls of a project class's own ``cuda``; those of a module this
-        run does not convert are reported (``own_cuda_pending``)."""
+        run does not convert are reported (``own_cuda_pending``).  Record what the file hands such
+        classes (``own_cuda_arguments``, for the files that define them)."""
         for call, scope, name in self.own_cuda_receivers:
-            if call not in self.part.dot_cuda or (classes := self._classes_of(scope, name)) is None:
+            if call not in self.part.dot_cuda or (classes := self._classes_of(scope, name, call)) is None:
                 continue
             self.part.dot_cuda.discard(call)
             pending = [(cls, path) for cls, path in classes if path is not None]
             if pending:
                 self.part.own_cuda_pending[call] = pending[0]
+        for call, scope in self.own_cuda_built:
+            self._handed(call, scope)
 
-    def _classes_of(self, scope: str, name: str) -> list[tuple[str, str | None]] | None:
+    def _handed(self, call: cst.Call, scope: str) -> None:
+        """What ``call`` (a call of project classes with their own ``cuda``) hands them."""
+        project = self.walk.analysis(ProjectAnalysis)
+        context = self.facts.project.context
+        for module, callable_ in project.call_builders.get(call, ()):
+            found = context.lookup(module, callable_)
+            if found is None or found.summary is None or self._own_cuda_found(found) is None:
+                continue
+            for index, arg in enumerate(call.args):
+                if arg.star:
+                    break
+                handed = dotted(arg.value)
+                classes = self._classes_of(scope, handed, None) if handed is not None else None
+                cls, pending = (classes[0][0], classes[0][1] or "") if classes else ("", "")
+                at, keyword = (-1, arg.keyword.value) if arg.keyword is not None else (index, "")
+                self.part.own_cuda_arguments.add((found.summary.path, found.name, at, keyword, cls, pending))
+
+    def _classes_of(self, scope: str, name: str, call: cst.Call | None) -> list[tuple[str, str | None]] | None:
         """The classes whose own ``cuda`` the name's instance may run: (the class as a finding names it,
         the path of its module where this run does not convert it); None where any binding of the
-        name is not such a class's call (or a parameter)."""
+        name is not such a class's call, or a parameter no file of the run is seen to hand one
+        (``call``: the ``.cuda()`` whose message then says so)."""
         bound = self.own_cuda_bound.get((scope, name))
         root = name.split(".")[0]
         if bound is None and root not in ("self", "cls") and root not in self.function_params.get(scope, ()):
@@ -83,12 +116,48 @@ class OwnCudaCalls(Analysis):
         if not bound or root in self.function_params.get(scope, ()):
             return None
         found: list[tuple[str, str | None]] = []
-        for callee in bound:
-            cls = self._own_cuda_class(callee) if callee is not None else None
-            if cls is None:
+        for value in bound:
+            classes = self._handed_in(scope, value, call) if isinstance(value, tuple) else self._built(value)
+            if not classes:
                 return None
-            found.append(cls)
+            found.extend(classes)
         return found
+
+    def _built(self, call: cst.Call | None) -> list[tuple[str, str | None]] | None:
+        """The classes with their own ``cuda`` that ``call`` may build; None where one is not such a class."""
+        if call is None:
+            return None
+        project = self.walk.analysis(ProjectAnalysis)
+        builders = project.call_builders.get(call)
+        if builders is None and type(call.func) is cst.Subscript and (table := dotted(call.func.value)) is not None:
+            found = [self._own_cuda_class(value) for value in self.facts.project.name_tables.get(table, ())]
+            return None if not found or None in found else [cls for cls in found if cls is not None]
+        if builders is None:
+            callee = dotted(call.func)
+            cls = self._own_cuda_class(callee) if callee is not None else None
+            return [cls] if cls is not None else None
+        found = [self._own_cuda_built(module, callable_) for module, callable_ in builders]
+        return None if None in found else [cls for cls in found if cls is not None]
+
+    def _handed_in(
+        self, scope: str, value: tuple[str, int, str], call: cst.Call | None
+    ) -> list[tuple[str, str | None]] | None:
+        """``self.mac = mac`` in ``__init__`` of a class of this file with its own ``cuda``: the classes
+        the run's other files hand it there, where every one is known to have its own ``cuda``."""
+        function, index, parameter = value
+        classes = self.facts.project.classes
+        if function != f"{scope}.__init__" or not _plain_own_cuda(scope, classes.get, set()):
+            return None
+        handed = self.facts.project.context.own_cuda_handed(scope, index, parameter)
+        if handed and all(cls for cls, _ in handed):
+            return [(cls, pending or None) for cls, pending in handed]
+        if call is not None:
+            self.part.own_cuda_unproven[call] = (scope, parameter)
+        return None
+
+    def _own_cuda_built(self, module: str, callable_: str) -> tuple[str, str | None] | None:
+        found = self.facts.project.context.lookup(module, callable_)
+        return self._own_cuda_found(found) if found is not None else None
 
     def _own_cuda_class(self, callee: str) -> tuple[str, str | None] | None:
         project = self.walk.analysis(ProjectAnalysis)
@@ -96,7 +165,11 @@ class OwnCudaCalls(Analysis):
         if callee in classes:  # a class of this file: its method is ported with it
             return (callee, None) if _plain_own_cuda(callee, classes.get, set()) else None
         found = project.origin(callee)
-        if found is None or found.summary is None or not found.name or not found.summary.defines_class(found.name):
+        return self._own_cuda_found(found) if found is not None else None
+
+    @staticmethod
+    def _own_cuda_found(found: Found) -> tuple[str, str | None] | None:
+        if found.summary is None or not found.name or not found.summary.defines_class(found.name):
             return None
         summary = found.summary
         if not _plain_own_cuda(found.name, lambda c: _summary_class(summary, c), set()):

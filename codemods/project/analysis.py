@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import is_device_name
+from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, string_value
 from codemods.engine.walk import Walk, assignments
 from codemods.project.callee_origins import CalleeOrigins
@@ -57,6 +58,9 @@ class ProjectAnalysis(CalleeOrigins):
         # (``policy = TD3(...)`` under one condition, ``policy = DDPG(...)`` under another).
         self.builders: dict[str, list[tuple[str, str]]] = {}
         self.built_calls: dict[str, cst.Call] = {}  # name -> the call that built it (the last)
+        # Each call bound to a name -> the project callables it may build, as (module, callable):
+        # ``learner = le_REGISTRY[args.learner](mac)`` each class of the table (also for ``self.x``).
+        self.call_builders: NodeMap[list[tuple[str, str]]] = NodeMap()
         # Names bound to a project callable (``Exp = Exp_Long_Term_Forecast``): name -> (module, callable).
         self.aliases: dict[str, tuple[str, str]] = {}
         # Names bound to one of several project callables, looked up in a dict of them
@@ -171,15 +175,16 @@ class ProjectAnalysis(CalleeOrigins):
         if (
             type(value) is cst.Call
             and type(value.func) is cst.Subscript
-            and "." not in name
             and (table := dotted(value.func.value)) is not None
             and (found := self._table_members(table))
         ):
             # ``learner = le_REGISTRY[args.learner](mac, args)``: an instance of one of the table's classes.
-            self.built_by[name] = found[0]
-            self.builders.setdefault(name, []).extend(found)
-            self.built_calls[name] = value
-            return
+            self.call_builders[value] = found
+            if "." not in name:
+                self.built_by[name] = found[0]
+                self.builders.setdefault(name, []).extend(found)
+                self.built_calls[name] = value
+                return
         if "." not in name and (loaded := loaded_by_default(value, self.walk, self.string_flags, self.part.context)):
             self.aliases.setdefault(name, loaded)  # ``GRU4Rec = importlib.import_module(args.model).GRU4Rec``
             self._origins.pop(name, None)
@@ -206,10 +211,12 @@ class ProjectAnalysis(CalleeOrigins):
             self.built_by[name] = (module, ".".join(p for p in [imported, *members] if p))
             if (instance := self._returned_instance(*self.built_by[name])) is not None:
                 self.built_by[name] = instance  # ``optimizer = build_optimizer(...)``: a MultiOptimizer
-            self.builders.setdefault(name, []).append(self.built_by[name])
+            built = [self.built_by[name]]
             for other, there in self.alternatives.get(head, [])[1:]:  # each class the dict may give
-                self.builders[name].append((other, ".".join(p for p in [there, *members] if p)))
+                built.append((other, ".".join(p for p in [there, *members] if p)))
+            self.builders.setdefault(name, []).extend(built)
             self.built_calls[name] = value
+            self.call_builders[value] = built
         if is_device_name(name):
             self.device_calls.append(value)
 

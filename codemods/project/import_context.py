@@ -69,6 +69,13 @@ class ImportContext(Protocol):
         utils.save_checkpoint(...)``), for this file's callables of those names."""
         ...
 
+    def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        """What the run's other files hand the class ``name`` of this file at its ``__init__``'s
+        parameter (``index`` without self, or by keyword), where that class defines its own ``cuda``:
+        (the class of an instance of a project class with its own ``cuda`` method, "" for anything
+        else; the path of that class's module where this run does not convert it, else "")."""
+        ...
+
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         """A file of the run that imports this one and is started once per XLA device (True; with
         ``requested``, ``convert --distributed``, also a one-device script it starts so), or
@@ -243,6 +250,9 @@ class GuessedImports:
 
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         return None
+
+    def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        return ()
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

@@ -158,6 +158,12 @@ class ModuleSummary:
     # Functions that return a tuple holding an instance of a project class: (function,
     # position, the class as this module names it); ``model, optimizer = get_model()``.
     returned_instances: tuple[tuple[str, int, str], ...] = ()
+    # What this module hands the ``__init__`` of project classes that define their own ``cuda``
+    # (``QLearner(mac)``, ``le_REGISTRY[k](mac)``): (their module's path, the class, the argument's
+    # index without self or -1 and its keyword, the class of the argument where it is an instance of a
+    # project class with its own ``cuda`` and no torch module, else ""; that class's module's path
+    # where it is pending, else "").  device/own_cuda.py, for ``self.mac.cuda()`` of ``self.mac = mac``.
+    own_cuda_arguments: frozenset[tuple[str, str, int, str, str, str]] = frozenset()
     # Functions that return a name of the module looked up at run time (``return
     # globals()[name]``): what they return may be any class of the module.
     globals_lookups: frozenset[str] = frozenset()

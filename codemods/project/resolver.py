@@ -207,6 +207,23 @@ class Project(ProjectFiles):
                     self._rank_guarded.setdefault(imported, set()).update(names)
         return frozenset(self._rank_guarded.get(resolved(path), ()))
 
+    def own_cuda_handed(self, path: Path, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        """What the run's other files hand ``name`` of ``path`` (import_context.ImportContext.own_cuda_handed),
+        read from their summaries.  Not while a summary is being made: those files' summaries, made
+        there, would miss what the modules being read hold (an import cycle), and be kept so."""
+        if self._reading:
+            self._transient += 1
+            return ()
+        target = resolved(path)
+        shown = self.display(target)
+        return tuple(
+            (cls, pending)
+            for file in sorted(self.in_run)
+            if file != target and (summary := self.summary(file)) is not None
+            for there, callee, at, keyword, cls, pending in summary.own_cuda_arguments
+            if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
+        )
+
     def launched_importer(self, path: Path, requested: bool) -> tuple[str, bool | None] | None:
         """A file of the run that imports ``path`` and whose processes are started once per XLA
         device (its summary's ``launched``; ``launchable`` where the run makes one-device scripts
@@ -476,6 +493,9 @@ class FileImports:
 
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         return self.project.launched_importer(self.path, requested)
+
+    def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        return self.project.own_cuda_handed(self.path, name, index, parameter)
 
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))

@@ -121,6 +121,7 @@ def summarise(
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),
+        own_cuda_arguments=frozenset(facts.device.own_cuda_arguments),
         globals_lookups=frozenset(facts.project.globals_lookups),
         returned_optimizers=frozenset(facts.training.returned_optimizers),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),

@@ -29,7 +29,12 @@ DOT_CUDA = Rule(
     "raises AttributeError): the call stays, and runs that method, whose body is ported where its module is "
     "converted (`self.prob = self.prob.cuda()` becomes a move to the XLA device); where that module is not "
     "converted in this run, the call is an error naming the method, which moves its state to CUDA. An object "
-    "whose class the tool cannot tell (a parameter, what a function returns) is moved as a module or tensor.",
+    "whose class the tool cannot tell (a parameter, what a function returns) is moved as a module or tensor. "
+    "A class looked up in a table of such classes (`learner = REGISTRY[args.learner](mac)`, the table filled "
+    "by item assignment or written whole) is one too; and so is an attribute that `__init__` binds to its "
+    "parameter (`self.mac = mac`, or `copy.deepcopy(mac)`) in a class with its own `cuda`, where the run's "
+    "files hand that parameter only such instances (`mac = mac_REGISTRY[k](...)`, then `QLearner(mac)`); "
+    "where the run's files are not seen to (a single-file run), it is moved, and the message says so.",
     examples=lambda: (
         invalid(
             """
@@ -98,6 +103,99 @@ DOT_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import copy
+
+            import torch
+
+
+            class Learner:
+                def __init__(self, mac):
+                    self.mac = mac
+                    self.target_mac = copy.deepcopy(mac)
+
+                def cuda(self):
+                    self.mac.cuda()
+                    self.target_mac.cuda()
+            """,
+            """
+            import copy
+
+            import torch
+            import torch_xla
+
+
+            class Learner:
+                def __init__(self, mac):
+                    self.mac = mac
+                    self.target_mac = copy.deepcopy(mac)
+
+                def cuda(self):
+                    self.mac.to(torch_xla.device())
+                    self.target_mac.to(torch_xla.device())
+            """,
+            note="a-parameter-held-on-self-whose-class-no-caller-shows-is-moved-and-says-so",
+            findings=(
+                Expected(
+                    13,
+                    9,
+                    "self.mac.cuda() -> self.mac.to(torch_xla.device()): `self.mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                ),
+                Expected(
+                    14,
+                    9,
+                    "self.target_mac.cuda() -> self.target_mac.to(torch_xla.device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import copy
+
+            import torch
+
+
+            class Learner:
+                def __init__(self, mac):
+                    self.mac = mac
+                    self.target_mac = copy.deepcopy(mac)
+
+                def cuda(self):
+                    self.mac.cuda()
+                    self.target_mac.cuda()
+            """,
+            """
+            import copy
+
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Learner:
+                def __init__(self, mac):
+                    self.mac = mac
+                    self.target_mac = copy.deepcopy(mac)
+
+                def cuda(self):
+                    self.mac.to(xm.xla_device())
+                    self.target_mac.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="a-parameter-held-on-self-whose-class-no-caller-shows-is-moved-and-says-so-sagemaker",
+            findings=(
+                Expected(
+                    13,
+                    9,
+                    "self.mac.cuda() -> self.mac.to(xm.xla_device()): `self.mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                ),
+                Expected(
+                    14,
+                    9,
+                    "self.target_mac.cuda() -> self.target_mac.to(xm.xla_device()): `self.target_mac` is what the caller hands `Learner(mac=...)`, and the run's files are not seen to hand it only instances of project classes with their own `cuda()` (moved as a module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`",
+                ),
+            ),
+        ),
         invalid(
             """
             import torch
@@ -226,6 +324,79 @@ DOT_CUDA = Rule(
                 Expected(23, 5, "net.cuda() -> net.to(torch_xla.device())"),
             ),
         ),
+        invalid(
+            """
+            import torch
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.cuda()
+
+
+            class CLearner(QLearner):
+                pass
+
+
+            LEARNERS = {"q": QLearner, "c": CLearner}
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.to(torch_xla.device())
+
+
+            class CLearner(QLearner):
+                pass
+
+
+            LEARNERS = {"q": QLearner, "c": CLearner}
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            note="a-class-looked-up-in-a-table-of-classes-with-their-own-cuda-stays",
+            findings=(Expected(7, 22, "self.mixer.cuda() -> self.mixer.to(torch_xla.device())"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.cuda()
+
+
+            LEARNERS = {}
+            LEARNERS["q"] = QLearner
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class QLearner:
+                def cuda(self):
+                    self.mixer = self.mixer.to(xm.xla_device())
+
+
+            LEARNERS = {}
+            LEARNERS["q"] = QLearner
+            learner = LEARNERS[name](mac)
+            learner.cuda()
+            """,
+            target="sagemaker",
+            note="a-class-looked-up-in-a-table-filled-by-item-assignment-stays-sagemaker",
+            findings=(Expected(7, 22, "self.mixer.cuda() -> self.mixer.to(xm.xla_device())"),),
+        ),
     ),
 )
 
@@ -263,4 +434,12 @@ def _dot_cuda(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
             args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
         return updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
 
-    return ctx.fix_or_keep(updated, DOT_CUDA, original, f"{ctx.code(original)} -> {{new}}", build)
+    message = f"{ctx.code(original)} -> {{new}}"
+    if (unproven := ctx.facts.device.own_cuda_unproven.get(original)) is not None:
+        cls, parameter = unproven
+        message += (
+            f": `{ctx.code(func.value)}` is what the caller hands `{cls}({parameter}=...)`, and the run's files "
+            f"are not seen to hand it only instances of project classes with their own `cuda()` (moved as a "
+            f"module or tensor); if it is one (no `.to`: AttributeError), keep `.cuda()`"
+        )
+    return ctx.fix_or_keep(updated, DOT_CUDA, original, message, build)
