@@ -79,7 +79,8 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report.images = conversion.images
     # What a skipped module re-exports matters only to the run's files that import it.
     wanted = _IMPORTED is None or resolved(Path(path)) in _IMPORTED
-    report.summary = with_reexports(conversion.summary, data) if wanted else conversion.summary
+    stars = imports.star_names if imports is not None else None
+    report.summary = with_reexports(conversion.summary, data, stars) if wanted else conversion.summary
     report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
