@@ -16,9 +16,10 @@ from codemods.conversion import ConversionError, needs_parsing
 from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import convert_source, load_parser, summarise_with, with_reexports
+from codemods.pipeline import convert_source, load_parser, summarise_with
 from codemods.project.import_context import ImportContext
 from codemods.project.module_summary import ModuleSummary
+from codemods.project.reexports import with_reexports
 from codemods.project.resolver import Project, imported_files
 from codemods.project.roots import find_root, resolved
 from codemods.project.run_order import waves

@@ -106,7 +106,9 @@ def test_a_single_file_run_reports_the_star_reexported_device_and_the_librarys_s
     assert [(rule, line) for rule, line, _ in findings] == [("XLA003", 4), ("XLA003", 5), ("XLA307", 13)], findings
     # ``import utils``, used as ``utils.seed(1)``: the package's star import leads to other.py too; a seed of
     # the CPU generator is said as what it is (it runs on XLA), not as code that crashes there.
-    assert "utils/__init__.py, which this run does not convert, holds a seed of the CPU generator alone" in findings[0][2]
+    assert (
+        "utils/__init__.py, which this run does not convert, holds a seed of the CPU generator alone" in findings[0][2]
+    )
     assert "the draws it makes on the XLA device ignore that seed" in findings[0][2]
     assert "crashes or leaves the XLA device;" not in findings[0][2]
     assert "utils/other.py, which this run does not convert, holds a CUDA device choice (" in findings[1][2]
