@@ -222,6 +222,28 @@ _SB3_NAMES = {
     },
     **{f"sb3_contrib.{n}": _SB3_ALGORITHM for m, a in _SB3_CONTRIB.items() for n in (a, f"{m}.{a}")},
 }
+# torch_ac (lcswillems/torch-ac 1.4.0, the rl-starter-files algorithms: algos/base.py, ppo.py, a2c.py): the
+# algorithm moves the model to the device it is handed (``self.acmodel.to(self.device)``) and makes the
+# rollouts there, builds its own optimizer over the model's parameters (PPOAlgo Adam, A2CAlgo RMSprop) as
+# ``self.optimizer``, and its update_parameters() steps it (for each epoch and batch: backward, clip,
+# ``self.optimizer.step()``) with no barrier.  A step post hook that calls the barrier (checked on torch_xla
+# 2.9, PJRT_DEVICE=CPU: the parameters are device data again after each step) ends each step.
+STEP_HOOK_ADVICE = (
+    "after building it, end each of its steps with a barrier: "
+    "`algo.optimizer.register_step_post_hook(lambda *args: torch_xla.sync())`"
+)
+_TORCH_AC_ALGORITHM = LibraryLoop(
+    "torch_ac",
+    "it moves the model to the device it is handed and builds its own optimizer over the model's parameters "
+    "(`.optimizer`), and its update_parameters() steps that optimizer for every epoch and batch with no step "
+    "barrier: on XLA the lazy graph grows across every step",
+    f"hand it torch_xla.device() and, {STEP_HOOK_ADVICE}",
+)
+_TORCH_AC_NAMES = {
+    f"torch_ac.{n}": _TORCH_AC_ALGORITHM
+    for a, m in (("A2CAlgo", "a2c"), ("PPOAlgo", "ppo"))
+    for n in (a, f"algos.{a}", f"algos.{m}.{a}")
+}
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
     "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
@@ -253,6 +275,7 @@ LIBRARY_LOOPS = {
     "audiotools.ml.accelerator.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "basicsr.train_pipeline": _BASICSR_PIPELINE,
     **_SB3_NAMES,
+    **_TORCH_AC_NAMES,
 }
 # Library objects that read their rank themselves, unported (the XLA launcher's processes set no
 # LOCAL_RANK: torch_xla 2.9's launch calls xmp.spawn, which sets PJRT_LOCAL_PROCESS_RANK): every process

@@ -16,9 +16,10 @@ from codemods.conversion import ConversionError, needs_parsing
 from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import convert_source, load_parser, summarise_with, with_reexports
+from codemods.pipeline import convert_source, load_parser, summarise_with
 from codemods.project.import_context import ImportContext
 from codemods.project.module_summary import ModuleSummary
+from codemods.project.reexports import with_reexports
 from codemods.project.resolver import Project, imported_files
 from codemods.project.roots import find_root, resolved
 from codemods.project.run_order import waves
@@ -79,7 +80,8 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report.images = conversion.images
     # What a skipped module re-exports matters only to the run's files that import it.
     wanted = _IMPORTED is None or resolved(Path(path)) in _IMPORTED
-    report.summary = with_reexports(conversion.summary, data) if wanted else conversion.summary
+    stars = imports.star_names if imports is not None else None
+    report.summary = with_reexports(conversion.summary, data, stars) if wanted else conversion.summary
     report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":

@@ -24,6 +24,7 @@ from codemods.apis import (
     SYNCFREE_OPTIMIZERS,
     XLA_INIT_METHOD_NOTE,
 )
+from codemods.library_apis import STEP_HOOK_ADVICE
 
 
 @dataclass(frozen=True)
@@ -295,6 +296,13 @@ TARGETS: dict[str, Target] = {
                 "and MASTER_PORT set",
             ),
             (XLA_INIT_METHOD_NOTE, ""),
+            # torch 1.13 has no optimizer step hooks (2.0): the instance's step is wrapped instead.
+            (
+                STEP_HOOK_ADVICE,
+                "after building it, end each of its steps with a barrier (torch 1.13 has no step hooks): "
+                "`step = algo.optimizer.step`, then "
+                "`algo.optimizer.step = lambda *args, **kwargs: (step(*args, **kwargs), torch_xla.sync())[0]`",
+            ),
             (
                 OWN_LAUNCHER_ADVICE,
                 "Start the training script's processes with xmp.spawn in the script itself "

@@ -17,6 +17,7 @@ import libcst as cst
 from codemods.amp import rules as amp
 from codemods.checkpoint.rules.xla403_load_map_location import LOAD_MAP_LOCATION
 from codemods.cuda_only import rules as cuda_only
+from codemods.cuda_only.rules.xla515_host_seed import HOST_SEED
 from codemods.device import rules as device
 from codemods.engine.nodes import dotted, string_value
 from codemods.engine.rule import Rule
@@ -39,6 +40,8 @@ def _causes() -> dict[Rule, str]:
         ("step", training.RULES),
         ("amp", amp.RULES),
         ("cuda-only", cuda_only.RULES),
+        # (a seed of the CPU generator alone runs on XLA: only the device's draws ignore it)
+        ("seed", (HOST_SEED,)),
         ("checkpoint", (LOAD_MAP_LOCATION,)),
         ("trainer", huggingface.RULES),
     )

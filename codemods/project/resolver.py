@@ -361,6 +361,11 @@ class Project(ProjectFiles):
         for relative in dict.fromkeys(f for f in folders if not f.is_absolute()):
             if (found := self._from_run_folder(path, relative, unresolved)) is not None:
                 absolute.append(found)
+        if unresolved and not marks_a_root(self.root) and (above := self._from_run_folder(path, Path(), unresolved)):
+            # A script of a copy without .git whose imports name modules found only in a folder above
+            # its own (``scripts/train.py``'s ``from utils import device``, run as ``python -m
+            # scripts.train`` from the repository): it runs from there, whose modules it imports.
+            absolute.append(above)
         return tuple(f for f in dict.fromkeys(resolved(f) for f in absolute) if f not in imports.folders)
 
     def _from_run_folder(self, path: Path, relative: Path, wanted: Sequence[str]) -> Path | None:

@@ -101,7 +101,12 @@ CROSS_FILE = Rule(
     "project module (`from net import *`) binds that module's names here, its imports included: `torch` from its "
     "`import torch` is torch, its CUDA checks are ported as with `import torch`; what a single-file run follows "
     "through it is its top-level code and the names this file calls or reads, not the helpers it never names "
-    "(`gpu()` holding `tensor.cuda()`, unused: off the path); where the tool cannot read that "
+    "(`gpu()` holding `tensor.cuda()`, unused: off the path); a package that re-exports a module so "
+    "(`utils/__init__.py`: `from .other import *`, with no torch of its own) leads `from utils import device` to "
+    "that module's device choice, and a script of a copy without a root marker whose imports are found only in a "
+    "folder above its own (`scripts/train.py`, run as `python -m scripts.train`) reads that folder's modules. A "
+    "`torch.manual_seed` a module holds (XLA515) is said as what it is: it runs on XLA, but the draws made on the "
+    "device ignore that seed. Where the tool cannot read that "
     "module, a CUDA check on a `torch` that only the star import may bind (`torch.cuda.is_available()`) is left "
     "as written, and is an error at the check: on an XLA host it is False, so what branches on it stays off the "
     "device. A module-level table of classes or functions (`TASKS = {'detection': DetSolver}`, called as "
@@ -314,6 +319,10 @@ CAUSES: dict[str, tuple[str, str]] = {
     "cuda-only": (
         "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
         "it crashes or leaves the XLA device",
+    ),
+    "seed": (
+        "a seed of the CPU generator alone (`torch.manual_seed`)",
+        "the draws it makes on the XLA device ignore that seed (a run is not reproduced)",
     ),
     "dynamic-import": (
         "an import of a module named only at run time (by a config or the command line), which a run on this "

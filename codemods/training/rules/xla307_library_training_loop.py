@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -121,7 +122,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator, stable-baselines3's algorithms), or any package the tool does not follow that is handed an "
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms), or any package the tool does not follow that is handed an "
     "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
@@ -155,7 +156,14 @@ LIBRARY_TRAINING_LOOP = Rule(
     "policy's optimizer before it moves the policy, and trains in its own `learn()` loop with no barrier: an error "
     "at the call, or at the first of them in a dict the project builds them from (`ALGOS[name](...)`); "
     "`PPO.load(path)`, and a dict the file reads only as `ALGOS[name].load(...)`, are not reported (they load "
-    "an agent to evaluate it). Beyond the table, an optimizer the file builds "
+    "an agent to evaluate it). torch_ac's `PPOAlgo` and `A2CAlgo` (torch_ac 1.4.0, the rl-starter-files "
+    "algorithms) move the model to the device they are handed and make the rollouts there, build their own "
+    "optimizer over its parameters (`algo.optimizer`: Adam, RMSprop) and step it in `update_parameters()`, for "
+    "every epoch and batch, with no barrier: the model and the batches are on the XLA device when the project "
+    "hands it that device, but the lazy graph grows across every step; an optimizer step post hook that calls the "
+    "barrier (`algo.optimizer.register_step_post_hook(lambda *args: torch_xla.sync())`, checked on torch_xla 2.9: "
+    "the parameters are device data again after each step; torch 1.13 has no step hooks, so on the sagemaker "
+    "target the optimizer's `step` is wrapped) ends each step. Beyond the table, an optimizer the file builds "
     "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
     "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
     "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
@@ -281,6 +289,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             """,
             note="a-function-of-the-same-name-defined-in-the-file",
         ),
+        *torch_ac_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -571,6 +580,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="sb3-algorithms-in-a-dict-built-by-name",
             findings=(Expected(4, 17, "`A2C` (stable-baselines3): it picks the device itself"),),
         ),
+        *torch_ac_invalid(),
     ),
 )
 
