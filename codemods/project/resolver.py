@@ -17,8 +17,9 @@ under the root (``from src.x import y``), not a place where packages live.  Afte
 folders the file, or a project module it imports (``import _init_paths``), puts on ``sys.path``
 by hand, where the tool can compute them (project/sys_path.py): ``lib/models/model.py`` for
 ``from models.model import create_model``; a folder above a root that no marker made (the script's
-own folder) widens the project to it, and so does the folder the tool runs from, above such a root
-(``python -m src.main`` from there puts it on sys.path: ``from src.utils import *``).  Anything that resolves to no file of the project (installed
+own folder) widens the project to it, and so does the nearest folder above such a root where a
+module the script imports and finds nowhere else is (``python -m src.main`` from there puts it on
+sys.path: ``from src.utils import *``), wherever the tool itself runs from.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
@@ -115,26 +116,7 @@ class Project(ProjectFiles):
         self._finding_folders: set[Path] = set()
         self._imports: dict[tuple[Path, int], FileImports] = {}
         self._lookups: dict[tuple[object, ...], Found | None] = {}
-        if (run_folder := self._run_folder()) is not None:
-            self.wider_roots.add(run_folder)
         self.learn(known or {})
-
-    def _run_folder(self) -> Path | None:
-        """The folder the tool runs from, where it is above a root that no marker made, a few folders
-        up: where ``python -m src.main`` runs from (Python puts it first on sys.path), so that
-        ``src/main.py``'s ``from src.utils import *`` is ``src/utils.py`` (``src`` no package, no
-        ``.git`` above); the project widens to it (its modules are searched, after the file's own
-        folders and the root).  None: a marked root (above it is another project), the root itself,
-        or a folder that does not hold the root."""
-        try:
-            here = resolved(Path.cwd())
-        except OSError:  # the folder the tool runs from is gone: nothing to search there
-            return None
-        if here == self.root or not self.root.is_relative_to(here) or here.parent == here:
-            return None
-        if len(self.root.relative_to(here).parts) > _MAX_RUN_FOLDER_HOPS or marks_a_root(self.root):
-            return None
-        return here
 
     @functools.cached_property
     def in_run(self) -> set[Path]:

@@ -245,25 +245,19 @@ def _src_repo(repo: Path, imported: str, marked: bool) -> Path:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("marked", [False, True], ids=["unmarked", "git"])
 @pytest.mark.parametrize("imported", ["from src.helpers import *", "from src.helpers import train"])
-def test_the_folder_the_tool_runs_from_is_searched_for_imports(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, marked: bool, imported: str
+@pytest.mark.parametrize("runs_from", ["repo", "elsewhere"])
+def test_the_folder_above_an_unmarked_src_that_holds_its_imports_is_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, marked: bool, imported: str, runs_from: str
 ) -> None:
+    """``python -m src.main`` from the repository's root; the answer does not depend on the folder
+    the tool itself runs from."""
     repo = _src_repo(tmp_path / "repo", imported, marked)
-    monkeypatch.chdir(repo)  # (``python -m src.main`` from the repository's root)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / runs_from)
     (finding,) = [f for f in _findings(repo, ["src/main.py"], target)["src/main.py"] if f.rule == "XLA112"]
     assert (finding.line, finding.severity) == (6, "error")
-    assert finding.message.startswith("`train` in src/helpers.py trains a model and still needs converting")
-
-
-@pytest.mark.parametrize("target", TARGETS)
-def test_a_folder_the_tool_does_not_run_from_is_not_searched(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
-) -> None:
-    repo = _src_repo(tmp_path / "repo", "from src.helpers import *", False)
-    (tmp_path / "elsewhere").mkdir()
-    monkeypatch.chdir(tmp_path / "elsewhere")  # (not above the root: not where the script runs from)
-    found = _findings(repo, ["src/main.py"], target)["src/main.py"]
-    assert not any(f.rule == "XLA112" for f in found), found
+    shown = "src/helpers.py" if runs_from == "repo" else "../repo/src/helpers.py"  # (paths shown from the run's folder)
+    assert finding.message.startswith(f"`train` in {shown} trains a model and still needs converting")
 
 
 @pytest.mark.parametrize("target", TARGETS)
