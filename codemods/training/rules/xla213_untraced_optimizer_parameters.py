@@ -160,6 +160,13 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
 @reports_facts(UNTRACED_OPTIMIZER_PARAMETERS, nodes=lambda facts: facts.training.untraced_parameters)
 def _untraced(ctx: Context[Facts], original: cst.Call) -> str:
     untraced = ctx.facts.training.untraced_parameters[original]
+    if untraced.over:
+        return (
+            f"the optimizer is built over {untraced.source}, which may be on the CPU, and {untraced.moved_by} moves "
+            f"each element of {untraced.over}, which the tool cannot trace, later: moving a module to XLA replaces its "
+            f"parameters, so if `{untraced.model}` is among them the optimizer steps stale copies that nothing "
+            "trains; build the optimizer after the move"
+        )
     return (
         f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
         f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
