@@ -305,6 +305,11 @@ CAUSES: dict[str, tuple[str, str]] = {
         "a training loop or optimizer step on CUDA terms",
         "its steps run without the step barrier and the XLA optimizer step (the pending graph grows every step)",
     ),
+    "stale-optimizer": (
+        "an optimizer built over parameters that a later move to the device replaces",
+        "moving a module to XLA makes new Parameter objects, so the optimizer steps the old CPU copies and the "
+        "model trains nothing (whatever loop drives the step)",
+    ),
     "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
     "cuda-only": (
         "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
