@@ -16,6 +16,7 @@ from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_v
 from codemods.training.rules.init_moves import init_move_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
 from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_valid
+from codemods.training.rules.loop_moved_optimizers import loop_moved_valid
 from codemods.training.rules.method_optimizers import method_optimizer_valid
 from codemods.training.rules.optimizer_before_move_cases import optimizer_before_move_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_valid
@@ -250,6 +251,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *looked_up_valid(),
         *returned_optimizer_valid(),
         *stale_parameter_list_valid(),
+        *loop_moved_valid(),
     ),
     invalid=optimizer_before_move_invalid,
 )

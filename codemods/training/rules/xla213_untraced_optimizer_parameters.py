@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.loop_moved_optimizers import loop_moved_valid, untraced_loop_invalid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -96,6 +97,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             """,
             note="moved-first-or-handed-in",
         ),
+        *loop_moved_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -153,6 +155,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
                 Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),
             ),
         ),
+        *untraced_loop_invalid(),
     ),
 )
 
