@@ -31,7 +31,11 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
     "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
     "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
     "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
-    "building it.",
+    "building it. The same holds for a later move it cannot follow: an optimizer `__init__` builds over a module the "
+    "instance holds (`self.policy = policy`), which no move the tool follows moves, while another method of the "
+    "class moves each element of a value of the instance it cannot read (`for m in self.nets.values(): m.to(device)`, "
+    "a statement: a module moves in place; not `x = batch.to(device)` in a loop over its loader), is reported at "
+    "the optimizer, naming that loop (it may hold the module).",
     examples=lambda: (
         invalid(
             """
