@@ -402,17 +402,18 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
             # module's Parameter objects: no move for what optimizers were built over.
             changes_device = method == "cuda" or not self._casts_only(device_arg)
+            elements: list[str | None] = [*self._elements_of(moved, node)] if moved is not None else [None]
             if moved is not None:
                 if changes_device:
-                    self.scope.events.extend(("move", each, device, node) for each in self._elements_of(moved, node))
+                    self.scope.events.extend(("move", each, device, node) for each in elements if each is not None)
                 self.moves.append((moved, device, node))
                 # ``net.to(device)`` as a statement moves a module in place (a tensor's would be
                 # lost): a loop of such moves (``for net in nets.values(): net.to(device)``)
                 # computes nothing on the device, it is no evaluation loop.
                 if loop is not None and device is not None and not self._is_statement(node):
                     loop.moved[moved] = device
-            for each in self._elements_of(moved, node) if moved is not None else [None]:
-                param = function.parameter(target, each) if function is not None and changes_device else None
+            for element in elements:
+                param = function.parameter(target, element) if function is not None and changes_device else None
                 if function is None or param is None:
                     pass
                 elif names_the_cpu(device_arg):  # a callable that moves what it is handed to the CPU leaves it there
