@@ -76,9 +76,7 @@ def test_whole_project_reports_the_optimizer_the_loop_strands(
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
-def test_the_script_alone_names_the_agents_module(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
-) -> None:
+def test_the_script_alone_names_the_agents_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
     _write(tmp_path, "torch.nn.Linear(3, 1)", monkeypatch)
     found = unfixed_findings(tmp_path, ["sac/main.py"], target)
     named = [(line, message) for rule, line, message in found["main.py"] if rule == "XLA003"]
