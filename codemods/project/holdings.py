@@ -45,12 +45,20 @@ def _causes() -> dict[Rule, str]:
         ("checkpoint", (LOAD_MAP_LOCATION,)),
         ("trainer", huggingface.RULES),
     )
-    return {
+    causes = {
         rule: cause
         for cause, rules in families
         for rule in rules
         if rule.severity == "error" and rule.name not in _CONTEXTUAL
     }
+    # An optimizer over parameters a later move replaces (obligation 2): a cause of its own, which no
+    # step barrier of the caller's loop closes (a plain step the loop drives is right on one process;
+    # an optimizer stepping stale CPU copies trains nothing whatever drives it).
+    causes.update({rule: "stale-optimizer" for rule in training.RULES if rule.name in _STALE_OPTIMIZERS})
+    return causes
+
+
+_STALE_OPTIMIZERS = frozenset({"optimizer-before-move", "untraced-optimizer-parameters"})
 
 
 _CAUSE_OF = _causes()

@@ -93,7 +93,11 @@ CROSS_FILE = Rule(
     "finding names that callable when its step is wrong on XLA as it is: it scales the gradients (a CUDA "
     "gradient scaler), or the script runs several processes without DDP (a plain `optimizer.step()` does not "
     "reduce the gradients across them); on one process the plain step, closed by the loop's barrier, computes "
-    "what `xm.optimizer_step` does. A call of a callable of such a module that sets up CUDA mixed precision "
+    "what `xm.optimizer_step` does. An optimizer such a module builds over parameters that a later move "
+    "to the device replaces (what XLA203 or XLA213 reports there: an agent's `__init__` building it over the modules "
+    "it is handed, which its `torch_to_device` moves) is named at the import as a cause of its own, also where the "
+    "call of its plain step is covered: the optimizer steps the old CPU copies and nothing trains, whatever loop "
+    "drives it. A call of a callable of such a module that sets up CUDA mixed precision "
     "is an error at the call, naming what it holds (its gradient scaler, its autocast); a method of what a "
     "project function returns (`train_stats = train_one_epoch(...)`, then `train_stats.items()`) is not that "
     "function's code. Modules whose used code is device-agnostic (it takes the "
@@ -314,6 +318,11 @@ CAUSES: dict[str, tuple[str, str]] = {
     "step": (
         "a training loop or optimizer step on CUDA terms",
         "its steps run without the step barrier and the XLA optimizer step (the pending graph grows every step)",
+    ),
+    "stale-optimizer": (
+        "an optimizer built over parameters that a later move to the device replaces",
+        "moving a module to XLA makes new Parameter objects, so the optimizer steps the old CPU copies and the "
+        "model trains nothing (whatever loop drives the step)",
     ),
     "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
     "cuda-only": (

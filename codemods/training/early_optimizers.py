@@ -43,6 +43,7 @@ from codemods.training.handed_parameters import (
     parameter_named,
     through_bound,
 )
+from codemods.training.listed_modules import untraced_loop_moves
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, root_in
 
 if TYPE_CHECKING:
@@ -481,6 +482,8 @@ class EarlyOptimizers(ConditionalMoves):
                     )
                     if later:
                         self._early(root, event, later, root in handed_in)
+                    else:
+                        self._untraced_loop(scope.qualname, root, written, event, events)
                 elif event[0] == "optimizer" and (model := root_in(name, on_cpu)) is not None:
                     later = moves_of(model, events[index + 1 :], aliases) or moved_by_methods(
                         scope.qualname, written, attribute_moves, _held_as(model, events)
@@ -504,6 +507,8 @@ class EarlyOptimizers(ConditionalMoves):
                         ]
                     if later:
                         self._early(model, event, later)
+                    else:
+                        self._untraced_loop(scope.qualname, model, written, event, events)
 
     def _early(
         self,
@@ -519,6 +524,24 @@ class EarlyOptimizers(ConditionalMoves):
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(event) > 4 and bool(event[4])
         self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)
+
+    def _untraced_loop(
+        self,
+        qualname: str,
+        model: str,
+        written: str,
+        event: OptimizerEvent | HandedOptimizerEvent,
+        events: list[FollowedEvent],
+    ) -> None:
+        """An optimizer ``__init__`` builds over ``model``, held by the instance, which no move the
+        tool follows moves, while another method of the class moves each element of a value of the
+        instance it cannot read (``for m in self.nets.values(): m.to(device)``): XLA213."""
+        held = [written] if written.startswith("self.") else _held_as(model, events)
+        moves = untraced_loop_moves(qualname, held, self.function_records.values())
+        if moves:
+            over = ", ".join(dict.fromkeys(f"`{over}`" for over, _ in moves))
+            where = ", ".join(dict.fromkeys(where for _, where in moves))
+            self.part.untraced_parameters[event[2]] = UntracedParameters(model, f"`{model}`", where, over)
 
     def _untraced(self, name: str, event: UntracedEvent, on_cpu: set[str], after: list[FollowedEvent]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or

@@ -160,6 +160,9 @@ class UntracedParameters:
     model: str
     source: str  # what the parameters come from, as the finding names it
     moved_by: str
+    # A later move through a loop over a value the tool cannot read (``self.nets.values()``):
+    # that value, as the finding names it; "" for parameters from something it cannot read.
+    over: str = ""
 
 
 @dataclass(frozen=True)

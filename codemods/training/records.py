@@ -99,6 +99,9 @@ class _Function(_Scope):
     round_trip_params: set[str] = field(default_factory=set)  # ... and then back to a device
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
+    # Moves through a loop variable over a value of the instance the tool cannot read
+    # (``for m in self.nets.values(): m.to(device)``): (what it iterates, the move).
+    untraced_moves: list[tuple[str, cst.Call]] = field(default_factory=list)
 
     def positional(self, index: int) -> str | None:
         """The parameter a positional argument at ``index`` is handed to."""

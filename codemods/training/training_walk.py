@@ -12,6 +12,7 @@ from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.ported_devices import CUDA
 from codemods.engine.nodes import arg_value, dotted, fold_true, is_true, method_name, names_the_cpu, string_value, walk
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Walk
 from codemods.equivalent_apis import TENSOR_CLASSES_OF_NN as NN_TENSORS
 from codemods.huggingface.names import TRAINERS
@@ -19,6 +20,7 @@ from codemods.targets import XM, spellings
 from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
+from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
 from codemods.training.loop_plans import LoopPlans, is_device_loader
 from codemods.training.loop_values import HOST_READ_CALLS
 from codemods.training.members import member_name, member_values
@@ -74,6 +76,9 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         self.optimizer_lists: set[str] = set()  # names of lists of optimizers (training/optimizer_lists.py)
         # Loop variables whose loop steps each member (``for op in self.optimizers: op.step()``).
         self.stepped_members: set[str] = set()
+        # The methods and properties of each class of the file that return a list of its
+        # attributes (listed_modules.py): class qualified name -> method -> the names.
+        self.listing_methods: dict[str, dict[str, tuple[str, ...]]] = {}
 
     @property
     def loop(self) -> _Loop | None:
@@ -137,6 +142,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.add(node.name.value)
+        self.listing_methods[self.walk.qualname] = listing_methods(node)
         for base in node.bases:
             resolved, written = self.walk.resolve(base.value), dotted(base.value)
             if resolved in apis.MODULE_BASES or written in self.module_classes:
@@ -169,8 +175,18 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         for target in node.targets:
             names, values = target.target, node.value
             if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
-                for element, value in zip(names.elements, values.elements):  # q, q_target = QNet(), QNet()
-                    self._assignment(dotted(element.value), value.value)
+                pairs = [
+                    (dotted(element.value), value.value) for element, value in zip(names.elements, values.elements)
+                ]
+                for name, value in pairs:  # q, q_target = QNet(), QNet()
+                    self._assignment(name, value)
+                # ``self.policy, self.qf = policy, qf`` binds each as its own assignment would (not
+                # a swap, ``a, b = b, a``, whose values are read before either is bound).
+                written = {name for name, _ in pairs}
+                if not any(dotted(value) in written for _, value in pairs):
+                    for name, value in pairs:
+                        if name is not None:
+                            self._collected(name, value, function)
                 continue
             if (type(names) is cst.Tuple or type(names) is cst.List) and type(values) is cst.Call:
                 # ``tok, model, optimizer = build(cfg)``: (training/returned_optimizers.py)
@@ -179,15 +195,19 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             name = dotted(names)
             self._assignment(name, values)
             if name is not None:
-                self.scope.events.append(("collect", name, values))
-                if function is not None:
-                    # ``self.device = torch.device(device)`` holds the parameter as ``self.device = device`` does
-                    held = _device_argument(values, self.walk.resolve) or values
-                    param = function.parameter(held, dotted(held))
-                    if param is not None:
-                        function.bound[name] = param
-                    else:
-                        function.bound.pop(name, None)
+                self._collected(name, values, function)
+
+    def _collected(self, name: str, values: cst.BaseExpression, function: _Function | None) -> None:
+        """``name = values``: what the name holds from here on (and the parameter it is bound to)."""
+        self.scope.events.append(("collect", name, values))
+        if function is not None:
+            # ``self.device = torch.device(device)`` holds the parameter as ``self.device = device`` does
+            held = _device_argument(values, self.walk.resolve) or values
+            param = function.parameter(held, dotted(held))
+            if param is not None:
+                function.bound[name] = param
+            else:
+                function.bound.pop(name, None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if type(node.operator) is cst.AddAssign:  # ``params += list(model.head.parameters())``
@@ -371,9 +391,10 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
         if method == "cpu" and target is not None and (moved := self._moved_name(target)) is not None:
-            self.scope.events.append(("cpu", moved, node))
-            if function is not None and (param := function.parameter(target, moved)) is not None:
-                function.cpu_params.add(param)
+            for each in self._elements_of(moved, node):
+                self.scope.events.append(("cpu", each, node))
+                if function is not None and (param := function.parameter(target, each)) is not None:
+                    function.cpu_params.add(param)
         if method in ("to", "cuda") and target is not None:
             device_arg = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(device_arg) else dotted(device_arg)
@@ -381,24 +402,28 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
             # module's Parameter objects: no move for what optimizers were built over.
             changes_device = method == "cuda" or not self._casts_only(device_arg)
+            elements: list[str | None] = [*self._elements_of(moved, node)] if moved is not None else [None]
             if moved is not None:
                 if changes_device:
-                    self.scope.events.append(("move", moved, device, node))
+                    self.scope.events.extend(("move", each, device, node) for each in elements if each is not None)
                 self.moves.append((moved, device, node))
                 # ``net.to(device)`` as a statement moves a module in place (a tensor's would be
                 # lost): a loop of such moves (``for net in nets.values(): net.to(device)``)
                 # computes nothing on the device, it is no evaluation loop.
                 if loop is not None and device is not None and not self._is_statement(node):
                     loop.moved[moved] = device
-            param = function.parameter(target, moved) if function is not None and changes_device else None
-            if function is None or param is None:
-                pass
-            elif names_the_cpu(device_arg):  # a callable that moves what it is handed to the CPU leaves it there
-                function.cpu_params.add(param)
-            else:
-                function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
-                if param in function.cpu_params:
-                    function.round_trip_params.add(param)
+            for element in elements:
+                param = function.parameter(target, element) if function is not None and changes_device else None
+                if function is None or param is None:
+                    pass
+                elif names_the_cpu(device_arg):  # a callable that moves what it is handed to the CPU leaves it there
+                    function.cpu_params.add(param)
+                else:
+                    function.moved_params.append(
+                        (param, through_bound(function.bound, device), node, function.qualname)
+                    )
+                    if param in function.cpu_params:
+                        function.round_trip_params.add(param)
         if callee is not None and is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -448,6 +473,29 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 guarded.add(guards[key])
         function.step_switches = inside if function.step_switches is None else function.step_switches & inside
         function.step_guards = guarded if function.step_guards is None else function.step_guards & guarded
+
+    def _elements_of(self, moved: str, node: cst.Call) -> list[str]:
+        """What a move of ``moved`` moves: the name, or, for a loop variable over a list the
+        tool reads (``for m in self.modules: m.to(device)``), each element of it
+        (listed_modules.py); a loop over the instance's values that it cannot read is kept as
+        an untraced move (XLA213)."""
+        root, _, rest = moved.partition(".")
+        loop = looped_over(self.walk.loops, root)
+        if loop is None:
+            return [moved]
+        qualname = self.walk.qualname
+        methods = self.listing_methods.get(qualname.rpartition(".")[0], {})
+        names = iterated_names(loop.iter, self.walk.enclosing_function, methods)
+        if names is None:
+            over = dotted(loop.iter.func if type(loop.iter) is cst.Call else loop.iter) or ""
+            # (a statement: a module moves in place, a tensor's move would be lost; ``x =
+            # batch.to(device)`` in a loop over the instance's loader moves no module)
+            in_place = method_name(node) in ("to", "cuda") and self._is_statement(node)
+            if over.startswith("self.") and in_place and self.walk.enclosing_function is not None:
+                function = self.function_records[id(self.walk.enclosing_function)]
+                function.untraced_moves.append((code_of(loop.iter), node))
+            return [moved]
+        return [".".join(p for p in (name, rest) if p) for name in names]
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""

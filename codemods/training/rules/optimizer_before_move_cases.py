@@ -13,6 +13,7 @@ from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_i
 from codemods.training.rules.init_moves import init_move_invalid
 from codemods.training.rules.looked_up_classes import looked_up_invalid
 from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_invalid
+from codemods.training.rules.loop_moved_optimizers import loop_moved_invalid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid
 from codemods.training.rules.programs import (
@@ -446,4 +447,5 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
         *looked_up_invalid(),
         *returned_optimizer_invalid(),
         *stale_parameter_list_invalid(),
+        *loop_moved_invalid(),
     )

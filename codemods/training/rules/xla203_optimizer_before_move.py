@@ -16,6 +16,7 @@ from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_v
 from codemods.training.rules.init_moves import init_move_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
 from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_valid
+from codemods.training.rules.loop_moved_optimizers import loop_moved_valid
 from codemods.training.rules.method_optimizers import method_optimizer_valid
 from codemods.training.rules.optimizer_before_move_cases import optimizer_before_move_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_valid
@@ -54,7 +55,10 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
+    "`self.model = model`, also `self.policy, self.qf = policy, qf`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
+    "and through a loop variable (`for m in self.modules: m.to(device)`, each element of a literal list or tuple, of a "
+    "name bound to one, or of what a property or method of the class returns: `return [self.policy, self.qf]`, also a "
+    "list it builds and appends to, an RL agent's `torch_to_device`) "
     "and through a module built over the model (`ModelWithLoss(model, loss).to(device)`, also when a trainer "
     "class builds it and another of its methods moves it: moving it moves the model); where the later move may go to the CPU, or runs only under a condition the port keeps (`if use_cuda: model.cuda()` after the optimizer, not around it; not an availability check the port drops nor a flag it switches on) or in the class's own `cuda` method (it runs only where a caller asks for CUDA: `if args.use_cuda: learner.cuda()`), so that a move put first would run on the CPU path too, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
@@ -250,6 +254,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *looked_up_valid(),
         *returned_optimizer_valid(),
         *stale_parameter_list_valid(),
+        *loop_moved_valid(),
     ),
     invalid=optimizer_before_move_invalid,
 )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.loop_moved_optimizers import loop_moved_valid, untraced_loop_invalid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -30,7 +31,11 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
     "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
     "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
     "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
-    "building it.",
+    "building it. The same holds for a later move it cannot follow: an optimizer `__init__` builds over a module the "
+    "instance holds (`self.policy = policy`), which no move the tool follows moves, while another method of the "
+    "class moves each element of a value of the instance it cannot read (`for m in self.nets.values(): m.to(device)`, "
+    "a statement: a module moves in place; not `x = batch.to(device)` in a loop over its loader), is reported at "
+    "the optimizer, naming that loop (it may hold the module).",
     examples=lambda: (
         invalid(
             """
@@ -96,6 +101,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             """,
             note="moved-first-or-handed-in",
         ),
+        *loop_moved_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -153,6 +159,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
                 Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),
             ),
         ),
+        *untraced_loop_invalid(),
     ),
 )
 
@@ -160,6 +167,13 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
 @reports_facts(UNTRACED_OPTIMIZER_PARAMETERS, nodes=lambda facts: facts.training.untraced_parameters)
 def _untraced(ctx: Context[Facts], original: cst.Call) -> str:
     untraced = ctx.facts.training.untraced_parameters[original]
+    if untraced.over:
+        return (
+            f"the optimizer is built over {untraced.source}, which may be on the CPU, and {untraced.moved_by} moves "
+            f"each element of {untraced.over}, which the tool cannot trace, later: moving a module to XLA replaces its "
+            f"parameters, so if `{untraced.model}` is among them the optimizer steps stale copies that nothing "
+            "trains; build the optimizer after the move"
+        )
     return (
         f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
         f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
