@@ -235,6 +235,8 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             self._assignment(member, held)
         if lists_optimizers(core, self.walk.resolve):
             self.optimizer_lists.add(name)
+        if dotted(core) in self.device_loaders:  # ``epoch_iterator = parallel_loader``: the same loader
+            self.device_loaders.add(name)
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
