@@ -105,6 +105,7 @@ CUDA_CHECK = Rule(
             """,
             target="sagemaker",
             alias=True,
+            note="the-same-through-an-alias-sagemaker",
             findings=(Expected(3, 4, "`th.cuda.is_available()` is False on the XLA device"),),
         ),
         invalid(
