@@ -31,6 +31,17 @@ SPMD_FSDP_ADVICE = (
 )
 
 
+# Calls that only print what they are handed, as the callee resolves: ``print`` on every
+# process, ``xm.master_print`` on the master process (a rank-checked print becomes it, XLA610).
+PRINT_CALLS = frozenset({"print", "builtins.print", "torch_xla.core.xla_model.master_print"})
+
+
+def prints(callee: str | None, name: str | None) -> bool:
+    """A call that only prints: ``callee`` is what its function resolves to, ``name`` the
+    function's bare name when it is written as one (``print`` resolves to nothing)."""
+    return callee in PRINT_CALLS or (callee is None and name == "print")
+
+
 # Environment variables of CUDA and NCCL (prefixes): XLA's runtime reads them only when
 # it runs on NVIDIA GPUs (PJRT_DEVICE=CUDA).
 CUDA_ENVIRONMENT = (

@@ -395,9 +395,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         if (self.walk.conds or self.required_before) and (required := self._required(node)):
             self.conditional_calls[node] = required
         callee = self.walk.callee
-        hands_on = callee in TORCH_SPAWN or (
-            callee is None and type(node.func) is cst.Name and node.func.value == "print"
-        )
+        hands_on = callee in TORCH_SPAWN or apis.prints(callee, dotted(node.func))
         self.handed.append(hands_on)
         self.handing += hands_on
         method = method_name(node)

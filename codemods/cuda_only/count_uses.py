@@ -23,6 +23,7 @@ from typing import Literal
 
 import libcst as cst
 
+from codemods.apis import prints
 from codemods.cuda_only.module_reads import ModuleReads, bound_parameter
 from codemods.distributed.facts import PROCESS_GROUP_DROPPED, ProcessGroup
 from codemods.distributed.launch import TORCH_SPAWN, XLA_LAUNCHERS
@@ -103,7 +104,7 @@ class CountUses:
         builtin), or anything (the callee may use it)."""
         func = call.func
         name = func.value if isinstance(func, cst.Name) else None
-        if name == "print":
+        if prints(self.reads.resolve(func), name):
             return "nothing"
         if name in PURE_BUILTINS and self.reads.resolve(func) in (None, name, f"builtins.{name}"):
             return "value"
@@ -145,7 +146,9 @@ class CountUses:
             if type(call) is not cst.Call:
                 continue
             func = call.func
-            if type(func) is cst.Name and (func.value in self.reads.functions or func.value == "print"):
+            if type(func) is cst.Name and func.value in self.reads.functions:
+                continue
+            if prints(self.reads.resolve(func), func.value if type(func) is cst.Name else None):
                 continue
             if self.reads.resolve(func) in TORCH_SPAWN | XLA_LAUNCHERS:
                 continue

@@ -25,6 +25,7 @@ from typing import Any
 
 import libcst as cst
 
+from codemods.apis import prints
 from codemods.cuda_only.count_uses import PURE_BUILTINS
 from codemods.cuda_only.facts import Answer, Effect
 from codemods.cuda_only.module_reads import FUNCTIONS, ModuleReads
@@ -176,7 +177,7 @@ class CudaAnswers:
         while isinstance(above := parent_of.get(id(text)), cst.ConcatenatedString):
             text = above
         call = parent_of.get(id(above)) if isinstance(above, cst.Arg) else None
-        return call if isinstance(call, cst.Call) and _logs(call) else None
+        return call if isinstance(call, cst.Call) and self._logs(call) else None
 
     def _climb(self, node: cst.CSTNode, pair: Pair) -> tuple[cst.CSTNode, cst.CSTNode | None, Pair] | Answer:
         """From ``node`` up through the expressions that compute with its value (``not``,
@@ -272,7 +273,7 @@ class CudaAnswers:
             return [_breaks(arg, "uses it")]
         func = call.func
         name = func.value if isinstance(func, cst.Name) else None
-        if _logs(call):
+        if self._logs(call):
             return [Answer("none", call, f"`{code_of(child)}` is only printed")]
         if (printed := self._printed_text(arg)) is not None:
             return [Answer("none", printed, f"`{code_of(child)}` is only printed")]
@@ -346,12 +347,20 @@ class CudaAnswers:
             isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
             and all(
                 isinstance(small, cst.Pass)
-                or (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _logs(small.value))
+                or (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and self._logs(small.value))
                 or (or_stops and self.ends_the_process(small))
                 for small in line.body
             )
             for line in lines
         )
+
+    def _logs(self, call: cst.Call) -> bool:
+        """``print(...)``, ``xm.master_print(...)``, ``logger.info(...)``, ``warnings.warn(...)``:
+        a line of output (a logger's method by its name: its object is not resolved)."""
+        func = call.func
+        if prints(self.reads.resolve(func), func.value if isinstance(func, cst.Name) else None):
+            return True
+        return isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS
 
 
 def value_on_xla(expr: cst.CSTNode, known: Callable[[cst.CSTNode], object]) -> object:
@@ -391,14 +400,6 @@ def value_on_xla(expr: cst.CSTNode, known: Callable[[cst.CSTNode], object]) -> o
         return apply(*operands)
     except (ZeroDivisionError, TypeError):
         return UNKNOWN
-
-
-def _logs(call: cst.Call) -> bool:
-    """``print(...)``, ``logger.info(...)``, ``warnings.warn(...)``: a line of output."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value == "print"
-    return isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS
 
 
 def _breaks(node: cst.CSTNode, verb: str) -> Answer:

@@ -103,6 +103,8 @@ class DeviceAnalysis(DeviceWalk):
                 )
                 if fallback is None:
                     part.ifs.add(node)
+                    if node in self.worth_running and isinstance(node, cst.If):
+                        part.wait_ifs.add(node)
                 else:
                     part.unset_fallbacks[node] = fallback
             elif node in self.device_code:

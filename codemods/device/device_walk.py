@@ -219,7 +219,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         if is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
-            self.mark_device_code()
+            if not self._cuda_runtime_answer(value):
+                self.mark_device_code()
         elif mentions(value, self.part.is_available_call):
             self.flag_candidates[name].append(value)
         if type(value) is cst.Integer:
@@ -230,6 +231,15 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         if shapes.is_text(value, self.string_names):
             self.string_names.add(name)
             self.text_values[name].append(value)
+
+    def _cuda_runtime_answer(self, value: cst.BaseExpression) -> bool:
+        """``device_id = torch.cuda.current_device()``: a CUDA runtime call that fails without CUDA
+        picks no device by being stored (under a kept check it never runs on XLA); a move or a
+        device built from the name is device code of its own."""
+        if type(value) is not cst.Call:
+            return False
+        api = runtime_apis.CUDA_RUNTIME.get(self.walk.resolve(value.func) or "")
+        return api is not None and api.crashes_without_cuda
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
         statements = node.body

@@ -49,6 +49,9 @@ class DeviceFacts:
     # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
     # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
+    # Of ``ifs``, the checks around nothing but a CUDA wait (``if torch.cuda.is_available():
+    # torch.cuda.synchronize()``): skipped on XLA, the code ran as it is (XLA122, a note).
+    wait_ifs: set[cst.If] = field(default_factory=set)
     # Of those, the checks that stay because, dropped, their code would read a name that only the
     # code of another check that stays binds (the value: that name; the other check's blocker is
     # their value in blocked_ifs).

@@ -311,7 +311,7 @@ class RankAnalysis(Analysis):
             return
         if method_name(node) == "add_argument":
             self._local_rank_flag(node)
-        if method_name(node) in _LOG_METHODS or (type(node.func) is cst.Name and node.func.value == "print"):
+        if method_name(node) in _LOG_METHODS or apis.prints(callee, dotted(node.func)):
             self.logged.update(id(n) for n in walk(node))
         if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
             if (found := self._env(node.args[0].value)) is not None:

@@ -18,6 +18,7 @@ from codemods.engine.nodes import dotted, method_name, names_in, walk
 from codemods.lazy.assignment_shapes import returns_host_numbers
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.drivers import StepDrivers
+from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
 from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
 
@@ -34,6 +35,7 @@ class LoopPlans(StepDrivers):
     forward_class_paths: set[str]
     trainer_classes: dict[str, str]
     device_loaders: set[str]
+    loop_records: dict[int, _Loop]
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
@@ -85,13 +87,28 @@ class LoopPlans(StepDrivers):
             and not only_moves(loop.node)
             and not over_weights(loop.node)
             and not _in_a_move_method(loop)
+            and not self._in_a_step_iteration(loop)
         ):
-            if not loop.host_read and not _calls_a_host_read(loop, by_name):
+            reads = loop.host_read or reads_every_iteration(loop.node, loop.branch_reads)  # type: ignore[arg-type]  # a loop's node is a For or a While
+            if not reads and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(
                 loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
             ):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _in_a_step_iteration(self, loop: _Loop) -> bool:
+        """The loop runs in every iteration of a loop that steps in its own body (a backward pass
+        or an optimizer step there): it is part of that step (an embedder's forward over a batch's
+        utterances before the model's), whose barrier ends it; a barrier of its own would cut the
+        step's graph per iteration.  One under an ``if`` of that loop (a validation every N steps)
+        is no part of every step."""
+        record: _Loop | None = loop
+        while record is not None and record.every_outer_iteration and record.outer is not None:
+            record = self.loop_records.get(id(record.outer))
+            if record is not None and (record.backward or self._steps(record.step_receivers)):
+                return True
+        return False
 
     def _gives_host_numbers(self, call: cst.Call, by_name: dict[str, list[_Function]]) -> bool:
         """A call of a function of this file (every one of that name) or of the project's whose

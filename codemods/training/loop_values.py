@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, names_in, names_the_cpu, receiver, walk
 
 # Reads that give host values (no device state): sizes, and host reads.
 _HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
@@ -29,10 +29,12 @@ _KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"}
 
 
 def _host_valued(node: cst.CSTNode) -> bool:
-    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
+    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``, ``x.to("cpu")``)."""
     if type(node) is cst.Call:
         if method_name(node) in _HOST_VALUES:
             return True
+        if method_name(node) == "to" and names_the_cpu(arg_value(node, 0, "device")):
+            return True  # ``x.to("cpu")``, as ``x.cpu()``
         if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
             return True
     if type(node) is cst.Attribute and node.attr.value == "shape":

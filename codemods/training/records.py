@@ -46,6 +46,7 @@ class _Loop:
     called: list[str] = field(default_factory=list)
     barrier: bool = False
     host_read: bool = False
+    branch_reads: list[cst.Call] = field(default_factory=list)  # host reads under an ``if`` of the loop
     moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
     # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
     handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)

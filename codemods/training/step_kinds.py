@@ -77,6 +77,7 @@ class StepKinds(Analysis):
                 and loop is not None
                 and loop.node in part.loops
                 and not _is_scheduler_name(step.optimizer)
+                and "deepspeed" not in step.optimizer.rsplit(".", 1)[-1].lower()  # an engine: XLA004's (no optimizer)
                 and not self._framework_drives_training  # (a prepared optimizer reduces the gradients itself)
             ):
                 handed = None

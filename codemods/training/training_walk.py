@@ -255,6 +255,8 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             self._assignment(member, held)
         if lists_optimizers(core, self.walk.resolve):
             self.optimizer_lists.add(name)
+        if dotted(core) in self.device_loaders:  # ``epoch_iterator = parallel_loader``: the same loader
+            self.device_loaders.add(name)
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -351,11 +353,15 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                     self.checked_barriers.append((loop, checks, node))
                 else:
                     loop.barrier = True
-            if not self.walk.conditional_in_loop and (
+            reads = (
                 method in apis.HOST_READ_METHODS
+                or (method == "to" and names_the_cpu(arg_value(node, 0, "device")))  # ``.to("cpu")``, as ``.cpu()``
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
                 or callee in HOST_READ_CALLS
-            ):
+            )
+            if reads and self.walk.conditional_in_loop:
+                loop.branch_reads.append(node)  # a read in every branch reads every iteration (every_iteration.py)
+            elif reads:
                 # A read in every iteration of a nested loop that runs in every iteration of its
                 # outer loop (``for i in range(n): ranks.append(hit[i].nonzero().item())``) is a
                 # read per iteration of that loop too.

@@ -4,7 +4,7 @@ that its module holds the rule, its messages, its tables and its hooks."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, invalid, substituted
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
 # flash-attn used only where a helper asked whether its import worked (valid), or behind a switch
 # that does not ask (invalid).
@@ -73,8 +73,100 @@ HOST_ARRAYS = """
     """
 
 
+# timm's NativeScaler whose CUDA GradScaler the code replaces each epoch before stepping through it (PVT).
+_REPLACED_SCALER = """
+import torch
+from timm.utils import NativeScaler
+
+
+def main(args, model, optimizer, batches, checkpoint, save):
+    loss_scaler = NativeScaler()
+    if checkpoint is not None:
+        loss_scaler.load_state_dict(checkpoint["scaler"])
+    for epoch in range(args.epochs):
+        loss_scaler._scaler = torch.cuda.amp.GradScaler(enabled=not args.fp32)
+        train_one_epoch(model, batches, optimizer, loss_scaler)
+        save({"scaler": loss_scaler.state_dict()})
+"""
+
+
+_STEPS_FIRST = _REPLACED_SCALER.replace(
+    "    for epoch in range(args.epochs):\n",
+    "    train_one_epoch(model, batches, optimizer, loss_scaler)\n    for epoch in range(args.epochs):\n",
+)
+
+
+def _ported_scaler(program: str) -> str:
+    """The port of ``_REPLACED_SCALER`` (or a variant): XLA's scaler, the epoch loop's barrier (XLA301)."""
+    return substituted(
+        program,
+        ("import torch\n", "import torch\nimport torch_xla\n"),
+        ("torch.cuda.amp.GradScaler(enabled=not args.fp32)", 'torch.amp.GradScaler("xla", enabled=not args.fp32)'),
+        (
+            '        save({"scaler": loss_scaler.state_dict()})\n',
+            '        save({"scaler": loss_scaler.state_dict()})\n        torch_xla.sync()\n',
+        ),
+    )
+
+
+def replaced_scaler_valid() -> tuple[Valid, ...]:
+    return (
+        valid(
+            _REPLACED_SCALER,
+            _ported_scaler(_REPLACED_SCALER),
+            note="a-native-scaler-whose-cuda-scaler-is-replaced-before-it-steps",
+            target_only=True,
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.amp
+            import timm.utils as tu
+
+            scaler = tu.NativeScaler()
+            scaler._scaler = torch_xla.amp.GradScaler()
+            scaler(loss, optimizer)
+            """,
+            target="sagemaker",
+            note="replaced-by-xlas-scaler-sagemaker",
+        ),
+    )
+
+
 def third_party_cuda_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            _STEPS_FIRST,
+            _ported_scaler(_STEPS_FIRST),
+            note="a-native-scaler-that-steps-before-its-cuda-scaler-is-replaced",
+            target_only=True,
+            findings=(Expected(7, 19, "`NativeScaler` builds a CUDA gradient scaler inside timm"),),
+        ),
+        invalid(
+            """
+            import torch
+            from timm.utils import NativeScaler as Scaler
+
+            scaler = Scaler()
+            if args.amp:
+                scaler._scaler = torch.cuda.amp.GradScaler()
+            scaler(loss, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            from timm.utils import NativeScaler as Scaler
+
+            scaler = Scaler()
+            if args.amp:
+                scaler._scaler = torch_xla.amp.GradScaler()
+            scaler(loss, optimizer)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="replaced-only-under-an-if",
+            findings=(Expected(5, 10, "`Scaler` builds a CUDA gradient scaler inside timm"),),
+        ),
         invalid(
             PROFILED.replace(
                 "return profiler._Profiler._CURRENT_PROFILER is not None", "return profiler.profile(None)"

@@ -9,6 +9,7 @@ from codemods.cuda_only.rules.third_party_cuda_cases import (
     HOST_ARRAYS,
     OPTIONAL_FLASH,
     PROFILED,
+    replaced_scaler_valid,
     third_party_cuda_invalid,
 )
 from codemods.engine.hooks import on_references
@@ -29,7 +30,9 @@ THIRD_PARTY_CUDA = Rule(
     "mmcv's and BasicSR's compiled ops)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
-    "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
+    "or silently do nothing. A timm `NativeScaler()` whose CUDA GradScaler the code replaces before anything "
+    "steps through it (`loss_scaler._scaler = torch.cuda.amp.GradScaler(...)` each epoch, made XLA's by XLA205; "
+    "saving or loading its state before that needs no CUDA) never steps the CUDA one and is not reported. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.nn's LayerNorm and "
     "RMSNorm, a rotary embedding in torch operations and torch.nn.CrossEntropyLoss for flash-attn's other "
@@ -240,6 +243,7 @@ THIRD_PARTY_CUDA = Rule(
             """,
             note="torch-alternatives",
         ),
+        *replaced_scaler_valid(),
     ),
     invalid=third_party_cuda_invalid,
 )
@@ -410,6 +414,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
     """Each use, with what to use on XLA: the name's own entry, else its longest module's;
     none where only a parameter ZeRO-3 partitioned reaches it."""
     from codemods.cuda_only.rules.absent_on_xla import never_runs_on_xla
+    from codemods.cuda_only.rules.replaced_scalers import scaler_replaced
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
@@ -419,6 +424,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
         or _profiler_state_read(qualified, original, ctx.parent())
+        or (qualified.endswith("NativeScaler") and scaler_replaced(ctx.ancestors, ctx.resolve))
     ):
         return updated
     advice = _APIS.get(qualified)

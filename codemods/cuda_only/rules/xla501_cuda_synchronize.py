@@ -37,7 +37,8 @@ CUDA_SYNCHRONIZE = Rule(
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs. A call with arguments under a test that is False on "
     'XLA as the port leaves it (`if device.type == "cuda":`, which XLA105 reports) never runs there and is not '
-    "reported.",
+    "reported. One under `if torch.cuda.is_available():` and nothing else never ran on XLA either: the check goes "
+    "and the wait is ported, as a note (XLA122).",
     examples=lambda: (
         invalid(
             """
@@ -165,6 +166,19 @@ def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: st
         return updated
     if len(ctx.ancestors) >= 3 and ctx.ancestors[-3] in ctx.facts.device.timing_syncs:
         return updated
+    wait_ifs = ctx.facts.device.wait_ifs
+    check = next((a for a in reversed(ctx.ancestors) if a in wait_ifs), None)
+    if check is not None:
+        from codemods.device.rules.xla122_cuda_wait_check import CUDA_WAIT_CHECK
+
+        return ctx.fix_or_keep(
+            updated,
+            CUDA_WAIT_CHECK,
+            original,
+            f"{ctx.code(original)} -> {{new}}: under `{ctx.code(check.test)}`, False on an XLA host, it never ran "  # type: ignore[attr-defined]  # an If of wait_ifs
+            "there; now it waits for the XLA device's pending work",
+            lambda: ctx.replace_callee(original, updated, "wait_device_ops"),
+        )
     return ctx.fix_or_keep(
         updated,
         CUDA_SYNCHRONIZE,

@@ -24,7 +24,8 @@ CUDA_ANSWER_NO_EFFECT = Rule(
     "raises. The tool follows the answer to where it is used: through the expressions that compute with it, the "
     "names and attributes it is stored in and the functions of the file it is handed to. Where every use comes "
     "out as it does with one GPU (`n_gpu > 1` is False either way: the script's one-device path runs, which is "
-    "what the port runs, one XLA device per process), or the answer is only printed, or only decides what is "
+    "what the port runs, one XLA device per process), or the answer is only printed (`print`, `xm.master_print`, a "
+    "logger), or only decides what is "
     "printed, nothing changes on XLA and this note says so. Where it chooses other code than a GPU would, the "
     "check is reported like a CUDA availability check (XLA105); where it breaks the script (a division by the "
     "count, a batch size of 0, a branch that raises), as an error (XLA506). A use in a function this run never calls "
@@ -83,6 +84,15 @@ CUDA_ANSWER_NO_EFFECT = Rule(
             """,
             note="made text that is not printed: an error of XLA506",
         ),
+        valid(
+            """
+            import torch
+            from reporting import ui
+
+            ui.master_print("GPUs:", torch.cuda.device_count())
+            """,
+            note="a method of the project's own object named like xm.master_print: an error of XLA506",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -132,6 +142,43 @@ CUDA_ANSWER_NO_EFFECT = Rule(
                 Expected(5, 27, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),
                 Expected(6, 33, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def init(rank):
+                if rank == 0:
+                    print("GPUs:", torch.cuda.device_count())
+                dist.init_process_group("nccl")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init(rank):
+                xm.master_print("GPUs:", torch.cuda.device_count())
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="a rank-checked print becomes xm.master_print (XLA610), which still only prints: a second run keeps it",
+            findings=(Expected(8, 30, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch_xla.core import xla_model as xla
+
+            xla.master_print("GPUs:", torch.cuda.device_count())
+            """,
+            target="sagemaker",
+            alias=True,
+            note="xm.master_print through an alias (sagemaker)",
+            findings=(Expected(4, 27, "`torch.cuda.device_count()` is only printed; nothing changes on XLA"),),
         ),
         invalid(
             """

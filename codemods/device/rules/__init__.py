@@ -26,6 +26,7 @@ from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DAT
 from codemods.device.rules.xla119_guarded_move import GUARDED_MOVE
 from codemods.device.rules.xla120_uncalled_device import UNCALLED_DEVICE
 from codemods.device.rules.xla121_device_from_library import DEVICE_FROM_LIBRARY
+from codemods.device.rules.xla122_cuda_wait_check import CUDA_WAIT_CHECK
 
 RULES = (
     NO_DEVICE,
@@ -50,4 +51,5 @@ RULES = (
     GUARDED_MOVE,
     UNCALLED_DEVICE,
     DEVICE_FROM_LIBRARY,
+    CUDA_WAIT_CHECK,
 )

@@ -193,22 +193,6 @@ def dropped_check_cases() -> tuple[Invalid, ...]:
             """
             import torch
 
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            xm.wait_device_ops()
-            """,
-            note="guard-of-ported-code",
-            findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
-        ),
-        invalid(
-            """
-            import torch
-
             def default_device():
                 if torch.cuda.is_available() and torch.cuda.is_initialized():
                     return torch.device("cuda")

@@ -279,12 +279,17 @@ def _availability_if(
     }.get(folded, "dropped from the condition")  # type: ignore[arg-type]  # folded is True, False or an expression: dict.get returns the default for the expression
     kept = device.cleared_flags.get(original)
     holds = f" (`{kept}` keeps its value and picks the XLA device where it picked CUDA)" if kept else ""
-    new = ctx.fix(
-        CUDA_AVAILABLE_DEVICE,
-        original.test,
-        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device{holds}, {outcome}",
-        lambda: fold_if(updated, folded, is_elif, ctx.keep_lines_after),
-    )
+    if original in device.wait_ifs and folded is True:
+        from codemods.device.rules.xla122_cuda_wait_check import CUDA_WAIT_CHECK, WAIT_MESSAGE
+
+        rule, message = (
+            CUDA_WAIT_CHECK,
+            (f"`{ctx.code(original.test)}` {WAIT_MESSAGE}: check dropped, so that the wait holds for the XLA device"),
+        )
+    else:
+        rule = CUDA_AVAILABLE_DEVICE
+        message = f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device{holds}, {outcome}"
+    new = ctx.fix(rule, original.test, message, lambda: fold_if(updated, folded, is_elif, ctx.keep_lines_after))
     if new is None:
         return updated
     ctx.imports.discard(original.test)

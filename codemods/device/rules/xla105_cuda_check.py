@@ -69,6 +69,30 @@ CUDA_CHECK = Rule(
     ),
     invalid=lambda: (
         invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                device_id = torch.cuda.current_device()
+                print("using device", device_id, torch.cuda.get_device_name(device_id))
+            """,
+            note="a-check-around-a-device-index-that-is-only-printed-picks-no-device",
+            findings=(Expected(3, 4, "`torch.cuda.is_available()` is False on the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            if th.cuda.is_available():
+                gpu_id = th.cuda.current_device()
+                print(f"GPU {gpu_id}: {th.cuda.get_device_name(gpu_id)}")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="the-same-through-an-alias-sagemaker",
+            findings=(Expected(3, 4, "`th.cuda.is_available()` is False on the XLA device"),),
+        ),
+        invalid(
             CPU_TYPE_IN_ARITHMETIC,
             note="the-cpu-type-a-tensor-check-chooses-on-xla",
             findings=(

@@ -11,6 +11,7 @@ from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
+from codemods.training.rules.ported_loop_cases import ENGINE_STEPS_WHY, engine_step_valid
 from codemods.training.rules.step_argument_cases import step_argument_invalid
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ OPTIMIZER_STEP = Rule(
     "that is no torch optimizer but has its own `step()` (`self._optim = torch.optim.Adam(...)` in `__init__`, "
     "`self._optim.step()` and a schedule in `step`) keeps its call as written, whatever its name: its inner step is "
     "the one ported, where the class is (`xm.optimizer_step` on the wrapper itself would fail on several devices: "
-    "it reduces the gradients of the wrapper's `param_groups`, which it has not).",
+    "it reduces the gradients of the wrapper's `param_groups`, which it has not)." + ENGINE_STEPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -78,6 +79,7 @@ OPTIMIZER_STEP = Rule(
         ),
     ),
     valid=lambda: (
+        *engine_step_valid(),
         valid(
             """
             import torch

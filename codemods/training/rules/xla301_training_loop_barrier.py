@@ -14,6 +14,7 @@ from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.accelerate_loader_cases import accelerate_loader_invalid, accelerate_loader_valid
 from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
+from codemods.training.rules.ported_loop_cases import PORTED_LOOPS_WHY, engine_loop_invalid, ported_loop_valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
     "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
     "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
-    "them, and a method called later takes the step.",
+    "them, and a method called later takes the step." + PORTED_LOOPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -122,6 +123,7 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        *ported_loop_valid(),
         *CONSTRUCTION_VALID,
         *accelerate_loader_valid(),
         valid(
@@ -249,6 +251,7 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        *engine_loop_invalid(),
         *CONSTRUCTION_INVALID,
         *accelerate_loader_invalid(),
         invalid(

@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid, with_barrier
 from codemods.training.rules.dead_loop_cases import dead_loop_invalid, dead_loop_valid
+from codemods.training.rules.host_read_loop_cases import (
+    HOST_READ_LOOPS_WHY,
+    host_read_loop_invalid,
+    host_read_loop_valid,
+)
 from codemods.training.rules.meter_loop_cases import DEVICE_ACCURACY, DEVICE_METER, HOST_ACCURACY, SUBMODULES
 from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
@@ -187,7 +192,8 @@ EVAL_LOOP_BARRIER = Rule(
     "it updates each weight once per call, inside the step that calls it. PyTorch Geometric's converters to host "
     "objects (`to_networkx(g)`, `to_scipy_sparse_matrix`) read every tensor of the graph to the host: a host read. "
     "A loop in the body of an `if False:` (`if 0:`) never runs and gets none (one in its `else:` does). "
-    + STEP_LOOPS_WHY,
+    + STEP_LOOPS_WHY
+    + HOST_READ_LOOPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -514,6 +520,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         *step_loop_valid(),
         *dead_loop_valid(),
+        *host_read_loop_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -525,7 +532,8 @@ EVAL_LOOP_BARRIER = Rule(
                     11,
                     9,
                     "evaluation loop over the device (no call in every iteration reads a value to the host: "
-                    "`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float()`): torch_xla.sync() ends every iteration",
+                    '`.item()`, `.cpu()`, `.to("cpu")`, `.numpy()`, `.tolist()`, `float()`): torch_xla.sync() ends '
+                    "every iteration",
                 ),
             ),
         ),
@@ -640,6 +648,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         *step_loop_invalid(),
         *dead_loop_invalid(),
+        *host_read_loop_invalid(),
     ),
 )
 
@@ -656,5 +665,8 @@ def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.Fo
         message = f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
         message += "materialize only what they read, so {new} ends every iteration"
     else:
-        message = "evaluation loop over the device (no call in every iteration reads a value to the host: `.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float()`): {new} ends every iteration"
+        message = (
+            "evaluation loop over the device (no call in every iteration reads a value to the host: `.item()`, "
+            '`.cpu()`, `.to("cpu")`, `.numpy()`, `.tolist()`, `float()`): {new} ends every iteration'
+        )
     return with_barriers(ctx, EVAL_LOOP_BARRIER, original, updated, message)
