@@ -12,6 +12,7 @@ import libcst as cst
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import built_off_device, host_data, path_key
 from codemods.checkpoint.host_saves import HostSaves
+from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import (
@@ -97,6 +98,8 @@ class CheckpointAnalysis(Analysis):
         self.set_into_modules: set[str] = set()  # the names whose tensors are set into a module
         self.save_functions: dict[cst.Call, cst.FunctionDef | None] = {}  # each torch.save's function
         self.module: cst.Module | None = None
+        # The names ``with ... as`` binds to a private file (private_files.py), by scope.
+        self.with_files: set[tuple[str, str]] = set()
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -250,7 +253,7 @@ class CheckpointAnalysis(Analysis):
                 self.location_functions[location] = function
             if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
-        elif node.args and not any(a.star for a in node.args):
+        elif node.args and not any(a.star for a in node.args) and not self._private_file(arg_value(node, 0, "f")):
             self.loads_without_location.append(node)
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))
@@ -283,10 +286,30 @@ class CheckpointAnalysis(Analysis):
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
 
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        """``with tempfile.TemporaryFile() as f:``: the name of a private file (private_files.py)."""
+        if node.asname is not None and makes_private_file(node.item, self.walk.resolve):
+            if (name := dotted(node.asname.name)) is not None:
+                self.with_files.add((self._scope(), name))
+
+    def _scope(self) -> str:
+        return self.walk.qualname if self.walk.enclosing_function is not None else ""
+
+    def _private_file(self, target: cst.BaseExpression | None) -> bool:
+        scope = self._scope()
+        name = dotted(target) if target is not None else None
+        if name is not None and (scope, name) in self.with_files:
+            return True
+        values = self._values_of(name, scope) if name is not None else None
+        return private_file(target, [value for value, _ in values or ()], self.walk.resolve)
+
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
         self.save_functions[node] = self.walk.enclosing_function
+        target = arg_value(node, 1, "f")
+        if self._private_file(target):  # read back by this process alone: it stays (private_files.py)
+            return
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])

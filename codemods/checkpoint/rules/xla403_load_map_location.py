@@ -12,6 +12,7 @@ from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid,
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
+from codemods.checkpoint.rules.private_file_cases import private_file_valid
 from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -82,7 +83,9 @@ LOAD_MAP_LOCATION = Rule(
     "Nor does a load of a file the module saves under a name made fresh for the run (`ckpt = 'out/' + "
     "uuid.uuid4().hex + '.pt'`, `torch.save(model.state_dict(), ckpt)`, then `torch.load(ckpt)`): no CUDA run can "
     "have written it, and what this run saved there (xm.save's CPU tensors, or XLA tensors, which torch.load "
-    "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Any other load of a module the run does not convert stays an error "
+    "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Nor does a load of an in-memory buffer or temporary file "
+    "that the same process saved into (`buf = io.BytesIO()`, `torch.save(state, buf)`, `buf.seek(0)`, "
+    "`torch.load(buf)`; XLA401): it holds this run's own data. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
@@ -108,6 +111,7 @@ LOAD_MAP_LOCATION = Rule(
     ),
     valid=lambda: (
         *fresh_file_valid(),
+        *private_file_valid(),
         *dataset_input_valid(),
         *module_set_valid(),
         *shown_device_valid(),
