@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis, equivalent_apis
-from codemods.checkpoint.host_data import built_off_device, host_data, path_key
+from codemods.checkpoint.host_data import built_off_device, host_data, input_name, path_key
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
@@ -263,6 +263,14 @@ class CheckpointAnalysis(Analysis):
         scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
         self.scoped.setdefault(("" if "." in name else scope, name), []).append((value, scope))
 
+    def _built_values(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
+        """``_values_of``, a load's value (what a file holds: ``self.ids = torch.load(ids_file)``) none
+        that the module builds: a name bound to one is not followed as built on the CPU."""
+        values = self._values_of(name, scope)
+        if values is not None and any(value in self.unmoved for value, _ in values):  # self.unmoved: every load
+            return [(cst.Name("a_loaded_value"), scope)]  # a name bound nowhere: not built here
+        return values
+
     def _values_of(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
         """The values bound to ``name`` read in ``scope``: the function's own, else the module's."""
         if "." not in name and (found := self.scoped.get((scope, name))) is not None:
@@ -282,6 +290,14 @@ class CheckpointAnalysis(Analysis):
             and _of_parameters(value, function)
         ):
             self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
+        if self.in_dataset and self.in_dataset[-1] and function is not None and function.name.value == "__init__":
+            # The constructor's parameters, as its own scope reads them (``self.Arow = SparseRowIndexer(A)``): the
+            # raw data the Dataset is built from; what ``__init__`` computes of them is followed with no move.
+            self.dataset_inputs.setdefault(self.class_names[-1], set()).update(
+                input_name(self.walk.qualname, param.name.value)
+                for param in function.params.params
+                if param.name.value != "self"
+            )
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -352,14 +368,17 @@ class CheckpointAnalysis(Analysis):
             or device.dot_cuda
         )
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
-        # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
+        # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.  The parameters
+        # of every Dataset's ``__init__`` are raw data (an attribute of the same name another Dataset of
+        # the module binds is followed too: the attributes' values are the module's).
+        parameters = {name for names in self.dataset_inputs.values() for name in names if ":" in name}
         cache_loads = {
             load
             for load, cls in self.dataset_loads
             if cls in self.saving_datasets
             and all(
                 value is not None
-                and built_off_device(value, scope, self._values_of, self.dataset_inputs.get(cls, set()))
+                and built_off_device(value, scope, self._built_values, self.dataset_inputs.get(cls, set()) | parameters)
                 for value, scope in self.dataset_saves[cls]
             )
         }
