@@ -14,6 +14,7 @@ from codemods.checkpoint.host_data import built_off_device, host_data, input_nam
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
+from codemods.checkpoint.written_files import path_chains
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import (
     arg_value,
@@ -383,7 +384,9 @@ class CheckpointAnalysis(Analysis):
             )
         }
         self.part.unlocated_loads.update(
-            load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)
+            load
+            for load in self.loads_without_location
+            if load not in cache_loads and not self._fresh_file(load) and not self._written_elsewhere(load)
         )
         self._host_data_loads()
         self._pickled_objects()
@@ -500,6 +503,11 @@ class CheckpointAnalysis(Analysis):
                 for value in values
             )
         )
+
+    def _written_elsewhere(self, load: cst.Call) -> bool:
+        """A load of what the project's saves of host data write (written_files.py)."""
+        chains = path_chains(arg_value(load, 0, "f"), lambda name: self.assigned.get(name, ()))
+        return bool(chains) and self.facts.project.context.host_written(chains) is True
 
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""

@@ -87,7 +87,12 @@ LOAD_MAP_LOCATION = Rule(
     "have written it, and what this run saved there (xm.save's CPU tensors, or XLA tensors, which torch.load "
     "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Nor does a load of an in-memory buffer or temporary file "
     "that the same process saved into (`buf = io.BytesIO()`, `torch.save(state, buf)`, `buf.seek(0)`, "
-    "`torch.load(buf)`; XLA401): it holds this run's own data. Any other load of a module the run does not convert stays an error "
+    "`torch.load(buf)`; XLA401): it holds this run's own data. Nor does a load whose path reads a config attribute (a chain of three parts "
+    "or more, its first left out: `form.target.mag` of `find_all(hp.form.target.mag)`) that the path of every "
+    "`torch.save` of the project reading it also reads, where each of those saves host data (voicefilter's "
+    "generator script: `torch.save(torch.from_numpy(mag), formatter(dir_, hp.form.target.mag, num))`; "
+    "checkpoint/written_files.py): no CUDA run can have written a CUDA storage there; a save of a moved tensor "
+    "under the chain keeps the finding. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
