@@ -11,9 +11,11 @@ import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.cpu_fallbacks import guarded_loads
-from codemods.checkpoint.host_data import built_off_device, host_data, path_key
+from codemods.checkpoint.host_data import built_off_device, host_data, input_name, path_key
 from codemods.checkpoint.host_saves import HostSaves
+from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
+from codemods.checkpoint.written_files import path_chains
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import (
     arg_value,
@@ -99,6 +101,8 @@ class CheckpointAnalysis(Analysis):
         self.set_into_modules: set[str] = set()  # the names whose tensors are set into a module
         self.save_functions: dict[cst.Call, cst.FunctionDef | None] = {}  # each torch.save's function
         self.module: cst.Module | None = None
+        # The names ``with ... as`` binds to a private file (private_files.py), by scope.
+        self.with_files: set[tuple[str, str]] = set()
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -255,7 +259,7 @@ class CheckpointAnalysis(Analysis):
                 self.location_functions[location] = function
             if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
-        elif node.args and not any(a.star for a in node.args):
+        elif node.args and not any(a.star for a in node.args) and not self._private_file(arg_value(node, 0, "f")):
             self.loads_without_location.append(node)
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))
@@ -264,6 +268,14 @@ class CheckpointAnalysis(Analysis):
         self.assigned.setdefault(name, []).append(value)
         scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
         self.scoped.setdefault(("" if "." in name else scope, name), []).append((value, scope))
+
+    def _built_values(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
+        """``_values_of``, a load's value (what a file holds: ``self.ids = torch.load(ids_file)``) none
+        that the module builds: a name bound to one is not followed as built on the CPU."""
+        values = self._values_of(name, scope)
+        if values is not None and any(value in self.unmoved for value, _ in values):  # self.unmoved: every load
+            return [(cst.Name("a_loaded_value"), scope)]  # a name bound nowhere: not built here
+        return values
 
     def _values_of(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
         """The values bound to ``name`` read in ``scope``: the function's own, else the module's."""
@@ -284,14 +296,42 @@ class CheckpointAnalysis(Analysis):
             and _of_parameters(value, function)
         ):
             self.dataset_inputs.setdefault(self.class_names[-1], set()).add(name)
+        if self.in_dataset and self.in_dataset[-1] and function is not None and function.name.value == "__init__":
+            # The constructor's parameters, as its own scope reads them (``self.Arow = SparseRowIndexer(A)``): the
+            # raw data the Dataset is built from; what ``__init__`` computes of them is followed with no move.
+            self.dataset_inputs.setdefault(self.class_names[-1], set()).update(
+                input_name(self.walk.qualname, param.name.value)
+                for param in function.params.params
+                if param.name.value != "self"
+            )
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        """``with tempfile.TemporaryFile() as f:``: the name of a private file (private_files.py)."""
+        if node.asname is not None and makes_private_file(node.item, self.walk.resolve):
+            if (name := dotted(node.asname.name)) is not None:
+                self.with_files.add((self._scope(), name))
+
+    def _scope(self) -> str:
+        return self.walk.qualname if self.walk.enclosing_function is not None else ""
+
+    def _private_file(self, target: cst.BaseExpression | None) -> bool:
+        scope = self._scope()
+        name = dotted(target) if target is not None else None
+        if name is not None and (scope, name) in self.with_files:
+            return True
+        values = self._values_of(name, scope) if name is not None else None
+        return private_file(target, [value for value, _ in values or ()], self.walk.resolve)
 
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
         self.save_functions[node] = self.walk.enclosing_function
+        target = arg_value(node, 1, "f")
+        if self._private_file(target):  # read back by this process alone: it stays (private_files.py)
+            return
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:
                 self.saving_datasets.add(self.class_names[-1])
@@ -334,21 +374,26 @@ class CheckpointAnalysis(Analysis):
             or device.dot_cuda
         )
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
-        # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.
+        # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.  The parameters
+        # of every Dataset's ``__init__`` are raw data (an attribute of the same name another Dataset of
+        # the module binds is followed too: the attributes' values are the module's).
+        parameters = {name for names in self.dataset_inputs.values() for name in names if ":" in name}
         cache_loads = {
             load
             for load, cls in self.dataset_loads
             if cls in self.saving_datasets
             and all(
                 value is not None
-                and built_off_device(value, scope, self._values_of, self.dataset_inputs.get(cls, set()))
+                and built_off_device(value, scope, self._built_values, self.dataset_inputs.get(cls, set()) | parameters)
                 for value, scope in self.dataset_saves[cls]
             )
         }
         # ``try: torch.load(p)`` / ``except: torch.load(p, map_location=<the CPU>)``: it loads on XLA as written.
         cache_loads |= guarded_loads(self.tries, self.loads_without_location, self.part.located_loads)
         self.part.unlocated_loads.update(
-            load for load in self.loads_without_location if load not in cache_loads and not self._fresh_file(load)
+            load
+            for load in self.loads_without_location
+            if load not in cache_loads and not self._fresh_file(load) and not self._written_elsewhere(load)
         )
         self._host_data_loads()
         self._pickled_objects()
@@ -465,6 +510,11 @@ class CheckpointAnalysis(Analysis):
                 for value in values
             )
         )
+
+    def _written_elsewhere(self, load: cst.Call) -> bool:
+        """A load of what the project's saves of host data write (written_files.py)."""
+        chains = path_chains(arg_value(load, 0, "f"), lambda name: self.assigned.get(name, ()))
+        return bool(chains) and self.facts.project.context.host_written(chains) is True
 
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""

@@ -148,6 +148,11 @@ _READ_NOTHING = _CONSTANTS | _SCALAR_CALLS | _CONTAINER_CALLS | {"self", "comple
 _DEVICE_METHODS = frozenset({"cuda", "to", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
+def input_name(scope: str, name: str) -> str:
+    """A Dataset's input that is a plain name of one scope (a parameter of its ``__init__``)."""
+    return f"{scope}:{name}"
+
+
 def built_off_device(
     value: cst.BaseExpression,
     scope: str,
@@ -163,8 +168,9 @@ def built_off_device(
     in the module (``values_of(name, scope)``: the values bound to a name read in ``scope``, a
     function's qualified name or "", each with its own scope) or by a comprehension in it, or is one
     of the Dataset's ``inputs`` (``self.data``
-    that ``__init__`` binds to its parameter ``data``: the raw data a Dataset is built from, host
-    data as the Dataset's saves are): built on the CPU, it cannot hold device tensors.  A name met
+    that ``__init__`` binds to its parameter ``data``, and the parameters themselves as ``__init__``
+    reads them, ``input_name``: the raw data a Dataset is built from, host data as the Dataset's
+    saves are): built on the CPU, it cannot hold device tensors.  A name met
     again while its own values are followed (``self.data.edge_index = coalesce(self.data.edge_index,
     ...)``) adds nothing new: ``following``."""
     bound = {
@@ -188,7 +194,9 @@ def built_off_device(
         if not isinstance(node, (cst.Name, cst.Attribute)) or id(node) in called:
             continue
         name = dotted(node)
-        if name is None or name in bound or name in _READ_NOTHING or name in inputs or name in following:
+        if name is None or name in bound or name in _READ_NOTHING or name in following:
+            continue
+        if name in inputs or input_name(scope, name) in inputs:
             continue
         values = values_of(name, scope)
         if values is None:

@@ -313,7 +313,8 @@ class LaunchAnalysis(Analysis):
         if function is None:
             return True
         starts = [call for call, where in self.group_starts.items() if where is function]
-        checks = self.part.launched_checks
+        # SLURM's task variables tell a run that srun started, which torch_xla.launch is not either.
+        checks = {**self.part.launched_checks, **self.ranks.slurm_checks}
         return not starts or any(
             starts_only_when_launched(function, call, checks, self.walk.resolve) is not False for call in starts
         )

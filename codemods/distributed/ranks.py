@@ -43,6 +43,10 @@ ENV_CONCEPTS = {
     "WORLD_SIZE": "world_size",
     "LOCAL_WORLD_SIZE": "local_process_count",
 }
+# Variables that SLURM's srun sets in each task it starts (``elif 'SLURM_PROCID' in os.environ:`` in
+# DETR's and DeiT's ``init_distributed_mode``): a launcher of its own, which torch_xla.launch is not; the
+# check stays as written (its branch reads them), but a start behind it is not reached by a plain run.
+SLURM_TASK_VARIABLES = frozenset({"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS", "SLURM_NODEID"})
 DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distributed.get_world_size": "world_size"}
 # The XLA runtime's answers to the same questions, in every target's spelling: code that
 # reads them (ported, or written for XLA) is multi-process code just as its source was.
@@ -151,6 +155,7 @@ class RankAnalysis(Analysis):
         self.master_print_candidates: list[cst.If] = []
         self.launch_check_owners: dict[cst.Comparison, str] = {}
         self.launch_check_functions: dict[cst.Comparison, cst.FunctionDef | None] = {}  # the innermost def
+        self.slurm_checks: dict[cst.Comparison, bool] = {}  # ``'SLURM_PROCID' in os.environ``: holds under srun
         # ``args.local_rank == -1`` (a launcher never sets a local rank of -1): launch checks
         # if the script parses a --local_rank flag, as the environment's are (finish).
         self.local_rank_checks: dict[cst.Comparison, tuple[bool, str]] = {}
@@ -251,6 +256,8 @@ class RankAnalysis(Analysis):
                 self.launch_check_owners[node] = self.owner
                 self.launch_check_functions[node] = self.walk.enclosing_function
                 self._distributed_code(node)
+            elif string_value(left) in SLURM_TASK_VARIABLES:
+                self.slurm_checks[node] = type(operator) is cst.In
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
             return

@@ -16,6 +16,7 @@ from codemods.engine.walk import Walk, assignments
 from codemods.project.callee_origins import CalleeOrigins
 from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default, template_text, value_starts_import
 from codemods.project.facts import NamedTraining
+from codemods.project.holdings import STEP_CAUSES
 from codemods.project.import_context import outside_project
 from codemods.project.module_summary import Found, ModuleSummary
 from codemods.project.named_steps import inherited_choice, runtime_factory
@@ -80,6 +81,9 @@ class ProjectAnalysis(CalleeOrigins):
         self.module_aliases: list[tuple[str, str]] = []  # module-level ``name = other.attr``: (name, what it holds)
         self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
+        # A name that imports of several project modules bind (``from tasks.glue.get_trainer import get_trainer``
+        # in one branch, ``from tasks.qa.get_trainer import get_trainer`` in another): each (module, name, import).
+        self.import_choices: dict[str, list[tuple[str, str, cst.ImportFrom]]] = {}
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
         self._held: dict[tuple[str, str], list[Held]] = {}
         self.module: cst.Module | None = None
@@ -347,6 +351,10 @@ class ProjectAnalysis(CalleeOrigins):
         for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
             self.import_nodes.setdefault(local if type(node) is cst.ImportFrom else local.split(".")[0], node)
+            if type(node) is cst.ImportFrom:
+                module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
+                if node.relative or not outside_project(module):
+                    self.import_choices.setdefault(local, []).append((module, alias.evaluated_name, node))
             if type(node) is cst.Import and alias.asname is None and not outside_project(alias.evaluated_name):
                 self.plain_imports.append((alias.evaluated_name, node))
 
@@ -645,7 +653,8 @@ class ProjectAnalysis(CalleeOrigins):
         named |= {(held[1], held[2]) for named_step in part.named_training.values() if (held := named_step.inherited)}
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
-        return named
+        # (the training family's kinds: a finding that names the module's steps names its loops and steps too)
+        return named | {(path, kind) for path, cause in named if cause == "step" for kind in STEP_CAUSES}
 
 
 def _subscripted(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -123,6 +123,12 @@ class Mentions:
         self._answers: dict[tuple[Path, str], bool] = {}
         self._settings: dict[str, tuple[Path, ...] | None] = {}  # cuda_checked's scan, by attribute
 
+    def texts(self) -> tuple[tuple[Path, bytes], ...] | None:
+        """The project's texts (mention_texts), read once; None when the project is too large to scan."""
+        if self._texts is False:
+            self._texts = mention_texts(self.root)
+        return self._texts if isinstance(self._texts, tuple) else None
+
     def elsewhere(self, path: Path, name: str) -> bool:
         """Whether a file other than ``path`` names ``name`` as a word (its code, notebooks, configs
         and shell scripts, full-line comments left out); True when the project is too large to scan."""

@@ -46,7 +46,7 @@ def _causes() -> dict[Rule, str]:
         ("trainer", huggingface.RULES),
     )
     causes = {
-        rule: cause
+        rule: _STEP_KINDS.get(rule.name, cause)
         for cause, rules in families
         for rule in rules
         if rule.severity == "error" and rule.name not in _CONTEXTUAL
@@ -59,6 +59,12 @@ def _causes() -> dict[Rule, str]:
 
 
 _STALE_OPTIMIZERS = frozenset({"optimizer-before-move", "untraced-optimizer-parameters"})
+
+
+# The training family's errors that say less than "a training loop or optimizer step": an evaluation or
+# inference loop over the device (XLA303: no optimizer step, only no barrier).
+_STEP_KINDS = {"eval-loop-barrier": "eval-loop"}
+STEP_CAUSES = frozenset({"step", *_STEP_KINDS.values()})
 
 
 _CAUSE_OF = _causes()

@@ -144,6 +144,12 @@ class ImportContext(Protocol):
         (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known."""
         ...
 
+    def host_written(self, chains: frozenset[str]) -> bool | None:
+        """Whether every ``torch.save`` of the project whose path reads one of the attribute chains
+        ``chains`` (``form.target.mag`` of ``hp.form.target.mag``) saves host data
+        (checkpoint/written_files.py); None: none does, or the project's files are not known."""
+        ...
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         """The C++/CUDA extension modules the project's ``setup.py`` files build with
         torch.utils.cpp_extension (``CUDAExtension(name="pointnet2._ext", ...)``,
@@ -279,6 +285,9 @@ class GuessedImports:
         return ()  # the file's folder is not known
 
     def cuda_checked(self, attribute: str) -> str | None:
+        return None  # the project's files are not known
+
+    def host_written(self, chains: frozenset[str]) -> bool | None:
         return None  # the project's files are not known
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:

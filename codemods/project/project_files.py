@@ -11,6 +11,7 @@ import functools
 import os
 from pathlib import Path
 
+from codemods.checkpoint.written_files import host_written
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, read_config, yaml_files
@@ -36,6 +37,7 @@ class ProjectFiles:
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
         self._mentions = Mentions(self.root)  # (mentioned_elsewhere)
+        self._written: dict[frozenset[str], bool | None] = {}  # host_written's answers
         self._contains: dict[Path, bool] = {}
         self._contains_roots = 0  # len(wider_roots) when _contains was filled
 
@@ -112,6 +114,34 @@ class ProjectFiles:
     def mentioned_elsewhere(self, path: Path, name: str) -> bool:
         """Whether a file of the project other than ``path`` names ``name`` (folder_scans.Mentions)."""
         return self._mentions.elsewhere(path, name)
+
+    def host_written(self, chains: frozenset[str]) -> bool | None:
+        """Whether the project's ``torch.save`` calls whose path reads one of ``chains`` all save host
+        data (checkpoint/written_files.py): None where none does, or the project is too large to scan."""
+        if chains not in self._written:
+            self._written[chains] = self._scan_written(chains)
+        return self._written[chains]
+
+    def _scan_written(self, chains: frozenset[str]) -> bool | None:
+        import libcst as cst
+
+        texts = self._mentions.texts()
+        if texts is None:
+            return None
+        needles = [chain.encode() for chain in chains]
+        answer: bool | None = None
+        for file, data in texts:
+            if file.suffix != ".py" or b"torch.save" not in data or not any(n in data for n in needles):
+                continue
+            try:
+                module = cst.parse_module(data)
+            except cst.ParserSyntaxError:  # not Python the tool reads: not known
+                return None
+            found = host_written(module, chains)
+            if found is False:
+                return False
+            answer = answer or found
+        return answer
 
     def cuda_checked(self, path: Path, attribute: str) -> str | None:
         """The file (as findings name it) that sets ``self.<attribute>`` to CUDA's availability

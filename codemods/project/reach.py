@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from codemods.engine.nodes import dotted
 from codemods.project.facts import Unported
+from codemods.project.holdings import STEP_CAUSES
 from codemods.project.module_summary import Found
 from codemods.project.receivers import imported_names, used_of
 
@@ -38,16 +39,24 @@ def unported_uses(analysis: Any) -> None:
     uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
     star_bound = analysis.facts.imports.star_bound
     for local, (module, name) in analysis.facts.imports.project_names.items():
-        node = analysis.import_nodes.get(local)
         if local in star_bound and not analysis.names_itself(local):
             continue  # (``from utils import *`` binds ``gpu``, which the file never names: it never runs)
-        found = context.lookup(module, name)
-        if node is None or found is None or found.summary is None:
-            continue
-        used = [found.name] if found.name else sorted(attributes[local])
-        if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
-            used = used_of(Found(found.summary, ""))
-        uses.append((node, found.summary, used))
+        # Imports of several modules that bind the name (one per task, in the branches of an ``if``):
+        # each is what the file uses where that import runs, named at that import.
+        choices = analysis.import_choices.get(local, [])
+        imports = (
+            [(m, n, node) for m, n, node in choices]
+            if len({m for m, _, _ in choices}) > 1
+            else [(module, name, analysis.import_nodes.get(local))]
+        )
+        for module, name, node in imports:
+            found = context.lookup(module, name)
+            if node is None or found is None or found.summary is None:
+                continue
+            used = [found.name] if found.name else sorted(attributes[local])
+            if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
+                used = used_of(Found(found.summary, ""))
+            uses.append((node, found.summary, used))
     # ``from deepctr_torch.models import *``: the names the file calls that it neither
     # defines nor imports by name.
     bare = {callee for _, callee in analysis.calls if "." not in callee} - analysis.top_level
@@ -85,7 +94,7 @@ def unported_uses(analysis: Any) -> None:
     # "if this is an optimizer"): a run on the project ports it where a module read here hands it one.
     handed = {(path, name) for s in analysis.summaries.values() for path, name, _, _ in s.hands_optimizers}
     for path, (at, held) in by_module.items():
-        held = [(*h[:4], True) if h[1] == "step" and not h[4] and (h[0], h[2]) in handed else h for h in held]
+        held = [(*h[:4], True) if h[1] in STEP_CAUSES and not h[4] and (h[0], h[2]) in handed else h for h in held]
         causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
         firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
         examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))

@@ -518,6 +518,9 @@ class FileImports:
     def cuda_checked(self, attribute: str) -> str | None:
         return self.project.cuda_checked(self.path, attribute)
 
+    def host_written(self, chains: frozenset[str]) -> bool | None:
+        return self.project.host_written(chains)
+
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()
 

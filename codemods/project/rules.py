@@ -35,7 +35,10 @@ CROSS_FILE = Rule(
     "Runner` in helpers/__init__.py, is the class there, as Python binds it, not the submodule): when that code holds what converting it "
     "would port or report as an error (a CUDA device choice, an `assert torch.cuda.is_available()` (it fails on "
     "an XLA host: AssertionError), `.cuda()`, a default tensor type on CUDA, a "
-    "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
+    "training loop or optimizer step, an evaluation or inference loop over the device with no barrier (said as "
+    "such: no optimizer step; pytorch-ddpm's Inception loop in score/both.py; a name that imports of several "
+    "modules bind, one per branch, `from tasks.<task>.get_trainer import get_trainer`, is followed to each, at its "
+    "own import), CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
     "location, a Hugging Face Trainer built over the default fused AdamW or with fp16, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself and has no "
     "training loop (one that calls a project's step function is the loop): its training "
@@ -323,6 +326,11 @@ CAUSES: dict[str, tuple[str, str]] = {
         "an optimizer built over parameters that a later move to the device replaces",
         "moving a module to XLA makes new Parameter objects, so the optimizer steps the old CPU copies and the "
         "model trains nothing (whatever loop drives the step)",
+    ),
+    "eval-loop": (
+        "an evaluation or inference loop over the device on CUDA terms (no optimizer step)",
+        "the loop has no step barrier: where an iteration reads no value to the host, its operations pile up into "
+        "one pending graph across the iterations (a long loop traces and compiles a graph that grows with it)",
     ),
     "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
     "cuda-only": (

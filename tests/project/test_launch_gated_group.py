@@ -64,6 +64,30 @@ def init_distributed_mode(args):
     else:
         dist.init_process_group(backend="nccl", init_method="env://")
 """
+# DETR's and DeiT's shape: the other branch that reaches the start is SLURM's (srun sets SLURM_PROCID,
+# torch_xla.launch does not), written through an alias of os.environ.
+SLURM_BRANCH = """\
+from os import environ
+
+import torch
+import torch.distributed as dist
+
+
+def init_distributed_mode(args):
+    if 'RANK' in environ and 'WORLD_SIZE' in environ:
+        args.rank = int(environ["RANK"])
+    elif 'SLURM_PROCID' in environ:
+        args.rank = int(environ['SLURM_PROCID'])
+        args.gpu = args.rank % torch.cuda.device_count()
+    else:
+        print('Not using distributed mode')
+        args.distributed = False
+        return
+    args.distributed = True
+    dist.init_process_group(backend="nccl", init_method="env://")
+"""
+# The same with a plain run that falls through to the start (no return): every process starts it.
+SLURM_FALLS_THROUGH = SLURM_BRANCH.replace("        return\n", "")
 SCRIPT = """\
 import argparse
 
@@ -116,7 +140,9 @@ def test_a_start_reached_without_a_launcher_makes_no_launch_check_error(tmp_path
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("helper", [LEAVES, NEGATED, IN_BRANCH], ids=["leaves", "negated-alias", "in-branch"])
+@pytest.mark.parametrize(
+    "helper", [LEAVES, NEGATED, IN_BRANCH, SLURM_BRANCH], ids=["leaves", "negated-alias", "in-branch", "slurm"]
+)
 def test_a_start_only_under_the_check_keeps_the_error(tmp_path: Path, target: str, helper: str) -> None:
     folder = _project(tmp_path, helper)
     found = _run(folder, ["train.py", "utils.py"], target, mode="check")
@@ -126,6 +152,27 @@ def test_a_start_only_under_the_check_keeps_the_error(tmp_path: Path, target: st
     assert "utils.py) starts the process group only when" in manual[1]
     (ddp,) = [message for rule, _, message in found["train.py"] if rule == "XLA604"]
     assert "this file starts none that runs on XLA" in ddp
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_slurm_branch_keeps_its_check_and_a_plain_run_that_reaches_the_start_is_no_error(
+    tmp_path: Path, target: str
+) -> None:
+    """The SLURM check is no rank read of torch_xla's: it stays as written (its branch reads
+    SLURM_PROCID), in both runs; a plain run that falls through to the start makes no XLA609."""
+    folder = _project(tmp_path, SLURM_FALLS_THROUGH)
+    found = _run(folder, ["train.py", "utils.py"], target, mode="check")
+    assert not [f for f in found["train.py"] if f[0] == "XLA609"], found["train.py"]
+    for name, helper in (("leaves", SLURM_BRANCH), ("falls", SLURM_FALLS_THROUGH)):
+        (tmp_path / name).mkdir()
+        folder = _project(tmp_path / name, helper)
+        _run(folder, ["train.py", "utils.py"], target)
+        converted = (folder / "utils.py").read_text()
+        assert "    elif 'SLURM_PROCID' in environ:\n        args.rank = int(environ['SLURM_PROCID'])\n" in converted
+        assert "if 'RANK' in environ and 'WORLD_SIZE' in environ:" in converted
+        before = {name: (folder / name).read_text() for name in ("train.py", "utils.py")}
+        _run(folder, ["train.py", "utils.py"], target)
+        assert {name: (folder / name).read_text() for name in before} == before
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -28,6 +28,44 @@ _FROM_INPUT = textwrap.dedent(
     """
 )
 
+# IGMC's shape: ``__init__`` computes attributes of its parameters through calls (an indexer class, numpy),
+# ``process()`` hands them to a function of the module; another Dataset binds an attribute of the same name.
+_FROM_PARAMETERS = textwrap.dedent(
+    """
+    import numpy as np
+    import torch
+    from torch_geometric.data import InMemoryDataset
+
+
+    class Indexer:
+        def __init__(self, matrix):
+            self.rows = matrix.tocsr()
+
+
+    def subgraphs(rows, links):
+        return [torch.as_tensor(rows[i]) for i in links]
+
+
+    class Graphs(InMemoryDataset):
+        def __init__(self, root, A, links, max_num=None):
+            self.Arow = Indexer(A)
+            perm = np.random.permutation(len(links))
+            self.links = links[perm]
+            super().__init__(root)
+            self.data, self.slices = torch.load(self.processed_paths[0])
+
+        def process(self):
+            data_list = subgraphs(self.Arow, self.links)
+            data, slices = self.collate(data_list)
+            torch.save((data, slices), self.processed_paths[0])
+
+
+    class DynamicGraphs(torch.utils.data.Dataset):
+        def __init__(self, A):
+            self.Arow = Indexer(A)
+    """
+)
+
 _CPU_CHOICE = textwrap.dedent(
     """
     import torch
@@ -47,6 +85,14 @@ def dataset_input_valid() -> tuple[Valid, ...]:
                 _FROM_INPUT,
                 target=target,
                 note=f"a dataset reloads the cache it builds from the data its constructor is given ({target})",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            valid(
+                _FROM_PARAMETERS,
+                target=target,
+                note=f"a dataset reloads the cache it builds of what its constructor computes of its parameters ({target})",
             )
             for target in ("2.9", "sagemaker")
         ),
@@ -76,8 +122,26 @@ def dataset_input_invalid() -> tuple[Invalid, ...]:
             note=f"a dataset's cache of its input moved to CUDA: may hold CUDA storages ({target})",
             findings=(Expected(10, 70, 'torch.load(...) -> map_location="cpu"'),),
         )
-        for target, imports, device in (
-            ("2.9", "import torch_xla\n", "torch_xla.device()"),
-            ("sagemaker", "import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
+        for target, imports, device in _TARGETS
+    ) + tuple(
+        invalid(
+            moved_parameters,
+            substituted(
+                moved_parameters,
+                ("import torch\n", f"import torch\n{imports}"),
+                ("links[perm].cuda()", f"links[perm].to({device})"),
+                ("torch.load(self.processed_paths[0])", 'torch.load(self.processed_paths[0], map_location="cpu")'),
+            ),
+            target=target,
+            note=f"a dataset's cache of what its constructor moves to CUDA: may hold CUDA storages ({target})",
+            findings=(Expected(22, 70, 'torch.load(...) -> map_location="cpu"'),),
         )
+        for moved_parameters in (substituted(_FROM_PARAMETERS, ("links[perm]", "links[perm].cuda()")),)
+        for target, imports, device in _TARGETS
     )
+
+
+_TARGETS = (
+    ("2.9", "import torch_xla\n", "torch_xla.device()"),
+    ("sagemaker", "import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
+)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
+from codemods.checkpoint.rules.private_file_cases import private_file_invalid, private_file_valid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -129,7 +130,14 @@ XLA_SAVE = Rule(
     "function (`model = torch.nn.Embedding(n, d)`, also through a function of the file that builds and returns it, "
     "then `torch.save(model.state_dict(), path)`), and host data; each name is followed to the assignment that "
     "reaches the save, and a parameter, a name a loop or a `try` may rebind, or any other call, may hold device "
-    "tensors: that save becomes xm.save.",
+    "tensors: that save becomes xm.save. A save into a file that only its own process reads back stays `torch.save` "
+    "in every run: an in-memory buffer (`buf = io.BytesIO()`, then `buf.seek(0)` and `torch.load(buf)`, DeiT's "
+    "`_load_checkpoint_for_ema`), a temporary file (`tempfile.TemporaryFile()`, also bound by `with ... as f`) or a "
+    'file opened to be written and read (`open(path, "w+b")`): xm.save writes on the master only, so every other '
+    "process would read an empty buffer (EOFError; checked with two processes on torch_xla 2.9), and torch.save "
+    "pickles XLA tensors through the CPU for the same process to load back (its `torch.load` needs no map location: "
+    "XLA403 says nothing). A buffer made from given bytes (`io.BytesIO(data)`) holds what it was given: not such a "
+    "file.",
     examples=lambda: (
         invalid(
             """
@@ -148,6 +156,7 @@ XLA_SAVE = Rule(
     ),
     valid=lambda: (
         *host_save_valid(),
+        *private_file_valid(),
         *(
             valid(
                 _EARLY_RETURN.replace("CONDITION", condition),
@@ -259,6 +268,7 @@ XLA_SAVE = Rule(
     invalid=lambda: (
         *indirect_guard_invalid(),
         *host_save_invalid(),
+        *private_file_invalid(),
         *(
             invalid(
                 _EARLY_RETURN.replace("CONDITION", condition),

@@ -13,6 +13,7 @@ from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid,
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
 from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
+from codemods.checkpoint.rules.private_file_cases import private_file_valid
 from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -82,11 +83,20 @@ LOAD_MAP_LOCATION = Rule(
     "`process()`, `torch.load(path)` in `__init__`: its processed cache of CPU-built data, whose `torch.save` stays "
     "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage; "
     "so are the data its `__init__` is given and binds (`self.data = data`, `self.percent = int(percent)`), which "
-    "`process()` builds the cache from (SEAL's subgraphs of an OGB graph), as long as nothing there moves them. "
+    "`process()` builds the cache from (SEAL's subgraphs of an OGB graph), and what `__init__` computes of its "
+    "parameters (`self.Arow = SparseRowIndexer(A)`, `self.links = links[perm]`, handed by `process()` to a function "
+    "of the module: IGMC's), as long as nothing there moves them (a value loaded from a file is not built there). "
     "Nor does a load of a file the module saves under a name made fresh for the run (`ckpt = 'out/' + "
     "uuid.uuid4().hex + '.pt'`, `torch.save(model.state_dict(), ckpt)`, then `torch.load(ckpt)`): no CUDA run can "
     "have written it, and what this run saved there (xm.save's CPU tensors, or XLA tensors, which torch.load "
-    "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Any other load of a module the run does not convert stays an error "
+    "restores on the XLA device) loads as it is; under a fixed name the file may be a CUDA run's. Nor does a load of an in-memory buffer or temporary file "
+    "that the same process saved into (`buf = io.BytesIO()`, `torch.save(state, buf)`, `buf.seek(0)`, "
+    "`torch.load(buf)`; XLA401): it holds this run's own data. Nor does a load whose path reads a config attribute (a chain of three parts "
+    "or more, its first left out: `form.target.mag` of `find_all(hp.form.target.mag)`) that the path of every "
+    "`torch.save` of the project reading it also reads, where each of those saves host data (voicefilter's "
+    "generator script: `torch.save(torch.from_numpy(mag), formatter(dir_, hp.form.target.mag, num))`; "
+    "checkpoint/written_files.py): no CUDA run can have written a CUDA storage there; a save of a moved tensor "
+    "under the chain keeps the finding. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
@@ -113,6 +123,7 @@ LOAD_MAP_LOCATION = Rule(
     valid=lambda: (
         *cpu_fallback_valid(),
         *fresh_file_valid(),
+        *private_file_valid(),
         *dataset_input_valid(),
         *module_set_valid(),
         *shown_device_valid(),

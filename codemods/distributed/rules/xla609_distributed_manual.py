@@ -45,8 +45,9 @@ DISTRIBUTED_MANUAL = Rule(
     "dist.init_process_group(...)`): the port makes it start the xla process group, but on an XLA host the check "
     'is False and none starts, so a later DistributedDataParallel raises ValueError ("Default process group has '
     'not been initialized"); drop the check (or make it hold on XLA). A helper of another module that starts the '
-    "process group only when RANK and WORLD_SIZE are set (torchvision's `utils.init_distributed_mode`), called by a "
-    "script torch_xla.launch now starts: no process group starts, each process goes through all the data (and "
+    "process group only when RANK and WORLD_SIZE are set (torchvision's `utils.init_distributed_mode`; also when "
+    "its other way to the start is SLURM's, `elif 'SLURM_PROCID' in os.environ:` in DETR's and DeiT's, which only "
+    "srun sets), called by a script torch_xla.launch now starts: no process group starts, each process goes through all the data (and "
     "trains its own copy with a plain step); where the script or a project module it imports (its model's forward) "
     "runs a collective (`dist.all_gather`, `dist.barrier()`...) with no check that a process group is started (no "
     "`if dist.is_initialized():` around it, no branch that returns before it: neither `if ...: return` nor the helper's "
