@@ -103,6 +103,8 @@ class CheckpointAnalysis(Analysis):
         self.module: cst.Module | None = None
         # The names ``with ... as`` binds to a private file (private_files.py), by scope.
         self.with_files: set[tuple[str, str]] = set()
+        # The private files a ``torch.save`` writes, by scope: a load of one reads this process's own data.
+        self.private_saves: set[tuple[str, str]] = set()
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.add(id(node))
@@ -259,7 +261,7 @@ class CheckpointAnalysis(Analysis):
                 self.location_functions[location] = function
             if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
-        elif node.args and not any(a.star for a in node.args) and not self._private_file(arg_value(node, 0, "f")):
+        elif node.args and not any(a.star for a in node.args) and not self._saved_private_file(arg_value(node, 0, "f")):
             self.loads_without_location.append(node)
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))
@@ -325,12 +327,19 @@ class CheckpointAnalysis(Analysis):
         values = self._values_of(name, scope) if name is not None else None
         return private_file(target, [value for value, _ in values or ()], self.walk.resolve)
 
+    def _saved_private_file(self, target: cst.BaseExpression | None) -> bool:
+        """A private file a ``torch.save`` of this scope wrote (a buffer a download filled is not)."""
+        name = dotted(target) if target is not None else None
+        return name is not None and (self._scope(), name) in self.private_saves and self._private_file(target)
+
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
         self.save_functions[node] = self.walk.enclosing_function
         target = arg_value(node, 1, "f")
         if self._private_file(target):  # read back by this process alone: it stays (private_files.py)
+            if (name := dotted(target) if target is not None else None) is not None:
+                self.private_saves.add((self._scope(), name))
             return
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             if self.in_dataset[-1]:

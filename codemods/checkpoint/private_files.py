@@ -1,10 +1,11 @@
 """Files a ``torch.save`` writes that only its own process reads back: an in-memory buffer
 (``buf = io.BytesIO(); torch.save(state, buf); buf.seek(0); torch.load(buf)``, DeiT's
-``_load_checkpoint_for_ema``) an anonymous temporary file, or a file opened to be written and read (``open(path, "w+b")``).  Such a save is no checkpoint: every
-process writes and reads its own, so it stays ``torch.save`` (``xm.save`` writes on the master only,
-and every other process would read an empty buffer); torch.save pickles XLA tensors through the CPU,
-and the same process loads them back.  A load of such a buffer the module writes reads this run's
-own data, never a file a CUDA run saved."""
+``_load_checkpoint_for_ema``), an anonymous temporary file, or a new file opened to be written and
+read (``open(path, "w+b")``).  Such a save is no checkpoint: every process writes and reads its own,
+so it stays ``torch.save`` (``xm.save`` writes on the master only, and every other process would
+read an empty buffer); torch.save pickles XLA tensors through the CPU, and the same process loads
+them back.  A load of such a buffer that a ``torch.save`` of the same scope writes reads this run's
+own data, never a file a CUDA run saved (a buffer filled by a download is not one)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def makes_private_file(value: cst.BaseExpression, resolve: Callable[[cst.BaseExp
         return False
     if type(value.func) is cst.Name and value.func.value == "open" and resolve(value.func) in (None, "open"):
         mode = arg_value(value, 1, "mode")
-        return mode is not None and "+" in (string_value(mode) or "")
+        written = string_value(mode) if mode is not None else None  # "w+b", "x+b": a new file ("r+b" opens one)
+        return written is not None and written[:1] in ("w", "x") and "+" in written
     made = resolve(value.func)
     return made in _PRIVATE_FILES and not (made == "io.BytesIO" and value.args)
 

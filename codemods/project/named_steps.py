@@ -34,7 +34,7 @@ _MAX_DEPTH = 4
 def inherited_choice(analysis: Any, summary: ModuleSummary, name: str) -> tuple[str, str, str, str] | None:
     """A base class of the class of the method ``name`` (``SRModel.optimize_parameters``) that holds a
     CUDA device choice, CUDA mixed precision or a CUDA-only API (what the subclass's methods run with,
-    ``self.device``), the first in the order Python looks up the bases, a few deep: (the class as its
+    ``self.device``), the first found depth-first, left to right (not Python's C3 order where bases share an ancestor), a few deep: (the class as its
     module names it, that module's path, the cause, the code held and its line); None where no base does."""
     return _base_holding(analysis, summary, name.split(".")[0], set(), 0)
 

@@ -339,7 +339,7 @@ CAUSES: dict[str, tuple[str, str]] = {
     ),
     "seed": (
         "a seed of the CPU generator alone (`torch.manual_seed`)",
-        "the draws it makes on the XLA device ignore that seed (a run is not reproduced)",
+        "the draws it makes on the XLA device ignore that seed (a seed sweep changes nothing there; re-seeding does not replay a draw)",
     ),
     "dynamic-import": (
         "an import of a module named only at run time (by a config or the command line), which a run on this "

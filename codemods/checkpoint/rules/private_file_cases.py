@@ -2,8 +2,8 @@
 (checkpoint/private_files.py): an in-memory buffer (DeiT's ``_load_checkpoint_for_ema``, through an
 alias of ``io.BytesIO``), a temporary file or a file opened to be read back (``"w+b"``) stays ``torch.save`` in a multi-process script (xm.save
 writes on the master only: every other process would read an empty buffer), and its load gets no map
-location; a buffer made from given bytes, a file opened only for writing, or a name that may be a real
-file, is still a checkpoint."""
+location; a buffer made from given bytes or filled by a download, a file opened only for writing or
+opened to be updated (``"r+b"``), or a name that may be a real file, is still a checkpoint."""
 
 from __future__ import annotations
 
@@ -59,6 +59,20 @@ SHARED_FILES = substituted(
     ("    buffer = Buffer()\n", "    buffer = Buffer() if model is None else open('state.pt', 'wb')\n"),
     ('    f = open(path, "w+b")\n', '    f = open(path, "wb")\n'),
     ("    with tempfile.TemporaryFile() as f:\n", "    with io.BytesIO(state) as f:\n"),
+    (
+        "def main():\n",
+        "def downloaded(client):\n"
+        "    buf = io.BytesIO()\n"
+        '    client.download_fileobj("bucket", "model.pt", buf)\n'
+        "    buf.seek(0)\n"
+        "    return torch.load(buf)\n"
+        "\n\n"
+        "def through_an_existing_file(state, path):\n"
+        '    f = open(path, "r+b")\n'
+        "    torch.save(state, f)\n"
+        "\n\n"
+        "def main():\n",
+    ),
 )
 
 _BACKEND = 'import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)\n'
@@ -112,6 +126,7 @@ def private_file_invalid() -> tuple[Invalid, ...]:
                 ("torch.save(state, f)", "xm.save(state, f)"),
                 ("torch.load(buffer)", 'torch.load(buffer, map_location="cpu")'),
                 ("torch.load(f)", 'torch.load(f, map_location="cpu")'),
+                ("torch.load(buf)", 'torch.load(buf, map_location="cpu")'),
             ),
             target=target,
             note=f"saved-into-a-file-that-may-be-shared-{target}",
@@ -121,7 +136,7 @@ def private_file_invalid() -> tuple[Invalid, ...]:
                     column,
                     "torch.save -> xm.save: moves device tensors to the CPU before saving",
                 )
-                for line, column in ((18, 5), (25, 9), (32, 5))
+                for line, column in ((18, 5), (25, 9), (32, 5), (46, 5))
             ),
         )
         for target, _, imports, group, device in _TARGETS

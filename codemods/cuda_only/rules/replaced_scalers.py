@@ -1,8 +1,8 @@
 """timm's ``NativeScaler()`` builds ``torch.cuda.amp.GradScaler()`` as its ``_scaler``; code that
 replaces it (``loss_scaler._scaler = torch.cuda.amp.GradScaler(enabled=...)``, which the port
 makes XLA's scaler, XLA205) before anything steps through it never steps the CUDA one, which
-without CUDA is only built disabled.  XLA004 says nothing of such a ``NativeScaler()`` (loaded by
-the hook: a rule module loads no LibCST)."""
+without CUDA is only built disabled.  XLA004 says nothing of such a ``NativeScaler()`` (imported when
+XLA004's hook runs: a rule module loads no LibCST when it is imported)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from codemods.apis import CUDA_GRAD_SCALERS, TORCH_GRAD_SCALERS, XLA_GRAD_SCALERS
-from codemods.engine.nodes import walk
+from codemods.engine.nodes import parents_of, walk
 
 _SCALERS = CUDA_GRAD_SCALERS | TORCH_GRAD_SCALERS | XLA_GRAD_SCALERS
 # What a disabled GradScaler does without CUDA (torch 2.9: returns at once, or its empty state).
@@ -31,10 +31,7 @@ def scaler_replaced(ancestors: Sequence[cst.CSTNode], resolve: Callable[[cst.CST
         return False
     name = assign.targets[0].target.value
     scope = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), ancestors[0])
-    parent: dict[int, cst.CSTNode] = {}
-    for node in walk(scope):
-        for child in node.children:
-            parent[id(child)] = node
+    parent = parents_of(scope)
     stores = [
         line
         for node in walk(scope)

@@ -34,8 +34,8 @@ CUDA_SYNCHRONIZE = Rule(
     severity="error",
     summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`",
     fixable=True,
-    why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
-    "pending work, which is what timing code around it needs. A call with arguments under a test that is False on "
+    why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the work already sent to "
+    "the XLA device (traced work is sent by a step barrier: before a clock is read the port writes both). A call with arguments under a test that is False on "
     'XLA as the port leaves it (`if device.type == "cuda":`, which XLA105 reports) never runs there and is not '
     "reported. One under `if torch.cuda.is_available():` and nothing else never ran on XLA either: the check goes "
     "and the wait is ported, as a note (XLA122).",
@@ -156,7 +156,7 @@ CUDA_SYNCHRONIZE = Rule(
 
 @on_calls(CUDA_SYNCHRONIZE, names="torch.cuda.synchronize")
 def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
-    """Waits for the device's pending work; a timing line is the line hook's (``_timing``); a call
+    """Waits for the work already sent to the device; a timing line is the line hook's (``_timing``); a call
     with arguments that never runs on XLA (under ``if device.type == "cuda":``) is not reported."""
     guarded = ctx.facts.cuda_only.guarded_cuda
     if original.args:
@@ -176,14 +176,14 @@ def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: st
             CUDA_WAIT_CHECK,
             original,
             f"{ctx.code(original)} -> {{new}}: under `{ctx.code(check.test)}`, False on an XLA host, it never ran "  # type: ignore[attr-defined]  # an If of wait_ifs
-            "there; now it waits for the XLA device's pending work",
+            "there; now it waits for the work already sent to the XLA device",
             lambda: ctx.replace_callee(original, updated, "wait_device_ops"),
         )
     return ctx.fix_or_keep(
         updated,
         CUDA_SYNCHRONIZE,
         original,
-        f"{ctx.code(original)} -> {{new}}: waits for the device's pending work",
+        f"{ctx.code(original)} -> {{new}}: waits for the work already sent to the device",
         lambda: ctx.replace_callee(original, updated, "wait_device_ops"),
     )
 

@@ -53,7 +53,7 @@ CUDA_WAIT_CHECK = Rule(
     why="`torch.cuda.is_available()` is False on an XLA host, so a wait guarded by it (timing code's "
     "`if torch.cuda.is_available(): torch.cuda.synchronize()`) is skipped there: the script runs as it is, only a "
     "time measured around the wait covers work not yet done. The port drops the check and makes the wait "
-    "`xm.wait_device_ops()`, which waits for the XLA device's pending work (XLA501 says so for a wait that no check "
+    "`xm.wait_device_ops()`, which waits for the work already sent to the XLA device (XLA501 says so for a wait that no check "
     "guards, which raises without CUDA: an error). A check that also picks the device or guards other device code "
     "is XLA104's.",
     examples=lambda: (
@@ -63,7 +63,7 @@ CUDA_WAIT_CHECK = Rule(
             findings=(
                 Expected(8, 5, "torch.cuda.synchronize() -> xm.wait_device_ops(): under `torch.cuda.is_available()`"),
                 Expected(8, 8, f"`torch.cuda.is_available()` {WAIT_MESSAGE}: check dropped"),
-                Expected(12, 5, "waits for the XLA device's pending work"),
+                Expected(12, 5, "waits for the work already sent to the XLA device"),
                 Expected(12, 8, "check dropped, so that the wait holds for the XLA device"),
             ),
         ),
@@ -136,7 +136,7 @@ CUDA_WAIT_CHECK = Rule(
             findings=(
                 Expected(8, 5, "th.cuda.synchronize() -> xm.wait_device_ops(): under `th.cuda.is_available()`"),
                 Expected(8, 8, f"`th.cuda.is_available()` {WAIT_MESSAGE}"),
-                Expected(12, 5, "waits for the XLA device's pending work"),
+                Expected(12, 5, "waits for the work already sent to the XLA device"),
                 Expected(12, 8, "check dropped"),
             ),
         ),
