@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.cpu_fallbacks import guarded_loads
-from codemods.checkpoint.host_data import built_off_device, host_data, input_name, path_key
+from codemods.checkpoint.host_data import built_off_device, host_data, input_name, moves, path_key
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
@@ -78,6 +78,7 @@ class CheckpointAnalysis(Analysis):
         # Per Dataset class, the attributes its ``__init__`` binds to its own parameters (``self.data =
         # data``): the data it is built from, read by ``process()``.
         self.dataset_inputs: dict[str, set[str]] = {}
+        self.constructions: list[cst.Call] = []  # the calls of a plain name (``Graphs(root, data)``)
         # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
         # the names it binds that no later ``.to(...)``/``.cuda()``/``.cpu()`` moves (module_loads).
         self.bound_by: dict[cst.Call, list[str]] = {}
@@ -187,6 +188,7 @@ class CheckpointAnalysis(Analysis):
                 self.module_used.add(used)
         elif (called := dotted(func)) is not None:
             self.module_used.add(called)
+            self.constructions.append(node)
         self._set_into_a_module(node)
 
     def _set_into_a_module(self, node: cst.Call) -> None:
@@ -385,7 +387,15 @@ class CheckpointAnalysis(Analysis):
         # A Dataset class's load of what the class itself saves (its processed cache, built on the
         # CPU: ``torch.save`` stays as it is there): no CUDA storages, nothing to port.  The parameters
         # of every Dataset's ``__init__`` are raw data (an attribute of the same name another Dataset of
-        # the module binds is followed too: the attributes' values are the module's).
+        # the module binds is followed too: the attributes' values are the module's), unless a call of the
+        # class in the module hands it a moved value (``Graphs(root, x.cuda())``): then none of its own is.
+        for call in self.constructions:
+            if (
+                (cls := dotted(call.func)) is not None
+                and cls in self.dataset_inputs
+                and any(moves(arg.value, lambda name: self.assigned.get(name, ())) for arg in call.args)
+            ):
+                del self.dataset_inputs[cls]
         parameters = {name for names in self.dataset_inputs.values() for name in names if ":" in name}
         cache_loads = {
             load
@@ -522,8 +532,12 @@ class CheckpointAnalysis(Analysis):
 
     def _written_elsewhere(self, load: cst.Call) -> bool:
         """A load of what the project's saves of host data write (written_files.py)."""
-        chains = path_chains(arg_value(load, 0, "f"), lambda name: self.assigned.get(name, ()))
-        return bool(chains) and self.facts.project.context.host_written(chains) is True
+        paths = frozenset(
+            (chain, file)
+            for chain, file in path_chains(arg_value(load, 0, "f"), lambda name: self.assigned.get(name, ()))
+            if file is not None  # a folder's file: which one, the path does not say
+        )
+        return bool(paths) and self.facts.project.context.host_written(paths) is True
 
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""

@@ -208,3 +208,18 @@ def built_off_device(
         ):
             return False
     return True
+
+
+def moves(value: cst.BaseExpression, values: Callable[[str], Sequence[cst.BaseExpression]], depth: int = 0) -> bool:
+    """``value`` puts something on a device (``x.to(device)``, ``x.cuda()``, a factory's ``device=``),
+    also through the values bound to the names it reads (``values``)."""
+    for node in walk(value):
+        if isinstance(node, cst.Call) and (
+            (isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda"))
+            or any(a.keyword is not None and a.keyword.value == "device" for a in node.args)
+        ):
+            return True
+        if depth < _DEPTH and isinstance(node, (cst.Name, cst.Attribute)) and (name := dotted(node)) is not None:
+            if any(moves(bound, values, depth + 1) for bound in values(name) if bound is not value):
+                return True
+    return False

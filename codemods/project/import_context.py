@@ -144,10 +144,11 @@ class ImportContext(Protocol):
         (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known."""
         ...
 
-    def host_written(self, chains: frozenset[str]) -> bool | None:
-        """Whether every ``torch.save`` of the project whose path reads one of the attribute chains
-        ``chains`` (``form.target.mag`` of ``hp.form.target.mag``) saves host data
-        (checkpoint/written_files.py); None: none does, or the project's files are not known."""
+    def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:
+        """Whether every ``torch.save`` of the project that may write one of ``paths`` (an attribute
+        chain, ``form.target.mag`` of ``hp.form.target.mag``, and the literals naming the file beyond it)
+        saves host data (checkpoint/written_files.py); None: none does, or the project's files are not
+        known."""
         ...
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
@@ -287,7 +288,7 @@ class GuessedImports:
     def cuda_checked(self, attribute: str) -> str | None:
         return None  # the project's files are not known
 
-    def host_written(self, chains: frozenset[str]) -> bool | None:
+    def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:
         return None  # the project's files are not known
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:

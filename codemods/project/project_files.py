@@ -11,7 +11,7 @@ import functools
 import os
 from pathlib import Path
 
-from codemods.checkpoint.written_files import host_written
+from codemods.checkpoint.written_files import ChainPath, host_written
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, read_config, yaml_files
@@ -37,7 +37,7 @@ class ProjectFiles:
         self._extensions: tuple[tuple[str, str], ...] | None = None  # (built_extensions)
         self._scanned_configs: dict[Path, str] = {}  # resolved path -> text, once config_files has scanned
         self._mentions = Mentions(self.root)  # (mentioned_elsewhere)
-        self._written: dict[frozenset[str], bool | None] = {}  # host_written's answers
+        self._written: dict[frozenset[ChainPath], bool | None] = {}  # host_written's answers
         self._contains: dict[Path, bool] = {}
         self._contains_roots = 0  # len(wider_roots) when _contains was filled
 
@@ -115,20 +115,21 @@ class ProjectFiles:
         """Whether a file of the project other than ``path`` names ``name`` (folder_scans.Mentions)."""
         return self._mentions.elsewhere(path, name)
 
-    def host_written(self, chains: frozenset[str]) -> bool | None:
-        """Whether the project's ``torch.save`` calls whose path reads one of ``chains`` all save host
-        data (checkpoint/written_files.py): None where none does, or the project is too large to scan."""
-        if chains not in self._written:
-            self._written[chains] = self._scan_written(chains)
-        return self._written[chains]
+    def host_written(self, paths: frozenset[ChainPath]) -> bool | None:
+        """Whether the project's ``torch.save`` calls that may write one of ``paths`` (a chain, and the
+        literals naming the file beyond it) all save host data (checkpoint/written_files.py): None where
+        none does, or the project is too large to scan."""
+        if paths not in self._written:
+            self._written[paths] = self._scan_written(paths)
+        return self._written[paths]
 
-    def _scan_written(self, chains: frozenset[str]) -> bool | None:
+    def _scan_written(self, paths: frozenset[ChainPath]) -> bool | None:
         import libcst as cst
 
         texts = self._mentions.texts()
         if texts is None:
             return None
-        needles = [chain.encode() for chain in chains]
+        needles = [chain.encode() for chain, _ in paths]
         answer: bool | None = None
         for file, data in texts:
             if file.suffix != ".py" or b"torch.save" not in data or not any(n in data for n in needles):
@@ -137,7 +138,7 @@ class ProjectFiles:
                 module = cst.parse_module(data)
             except cst.ParserSyntaxError:  # not Python the tool reads: not known
                 return None
-            found = host_written(module, chains)
+            found = host_written(module, paths)
             if found is False:
                 return False
             answer = answer or found

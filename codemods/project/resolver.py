@@ -518,8 +518,8 @@ class FileImports:
     def cuda_checked(self, attribute: str) -> str | None:
         return self.project.cuda_checked(self.path, attribute)
 
-    def host_written(self, chains: frozenset[str]) -> bool | None:
-        return self.project.host_written(chains)
+    def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:
+        return self.project.host_written(paths)
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:
         return self.project.built_extensions()

@@ -117,3 +117,70 @@ def test_a_save_that_may_hold_device_tensors_keeps_the_finding(
     assert 'torch.load(...) -> map_location="cpu"' in load[1]
     single = _findings(folder, ["train.py"], target)["train.py"]
     assert [f for f in single if f[0] == "XLA003" and "torch.load" in f[2]], single
+
+
+# A chain that names a folder: the preprocessing script saves host data at some file of it (a name
+# it computes), the training script loads a file it names there (a pretrained checkpoint).
+PREPROCESS = """\
+import os
+
+import numpy as np
+import torch
+
+
+def preprocess(cfg, arrays):
+    for name, a in arrays.items():
+        torch.save(torch.from_numpy(a), os.path.join(cfg.data.root, name))
+"""
+PRETRAINED = """\
+import os
+
+import torch
+
+
+def build(cfg):
+    model = torch.nn.Linear(4, 4).cuda()
+    model.load_state_dict(torch.load(os.path.join(cfg.data.root, "pretrained.pth")))
+    return model
+"""
+# The same file named beyond the chain in both paths: what the script saves there is host data.
+CACHED = PREPROCESS.replace("os.path.join(cfg.data.root, name)", 'os.path.join(cfg.data.root, "cache.pt")')
+CACHE_LOAD = PRETRAINED.replace(
+    'model.load_state_dict(torch.load(os.path.join(cfg.data.root, "pretrained.pth")))',
+    'cache = torch.load(os.path.join(cfg.data.root, "cache.pt"))',
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_load_of_another_file_of_a_folder_the_project_saves_into_keeps_the_finding(
+    tmp_path: Path, target: str
+) -> None:
+    folder = write_project(tmp_path / "p", "p", {"preprocess.py": PREPROCESS, "build.py": PRETRAINED})
+    found = _findings(folder, ["preprocess.py", "build.py"], target)
+    (load,) = [(line, message) for rule, line, message in found["build.py"] if rule == "XLA403"]
+    assert load[0] == 8
+    assert 'torch.load(...) -> map_location="cpu"' in load[1]
+    # a save under the chain that names a file of its own (another one than the load's) writes nothing it reads
+    other = PREPROCESS.replace("os.path.join(cfg.data.root, name)", 'os.path.join(cfg.data.root, "cache.pt")')
+    (folder / "preprocess.py").write_text(other)
+    found = _findings(folder, ["preprocess.py", "build.py"], target)
+    assert [line for rule, line, _ in found["build.py"] if rule == "XLA403"] == [8]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_load_of_the_file_the_project_saves_beyond_the_chain_is_no_checkpoint(tmp_path: Path, target: str) -> None:
+    folder = write_project(tmp_path / "p", "p", {"preprocess.py": CACHED, "build.py": CACHE_LOAD})
+    found = _findings(folder, ["preprocess.py", "build.py"], target)
+    assert not [f for f in found["build.py"] if f[0] == "XLA403"], found["build.py"]
+    # a save of some file of the folder (a name it computes) may write it too: host data there as well
+    both = CACHED + PREPROCESS.split("\n\n\n", 1)[1].replace("def preprocess", "def preprocess_all")
+    (folder / "preprocess.py").write_text(both)
+    found = _findings(folder, ["preprocess.py", "build.py"], target)
+    assert not [f for f in found["build.py"] if f[0] == "XLA403"], found["build.py"]
+    moved = both.replace(
+        "torch.from_numpy(a), os.path.join(cfg.data.root, name)",
+        "torch.from_numpy(a).cuda(), os.path.join(cfg.data.root, name)",
+    )
+    (folder / "preprocess.py").write_text(moved)
+    found = _findings(folder, ["preprocess.py", "build.py"], target)
+    assert [line for rule, line, _ in found["build.py"] if rule == "XLA403"] == [8]

@@ -78,8 +78,21 @@ _CPU_CHOICE = textwrap.dedent(
 )
 
 
+# A call of the Dataset class in the module: what it hands the constructor is the data the cache is built of.
+_HANDED = "\n\ndef build(root, graph):\n    return Graphs(root, graph)\n"
+_HANDED_PARAMETERS = "\n\ndef build(root, A, pairs):\n    links = pairs\n    return Graphs(root, A, links)\n"
+
+
 def dataset_input_valid() -> tuple[Valid, ...]:
     return (
+        *(
+            valid(
+                _FROM_INPUT + _HANDED,
+                target=target,
+                note=f"a dataset the module builds of data it does not move reloads its cache ({target})",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         *(
             valid(
                 _FROM_INPUT,
@@ -109,35 +122,67 @@ def dataset_input_valid() -> tuple[Valid, ...]:
 
 def dataset_input_invalid() -> tuple[Invalid, ...]:
     moved = substituted(_FROM_INPUT, ("self.data.x[i] for", "self.data.x[i].cuda() for"))
-    return tuple(
-        invalid(
-            moved,
-            substituted(
+    return (
+        tuple(
+            invalid(
                 moved,
-                ("import torch\n", f"import torch\n{imports}"),
-                ("self.data.x[i].cuda()", f"self.data.x[i].to({device})"),
-                ("self.processed_paths[0])\n\n", 'self.processed_paths[0], map_location="cpu")\n\n'),
-            ),
-            target=target,
-            note=f"a dataset's cache of its input moved to CUDA: may hold CUDA storages ({target})",
-            findings=(Expected(10, 70, 'torch.load(...) -> map_location="cpu"'),),
+                substituted(
+                    moved,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ("self.data.x[i].cuda()", f"self.data.x[i].to({device})"),
+                    ("self.processed_paths[0])\n\n", 'self.processed_paths[0], map_location="cpu")\n\n'),
+                ),
+                target=target,
+                note=f"a dataset's cache of its input moved to CUDA: may hold CUDA storages ({target})",
+                findings=(Expected(10, 70, 'torch.load(...) -> map_location="cpu"'),),
+            )
+            for target, imports, device in _TARGETS
         )
-        for target, imports, device in _TARGETS
-    ) + tuple(
-        invalid(
-            moved_parameters,
-            substituted(
+        + tuple(
+            invalid(
                 moved_parameters,
-                ("import torch\n", f"import torch\n{imports}"),
-                ("links[perm].cuda()", f"links[perm].to({device})"),
-                ("torch.load(self.processed_paths[0])", 'torch.load(self.processed_paths[0], map_location="cpu")'),
-            ),
-            target=target,
-            note=f"a dataset's cache of what its constructor moves to CUDA: may hold CUDA storages ({target})",
-            findings=(Expected(22, 70, 'torch.load(...) -> map_location="cpu"'),),
+                substituted(
+                    moved_parameters,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ("links[perm].cuda()", f"links[perm].to({device})"),
+                    ("torch.load(self.processed_paths[0])", 'torch.load(self.processed_paths[0], map_location="cpu")'),
+                ),
+                target=target,
+                note=f"a dataset's cache of what its constructor moves to CUDA: may hold CUDA storages ({target})",
+                findings=(Expected(22, 70, 'torch.load(...) -> map_location="cpu"'),),
+            )
+            for moved_parameters in (substituted(_FROM_PARAMETERS, ("links[perm]", "links[perm].cuda()")),)
+            for target, imports, device in _TARGETS
         )
-        for moved_parameters in (substituted(_FROM_PARAMETERS, ("links[perm]", "links[perm].cuda()")),)
-        for target, imports, device in _TARGETS
+        + tuple(
+            # A call of the class in the module hands its constructor a moved value (directly, or a name bound
+            # to one): its parameters are no host data, the cache built of them may hold CUDA storages.
+            invalid(
+                handed,
+                substituted(
+                    handed,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    (".cuda()", f".to({device})"),
+                    ("torch.load(self.processed_paths[0])", 'torch.load(self.processed_paths[0], map_location="cpu")'),
+                ),
+                target=target,
+                note=f"a dataset the module builds of a moved value: its cache may hold CUDA storages ({target}, {shape})",
+                findings=(Expected(line, 70, 'torch.load(...) -> map_location="cpu"'),),
+            )
+            for shape, handed, line in (
+                (
+                    "handed at once",
+                    substituted(_FROM_INPUT + _HANDED, ("Graphs(root, graph)", "Graphs(root, graph.cuda())")),
+                    10,
+                ),
+                (
+                    "through a name",
+                    substituted(_FROM_PARAMETERS + _HANDED_PARAMETERS, ("links = pairs", "links = pairs.cuda()")),
+                    22,
+                ),
+            )
+            for target, imports, device in _TARGETS
+        )
     )
 
 
