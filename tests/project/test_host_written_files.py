@@ -3,7 +3,8 @@ voicefilter's generator script saves ``torch.from_numpy(mag)`` at ``formatter(di
 num)`` and its Dataset loads ``self.target_mag_list[idx]``, ``find_all(hp.form.target.mag)``.  Host data
 only: no CUDA run can have written a CUDA storage there, so the load gets no XLA403 in a run on the project
 and no XLA003 in a single-file run of the script that uses the Dataset.  A save of a moved tensor under the
-same chain, or a chain of two parts (``args.out``), keeps the finding."""
+same chain, or a chain of two parts (``args.out``), keeps the finding; so does a load of one file of a folder
+the chain names (``os.path.join(cfg.data.root, "pretrained.pth")``) where the saves write other files there."""
 
 from __future__ import annotations
 
