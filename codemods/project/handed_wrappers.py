@@ -34,7 +34,9 @@ def wrapper_class(found: Found | None) -> bool:
     return any(plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == found.name)
 
 
-def handed_wrappers(project: ProjectAnalysis, call: cst.Call, founds: list[Found]) -> set[tuple[str, str, int, str, bool]]:
+def handed_wrappers(
+    project: ProjectAnalysis, call: cst.Call, founds: list[Found]
+) -> set[tuple[str, str, int, str, bool]]:
     """What ``call`` (of the project callables ``founds``) hands them that is an optimizer: (their
     module's path, their name, the argument's index without self, or -1 and its keyword, whether it
     is an instance of an optimizer wrapper of another module of the project).  An argument known as
