@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from codemods.engine.nodes import dotted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import libcst as cst
 
-    from codemods.project.analysis import ProjectAnalysis
+    from codemods.project.import_context import ImportContext
     from codemods.project.module_summary import Found
 
 
@@ -35,28 +37,25 @@ def wrapper_class(found: Found | None) -> bool:
 
 
 def handed_wrappers(
-    project: ProjectAnalysis, call: cst.Call, founds: list[Found]
+    call: cst.Call,
+    founds: list[Found],
+    built: Callable[[cst.BaseExpression], list[tuple[str, str]]],
+    context: ImportContext,
+    is_optimizer: Callable[[str | None], bool],
 ) -> set[tuple[str, str, int, str, bool]]:
     """What ``call`` (of the project callables ``founds``) hands them that is an optimizer: (their
     module's path, their name, the argument's index without self, or -1 and its keyword, whether it
-    is an instance of an optimizer wrapper of another module of the project).  An argument known as
-    an optimizer (by how it was built or its name) but of no such class is one that may be a torch
-    optimizer; none after a starred argument (their positions are not known)."""
-    import libcst as cst
-
-    is_optimizer = project.facts.training.is_optimizer
-    context = project.part.context
+    is an instance of an optimizer wrapper of a module of the project).  ``built``: the project
+    callables that built an argument's value (the project analysis's builders); an argument known
+    as an optimizer (``is_optimizer``: by how it was built or its name) but of no such class may be
+    a torch optimizer.  None after a starred argument (their positions are not known)."""
     found_args: list[tuple[int, str, bool]] = []
     for index, arg in enumerate(call.args):
         if arg.star:
             break
-        name = dotted(arg.value)
-        if type(arg.value) is cst.Call:
-            built = project.call_builders.get(arg.value, [])
-        else:
-            built = project.builders.get(name, []) if name is not None else []
-        wrapper = bool(built) and all(wrapper_class(context.lookup(module, callable_)) for module, callable_ in built)
-        if wrapper or is_optimizer(name):
+        builders = built(arg.value)
+        wrapper = bool(builders) and all(wrapper_class(context.lookup(module, name)) for module, name in builders)
+        if wrapper or is_optimizer(dotted(arg.value)):
             at, keyword = (-1, arg.keyword.value) if arg.keyword is not None else (index, "")
             found_args.append((at, keyword, wrapper))
     return {
