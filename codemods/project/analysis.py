@@ -532,7 +532,7 @@ class ProjectAnalysis(CalleeOrigins):
             founds = self.origins(callee)
             for index, keyword in optimizer_arguments(call, is_optimizer):
                 self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
-            self.part.wrappers_handed |= handed_wrappers(call, founds, self._built, self.part.context, is_optimizer)
+            self.part.wrappers_handed |= handed_wrappers(call, founds, self._built, self.part.context)
             if not any(f.summary is None or f.summary.trains(f.name) for f in founds):
                 self._named_training(call, callee)
             found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.nodes import dotted
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -41,23 +39,21 @@ def handed_wrappers(
     founds: list[Found],
     built: Callable[[cst.BaseExpression], list[tuple[str, str]]],
     context: ImportContext,
-    is_optimizer: Callable[[str | None], bool],
 ) -> set[tuple[str, str, int, str, bool]]:
-    """What ``call`` (of the project callables ``founds``) hands them that is an optimizer: (their
-    module's path, their name, the argument's index without self, or -1 and its keyword, whether it
-    is an instance of an optimizer wrapper of a module of the project).  ``built``: the project
-    callables that built an argument's value (the project analysis's builders); an argument known
-    as an optimizer (``is_optimizer``: by how it was built or its name) but of no such class may be
-    a torch optimizer.  None after a starred argument (their positions are not known)."""
+    """What ``call`` (of the project callables ``founds``) hands them: (their module's path, their
+    name, the argument's index without self, or -1 and its keyword, whether it is an instance of an
+    optimizer wrapper of a module of the project).  ``built``: the project callables that built an
+    argument's value (the project analysis's builders).  Every argument, so that one of any other
+    kind (a torch optimizer built in the call, a parameter) leaves its parameter unproven; none
+    after a starred argument (their positions are not known)."""
     found_args: list[tuple[int, str, bool]] = []
     for index, arg in enumerate(call.args):
         if arg.star:
             break
         builders = built(arg.value)
         wrapper = bool(builders) and all(wrapper_class(context.lookup(module, name)) for module, name in builders)
-        if wrapper or is_optimizer(dotted(arg.value)):
-            at, keyword = (-1, arg.keyword.value) if arg.keyword is not None else (index, "")
-            found_args.append((at, keyword, wrapper))
+        at, keyword = (-1, arg.keyword.value) if arg.keyword is not None else (index, "")
+        found_args.append((at, keyword, wrapper))
     return {
         (found.summary.path, found.name, at, keyword, wrapper)
         for found in founds

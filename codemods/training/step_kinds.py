@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from codemods.engine.nodes import dotted
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.handed_wrappers import plain_stepper
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from codemods.facts import Facts
     from codemods.training.facts import OptimizerStep, TrainingFacts
-    from codemods.training.records import _Function, _Loop
+    from codemods.training.records import _Function, _Loop, _Scope
 
 
 class StepKinds(Analysis):
@@ -34,6 +35,7 @@ class StepKinds(Analysis):
     facts: Facts
     part: TrainingFacts
     function_records: dict[int, _Function]
+    module_scope: _Scope
     instances: dict[str, str]
     step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]]
 
@@ -41,6 +43,8 @@ class StepKinds(Analysis):
 
         @property
         def _framework_drives_training(self) -> bool: ...
+
+        def _local_callable(self, callee: str) -> _Function | None: ...
 
     def sort_steps(self) -> None:
         part = self.part
@@ -118,10 +122,8 @@ class StepKinds(Analysis):
             return False
         handed = caller_optimizer(stepped, function, self.function_records.values())
         if handed is not None:
-            if handed.parameter != stepped and (cls := self.instances.get(handed.parameter)) is not None:
-                bases, methods = self.facts.project.classes.get(cls, ((), ()))
-                if plain_stepper(bases, methods):
-                    return True
+            if handed.parameter != stepped and self._handed_only_wrappers(handed):
+                return True
             if project.part.context.wrapper_handed(handed.callable, handed.index, handed.parameter):
                 return True
         cls = self.instances.get(stepped)
@@ -133,6 +135,37 @@ class StepKinds(Analysis):
             return False
         owner = found.name.split(".")[0]
         return any(plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+
+    def _handed_only_wrappers(self, handed: CallerOptimizer) -> bool:
+        """Each call of this file to ``handed.callable`` (a function, or a class's ``__init__``)
+        hands its parameter a name this file builds with a wrapper class of its own
+        (``_wrapper_step``), and there is one; a call that hands it anything else, or passes
+        arguments by a star, leaves it unproven."""
+        import libcst as cst
+
+        seen = False
+        for scope in [self.module_scope, *self.function_records.values()]:
+            for event in scope.events:
+                if event[0] != "call" or not isinstance(call := event[2], cst.Call):
+                    continue
+                fn = self._local_callable(str(event[1]))
+                if fn is None or fn.qualname not in (handed.callable, f"{handed.callable}.__init__"):
+                    continue
+                if any(arg.star for arg in call.args):
+                    return False
+                keyword = next(
+                    (a for a in call.args if a.keyword is not None and a.keyword.value == handed.parameter), None
+                )
+                positional = [a for a in call.args if a.keyword is None]
+                arg = keyword or (positional[handed.index] if 0 <= handed.index < len(positional) else None)
+                if arg is None:
+                    continue  # (the parameter's default)
+                cls = self.instances.get(dotted(arg.value) or "")
+                bases, methods = self.facts.project.classes.get(cls or "", ((), ()))
+                if cls is None or not plain_stepper(bases, methods):
+                    return False
+                seen = True
+        return seen
 
 
 def _optimizer_wrapper_step(qualname: str) -> bool:

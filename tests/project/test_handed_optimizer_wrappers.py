@@ -70,8 +70,7 @@ TRAIN_BOTH = (
 
 def other(loader):
     model = torch.nn.Linear(4, 2)
-    sgd = torch.optim.SGD(model.parameters(), lr=0.1)
-    Trainer(model, loader, sgd).train()
+    Trainer(model, loader, torch.optim.SGD(model.parameters(), lr=0.1)).train()
 """
 )
 

@@ -39,6 +39,12 @@ def main(model, loader):
     Trainer(model, loader, opt).train()
 """
 
+_BOTH = """
+
+def other(model, loader):
+    Trainer(model, loader, optim.SGD(model.parameters(), lr=0.1)).train()
+"""
+
 _IMPORTS = (
     "from torch import optim\n",
     "from torch import optim\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n",
@@ -90,6 +96,21 @@ def handed_wrapper_invalid() -> tuple[Invalid, ...]:
                 ),
             ),
             note="torch-optimizer-handed-to-a-trainer",
+            findings=(Expected(12, 9, _WHY), Expected(24, 13, "self.optim.step() -> xm.optimizer_step(self.optim)")),
+        ),
+        # Also handed a torch optimizer built in the call: the receiver's class is not proven, and the step is ported.
+        invalid(
+            _HANDED_WRAPPER + _BOTH,
+            substituted(
+                _HANDED_WRAPPER + _BOTH,
+                _IMPORTS,
+                _INNER,
+                (
+                    "            self.optim.step()\n",
+                    "            xm.optimizer_step(self.optim)\n            torch_xla.sync()\n",
+                ),
+            ),
+            note="wrapper-and-torch-optimizer-handed-to-a-trainer",
             findings=(Expected(12, 9, _WHY), Expected(24, 13, "self.optim.step() -> xm.optimizer_step(self.optim)")),
         ),
     )
