@@ -16,6 +16,7 @@ from codemods.engine.walk import Walk, assignments
 from codemods.project.callee_origins import CalleeOrigins
 from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default, template_text, value_starts_import
 from codemods.project.facts import NamedTraining
+from codemods.project.handed_wrappers import handed_wrappers
 from codemods.project.holdings import STEP_CAUSES
 from codemods.project.import_context import outside_project
 from codemods.project.module_summary import Found, ModuleSummary
@@ -531,6 +532,7 @@ class ProjectAnalysis(CalleeOrigins):
             founds = self.origins(callee)
             for index, keyword in optimizer_arguments(call, is_optimizer):
                 self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
+            self.part.wrappers_handed |= handed_wrappers(call, founds, self._built, self.part.context)
             if not any(f.summary is None or f.summary.trains(f.name) for f in founds):
                 self._named_training(call, callee)
             found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)
@@ -550,6 +552,12 @@ class ProjectAnalysis(CalleeOrigins):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name) and not amp_elsewhere(summary, found.name):
                 self.part.external_amp[call] = (summary.path, summary.amp_parts(found.name))
+
+    def _built(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
+        """The project callables that built ``value`` (a call of one, or a name one built)."""
+        if type(value) is cst.Call:
+            return self.call_builders.get(value, [])
+        return self.builders.get(dotted(value) or "", [])
 
     def _named_training(self, call: cst.Call, callee: str) -> None:
         """``model.fit(...)`` on a value whose class the tool cannot tell, named like methods of the

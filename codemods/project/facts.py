@@ -23,6 +23,9 @@ class ProjectFacts:
     # For other files: project callables this file hands a known optimizer: (their module's
     # path, their name, the argument's index, or -1 and its keyword).
     optimizers_handed: set[tuple[str, str, int, str]] = field(default_factory=set)
+    # For other files: optimizers this file hands project callables, and whether each is an
+    # instance of a project optimizer wrapper (ModuleSummary.hands_wrappers).
+    wrappers_handed: set[tuple[str, str, int, str, bool]] = field(default_factory=set)
     # A loop's training step run by a callable of another module (a scaler wrapper, a
     # helper): where it comes from, as the finding names it.
     external_steps: dict[cst.Call, str] = field(default_factory=dict)

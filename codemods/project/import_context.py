@@ -76,6 +76,12 @@ class ImportContext(Protocol):
         else; the path of that class's module where this run does not convert it, else "")."""
         ...
 
+    def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:
+        """The run's other files hand the callable ``name`` of this file, at its parameter (``index``
+        without self, or by keyword), optimizer wrappers of the project only (project/handed_wrappers.py):
+        at least one, and nothing else known as an optimizer."""
+        ...
+
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         """A file of the run that imports this one and is started once per XLA device (True; with
         ``requested``, ``convert --distributed``, also a one-device script it starts so), or
@@ -260,6 +266,9 @@ class GuessedImports:
 
     def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
         return ()
+
+    def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:
+        return False
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

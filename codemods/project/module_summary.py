@@ -183,6 +183,10 @@ class ModuleSummary:
     # Callables of other project modules that this one hands a known optimizer: (their module's
     # path, their name, the argument's index without self, or -1 and its keyword).
     hands_optimizers: frozenset[tuple[str, str, int, str]] = frozenset()
+    # Optimizers this module hands callables of other project modules: (their module's path, their
+    # name, the argument's index without self, or -1 and its keyword, whether it is an instance of a
+    # project class whose own ``step`` steps the torch optimizer it holds; project/handed_wrappers.py).
+    hands_wrappers: frozenset[tuple[str, str, int, str, bool]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()

@@ -206,6 +206,24 @@ class Project(ProjectFiles):
             if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
         )
 
+    def wrapper_handed(self, path: Path, name: str, index: int, parameter: str) -> bool:
+        """The run's other files hand ``name`` of ``path`` optimizer wrappers only, at least one
+        (import_context.ImportContext.wrapper_handed), read from their summaries; False while a
+        summary is being made (as ``own_cuda_handed``)."""
+        if self._reading:
+            self._transient += 1
+            return False
+        target = resolved(path)
+        shown = self.display(target)
+        handed = [
+            wrapper
+            for file in sorted(self.in_run)
+            if file != target and (summary := self.summary(file)) is not None
+            for there, callee, at, keyword, wrapper in summary.hands_wrappers
+            if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
+        ]
+        return bool(handed) and all(handed)
+
     def launched_importer(self, path: Path, requested: bool) -> tuple[str, bool | None] | None:
         """A file of the run that imports ``path`` and whose processes are started once per XLA
         device (its summary's ``launched``; ``launchable`` where the run makes one-device scripts
@@ -483,6 +501,9 @@ class FileImports:
 
     def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
         return self.project.own_cuda_handed(self.path, name, index, parameter)
+
+    def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:
+        return self.project.wrapper_handed(self.path, name, index, parameter)
 
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))

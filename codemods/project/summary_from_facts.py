@@ -36,6 +36,7 @@ def summarise(
         self_driven=frozenset(facts.training.self_driven),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         hands_optimizers=frozenset(facts.project.optimizers_handed),
+        hands_wrappers=frozenset(facts.project.wrappers_handed),
         devices=frozenset(facts.device.choosers),
         kernel_users=tuple(sorted(facts.device.kernel_users.items())),
         names_device=facts.training.names_device,

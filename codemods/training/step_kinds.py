@@ -14,8 +14,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from codemods.engine.nodes import dotted
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.handed_wrappers import plain_stepper
 from codemods.training.facts import CallerOptimizer
 from codemods.training.held_steppers import held_steppers
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 
     from codemods.facts import Facts
     from codemods.training.facts import OptimizerStep, TrainingFacts
-    from codemods.training.records import _Function, _Loop
+    from codemods.training.records import _Function, _Loop, _Scope
 
 
 class StepKinds(Analysis):
@@ -33,6 +35,7 @@ class StepKinds(Analysis):
     facts: Facts
     part: TrainingFacts
     function_records: dict[int, _Function]
+    module_scope: _Scope
     instances: dict[str, str]
     step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]]
 
@@ -40,6 +43,8 @@ class StepKinds(Analysis):
 
         @property
         def _framework_drives_training(self) -> bool: ...
+
+        def _local_callable(self, callee: str) -> _Function | None: ...
 
     def sort_steps(self) -> None:
         part = self.part
@@ -55,7 +60,7 @@ class StepKinds(Analysis):
             (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
         defined = {f.name for f in self.function_records.values()}
         for call, step, loop, function in self.step_candidates:
-            if step.optimizer not in part.optimizers and self._wrapper_step(step.optimizer, project):
+            if step.optimizer not in part.optimizers and self._wrapper_step(step.optimizer, project, function):
                 continue  # its own step() steps the optimizer it holds: that step is the one to port
             if part.is_optimizer(step.optimizer):
                 if not _closure_positional(call, step, step.optimizer in part.optimizers, defined):
@@ -104,35 +109,69 @@ class StepKinds(Analysis):
             for found in project.part.context.named_methods("step", nested=True)
         )
 
-    def _wrapper_step(self, stepped: str, project: ProjectAnalysis) -> bool:
+    def _wrapper_step(self, stepped: str, project: ProjectAnalysis, function: _Function | None) -> bool:
         """``stepped`` is an instance of a class of the project that is no torch optimizer but
         defines its own ``step()`` (``self._optim.step()`` inside, with a schedule around it):
         ``xm.optimizer_step`` on it would fail (it reduces the gradients of the instance's
         ``param_groups``, which it has not), and the step its ``step()`` makes is ported where
         the class is.  Known by the class this file builds it with, or the project callable
-        behind ``stepped.step``."""
+        behind ``stepped.step``; or, for what ``function`` is handed (``self.optim`` that
+        ``__init__`` binds to its parameter ``optim``), by what this file hands that parameter or
+        the run's other files hand it (only such wrappers: project/handed_wrappers.py)."""
         if "[" in stepped:
             return False
+        handed = caller_optimizer(stepped, function, self.function_records.values())
+        if handed is not None:
+            if handed.parameter != stepped and self._handed_only_wrappers(handed):
+                return True
+            if project.part.context.wrapper_handed(handed.callable, handed.index, handed.parameter):
+                return True
         cls = self.instances.get(stepped)
         if cls is not None:
             bases, methods = self.facts.project.classes.get(cls, ((), ()))
-            return _plain_stepper(bases, methods)
+            return plain_stepper(bases, methods)
         found = project.origin(f"{stepped}.step")
         if found is None or found.summary is None or found.name.count(".") != 1:
             return False
         owner = found.name.split(".")[0]
-        return any(_plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+        return any(plain_stepper(bases, methods) for name, bases, methods in found.summary.classes if name == owner)
+
+    def _handed_only_wrappers(self, handed: CallerOptimizer) -> bool:
+        """Each call of this file to ``handed.callable`` (a function, or a class's ``__init__``)
+        hands its parameter a name this file builds with a wrapper class of its own
+        (``_wrapper_step``), and there is one; a call that hands it anything else, or passes
+        arguments by a star, leaves it unproven."""
+        import libcst as cst
+
+        seen = False
+        for scope in [self.module_scope, *self.function_records.values()]:
+            for event in scope.events:
+                if event[0] != "call" or not isinstance(call := event[2], cst.Call):
+                    continue
+                fn = self._local_callable(str(event[1]))
+                if fn is None or fn.qualname not in (handed.callable, f"{handed.callable}.__init__"):
+                    continue
+                if any(arg.star for arg in call.args):
+                    return False
+                keyword = next(
+                    (a for a in call.args if a.keyword is not None and a.keyword.value == handed.parameter), None
+                )
+                positional = [a for a in call.args if a.keyword is None]
+                arg = keyword or (positional[handed.index] if 0 <= handed.index < len(positional) else None)
+                if arg is None:
+                    continue  # (the parameter's default)
+                cls = self.instances.get(dotted(arg.value) or "")
+                bases, methods = self.facts.project.classes.get(cls or "", ((), ()))
+                if cls is None or not plain_stepper(bases, methods):
+                    return False
+                seen = True
+        return seen
 
 
 def _optimizer_wrapper_step(qualname: str) -> bool:
     """``qualname`` is the ``step`` of a class named as an optimizer (``Algorithm.Optimizer.step``)."""
     owner, _, method = qualname.rpartition(".")
     return method == "step" and "opt" in owner.rpartition(".")[2].lower()
-
-
-def _plain_stepper(bases: tuple[str, ...], methods: tuple[str, ...]) -> bool:
-    """A class that defines ``step`` itself and derives from nothing that may be an optimizer."""
-    return "step" in methods and all(base.rsplit(".", 1)[-1] == "object" for base in bases)
 
 
 def caller_optimizer(

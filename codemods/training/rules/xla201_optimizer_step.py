@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.handed_wrapper_cases import handed_wrapper_invalid
 from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.ported_loop_cases import ENGINE_STEPS_WHY, engine_step_valid
@@ -53,7 +54,11 @@ OPTIMIZER_STEP = Rule(
     "that is no torch optimizer but has its own `step()` (`self._optim = torch.optim.Adam(...)` in `__init__`, "
     "`self._optim.step()` and a schedule in `step`) keeps its call as written, whatever its name: its inner step is "
     "the one ported, where the class is (`xm.optimizer_step` on the wrapper itself would fail on several devices: "
-    "it reduces the gradients of the wrapper's `param_groups`, which it has not)." + ENGINE_STEPS_WHY,
+    "it reduces the gradients of the wrapper's `param_groups`, which it has not). So does a step on what a trainer "
+    "is handed (`self.optim.step()` where `__init__` keeps `self.optim = optim`) where the file, or the run's other "
+    "files, hand that parameter only instances of such a wrapper (`Trainer(model, optim=Optimizer(...))`, the wrapper "
+    "in the same module or another); where it is also handed a torch optimizer, or the file is converted without the "
+    "one that hands it, the step is ported as before." + ENGINE_STEPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -423,6 +428,7 @@ OPTIMIZER_STEP = Rule(
             findings=(Expected(11, 9, "self._optim.step() -> xm.optimizer_step(self._optim)"),),
         ),
         *held_optimizer_invalid(),
+        *handed_wrapper_invalid(),
         *step_argument_invalid(),
     ),
 )
