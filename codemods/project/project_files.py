@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codemods.checkpoint.written_files import ChainPath, host_written
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, read_config, yaml_files
@@ -19,6 +19,9 @@ from codemods.project.import_context import is_test_path
 from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under
 from codemods.project.roots import resolved
 from codemods.project.text_scans import takes_a_training_step
+
+if TYPE_CHECKING:  # (written_files reads LibCST: a run of files without torch loads none)
+    from codemods.checkpoint.written_files import ChainPath
 
 
 class ProjectFiles:
@@ -125,6 +128,8 @@ class ProjectFiles:
 
     def _scan_written(self, paths: frozenset[ChainPath]) -> bool | None:
         import libcst as cst
+
+        from codemods.checkpoint.written_files import host_written
 
         texts = self._mentions.texts()
         if texts is None:
