@@ -37,9 +37,11 @@ def main():
     model = torch.nn.Linear(2, 2).cuda()
     try:
         state = copy_state(model)
-        print(f"rank {dist.get_rank()} loaded {sorted(state)}", flush=True)
+        said = f"rank {dist.get_rank()} loaded {sorted(state)}"
     except EOFError:
-        print(f"rank {dist.get_rank()} read an empty buffer", flush=True)
+        said = f"rank {dist.get_rank()} read an empty buffer"
+    with open(f"rank{dist.get_rank()}.txt", "w") as out:  # (two processes' prints can share a line)
+        out.write(said)
 
 
 if __name__ == "__main__":
@@ -48,15 +50,25 @@ if __name__ == "__main__":
 KEPT = "    torch.save(model.state_dict(), buffer)\n"
 
 
-def _run(folder: Path, source: str) -> str:
+# torch_xla.launch hands the processes to a process pool; on a loaded machine the pool can give both
+# ranks to one worker, whose second start of the process group raises this (torch_xla 2.9): the
+# launcher's race, not the script's, so such a run is started again, once.
+_POOL_RACE = "trying to initialize the default process group twice"
+
+
+def _run(folder: Path, source: str) -> list[str]:
+    """What each of the two processes said, in rank order."""
     script = folder / "train.py"
     script.write_text(source)
-    env = run_environment(PJRT_DEVICE="CPU", CPU_NUM_DEVICES="2")
-    done = subprocess.run(
-        [sys.executable, str(script)], cwd=folder, env=env, capture_output=True, text=True, timeout=600
-    )
+    for _ in range(2):
+        env = run_environment(PJRT_DEVICE="CPU", CPU_NUM_DEVICES="2")
+        done = subprocess.run(
+            [sys.executable, str(script)], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+        )
+        if _POOL_RACE not in done.stderr:
+            break
     assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+    return [(folder / f"rank{rank}.txt").read_text() for rank in range(2)]
 
 
 def test_a_buffer_read_back_in_every_process_keeps_torch_save(tmp_path: Path) -> None:
@@ -66,13 +78,13 @@ def test_a_buffer_read_back_in_every_process_keeps_torch_save(tmp_path: Path) ->
     assert KEPT in output and "xm.save" not in output
     assert "torch_xla.launch(" in output
     assert not [f for f in converted.findings if f.rule in ("XLA401", "XLA403")]
-    lines = sorted(_run(tmp_path, output).splitlines())
-    assert lines == ["rank 0 loaded ['bias', 'weight']", "rank 1 loaded ['bias', 'weight']"], lines
+    said = _run(tmp_path, output)
+    assert said == ["rank 0 loaded ['bias', 'weight']", "rank 1 loaded ['bias', 'weight']"], said
     # negative control: xm.save writes on the master only
     (tmp_path / "old").mkdir()
     old = output.replace(KEPT, "    xm.save(model.state_dict(), buffer)\n").replace(
         "import torch_xla.runtime as xr\n", "import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n", 1
     )
     assert "xm.save" in old and "import torch_xla.core.xla_model as xm" in old
-    lines = sorted(_run(tmp_path / "old", old).splitlines())
-    assert lines == ["rank 0 loaded ['bias', 'weight']", "rank 1 read an empty buffer"], lines
+    said = _run(tmp_path / "old", old)
+    assert said == ["rank 0 loaded ['bias', 'weight']", "rank 1 read an empty buffer"], said
