@@ -7,14 +7,12 @@ the master only, and the other process reads an empty buffer (EOFError)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import convert_source
-from tests.support.executed import run_environment
+from tests.support.executed import run_script
 
 pytestmark = pytest.mark.executed
 
@@ -50,24 +48,10 @@ if __name__ == "__main__":
 KEPT = "    torch.save(model.state_dict(), buffer)\n"
 
 
-# torch_xla.launch hands the processes to a process pool; on a loaded machine the pool can give both
-# ranks to one worker, whose second start of the process group raises this (torch_xla 2.9): the
-# launcher's race, not the script's, so such a run is started again, once.
-_POOL_RACE = "trying to initialize the default process group twice"
-
-
 def _run(folder: Path, source: str) -> list[str]:
     """What each of the two processes said, in rank order."""
-    script = folder / "train.py"
-    script.write_text(source)
-    for _ in range(2):
-        env = run_environment(PJRT_DEVICE="CPU", CPU_NUM_DEVICES="2")
-        done = subprocess.run(
-            [sys.executable, str(script)], cwd=folder, env=env, capture_output=True, text=True, timeout=600
-        )
-        if _POOL_RACE not in done.stderr:
-            break
-    assert done.returncode == 0, done.stderr[-3000:]
+    (folder / "train.py").write_text(source)
+    run_script(folder, "train.py", runner=False, env={"CPU_NUM_DEVICES": "2"})
     return [(folder / f"rank{rank}.txt").read_text() for rank in range(2)]
 
 

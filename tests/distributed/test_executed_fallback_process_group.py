@@ -35,6 +35,8 @@ pytestmark = pytest.mark.executed
 STEPS = WARMUP_STEPS + STEADY_STEPS  # a warm-up, then steps that must compile nothing
 
 SETUP = """\
+import sys
+
 import torch
 import torch.distributed as dist
 
@@ -46,7 +48,7 @@ def init_distributed():
         print("distributed")
         return True
     except:
-        print("not distributed")
+        print("not distributed:", sys.exc_info()[1])
         return False
 """
 TRAIN = f"""\

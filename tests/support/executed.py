@@ -75,6 +75,13 @@ TORCHRUN_ENV = (
     ("LOCAL_WORLD_SIZE", "1"),
     ("MASTER_ADDR", "localhost"),
 )
+# On the CPU, torch_xla.launch runs the devices (CPU_NUM_DEVICES) as threads of one process
+# (torch_xla 2.9, _internal/pjrt.py: one process for a CPU device type, a thread per device), so
+# each thread's init_process_group shares one default group: when one thread has finished its start
+# before the other begins (a loaded machine), the second raises this.  The race is the CPU launcher's,
+# not the script's (on a TPU each device is a process): such a run is started again.
+LAUNCH_RACE = "trying to initialize the default process group twice"
+LAUNCH_RACE_TRIES = 3
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 # The end of an executed evaluation script: its ``evaluate(model, batches)`` run over six batches,
@@ -260,14 +267,17 @@ def run_script(
     ``stderr`` say how it failed)."""
     command = [sys.executable, *([str(XLA_RUNNER)] if on_xla and runner else []), script, *args]
     device = {"PJRT_DEVICE": "CPU"} if on_xla else {}
-    result = subprocess.run(
-        command,
-        cwd=folder,
-        env=run_environment(**device, **(env or {})),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    for _ in range(LAUNCH_RACE_TRIES):
+        result = subprocess.run(
+            command,
+            cwd=folder,
+            env=run_environment(**device, **(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
+        if LAUNCH_RACE not in result.stdout + result.stderr:
+            break
     if check and result.returncode != 0:
         pytest.fail(f"{' '.join(command)} failed in {folder}:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
     return replace(parse_run(result.stdout, folder), stderr=result.stderr, returncode=result.returncode)
