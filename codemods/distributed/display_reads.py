@@ -12,56 +12,50 @@ A body shows only when each of its statements is a print or a log call (``logger
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+
+import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, walk
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    import libcst as cst
 
 _SHOWING = frozenset({"print", "master_print", "pprint", "info", "debug", "warning", "warn", "log", "_log"})
 _PROGRESS_BARS = ("tqdm", "trange")
 
 
 def _showing_call(node: cst.BaseExpression, local: set[str]) -> bool:
-    if type(node).__name__ != "Call":
+    if type(node) is not cst.Call:
         return False
-    method = method_name(node)  # type: ignore[arg-type]  # a Call (checked by name above)
-    name = dotted(node.func)  # type: ignore[attr-defined]  # a Call
+    method = method_name(node)
+    name = dotted(node.func)
     if method in _SHOWING or (name is not None and name.rsplit(".", 1)[-1] in _SHOWING):
         return True
-    owner = dotted(node.func.value) if method is not None else None  # type: ignore[attr-defined]  # a method call: func is an Attribute
+    owner = dotted(node.func.value) if type(node.func) is cst.Attribute else None
     return owner is not None and owner.split(".")[0] in local
 
 
 def _assigned_names(target: cst.BaseExpression) -> list[str] | None:
-    kind = type(target).__name__
-    if kind == "Name":
-        return [target.value]  # type: ignore[attr-defined]  # a Name
-    if kind in ("Tuple", "List"):
-        names = [_assigned_names(e.value) for e in target.elements]  # type: ignore[attr-defined]  # a Tuple or a List
+    if type(target) is cst.Name:
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List):
+        names = [_assigned_names(e.value) for e in target.elements]  # type: ignore[attr-defined]  # a Tuple or a List (narrowed by type() above)
         return None if any(n is None for n in names) else [n for ns in names for n in ns or ()]
     return None
 
 
 def _only_shows(statements: Sequence[cst.BaseStatement], local: set[str]) -> bool:
     for statement in statements:
-        kind = type(statement).__name__
-        if kind == "For":
+        if type(statement) is cst.For:
             names = _assigned_names(statement.target)
             if names is None or statement.orelse is not None:
                 return False
             local.update(names)
-            if not _only_shows(statement.body.body, local):
+            if not _only_shows(getattr(statement.body, "body", ()), local):
                 return False
-        elif kind == "SimpleStatementLine":
+        elif type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                small_kind = type(small).__name__
-                if small_kind == "Expr" and _showing_call(small.value, local):
+                if type(small) is cst.Expr and _showing_call(small.value, local):
                     continue
-                if small_kind == "Assign" and all(_assigned_names(t.target) is not None for t in small.targets):
+                if type(small) is cst.Assign and all(_assigned_names(t.target) is not None for t in small.targets):
                     local.update(n for t in small.targets for n in _assigned_names(t.target) or ())
                     continue
                 return False
@@ -90,20 +84,16 @@ class DisplayReads:
                     self.shown.update(id(n) for n in walk(arg.value))
 
     def saw_assign(self, node: cst.Assign, function: cst.FunctionDef | None) -> None:
-        if function is not None and len(node.targets) == 1 and type(node.targets[0].target).__name__ == "Name":
-            name = node.targets[0].target.value  # type: ignore[attr-defined]  # a Name (checked by name above)
-            self.assignments.append((name, {id(n) for n in walk(node.value)}, function))
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if function is not None and type(target) is cst.Name:
+            self.assignments.append((target.value, {id(n) for n in walk(node.value)}, function))
 
     def only_shows(self, read: cst.CSTNode) -> bool:
         if id(read) in self.shown:
             return True
         for name, value, function in self.assignments:
             if id(read) in value:
-                uses = [
-                    n
-                    for n in walk(function)
-                    if type(n).__name__ == "Name" and n.value == name and id(n) not in value  # type: ignore[attr-defined]  # a Name
-                ]
+                uses = [n for n in walk(function) if type(n) is cst.Name and n.value == name and id(n) not in value]
                 targets = [u for u in uses if id(u) not in self.shown]
                 return len(targets) == 1  # the assignment's own target: every read of the name only shows
         return False

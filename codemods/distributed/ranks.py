@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from codemods import apis
-from codemods.distributed.entry import code_owner
 from codemods.distributed.display_reads import DisplayReads
+from codemods.distributed.entry import code_owner
 from codemods.engine.nodes import (
     arg_value,
     call_args,

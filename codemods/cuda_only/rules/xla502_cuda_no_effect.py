@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.cuda_only.rules.null_stream_cases import null_stream_no_effect_invalid, null_stream_no_effect_valid
+from codemods.cuda_only.rules.null_streams import STREAM_CONTEXT, null_stream
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -73,6 +75,7 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
     valid=lambda: (
+        *null_stream_no_effect_valid(),
         valid(
             """
             import torch
@@ -116,6 +119,7 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
     invalid=lambda: (
+        *null_stream_no_effect_invalid(),
         invalid(
             """
             import torch
@@ -456,3 +460,23 @@ def _removable(ctx: Context[Facts], call: cst.Call | None) -> bool:
 
 def _report_pinned(ctx: Context[Facts], original: cst.CSTNode) -> None:
     ctx.report(CUDA_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")
+
+
+@on_references(CUDA_NO_EFFECT, names=frozenset({STREAM_CONTEXT}))
+def _null_stream(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """``torch.cuda.stream(None)``: runs without CUDA and does nothing (null_streams.py)."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    given = null_stream(ctx, original)
+    if (
+        given is not None
+        and not goes_with_device_call(ctx, original)
+        and original not in ctx.facts.cuda_only.guarded_cuda
+    ):
+        ctx.report(
+            CUDA_NO_EFFECT,
+            original,
+            f"`{ctx.code(original)}` is given {given}: the null stream, a context that runs without CUDA and does "
+            "nothing on an XLA device",
+        )
+    return updated

@@ -54,9 +54,9 @@ DISTRIBUTED_MANUAL = Rule(
     "`if dist.is_initialized():` around it, no branch that returns before it: neither `if ...: return` nor the helper's "
     "own `else: return`, which leaves its `dist.barrier()` after `init_process_group` unreached, and not in a "
     "function its module names only under a check: `map(_meter_reduce if distributed else avg, meters)` runs it "
-    "only where the flag holds), the finding names it: the run crashes there. An environment rank read that only decides what a process shows (a print or a log "
-    "under `if os.environ.get(\"RANK\", \"0\") == \"0\":`, a flag only such an `if` tests, a progress bar's "
-    "`disable=`) is left alone: every process prints, nothing else changes.",
+    "only where the flag holds), the finding names it: the run crashes there. An environment rank read that only "
+    'decides what a process shows (a print or a log under `if os.environ.get("RANK", "0") == "0":`, a flag only '
+    "such an `if` tests, a progress bar's `disable=`) is left alone: every process prints, nothing else changes.",
     examples=lambda: (
         invalid(
             """
