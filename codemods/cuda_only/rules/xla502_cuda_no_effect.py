@@ -31,7 +31,9 @@ CUDA_NO_EFFECT = Rule(
     fixable=True,
     why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
     "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
-    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
+    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). "
+    "`torch.cuda.stream(None)`, the null stream (also `torch.cuda.stream(torch.cuda.Stream() if ... else None)`, "
+    "where the CUDA stream is not made), runs without CUDA and does nothing: noted here, not as CUDA-only. A "
     "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
     'Also reported: CUDA and NCCL environment variables the script sets (`os.environ["NCCL_DEBUG"] = ...`: '
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
