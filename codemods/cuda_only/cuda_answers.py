@@ -32,6 +32,7 @@ from codemods.cuda_only.module_reads import FUNCTIONS, ModuleReads
 from codemods.engine.nodes import walk
 from codemods.engine.positions import code_of
 
+_DIVISIONS = (cst.Divide, cst.FloorDivide, cst.Modulo)
 _WORSE: dict[Effect, int] = {"none": 0, "branch": 1, "breaks": 2}
 UNKNOWN = object()  # a value the answer does not decide (what a GPU says of bfloat16)
 _COMPARE: dict[type, Callable[[Any, Any], object]] = {
@@ -179,6 +180,21 @@ class CudaAnswers:
         call = parent_of.get(id(above)) if isinstance(above, cst.Arg) else None
         return call if isinstance(call, cst.Call) and self._logs(call) else None
 
+    def _printed_arithmetic(self, node: cst.BinaryOperation) -> cst.Call | None:
+        """The printing or logging call that arithmetic with other values (``batch *
+        torch.cuda.device_count()``) goes to, as text or as an argument: only the line shows it."""
+        parent_of = self.reads.parent
+        top: cst.CSTNode = node
+        while True:
+            if isinstance(top, cst.BinaryOperation) and isinstance(top.operator, _DIVISIONS):
+                return None  # ``n / torch.cuda.device_count()`` raises ZeroDivisionError there
+            if not isinstance(above := parent_of.get(id(top)), (cst.BinaryOperation, cst.UnaryOperation)):
+                break
+            top = above
+        if isinstance(above, cst.Arg) and isinstance(call := parent_of.get(id(above)), cst.Call) and self._logs(call):
+            return call
+        return self._printed_text(above)
+
     def _climb(self, node: cst.CSTNode, pair: Pair) -> tuple[cst.CSTNode, cst.CSTNode | None, Pair] | Answer:
         """From ``node`` up through the expressions that compute with its value (``not``,
         comparisons and arithmetic with a literal, ``and``/``or``): where it stops, with the
@@ -197,6 +213,8 @@ class CudaAnswers:
                 other = parent.right if parent.left is child else parent.left
                 value, apply = _literal(other), _ARITHMETIC.get(type(parent.operator))
                 if value is UNKNOWN or apply is None:
+                    if (printed := self._printed_arithmetic(parent)) is not None:
+                        return Answer("none", printed, f"`{code_of(node)}` is only printed")
                     return _breaks(parent, f"computes with {pair[0]!r}")
                 computed = _computed(pair, apply, value, ours_left=parent.left is child)
                 if computed is None:

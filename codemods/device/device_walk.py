@@ -21,6 +21,7 @@ from codemods.device import (
     followed_devices,
     helper_moves,
     listed_indices,
+    own_devices,
     shapes,
     tensor_checks,
     type_aliases,
@@ -87,6 +88,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.text_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # what each of those is assigned
         self.called_funcs: set[int] = set()
         self.tensor_indices = tensor_checks.TensorIndices()
+        self.own_devices = own_devices.OwnDevices()  # hidden_states.device: never a CUDA index
         self.followed = followed_devices.FollowedDevices()  # devices of tensors handed to a function
         self.listed = listed_indices.ListedIndices()  # moves to an element of a list of CUDA indices
         self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
@@ -180,6 +182,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.function_params[self.walk.qualname] = params
 
     def visit_Param(self, node: cst.Param) -> None:
+        self.own_devices.saw_param(node)
         if node.default is not None and is_device_name(node.name.value):
             self.add_device_strings(node.default)
 
@@ -314,6 +317,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.own_devices.saw_attribute(node)
         if node.attr.value == "is_cuda" and id(node) not in self.called_funcs:  # not a method's call: self.is_cuda()
             self.part.cuda_checks.add(node)
         qualified = self.walk.qualified

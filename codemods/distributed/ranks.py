@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from codemods import apis
+from codemods.distributed.display_reads import DisplayReads
 from codemods.distributed.entry import code_owner
 from codemods.engine.nodes import (
     arg_value,
@@ -164,6 +165,7 @@ class RankAnalysis(Analysis):
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
         self.program_starts: list[cst.Call] = []
         self.env_writes = False
+        self.display = DisplayReads()  # reads that only decide what a process shows
 
     @property
     def owner(self) -> str:
@@ -209,6 +211,7 @@ class RankAnalysis(Analysis):
     # -- walk -------------------------------------------------------------------------------
 
     def visit_If(self, node: cst.If) -> None:
+        self.display.saw_if(node)
         if node is self.facts.entry.main_guard:
             return
         if node.orelse is None and _lone_print(node.body) is not None and _tests_master(node.test):
@@ -218,6 +221,7 @@ class RankAnalysis(Analysis):
         self.statement = node
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.display.saw_assign(node, self.walk.enclosing_function)
         for target in node.targets:
             for sub in walk(target.target):
                 self.targets.add(id(sub))
@@ -285,6 +289,7 @@ class RankAnalysis(Analysis):
             self._distributed_code(node)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.display.saw_call(node)
         callee = self.walk.callee
         owner = self.owner
         func = node.func
@@ -397,6 +402,8 @@ class RankAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def finish(self) -> None:
+        shows = self.display.only_shows
+        self.part.raw_env_reads = {n: v for n, v in self.part.raw_env_reads.items() if not shows(n)}
         if self.local_rank_dests:
             # (a dest the script also assigns, ``args.rank = ...``, is not the flag's value alone)
             self.rank_reads.extend(

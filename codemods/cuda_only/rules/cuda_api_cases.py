@@ -5,6 +5,8 @@ messages and its hooks."""
 
 from __future__ import annotations
 
+from codemods.cuda_only.rules.null_stream_cases import null_stream_cuda_api_invalid, null_stream_cuda_api_valid
+from codemods.cuda_only.rules.printed_count_cases import printed_count_cuda_api_invalid
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
 
@@ -124,6 +126,7 @@ def other_guard_valid() -> tuple[Valid, ...]:
             target="sagemaker",
             note="the same through an alias (sagemaker)",
         ),
+        *null_stream_cuda_api_valid(),  # and the null stream (null_stream_cases.py)
     )
 
 
@@ -164,4 +167,6 @@ def other_guard_invalid() -> tuple[Invalid, ...]:
             note="an or whose availability check is not negated (sagemaker)",
             findings=(Expected(7, 12, "`torch.cuda.get_device_capability` is CUDA-only and raises without CUDA"),),
         ),
+        *null_stream_cuda_api_invalid(),  # and streams that are not the null one
+        *printed_count_cuda_api_invalid(),  # and a count a printed line divides by
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.cuda_only.rules.null_stream_cases import null_stream_no_effect_invalid, null_stream_no_effect_valid
+from codemods.cuda_only.rules.null_streams import STREAM_CONTEXT, null_stream
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -29,7 +31,9 @@ CUDA_NO_EFFECT = Rule(
     fixable=True,
     why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
     "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
-    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
+    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). "
+    "`torch.cuda.stream(None)`, the null stream (also `torch.cuda.stream(torch.cuda.Stream() if ... else None)`, "
+    "where the CUDA stream is not made), runs without CUDA and does nothing: noted here, not as CUDA-only. A "
     "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
     'Also reported: CUDA and NCCL environment variables the script sets (`os.environ["NCCL_DEBUG"] = ...`: '
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
@@ -73,6 +77,7 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
     valid=lambda: (
+        *null_stream_no_effect_valid(),
         valid(
             """
             import torch
@@ -116,6 +121,7 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
     invalid=lambda: (
+        *null_stream_no_effect_invalid(),
         invalid(
             """
             import torch
@@ -456,3 +462,23 @@ def _removable(ctx: Context[Facts], call: cst.Call | None) -> bool:
 
 def _report_pinned(ctx: Context[Facts], original: cst.CSTNode) -> None:
     ctx.report(CUDA_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")
+
+
+@on_references(CUDA_NO_EFFECT, names=frozenset({STREAM_CONTEXT}))
+def _null_stream(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """``torch.cuda.stream(None)``: runs without CUDA and does nothing (null_streams.py)."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    given = null_stream(ctx, original)
+    if (
+        given is not None
+        and not goes_with_device_call(ctx, original)
+        and original not in ctx.facts.cuda_only.guarded_cuda
+    ):
+        ctx.report(
+            CUDA_NO_EFFECT,
+            original,
+            f"`{ctx.code(original)}` is given {given}: the null stream, a context that runs without CUDA and does "
+            "nothing on an XLA device",
+        )
+    return updated

@@ -611,15 +611,16 @@ CUDA_API = Rule(
 
 @on_references(CUDA_API, names=frozenset(CUDA_ONLY))
 def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    from codemods.cuda_only.rules.null_streams import null_stream
     from codemods.cuda_only.rules.runtime_references import goes_with_device_call
 
     facts = ctx.facts.cuda_only
     if goes_with_device_call(ctx, original) or original in facts.guarded_cuda or original in facts.class_tests:
         return updated
     answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
-    if answer is None:
+    if answer is None and null_stream(ctx, original, qualified) is None:  # torch.cuda.stream(None): XLA502's
         _report(ctx, original, f"`{ctx.code(original)}` {ctx.target.advice(CUDA_ONLY[qualified].advice)}")
-    elif answer.effect == "breaks":
+    elif answer is not None and answer.effect == "breaks":
         _breaking_answer(ctx, original, qualified, answer)
     return updated
 

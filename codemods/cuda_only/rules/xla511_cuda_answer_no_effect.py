@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.cuda_only.rules.printed_count_cases import printed_count_no_effect_invalid
 from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -25,7 +26,8 @@ CUDA_ANSWER_NO_EFFECT = Rule(
     "names and attributes it is stored in and the functions of the file it is handed to. Where every use comes "
     "out as it does with one GPU (`n_gpu > 1` is False either way: the script's one-device path runs, which is "
     "what the port runs, one XLA device per process), or the answer is only printed (`print`, `xm.master_print`, a "
-    "logger), or only decides what is "
+    "logger; also as a factor or a term of arithmetic with other values, `batch * torch.cuda.device_count()` in "
+    "a log line, though not as a divisor, which raises there), or only decides what is "
     "printed, nothing changes on XLA and this note says so. Where it chooses other code than a GPU would, the "
     "check is reported like a CUDA availability check (XLA105); where it breaks the script (a division by the "
     "count, a batch size of 0, a branch that raises), as an error (XLA506). A use in a function this run never calls "
@@ -95,6 +97,7 @@ CUDA_ANSWER_NO_EFFECT = Rule(
         ),
     ),
     invalid=lambda: (
+        *printed_count_no_effect_invalid(),
         invalid(
             """
             import torch

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
+from codemods.device.rules.own_device_cases import own_device_invalid, own_device_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -34,7 +35,9 @@ INTEGER_DEVICE = Rule(
     "(`net.to(gpu_ids[0])`) is one where the file hands the list to `device_ids=` or an element to `.cuda()`, or "
     "the function asserts CUDA around the move. A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
-    "without CUDA.",
+    "without CUDA. A tensor's own device (`hidden_states.device`, where the file uses `hidden_states` as a "
+    "tensor) is never an index, even handed to `set_device` in a model-parallel branch: it is the XLA device "
+    "once the model is there, and moves to it stay.",
     examples=lambda: (
         invalid(
             """
@@ -55,6 +58,7 @@ INTEGER_DEVICE = Rule(
     ),
     valid=lambda: (
         *listed_index_valid(),
+        *own_device_valid(),
         valid(
             """
             import torch
@@ -105,6 +109,7 @@ INTEGER_DEVICE = Rule(
     ),
     invalid=lambda: (
         *listed_index_invalid(),
+        *own_device_invalid(),
         invalid(
             """
             import torch

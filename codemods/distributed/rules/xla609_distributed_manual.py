@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
+from codemods.distributed.rules.display_read_cases import display_read_invalid, display_read_valid
 from codemods.distributed.rules.distributed_manual_cases import distributed_manual_invalid
 from codemods.engine.hooks import of_types, on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -53,7 +54,9 @@ DISTRIBUTED_MANUAL = Rule(
     "`if dist.is_initialized():` around it, no branch that returns before it: neither `if ...: return` nor the helper's "
     "own `else: return`, which leaves its `dist.barrier()` after `init_process_group` unreached, and not in a "
     "function its module names only under a check: `map(_meter_reduce if distributed else avg, meters)` runs it "
-    "only where the flag holds), the finding names it: the run crashes there.",
+    "only where the flag holds), the finding names it: the run crashes there. An environment rank read that only "
+    'decides what a process shows (a print or a log under `if os.environ.get("RANK", "0") == "0":`, a flag only '
+    "such an `if` tests, a progress bar's `disable=`) is left alone: every process prints, nothing else changes.",
     examples=lambda: (
         invalid(
             """
@@ -79,6 +82,7 @@ DISTRIBUTED_MANUAL = Rule(
         ),
     ),
     valid=lambda: (
+        *display_read_valid(),
         valid(
             """
             import torch as th
@@ -221,7 +225,7 @@ DISTRIBUTED_MANUAL = Rule(
             note="ddp-under-a-prefix-test-that-takes-xla",
         ),
     ),
-    invalid=distributed_manual_invalid,
+    invalid=lambda: (*distributed_manual_invalid(), *display_read_invalid()),
 )
 
 
