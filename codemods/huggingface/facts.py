@@ -4,9 +4,12 @@ Accelerate (found by analysis.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from codemods.huggingface.accelerate_loaders import LoaderOrigins
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class HuggingFaceFacts:
     # (scope, name) of names bound only to a ``DataLoader(...)`` there and never to what an
     # accelerator's ``prepare`` returns: a loop over one gets no step barrier from Accelerate.
     unprepared_loaders: set[tuple[str, str]] = field(default_factory=set)
+    # Where the file's loaders come from (built, returned by a function, prepared): None before the walk.
+    loader_origins: LoaderOrigins | None = None
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 

@@ -182,9 +182,18 @@ def _report(ctx: Context[Facts], original: cst.Call) -> str:
             "do): the port ends each iteration with the step barrier (XLA301); preparing the loader "
             "(`accelerator.prepare(loader)`) would do it instead"
         )
+    if original in ctx.facts.training.ended_backwards:
+        return (
+            "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
+            "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
+            "optimizer's step; "
+            "nothing to port (launch it with an XLA accelerate config)"
+        )
     return (
-        "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
-        "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
-        "optimizer's step; "
-        "nothing to port (launch it with an XLA accelerate config)"
+        "Accelerate loop over a loader the tool cannot follow to `accelerator.prepare` (a parameter, an "
+        "attribute, a method it cannot see into): Accelerate places the model and all-reduces the gradients "
+        "in a prepared optimizer's step, but only a prepared loader's MpDeviceLoader (or its gather and "
+        "reduce) ends the XLA step, not its backward or that step; if the loader is not prepared, prepare it "
+        "(`accelerator.prepare(loader)`) or end each iteration with the step barrier (launch it with an XLA "
+        "accelerate config)"
     )
