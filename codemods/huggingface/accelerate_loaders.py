@@ -39,7 +39,8 @@ def local_callees(func: str, scope: str) -> list[str]:
 
 class LoaderOrigins:
     """The names, functions and methods of one file that hold or return a loader
-    ``accelerator.prepare`` did not return (unprepared) or one it did (prepared)."""
+    ``accelerator.prepare`` did not return (unprepared) or one it did (prepared), found on demand
+    (each answer kept; a name or function whose answer depends on itself is neither)."""
 
     def __init__(
         self,
@@ -51,53 +52,52 @@ class LoaderOrigins:
     ) -> None:
         self.assigned, self.prepared, self.returns = assigned, prepared, returns
         self.resolve, self.other_module = resolve, other_module
-        self.loader_functions: set[str] = set()
-        self.prepared_functions: set[str] = set()
-        self.unprepared: set[Key] = set()
-        # Each function's returns and each name's values decide it; iterate until nothing changes
-        # (a method returning a name bound to another method's loader).
-        changed = True
-        while changed:
-            changed = False
-            for qualname, values in returns.items():
-                if qualname not in self.loader_functions and self._all(values, qualname, self.builds):
-                    self.loader_functions.add(qualname)
-                    changed = True
-                if qualname not in self.prepared_functions and self._all(values, qualname, self.is_prepared):
-                    self.prepared_functions.add(qualname)
-                    changed = True
-            for key, values in assigned.items():
-                if key not in prepared and key not in self.unprepared and self._all(values, key[0], self.builds):
-                    self.unprepared.add(key)
-                    changed = True
+        self._answers: dict[tuple[str, str, str], bool] = {}
 
-    @staticmethod
-    def _all(
-        values: Iterable[cst.BaseExpression | None],
-        scope: str,
-        test: Callable[[cst.BaseExpression, str], bool],
-    ) -> bool:
-        found = list(values)
-        return bool(found) and all(v is not None and test(v, scope) for v in found)
+    @property
+    def loader_functions(self) -> set[str]:
+        """The file's functions and methods whose every return is an unprepared loader."""
+        return {qualname for qualname in self.returns if self._returns_loader(qualname)}
+
+    def _kept(self, kind: str, scope: str, name: str, answer: Callable[[], bool]) -> bool:
+        key = (kind, scope, name)
+        if key not in self._answers:
+            self._answers[key] = False  # while it is being found: a cycle answers no
+            self._answers[key] = answer()
+        return self._answers[key]
+
+    def _returns_loader(self, qualname: str) -> bool:
+        return self._kept("returns", qualname, "", lambda: _all(self.returns[qualname], qualname, self.builds))
+
+    def _returns_prepared(self, qualname: str) -> bool:
+        return self._kept("prepared", qualname, "", lambda: _all(self.returns[qualname], qualname, self.is_prepared))
+
+    def _bound_to_loader(self, scope: str, name: str) -> bool:
+        if (scope, name) in self.prepared or (scope, name) not in self.assigned:
+            return False
+        return self._kept("bound", scope, name, lambda: _all(self.assigned[scope, name], scope, self.builds))
+
+    def _local_callee(self, value: cst.Call, scope: str) -> str | None:
+        func = dotted(value.func)
+        return next((c for c in local_callees(func, scope) if c in self.returns), None) if func else None
 
     def builds(self, value: cst.BaseExpression, scope: str) -> bool:
         """``value`` (in ``scope``) is a loader ``prepare`` did not return: ``DataLoader(...)``, a
         name bound only to one, a call of a function returning only one."""
         if type(value) is cst.Name:
-            return (scope, value.value) in self.unprepared or (
-                (scope, value.value) not in self.assigned and ("", value.value) in self.unprepared
-            )
+            if (scope, value.value) in self.assigned or (scope, value.value) in self.prepared:
+                return self._bound_to_loader(scope, value.value)
+            return self._bound_to_loader("", value.value)
         if type(value) is not cst.Call:
             return False
         if self.resolve(value.func) in DATA_LOADERS:
             return True
+        if (callee := self._local_callee(value, scope)) is not None:
+            return self._returns_loader(callee)
         func = dotted(value.func)
-        if func is None:
+        if func is None or func.startswith("self.") or method_name(value) in PREPARE_METHODS:
             return False
-        callees = [c for c in local_callees(func, scope) if c in self.returns]
-        if callees:
-            return callees[0] in self.loader_functions
-        found = self.other_module(func) if not func.startswith("self.") else None
+        found = self.other_module(func)
         return found is not None and found.summary is not None and found.name in found.summary.loader_returns
 
     def is_prepared(self, value: cst.BaseExpression, scope: str) -> bool:
@@ -113,9 +113,15 @@ class LoaderOrigins:
             return False
         if method_name(value) in PREPARE_METHODS:
             return True
-        func = dotted(value.func)
-        callees = [c for c in local_callees(func, scope) if c in self.returns] if func else []
-        return bool(callees) and callees[0] in self.prepared_functions
+        callee = self._local_callee(value, scope)
+        return callee is not None and self._returns_prepared(callee)
+
+
+def _all(
+    values: Iterable[cst.BaseExpression | None], scope: str, test: Callable[[cst.BaseExpression, str], bool]
+) -> bool:
+    found = list(values)
+    return bool(found) and all(v is not None and test(v, scope) for v in found)
 
 
 def loader_state(

@@ -386,8 +386,6 @@ class HuggingFaceAnalysis(Analysis):
         prepared = {(scope, name) for scope, name, owner in self.prepared if owner in part.accelerators}
         project = self.walk.analysis(ProjectAnalysis)
         part.loader_origins = LoaderOrigins(self.assigned, prepared, self.returns, self.walk.resolve, project.origin)
-        if part.accelerate_backwards:
-            part.unprepared_loaders = part.loader_origins.unprepared
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor, written in self.parses:
             if (

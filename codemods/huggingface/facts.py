@@ -90,10 +90,9 @@ class HuggingFaceFacts:
     # ``accelerator.backward(loss)`` on a parameter), and their .backward(...) calls.
     accelerators: set[str] = field(default_factory=set)
     accelerate_backwards: list[cst.Call] = field(default_factory=list)
-    # (scope, name) of names bound only to a ``DataLoader(...)`` there and never to what an
-    # accelerator's ``prepare`` returns: a loop over one gets no step barrier from Accelerate.
-    unprepared_loaders: set[tuple[str, str]] = field(default_factory=set)
-    # Where the file's loaders come from (built, returned by a function, prepared): None before the walk.
+    # Where the file's loaders come from: a ``DataLoader(...)`` an accelerator's ``prepare`` never
+    # returned (built there, or returned by a function), or a prepared one; None before the walk.
+    # A loop over an unprepared one gets no step barrier from Accelerate.
     loader_origins: LoaderOrigins | None = None
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
