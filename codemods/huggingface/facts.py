@@ -4,12 +4,23 @@ Accelerate (found by analysis.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from codemods.huggingface.accelerate_loaders import LoaderOrigins
+
+class LoaderOrigins(Protocol):
+    """Where a file's loaders come from (huggingface/accelerate_loaders.py)."""
+
+    @property
+    def loader_functions(self) -> set[str]:
+        """The file's functions and methods whose every return is an unprepared loader."""
+
+    def builds(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``value`` (in ``scope``) is a loader an accelerator's ``prepare`` did not return."""
+
+    def is_prepared(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``value`` (in ``scope``) is what an accelerator's ``prepare`` returned."""
 
 
 @dataclass(frozen=True)
