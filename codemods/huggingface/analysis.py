@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.apis import DATA_LOADERS
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -31,6 +30,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+from codemods.huggingface.accelerate_loaders import PREPARE_METHODS, LoaderOrigins
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 # Accelerator methods that take over the training step: called on an ``accelerator`` the file got
 # from elsewhere (a parameter, an attribute: ``train(model, loader, accelerator, optimizer)``), they
 # say Accelerate prepared the loop's model, optimizer and loaders (as Fabric's methods do for Fabric).
-# What binds a prepared object: ``model, opt, loader = accelerator.prepare(model, opt, loader)``.
-PREPARE_METHODS = frozenset({"prepare", "prepare_data_loader"})
 ACCELERATOR_METHODS = frozenset(
     {"backward", "prepare", "accumulate", "clip_grad_norm_", "clip_grad_value_", "unscale_gradients"}
 )
@@ -132,6 +130,7 @@ class HuggingFaceAnalysis(Analysis):
         self.model_loads: list[tuple[cst.Call, str]] = []
         # (scope, name, accelerator) of the names an accelerator's ``prepare`` binds.
         self.prepared: list[tuple[str, str, str]] = []
+        self.returns: dict[str, list[cst.BaseExpression | None]] = {}  # function -> what it returns
         # Command-line flags and class fields (dataclass arguments) -> their default truth
         # value (None: not a literal, or two defaults of the same name that differ).
         self.switch_defaults: dict[str, bool | None] = {}
@@ -234,6 +233,8 @@ class HuggingFaceAnalysis(Analysis):
                 ):
                     if type(element) is cst.Name:
                         self.prepared.append((self.walk.qualname, element.value, preparer))
+                    elif type(element) is cst.Attribute and (attribute := dotted(element)) is not None:
+                        self.prepared.append(("", attribute, preparer))  # ``self.loader = acc.prepare(...)``
             callee = self.walk.resolve(value.func)
             if name is not None and callee in ARGUMENT_PARSERS:
                 self._parser(name, value)
@@ -314,6 +315,9 @@ class HuggingFaceAnalysis(Analysis):
 
     leave_If = _leave_compound
 
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.setdefault(self.walk.qualname, []).append(node.value)
+
     def visit_Param(self, node: cst.Param) -> None:
         if "tokeni" in node.name.value.lower():
             self.tokenizers.add(node.name.value)
@@ -379,14 +383,9 @@ class HuggingFaceAnalysis(Analysis):
                 part.model_placements[call] = placements
         part.accelerators |= self.handed_accelerators
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
-        if part.accelerate_backwards:
-            prepared = {(scope, name) for scope, name, owner in self.prepared if owner in part.accelerators}
-            part.unprepared_loaders = {
-                key
-                for key, values in self.assigned.items()
-                if key not in prepared
-                and all(type(v) is cst.Call and self.walk.resolve(v.func) in DATA_LOADERS for v in values)
-            }
+        prepared = {(scope, name) for scope, name, owner in self.prepared if owner in part.accelerators}
+        project = self.walk.analysis(ProjectAnalysis)
+        part.loader_origins = LoaderOrigins(self.assigned, prepared, self.returns, self.walk.resolve, project.origin)
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor, written in self.parses:
             if (

@@ -4,9 +4,23 @@ Accelerate (found by analysis.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 import libcst as cst
+
+
+class LoaderOrigins(Protocol):
+    """Where a file's loaders come from (huggingface/accelerate_loaders.py)."""
+
+    @property
+    def loader_functions(self) -> set[str]:
+        """The file's functions and methods whose every return is an unprepared loader."""
+
+    def builds(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``value`` (in ``scope``) is a loader an accelerator's ``prepare`` did not return."""
+
+    def is_prepared(self, value: cst.BaseExpression, scope: str) -> bool:
+        """``value`` (in ``scope``) is what an accelerator's ``prepare`` returned."""
 
 
 @dataclass(frozen=True)
@@ -87,9 +101,10 @@ class HuggingFaceFacts:
     # ``accelerator.backward(loss)`` on a parameter), and their .backward(...) calls.
     accelerators: set[str] = field(default_factory=set)
     accelerate_backwards: list[cst.Call] = field(default_factory=list)
-    # (scope, name) of names bound only to a ``DataLoader(...)`` there and never to what an
-    # accelerator's ``prepare`` returns: a loop over one gets no step barrier from Accelerate.
-    unprepared_loaders: set[tuple[str, str]] = field(default_factory=set)
+    # Where the file's loaders come from: a ``DataLoader(...)`` an accelerator's ``prepare`` never
+    # returned (built there, or returned by a function), or a prepared one; None before the walk.
+    # A loop over an unprepared one gets no step barrier from Accelerate.
+    loader_origins: LoaderOrigins | None = None
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 

@@ -112,6 +112,9 @@ class ModuleSummary:
     # Functions and methods whose every return reads a number to the host (``Net.get_step``
     # returning ``self.step.item()``): a call of one gives a Python number, no device tensor.
     host_returns: frozenset[str] = frozenset()
+    # Functions and methods whose every return is a ``DataLoader(...)`` that ``accelerator.prepare``
+    # did not return (huggingface/accelerate_loaders.py): an Accelerate loop over one needs the barrier.
+    loader_returns: frozenset[str] = frozenset()
     # Collectives its functions run with no check that a process group is started
     # (distributed/collectives.py): (``torch.distributed.all_gather``, line), in code order.
     collectives: tuple[tuple[str, int], ...] = ()

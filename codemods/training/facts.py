@@ -216,6 +216,8 @@ class TrainingFacts:
     # ``accelerator.backward(...)`` calls of loops over a loader Accelerate did not prepare (no
     # barrier of Accelerate's ends their steps: the port adds one).
     unprepared_backwards: set[cst.Call] = field(default_factory=set)
+    # Those of loops over a prepared loader, or that end their steps otherwise (a barrier, gather).
+    ended_backwards: set[cst.Call] = field(default_factory=set)
     # Of training_callables, those whose training loops Accelerate (Lightning, Fabric) runs: they
     # need nothing of the port (their loops get no barrier; the framework's steps end them).
     framework_trainers: set[str] = field(default_factory=set)

@@ -15,6 +15,7 @@ from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, names_in, walk
+from codemods.huggingface.accelerate_loaders import loader_state
 from codemods.lazy.assignment_shapes import returns_host_numbers
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.drivers import StepDrivers
@@ -64,6 +65,8 @@ class LoopPlans(StepDrivers):
             or self._feeds_from_device_loader(loop.node)
             or (training and self.calls_synced(loop.called, synced, by_name, loop.owner))
         ):
+            if training:
+                self._settle_backwards(loop.node, self.part.ended_backwards)
             return
         if self._framework_drives_training and not self._unprepared_accelerate_loop(loop, training):
             if training and loop.owner:
@@ -123,26 +126,35 @@ class LoopPlans(StepDrivers):
 
     def _unprepared_accelerate_loop(self, loop: _Loop, training: bool) -> bool:
         """A training loop of an Accelerate script over a loader it did not prepare (``loader =
-        DataLoader(...)`` in the loop's function, never rebound by ``accelerator.prepare``), and
-        calling none of the accelerator's methods that end the step: no MpDeviceLoader and no
-        barrier of Accelerate's ends its steps (AcceleratedOptimizer.step and
-        Accelerator.backward do not), so the port adds the barrier."""
+        DataLoader(...)`` in the loop's function, or returned by a function or method of the file or
+        of the project, never rebound by ``accelerator.prepare``; under ``enumerate`` or a batching
+        iterator), and calling none of the accelerator's methods that end the step: no MpDeviceLoader
+        and no barrier of Accelerate's ends its steps (AcceleratedOptimizer.step and
+        Accelerator.backward do not), so the port adds the barrier.  The accelerator's backward
+        calls of a loop over a prepared loader are ended (XLA807 says so); of one whose loader the
+        tool cannot follow, neither."""
         huggingface = self.facts.huggingface
         node = loop.node
         if not training or self.facts.lightning.drives_training or type(node) is not cst.For:
             return False
-        loader = node.iter
-        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
-            loader = loader.args[0].value
-        if type(loader) is not cst.Name or (loop.owner, loader.value) not in huggingface.unprepared_loaders:
-            return False
         for name in loop.called:
             owner, _, method = name.rpartition(".")
             if method in ACCELERATE_STEP_ENDERS and owner in huggingface.accelerators:
+                self._settle_backwards(node, self.part.ended_backwards)
                 return False
-        inside = set(walk(node))
-        self.part.unprepared_backwards.update(call for call in huggingface.accelerate_backwards if call in inside)
+        state, _ = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
+        if state != "unprepared":
+            if state == "prepared":
+                self._settle_backwards(node, self.part.ended_backwards)
+            return False
+        self._settle_backwards(node, self.part.unprepared_backwards)
         return True
+
+    def _settle_backwards(self, node: cst.CSTNode, into: set[cst.Call]) -> None:
+        """The accelerator's backward calls in ``node`` go ``into`` a set of them XLA807 reads."""
+        if backwards := self.facts.huggingface.accelerate_backwards:
+            inside = set(walk(node))
+            into.update(call for call in backwards if call in inside)
 
     def _steps_each_member(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
         """The loop steps each member of what it iterates and nothing else (``for op in

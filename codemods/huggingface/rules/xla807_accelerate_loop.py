@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
-from codemods.engine.rule import BARRIERS, Expected, Invalid, Rule, invalid, valid, with_barrier
+from codemods.engine.rule import BARRIERS, Expected, Invalid, Rule, invalid, substituted, valid, with_barrier
+from codemods.training.rules.accelerate_loader_cases import METHOD_LOADER
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -30,14 +31,18 @@ ACCELERATE_LOOP = Rule(
     code="XLA807",
     name="accelerate-loop",
     severity="info",
-    summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port",
+    summary="An Accelerate training loop: what Accelerate does on XLA, and whether its loader ends the step",
     fixable=False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
     "ends each step) and, in a prepared optimizer's step, all-reduces the gradients across processes before "
     "the optimizer's own step (what xm.optimizer_step does); launch it with an XLA accelerate config. "
     "Neither `accelerator.backward` nor a prepared optimizer's step ends the step: a loop over a loader "
-    "that a `DataLoader(...)` call of its function builds and `accelerator.prepare` never returns, calling "
-    "none of the accelerator's gather, reduce or accumulate (which end it), gets the step barrier (XLA301).",
+    "that `accelerator.prepare` never returns (a `DataLoader(...)` built in its function, or returned by a "
+    "function or method of the file, or a function of another module of the project; under `enumerate`, "
+    "`tqdm` or a batching iterator), calling none of the accelerator's gather, reduce or accumulate (which "
+    "end it), gets the step barrier (XLA301). The finding says nothing is to port only where the loop's "
+    "loader is prepared (or the loop ends its steps otherwise); where the tool cannot follow the loader "
+    "(a parameter, an attribute, a method defined elsewhere) it says what to check.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
@@ -74,6 +79,34 @@ ACCELERATE_LOOP = Rule(
         ),
         *(
             invalid(
+                METHOD_LOADER,
+                with_barrier(
+                    METHOD_LOADER,
+                    "            self.opt.zero_grad()\n",
+                    target=target,
+                    imported_after="from torch.utils.data import DataLoader\n",
+                ),
+                target=target,
+                note=f"a-loader-a-method-returns-{target}",
+                findings=(Expected(30, 17, "Accelerate loop over a loader Accelerate did not prepare"),),
+            )
+            for target in BARRIERS
+        ),
+        *(
+            invalid(
+                substituted(
+                    METHOD_LOADER,
+                    ("        return DataLoader(", "        return self.accelerator.prepare(DataLoader("),
+                    ("drop_last=True)\n", "drop_last=True))\n"),
+                ),
+                target=target,
+                note=f"a-loader-a-method-returns-prepared-{target}",
+                findings=(Expected(29, 17, "nothing to port"),),
+            )
+            for target in BARRIERS
+        ),
+        *(
+            invalid(
                 """
                 import torch
 
@@ -88,7 +121,7 @@ ACCELERATE_LOOP = Rule(
                 """,
                 target=target,
                 note=f"an-accelerator-the-file-is-handed-{target}",
-                findings=(Expected(8, 13, "Accelerate loop: on XLA, Accelerate already places the model"),),
+                findings=(Expected(8, 13, "Accelerate loop over a loader the tool cannot follow"),),
             )
             for target in ("2.9", "sagemaker")
         ),
@@ -182,9 +215,18 @@ def _report(ctx: Context[Facts], original: cst.Call) -> str:
             "do): the port ends each iteration with the step barrier (XLA301); preparing the loader "
             "(`accelerator.prepare(loader)`) would do it instead"
         )
+    if original in ctx.facts.training.ended_backwards:
+        return (
+            "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
+            "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
+            "optimizer's step; "
+            "nothing to port (launch it with an XLA accelerate config)"
+        )
     return (
-        "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
-        "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
-        "optimizer's step; "
-        "nothing to port (launch it with an XLA accelerate config)"
+        "Accelerate loop over a loader the tool cannot follow to `accelerator.prepare` (a parameter, an "
+        "attribute, a method it cannot see into): Accelerate places the model and all-reduces the gradients "
+        "in a prepared optimizer's step, but only a prepared loader's MpDeviceLoader (or its gather and "
+        "reduce) ends the XLA step, not its backward or that step; if the loader is not prepared, prepare it "
+        "(`accelerator.prepare(loader)`) or end each iteration with the step barrier (launch it with an XLA "
+        "accelerate config)"
     )
