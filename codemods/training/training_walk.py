@@ -20,6 +20,7 @@ from codemods.targets import XM, spellings
 from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
+from codemods.training.instance_values import instance_attributes, over_instance_values
 from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
 from codemods.training.loop_plans import LoopPlans, is_device_loader
 from codemods.training.loop_values import HOST_READ_CALLS
@@ -79,6 +80,8 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         # The methods and properties of each class of the file that return a list of its
         # attributes (listed_modules.py): class qualified name -> method -> the names.
         self.listing_methods: dict[str, dict[str, tuple[str, ...]]] = {}
+        # The attributes of each class's instances (instance_values.py): class qualified name -> ``self.name``s.
+        self.instance_attributes: dict[str, tuple[str, ...]] = {}
 
     @property
     def loop(self) -> _Loop | None:
@@ -143,6 +146,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.add(node.name.value)
         self.listing_methods[self.walk.qualname] = listing_methods(node)
+        self.instance_attributes[self.walk.qualname] = instance_attributes(node)
         for base in node.bases:
             resolved, written = self.walk.resolve(base.value), dotted(base.value)
             if resolved in apis.MODULE_BASES or written in self.module_classes:
@@ -486,10 +490,20 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         (listed_modules.py); a loop over the instance's values that it cannot read is kept as
         an untraced move (XLA213)."""
         root, _, rest = moved.partition(".")
+        qualname = self.walk.qualname
+        if (
+            not rest
+            and self._is_statement(node)
+            and self.walk.enclosing_function is not None
+            and over_instance_values(self.walk.loops, root)
+        ):
+            # ``for key, val in self.__dict__.items(): val.to(device)``: each attribute of the instance
+            attributes = self.instance_attributes.get(qualname.rpartition(".")[0])
+            if attributes:
+                return list(attributes)
         loop = looped_over(self.walk.loops, root)
         if loop is None:
             return [moved]
-        qualname = self.walk.qualname
         methods = self.listing_methods.get(qualname.rpartition(".")[0], {})
         names = iterated_names(loop.iter, self.walk.enclosing_function, methods)
         if names is None:
