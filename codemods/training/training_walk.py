@@ -21,6 +21,7 @@ from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.instance_values import instance_attributes, over_instance_values
+from codemods.training.loop_members import member_container
 from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
 from codemods.training.loop_plans import LoopPlans, is_device_loader
 from codemods.training.loop_values import HOST_READ_CALLS
@@ -441,7 +442,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             if params is not None:
                 for sub, module in module_calls(params):
                     self.optimizer_inputs.add(sub)
-                    self.scope.events.append(("optimizer", module, sub))
+                    self.scope.events.append(("optimizer", self._member_of(module), sub))
                 self.optimizer_inputs.update(sub for sub in walk(params) if type(sub) is cst.Call)
                 if names := value_names(params):
                     self.scope.events.append(("uses", names, node))
@@ -516,6 +517,14 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 function.untraced_moves.append((code_of(loop.iter), node))
             return [moved]
         return [".".join(p for p in (name, rest) if p) for name in names]
+
+    def _member_of(self, module: str) -> str:
+        """``module`` read through a loop variable that walks a model's submodules
+        (loop_members.py): ``unet`` of ``for unet in self.imagen.unets`` is ``self.imagen.unets``."""
+        root, dot, rest = module.partition(".")
+        if self.walk.enclosing_function is None or (container := member_container(self.walk.loops, root)) is None:
+            return module
+        return f"{container}{dot}{rest}"
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""

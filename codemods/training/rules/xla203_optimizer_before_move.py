@@ -405,13 +405,21 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         else f"`{ctx.code(original.func)}` builds an optimizer"
     )
     on_cpu = f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
+    # Accelerate's ``prepare`` remaps an optimizer's parameters only from those of the model as it
+    # finds it (accelerate 1.15 ``_switch_parameters``): a model moved before it keeps the stale copies.
+    accelerate = (
+        " (Accelerate's `prepare` does not repair it: it maps the optimizer's parameters from the model's as it "
+        "finds them, and a model already on the XLA device when prepared has its new ones)"
+        if ctx.facts.huggingface.accelerators
+        else ""
+    )
     if not early.fixable:
         ctx.report(
             OPTIMIZER_BEFORE_MOVE,
             original,
             f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
             "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
-            "optimizer after the move",
+            f"optimizer after the move{accelerate}",
         )
         return updated
 
@@ -446,6 +454,6 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         OPTIMIZER_BEFORE_MOVE,
         original,
         f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
-        "module to XLA replaces its parameters, so move it first: {new}",
+        f"module to XLA replaces its parameters{accelerate}, so move it first: {{new}}",
         build,
     )
