@@ -33,6 +33,7 @@ from codemods.engine.nodes import (
 from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
+from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
@@ -367,7 +368,7 @@ class EarlyOptimizers(ConditionalMoves):
                     collected.add(event[1])
         events: list[FollowedEvent] = []
         moves: dict[int, cst.Call] = {}  # the moves of the scope itself, by their index in ``events``
-        for event in scope.events:
+        for event in arguments_first(scope.events):
             if event[0] == "call":
                 call = event[2]
                 builds = self._builds_optimizer(event[1], call)
