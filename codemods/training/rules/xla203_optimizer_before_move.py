@@ -12,6 +12,7 @@ from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.caller_moved_optimizers import caller_moved_optimizer_valid
 from codemods.training.rules.folded_device_cases import folded_device_valid
+from codemods.training.rules.holder_move_cases import holder_move_valid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
@@ -249,6 +250,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *round_trip_rebuild_valid(),
         *looked_up_round_trip_valid(),
         *init_move_valid(),
+        *holder_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
         *looked_up_valid(),
