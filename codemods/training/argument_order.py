@@ -43,4 +43,4 @@ def arguments_first(events: list[ScopeEvent]) -> list[ScopeEvent]:
 
 def _call_of(event: ScopeEvent) -> object:
     at = _CALL_AT.get(event[0])
-    return event[at] if at is not None and at < len(event) else None  # type: ignore[misc]
+    return event[at] if at is not None and at < len(event) else None

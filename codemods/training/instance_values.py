@@ -65,10 +65,7 @@ def _values_of_self(iterable: cst.BaseExpression) -> str | None:
     if view not in _VIEWS:
         return None
     if dotted(of) == "self.__dict__" or (
-        type(of) is cst.Call
-        and dotted(of.func) == "vars"
-        and len(of.args) == 1
-        and dotted(of.args[0].value) == "self"
+        type(of) is cst.Call and dotted(of.func) == "vars" and len(of.args) == 1 and dotted(of.args[0].value) == "self"
     ):
         return view
     return None
@@ -85,6 +82,7 @@ def over_instance_values(loops: Sequence[cst.CSTNode | None], name: str) -> bool
             continue
         view = _values_of_self(loop.iter)
         target = loop.target
+        bound: str | None
         if view == "values" and type(target) is cst.Name:
             bound = target.value
         elif view == "items" and type(target) is cst.Tuple and len(target.elements) == 2:

@@ -21,8 +21,8 @@ from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
 from codemods.training.instance_values import instance_attributes, over_instance_values
-from codemods.training.loop_members import member_container
 from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
+from codemods.training.loop_members import member_container
 from codemods.training.loop_plans import LoopPlans, is_device_loader
 from codemods.training.loop_values import HOST_READ_CALLS
 from codemods.training.members import member_name, member_values

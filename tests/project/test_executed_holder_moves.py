@@ -139,9 +139,7 @@ def _project(folder: Path, build: str, move: str) -> list[str]:
     write_project(folder, "holders", files)
     job = Job("check", "2.9", RuleSelection())
     reports = run([(str(folder / name), job) for name in files], workers=1)
-    findings = [
-        f"{Path(r.path).name}:{f.line}: {f.message}" for r in reports for f in r.findings if f.rule == "XLA203"
-    ]
+    findings = [f"{Path(r.path).name}:{f.line}: {f.message}" for r in reports for f in r.findings if f.rule == "XLA203"]
     convert_folder(folder)
     return findings
 

@@ -265,8 +265,6 @@ def holder_move_invalid() -> tuple[Invalid, ...]:
         invalid(
             ACCELERATE_MOVE_BEFORE_PREPARE,
             note="accelerate-trainer-moves-the-model-after-optimizers-over-its-members-before-prepare",
-            findings=(
-                Expected(13, 30, f"so build the optimizer after the move ({_PREPARE}"),
-            ),
+            findings=(Expected(13, 30, f"so build the optimizer after the move ({_PREPARE}"),),
         ),
     )
