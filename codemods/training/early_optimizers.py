@@ -33,6 +33,7 @@ from codemods.engine.nodes import (
 from codemods.engine.positions import code_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
+from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
@@ -348,6 +349,14 @@ class EarlyOptimizers(ConditionalMoves):
         an optimizer is built from (``params = list(model.parameters())``) as optimizers
         over their modules, where they are collected."""
         used = {name for event in scope.events if event[0] == "uses" for name in event[1]}
+        # Names handed to a call that builds the optimizer (``get_optimizer(params, **cfg)``).
+        used.update(
+            name
+            for event in scope.events
+            if event[0] == "call" and self._builds_optimizer(event[1], event[2])
+            for arg in event[2].args
+            if (name := dotted(arg.value)) is not None
+        )
         collected: set[str] = set()
         bound = {event[1] for event in scope.events if event[0] == "collect"}
         feeding = set(self.optimizer_inputs)
@@ -359,13 +368,10 @@ class EarlyOptimizers(ConditionalMoves):
                     collected.add(event[1])
         events: list[FollowedEvent] = []
         moves: dict[int, cst.Call] = {}  # the moves of the scope itself, by their index in ``events``
-        for event in scope.events:
+        for event in arguments_first(scope.events):
             if event[0] == "call":
                 call = event[2]
-                target = self.call_targets.get(call)
-                builds = target is not None and (
-                    self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower()
-                )
+                builds = self._builds_optimizer(event[1], call)
                 events.extend(self._argument_events(event[1], call, call in feeding or builds))
                 if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
                     events.extend(
@@ -401,6 +407,12 @@ class EarlyOptimizers(ConditionalMoves):
             else:
                 events.append(event)
         return self.conditional_moves(events, moves)
+
+    def _builds_optimizer(self, callee: str, call: cst.Call) -> bool:
+        """The call's value is bound to an optimizer's name, or its callee names one
+        (``optimizer = get_optimizer(params, lr)``)."""
+        target = self.call_targets.get(call)
+        return target is not None and (self.part.is_optimizer(target) or "optim" in callee.rsplit(".", 1)[-1].lower())
 
     def _is_constructor(self, constructor: str) -> bool:
         """A model class of this file or torch.nn, or a class of another project file."""

@@ -20,7 +20,9 @@ from codemods.targets import XM, spellings
 from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
+from codemods.training.instance_values import instance_attributes, over_instance_values
 from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
+from codemods.training.loop_members import member_container
 from codemods.training.loop_plans import LoopPlans, is_device_loader
 from codemods.training.loop_values import HOST_READ_CALLS
 from codemods.training.members import member_name, member_values
@@ -79,6 +81,8 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         # The methods and properties of each class of the file that return a list of its
         # attributes (listed_modules.py): class qualified name -> method -> the names.
         self.listing_methods: dict[str, dict[str, tuple[str, ...]]] = {}
+        # The attributes of each class's instances (instance_values.py): class qualified name -> ``self.name``s.
+        self.instance_attributes: dict[str, tuple[str, ...]] = {}
 
     @property
     def loop(self) -> _Loop | None:
@@ -143,6 +147,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.add(node.name.value)
         self.listing_methods[self.walk.qualname] = listing_methods(node)
+        self.instance_attributes[self.walk.qualname] = instance_attributes(node)
         for base in node.bases:
             resolved, written = self.walk.resolve(base.value), dotted(base.value)
             if resolved in apis.MODULE_BASES or written in self.module_classes:
@@ -437,7 +442,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             if params is not None:
                 for sub, module in module_calls(params):
                     self.optimizer_inputs.add(sub)
-                    self.scope.events.append(("optimizer", module, sub))
+                    self.scope.events.append(("optimizer", self._member_of(module), sub))
                 self.optimizer_inputs.update(sub for sub in walk(params) if type(sub) is cst.Call)
                 if names := value_names(params):
                     self.scope.events.append(("uses", names, node))
@@ -486,10 +491,20 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         (listed_modules.py); a loop over the instance's values that it cannot read is kept as
         an untraced move (XLA213)."""
         root, _, rest = moved.partition(".")
+        qualname = self.walk.qualname
+        if (
+            not rest
+            and self._is_statement(node)
+            and self.walk.enclosing_function is not None
+            and over_instance_values(self.walk.loops, root)
+        ):
+            # ``for key, val in self.__dict__.items(): val.to(device)``: each attribute of the instance
+            attributes = self.instance_attributes.get(qualname.rpartition(".")[0])
+            if attributes:
+                return list(attributes)
         loop = looped_over(self.walk.loops, root)
         if loop is None:
             return [moved]
-        qualname = self.walk.qualname
         methods = self.listing_methods.get(qualname.rpartition(".")[0], {})
         names = iterated_names(loop.iter, self.walk.enclosing_function, methods)
         if names is None:
@@ -502,6 +517,14 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 function.untraced_moves.append((code_of(loop.iter), node))
             return [moved]
         return [".".join(p for p in (name, rest) if p) for name in names]
+
+    def _member_of(self, module: str) -> str:
+        """``module`` read through a loop variable that walks a model's submodules
+        (loop_members.py): ``unet`` of ``for unet in self.imagen.unets`` is ``self.imagen.unets``."""
+        root, dot, rest = module.partition(".")
+        if self.walk.enclosing_function is None or (container := member_container(self.walk.loops, root)) is None:
+            return module
+        return f"{container}{dot}{rest}"
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""

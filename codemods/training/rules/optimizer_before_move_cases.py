@@ -9,6 +9,7 @@ from codemods.training.rules.caller_moved_optimizers import caller_moved_optimiz
 from codemods.training.rules.collected_parameters import collected_parameter_invalid
 from codemods.training.rules.folded_device_cases import folded_device_invalid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
+from codemods.training.rules.holder_move_cases import holder_move_invalid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_invalid
 from codemods.training.rules.init_moves import init_move_invalid
 from codemods.training.rules.looked_up_classes import looked_up_invalid
@@ -442,6 +443,7 @@ def optimizer_before_move_invalid() -> tuple[Invalid, ...]:
         *looked_up_round_trip_invalid(),
         *round_trip_rebuild_invalid(),
         *init_move_invalid(),
+        *holder_move_invalid(),
         *init_moved_optimizer_invalid(),
         *caller_moved_optimizer_invalid(),
         *looked_up_invalid(),

@@ -12,6 +12,7 @@ from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.caller_moved_optimizers import caller_moved_optimizer_valid
 from codemods.training.rules.folded_device_cases import folded_device_valid
+from codemods.training.rules.holder_move_cases import holder_move_valid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
@@ -58,11 +59,18 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "`self.model = model`, also `self.policy, self.qf = policy, qf`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
     "and through a loop variable (`for m in self.modules: m.to(device)`, each element of a literal list or tuple, of a "
     "name bound to one, or of what a property or method of the class returns: `return [self.policy, self.qf]`, also a "
-    "list it builds and appends to, an RL agent's `torch_to_device`) "
+    "list it builds and appends to, an RL agent's `torch_to_device`; a holder's method that moves each module it holds through a "
+    "loop over `self.__dict__` or `vars(self)`, `.items()` or `.values()`, U-ViT's `TrainState.to`, moves every attribute "
+    "its class binds or declares as a dataclass field, and an optimizer built in the holder's arguments is built before it) "
+    "and over a loop variable that walks a model's submodules (`for ind, (unet, lr) in enumerate(zip(self.imagen.unets, lrs))`: "
+    "`Adam(unet.parameters())` is over `self.imagen`) "
     "and through a module built over the model (`ModelWithLoss(model, loss).to(device)`, also when a trainer "
     "class builds it and another of its methods moves it: moving it moves the model); where the later move may go to the CPU, or runs only under a condition the port keeps (`if use_cuda: model.cuda()` after the optimizer, not around it; not an availability check the port drops nor a flag it switches on) or in the class's own `cuda` method (it runs only where a caller asks for CUDA: `if args.use_cuda: learner.cuda()`), so that a move put first would run on the CPU path too, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
-    "build the optimizer after the move, or move the model first to the XLA device (a device picked on a flag "
+    "build the optimizer after the move, or move the model first to the XLA device (in a file that uses Accelerate "
+    "the message says why `accelerator.prepare` does not repair it: it maps the optimizer's parameters from the model's "
+    "as it finds them, already moved, so an optimizer built before the script's own move keeps the CPU copies; an "
+    "optimizer built before `prepare` moves the model is fine and gets no finding; a device picked on a flag "
     "that holds only an availability check, `self.use_cuda = torch.cuda.is_available()` then "
     "`torch.device('cuda:0' if self.use_cuda else 'cpu')`, is the XLA device on every path once XLA104 switches the "
     "flag on, so that model is moved first; not where the flag also guards CUDA-only code, which XLA104 leaves). "
@@ -249,6 +257,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *round_trip_rebuild_valid(),
         *looked_up_round_trip_valid(),
         *init_move_valid(),
+        *holder_move_valid(),
         *init_moved_optimizer_valid(),
         *caller_moved_optimizer_valid(),
         *looked_up_valid(),
@@ -405,13 +414,21 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         else f"`{ctx.code(original.func)}` builds an optimizer"
     )
     on_cpu = f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
+    # Accelerate's ``prepare`` remaps an optimizer's parameters only from those of the model as it
+    # finds it (accelerate 1.15 ``_switch_parameters``): a model moved before it keeps the stale copies.
+    accelerate = (
+        " (Accelerate's `prepare` does not repair it: it maps the optimizer's parameters from the model's as it "
+        "finds them, and a model already on the XLA device when prepared has its new ones)"
+        if ctx.facts.huggingface.accelerators
+        else ""
+    )
     if not early.fixable:
         ctx.report(
             OPTIMIZER_BEFORE_MOVE,
             original,
             f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
             "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
-            "optimizer after the move",
+            f"optimizer after the move{accelerate}",
         )
         return updated
 
@@ -446,6 +463,6 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         OPTIMIZER_BEFORE_MOVE,
         original,
         f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
-        "module to XLA replaces its parameters, so move it first: {new}",
+        f"module to XLA replaces its parameters{accelerate}, so move it first: {{new}}",
         build,
     )
