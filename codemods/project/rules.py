@@ -350,6 +350,10 @@ CAUSES: dict[str, tuple[str, str]] = {
         "a checkpoint load without a CPU map location",
         "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
     ),
+    "release-names": (
+        "torch_xla names that the target's torch_xla release does not have (code written for another release)",
+        "it raises AttributeError or ImportError where it reaches them",
+    ),
     "trainer": (
         "a Hugging Face Trainer or model set up for CUDA (the default fused AdamW, fp16, a CUDA device_map)",
         "the Trainer's optimizer or mixed precision raises on the XLA device, or the model loads off it",
