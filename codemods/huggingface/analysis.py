@@ -388,6 +388,8 @@ class HuggingFaceAnalysis(Analysis):
                 and all(type(v) is cst.Call and self.walk.resolve(v.func) in DATA_LOADERS for v in values)
             }
         part.builds_arguments = part.builds_arguments or bool(self.parses)
+        if part.trainers or part.training_arguments or self.parses:
+            part.arguments_without_optim = self.facts.project.context.arguments_without_optim()
         for name, anchor, written in self.parses:
             if (
                 name not in self.optim_assigned

@@ -91,6 +91,15 @@ class ProjectFiles:
             pass
         return None
 
+    @functools.cached_property
+    def arguments_without_optim(self) -> str | None:
+        """The ``training_args.py`` of the transformers copy the project ships whose TrainingArguments
+        has no ``optim`` field (project/vendored.py), as findings name it; None: it ships none such."""
+        from codemods.project.vendored import arguments_without_optim
+
+        found = arguments_without_optim([self.root, *sorted(self.wider_roots)])
+        return self.display(found) if found is not None else None
+
     def takes_a_training_step(self, path: Path) -> bool:
         """The project file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (read once)."""
         if path not in self._takes_a_step:
