@@ -46,7 +46,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
     severity="error",
     summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments',
     fixable=True,
-    why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
+    why="With torch >= 2.8 the default optimizer of recent transformers' Trainer is fused AdamW, which raises on XLA tensors; "
     "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step). The other AdamW spellings "
     "that do not run on XLA but compute the same become it too (adamw_torch_npu_fused, adamw_apex_fused, and "
     "bitsandbytes' paged_adamw_32bit: 32-bit states, CUDA kernels): as a literal, after HfArgumentParser parses "
