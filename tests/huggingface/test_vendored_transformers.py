@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from codemods.engine.rule import RuleSelection
+from codemods.runner import Job, run
 from tests.support.executed import RUN_TIMEOUT, converted_project, run_environment
 from tests.support.projects import project_reports
 
@@ -185,3 +187,27 @@ def test_executed_the_converted_script_runs_against_the_fork_on_xla(tmp_path: Pa
     failed = _run(unaware)
     assert failed.returncode != 0
     assert "AttributeError: 'TrainingArguments' object has no attribute 'optim'" in failed.stderr
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_copy_without_a_root_marker_finds_the_fork_above_the_scripts_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """A copy of the repository without ``.git`` run on its script alone from the repository's folder:
+    the root is the script's folder (gpt2/), and the fork is in the folder above it."""
+    repo = tmp_path / "copy"
+    for name, text in _files(fork=True).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    monkeypatch.chdir(repo)
+    (report,) = run([("gpt2/train.py", Job("diff", target, RuleSelection()))], workers=1)
+    assert [f for f in report.findings if f.rule == "XLA801"] == []
+    assert "optim" not in report.diff
+    # (a fork two folders above the script's folder's parent is no longer looked for)
+    deeper = tmp_path / "deeper"
+    (deeper / "a" / "b").mkdir(parents=True)
+    (repo / "gpt2").rename(deeper / "a" / "b" / "gpt2")
+    (repo / "transformers").rename(deeper / "transformers")
+    monkeypatch.chdir(deeper / "a" / "b")
+    (report,) = run([("gpt2/train.py", Job("diff", target, RuleSelection()))], workers=1)
+    assert [f.line for f in report.findings if f.rule == "XLA801"] == [7]
