@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from codemods.engine.report import FileReport
 from codemods.engine.rule import RuleSelection
 from codemods.runner import Job, run
 from tests.support.executed import RUN_TIMEOUT, converted_project, run_environment
 from tests.support.projects import project_reports
 
-TRAINING_ARGS = '''\
+TRAINING_ARGS = """\
 from dataclasses import dataclass, field
 
 import torch
@@ -37,14 +38,14 @@ class TrainingArguments:
         import torch_xla
 
         return torch_xla.device()
-'''
+"""
 FORK = {
     "transformers/src/transformers/__init__.py": (
         "from .hf_argparser import HfArgumentParser\n"
         "from .trainer import Trainer\n"
         "from .training_args import TrainingArguments\n"
     ),
-    "transformers/src/transformers/hf_argparser.py": '''\
+    "transformers/src/transformers/hf_argparser.py": """\
 import argparse
 import dataclasses
 
@@ -60,8 +61,8 @@ class HfArgumentParser(argparse.ArgumentParser):
     def parse_args_into_dataclasses(self):
         ns = self.parse_args()
         return tuple(kind(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(kind)}) for kind in self.types)
-''',
-    "transformers/src/transformers/trainer.py": '''\
+""",
+    "transformers/src/transformers/trainer.py": """\
 import torch
 
 from .training_args import TrainingArguments
@@ -83,7 +84,7 @@ class Trainer:
             optimizer.zero_grad()
             losses.append(loss.item())
         print("TRAINED", self.args.device.type, losses[0] > losses[-1])
-''',
+""",
 }
 TRAIN = """\
 import torch
@@ -122,9 +123,9 @@ def _files(fork: bool, optim: str = "") -> dict[str, str]:
     return files
 
 
-def _xla801(reports: dict[str, object], name: str) -> list[tuple[int, str]]:
+def _xla801(reports: dict[str, FileReport], name: str) -> list[tuple[int, str]]:
     report = reports[name]
-    return [(f.line, f.message) for f in report.findings if f.rule == "XLA801"]  # type: ignore[attr-defined]
+    return [(f.line, f.message) for f in report.findings if f.rule == "XLA801"]
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -132,8 +133,8 @@ def test_a_shipped_transformers_without_optim_gets_no_optimizer_port(tmp_path: P
     reports = project_reports(tmp_path / "p", _files(fork=True), target, ["gpt2/train.py", "gpt2/trainer_copy.py"])
     assert _xla801(reports, "train.py") == []
     assert _xla801(reports, "trainer_copy.py") == []
-    assert "optim" not in reports["train.py"].diff  # type: ignore[attr-defined]
-    assert "optim" not in reports["trainer_copy.py"].diff  # type: ignore[attr-defined]
+    assert "optim" not in reports["train.py"].diff
+    assert "optim" not in reports["trainer_copy.py"].diff
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -145,7 +146,7 @@ def test_a_shipped_transformers_with_optim_and_the_installed_one_get_it(tmp_path
                 7,
                 'training_args.optim = "adamw_torch_xla" after parsing, where the parsed value is an AdamW that does '
                 'not run on XLA ("adamw_torch_fused", "adamw_torch_npu_fused", "adamw_apex_fused", '
-                '"paged_adamw_32bit"); any other value, the command line\'s or a dataclass\'s, is kept: the sync-free '
+                "\"paged_adamw_32bit\"); any other value, the command line's or a dataclass's, is kept: the sync-free "
                 "AdamW for XLA computes the same (torch's fused AdamW, recent transformers' default with torch >= 2.8, "
                 "raises on XLA parameters; the others need CUDA or an NPU)",
             )
@@ -156,10 +157,13 @@ def test_a_shipped_transformers_with_optim_and_the_installed_one_get_it(tmp_path
 def test_single_file_run_names_no_trainer_holding_of_the_forks_arguments(tmp_path: Path) -> None:
     """The train script alone: the project's Trainer subclass builds arguments of the fork, which hold
     no optimizer choice, so no XLA003 says its Trainer is "set up for CUDA (the default fused AdamW...)"."""
-    files = _files(fork=True) | {"gpt2/train.py": TRAIN.replace("Trainer, TrainingArguments", "TrainingArguments")
-                                 .replace("from transformers", "from trainer_copy import PrefixTrainer as Trainer\nfrom transformers")}
+    files = _files(fork=True) | {
+        "gpt2/train.py": TRAIN.replace("Trainer, TrainingArguments", "TrainingArguments").replace(
+            "from transformers", "from trainer_copy import PrefixTrainer as Trainer\nfrom transformers"
+        )
+    }
     reports = project_reports(tmp_path / "p", files, "2.9", ["gpt2/train.py"])
-    messages = [f.message for f in reports["train.py"].findings if f.rule in ("XLA003", "XLA801")]  # type: ignore[attr-defined]
+    messages = [f.message for f in reports["train.py"].findings if f.rule in ("XLA003", "XLA801")]
     assert not any("fused AdamW" in message for message in messages), messages
 
 
