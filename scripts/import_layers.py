@@ -76,6 +76,7 @@ CONCERN_MODULES = {
     "codemods.project.resolver": "files",
     "codemods.project.folder_scans": "files",  # the project's folders listed and its YAML files read, for the resolver
     "codemods.project.project_files": "files",  # what the project's folders and files hold, read once: the resolver's base
+    "codemods.project.vendored": "files",  # a transformers copy the project ships, read once for the resolver
     "codemods.project.project_scans": "files",  # the project's files scanned once per run, for the resolver
     "codemods.verify": "runner",
     "codemods.doctor": "runner",

@@ -387,6 +387,8 @@ class HuggingFaceAnalysis(Analysis):
         project = self.walk.analysis(ProjectAnalysis)
         part.loader_origins = LoaderOrigins(self.assigned, prepared, self.returns, self.walk.resolve, project.origin)
         part.builds_arguments = part.builds_arguments or bool(self.parses)
+        if part.trainers or part.training_arguments or self.parses:
+            part.arguments_without_optim = self.facts.project.context.arguments_without_optim()
         for name, anchor, written in self.parses:
             if (
                 name not in self.optim_assigned

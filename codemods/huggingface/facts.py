@@ -92,6 +92,10 @@ class HuggingFaceFacts:
     # parameter's or a dataclass field's default that reaches one), with the name.
     cuda_optimizers: dict[cst.BaseExpression, str] = field(default_factory=dict)
     parsed_arguments: list[ParsedArguments] = field(default_factory=list)
+    # The transformers copy the project ships, where its TrainingArguments has no ``optim`` field
+    # (its ``training_args.py`` as findings name it; project/vendored.py): set only for a file
+    # that builds, parses or hands on TrainingArguments.
+    arguments_without_optim: str | None = None
     # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
     default_workers: list[cst.CSTNode] = field(default_factory=list)
     # ``preprocessing_num_workers`` fields that default to None (one process).

@@ -23,6 +23,7 @@ from codemods.engine.nodes import dotted, string_value
 from codemods.engine.rule import Rule
 from codemods.huggingface import rules as huggingface
 from codemods.project.named_steps import LOADED_PACKAGE
+from codemods.release_names import rules as release_names
 from codemods.training import rules as training
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ def _causes() -> dict[Rule, str]:
         ("seed", (HOST_SEED,)),
         ("checkpoint", (LOAD_MAP_LOCATION,)),
         ("trainer", huggingface.RULES),
+        # (torch_xla names the target lacks: ``xm.xrt_world_size()`` in a module written for torch_xla < 2.7)
+        ("release-names", release_names.RULES),
     )
     causes = {
         rule: _STEP_KINDS.get(rule.name, cause)

@@ -111,6 +111,12 @@ class ImportContext(Protocol):
         project."""
         ...
 
+    def arguments_without_optim(self) -> str | None:
+        """The ``training_args.py`` of a transformers copy the project ships (the one its scripts
+        import) whose TrainingArguments has no ``optim`` field (transformers < 4.x), as findings name
+        it; None where it ships none such, or the project is not known (project/vendored.py)."""
+        ...
+
     def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         """The methods named ``name`` of the project's classes (outside its test files) that take
         a training step or run a training loop (``SRModel.optimize_parameters``): what calling
@@ -281,6 +287,9 @@ class GuessedImports:
 
     def project_config_files(self) -> tuple[tuple[str, str], ...]:
         return ()  # the project is not known
+
+    def arguments_without_optim(self) -> str | None:
+        return None  # the project is not known: the installed transformers
 
     def named_methods(self, name: str, nested: bool = False) -> tuple[Found, ...]:
         return ()  # no module of the project is read

@@ -17,7 +17,7 @@ from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.folder_scans import MAX_CONFIG_BYTES, Mentions, read_config, yaml_files
 from codemods.project.import_context import is_test_path
 from codemods.project.project_scans import extensions_built, methods_by_name, module_file_under
-from codemods.project.roots import resolved
+from codemods.project.roots import marks_a_root, resolved
 from codemods.project.text_scans import takes_a_training_step
 
 if TYPE_CHECKING:  # (written_files reads LibCST: a run of files without torch loads none)
@@ -90,6 +90,16 @@ class ProjectFiles:
         except OSError:  # a folder we may not look into: no layout to use
             pass
         return None
+
+    @functools.cached_property
+    def arguments_without_optim(self) -> str | None:
+        """The ``training_args.py`` of the transformers copy the project ships whose TrainingArguments
+        has no ``optim`` field (project/vendored.py), as findings name it; None: it ships none such."""
+        from codemods.project.vendored import arguments_without_optim
+
+        above = () if marks_a_root(self.root) else self.root.parents[:2]
+        found = arguments_without_optim([self.root, *sorted(self.wider_roots)], above)
+        return self.display(found) if found is not None else None
 
     def takes_a_training_step(self, path: Path) -> bool:
         """The project file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (read once)."""

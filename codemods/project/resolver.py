@@ -552,6 +552,9 @@ class FileImports:
     def project_config_files(self) -> tuple[tuple[str, str], ...]:
         return self.project.config_files
 
+    def arguments_without_optim(self) -> str | None:
+        return self.project.arguments_without_optim
+
     def launchers(self) -> tuple[tuple[str, str], ...]:
         folder, root = self.path.parent, self.project.root
         places = dict.fromkeys((folder, folder / "scripts", root, root / "scripts"))

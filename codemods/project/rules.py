@@ -39,7 +39,8 @@ CROSS_FILE = Rule(
     "such: no optimizer step; pytorch-ddpm's Inception loop in score/both.py; a name that imports of several "
     "modules bind, one per branch, `from tasks.<task>.get_trainer import get_trainer`, is followed to each, at its "
     "own import), CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
-    "location, a Hugging Face Trainer built over the default fused AdamW or with fp16, but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
+    "location, a Hugging Face Trainer built over the default fused AdamW or with fp16, torch_xla names of "
+    "another release (`xm.xrt_world_size()` on 2.9: XLA901, XLA902), but not a reload of host data the module saves itself: XLA403; an `importlib.import_module(name)` of a "
     "name not written there, Palette's `create_model`, when the file takes no optimizer step itself and has no "
     "training loop (one that calls a project's step function is the loop): its training "
     "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
@@ -349,6 +350,10 @@ CAUSES: dict[str, tuple[str, str]] = {
     "checkpoint": (
         "a checkpoint load without a CPU map location",
         "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
+    ),
+    "release-names": (
+        "torch_xla names that the target's torch_xla release does not have (code written for another release)",
+        "it raises AttributeError or ImportError where it reaches them",
     ),
     "trainer": (
         "a Hugging Face Trainer or model set up for CUDA (the default fused AdamW, fp16, a CUDA device_map)",

@@ -372,11 +372,12 @@ def test_a_trainer_from_a_factory_of_a_package_is_followed(
     (repo / "trainers").mkdir()
     (repo / "trainers" / "__init__.py").write_text(FACTORIES[factory].format(extra=""))
     trainer = FACTORY_TRAINER.format(name="BaseTrainer")
-    if not on_cuda:  # ported already
-        trainer = trainer.replace('model.to("cuda")', "model.to(torch_xla.device())").replace("x.cuda()", "x")
-        trainer = trainer.replace(
-            "self.optimizer.step()", "xm.optimizer_step(self.optimizer)\n            torch_xla.sync()"
+    if not on_cuda:  # ported already, with the target's names (torch_xla 1.13 has no torch_xla.device(), sync())
+        device, sync = (
+            ("torch_xla.device()", "torch_xla.sync()") if target == "2.9" else ("xm.xla_device()", "xm.mark_step()")
         )
+        trainer = trainer.replace('model.to("cuda")', f"model.to({device})").replace("x.cuda()", "x")
+        trainer = trainer.replace("self.optimizer.step()", f"xm.optimizer_step(self.optimizer)\n            {sync}")
         trainer = "import torch_xla\nimport torch_xla.core.xla_model as xm\n" + trainer
     (repo / "trainers" / "base.py").write_text(trainer)
     (repo / "train.py").write_text(

@@ -2,7 +2,9 @@
 arguments parsed with HfArgumentParser get it right after parsing, where they still hold an
 AdamW that does not run on XLA (an explicit ``--optim`` of another optimizer is kept, and so is
 torch's plain AdamW, ``"adamw_torch"``, which runs on XLA); the optimizers only CUDA runs are
-reported."""
+reported.  A project that ships its own transformers whose TrainingArguments has no ``optim``
+field (a fork of transformers < 4.x, project/vendored.py) gets nothing: its arguments hold no optimizer
+choice, and the keyword or the attribute the port would write raises there."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
     severity="error",
     summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments',
     fixable=True,
-    why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
+    why="With torch >= 2.8 the default optimizer of recent transformers' Trainer is fused AdamW, which raises on XLA tensors; "
     "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step). The other AdamW spellings "
     "that do not run on XLA but compute the same become it too (adamw_torch_npu_fused, adamw_apex_fused, and "
     "bitsandbytes' paged_adamw_32bit: 32-bit states, CUDA kernels): as a literal, after HfArgumentParser parses "
@@ -65,7 +67,12 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "two classes: up to TRL 0.11 a dataclass without `optim` (the keyword raises TypeError) read by a PPOTrainer "
     "that is no Trainer and builds a torch Adam, which runs on XLA; from 0.12 a TrainingArguments. Its keywords "
     "tell them apart (`ppo_epochs`, `log_with`... / `output_dir`, `num_ppo_epochs`...): the old one gets "
-    "nothing, the new one gets optim=, and one whose keywords fit both is an error to decide by hand.",
+    "nothing, the new one gets optim=, and one whose keywords fit both is an error to decide by hand. A "
+    "project that ships its own copy of transformers (`transformers/src/transformers/`, a fork it installs with "
+    "`pip install -e`) whose `TrainingArguments` has no `optim` field (transformers < 4.x: the Trainer builds "
+    "transformers' own AdamW, plain torch code that runs on XLA) gets nothing: `optim=` raises TypeError there "
+    "and reading `args.optim` AttributeError, so neither is written, in the file that builds or parses the "
+    "arguments nor in one handed them.",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args="", extra=""),
@@ -440,7 +447,8 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 Expected(
                     12,
                     5,
-                    'training_args.optim = "adamw_torch_xla" after parsing, when it holds an AdamW that does not run on XLA',
+                    'training_args.optim = "adamw_torch_xla" after parsing, where the parsed value is an AdamW that does '
+                    "not run on XLA",
                 ),
             ),
         ),
@@ -482,7 +490,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 """,
                 target=target,
                 note=f"script-dataclass-default-kept-{target}",
-                findings=(Expected(14, 5, "a dataclass's or the command line's value, which are left as they are"),),
+                findings=(Expected(14, 5, "any other value, the command line's or a dataclass's, is kept"),),
             )
             for target in ("2.9", "sagemaker")
         ),
@@ -493,7 +501,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
 @on_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: set(facts.huggingface.trainers))
 def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
     """A Trainer in a file that neither builds nor parses its TrainingArguments."""
-    if not ctx.facts.huggingface.builds_arguments:
+    if not ctx.facts.huggingface.builds_arguments and ctx.facts.huggingface.arguments_without_optim is None:
         ctx.report(
             TRAINER_XLA_OPTIMIZER,
             original,
@@ -511,6 +519,8 @@ def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Ca
 
     from codemods.engine.nodes import quoted_like, string_value, with_keyword
 
+    if ctx.facts.huggingface.arguments_without_optim is not None:
+        return updated  # (the project's transformers: no optim field, no choice to port)
     choice = ctx.facts.huggingface.training_arguments[original]
     if choice.action == "ppo":
         ctx.report(
@@ -590,7 +600,12 @@ def _cuda_optimizer(ctx: Context[Facts], original: cst.SimpleString) -> str:
 @on_facts(
     TRAINER_XLA_OPTIMIZER,
     nodes=lambda facts: of_types(
-        {parsed.anchor: parsed for parsed in facts.huggingface.parsed_arguments}, "SimpleStatementLine If"
+        {
+            parsed.anchor: parsed
+            for parsed in facts.huggingface.parsed_arguments
+            if facts.huggingface.arguments_without_optim is None
+        },
+        "SimpleStatementLine If",
     ),
 )
 def _after_parse(
@@ -606,10 +621,10 @@ def _after_parse(
     new = ctx.fix(
         TRAINER_XLA_OPTIMIZER,
         original,
-        f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, when it holds an AdamW that does not run on XLA '
-        f"({choices}: the default, or a dataclass's or the command line's value, which are left as they are): "
-        "the sync-free AdamW for XLA computes the same (with torch >= 2.8 the default fused AdamW raises on "
-        "XLA; the others need CUDA or an NPU)",
+        f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, where the parsed value is an AdamW that does not run '
+        f"on XLA ({choices}); any other value, the command line's or a dataclass's, is kept: the sync-free AdamW "
+        "for XLA computes the same (torch's fused AdamW, recent transformers' default with torch >= 2.8, raises on XLA "
+        "parameters; the others need CUDA or an NPU)",
         lambda: statement,
         result=lambda node: node,
     )
