@@ -5,6 +5,7 @@ rewrote (``if backend == "nccl":`` after "nccl" -> "xla": the device values'
 
 from __future__ import annotations
 
+import typing
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
@@ -368,3 +369,27 @@ def _asserted_choices(
         f"`{ctx.code(assertion.test)}` would fail: the device is {value!r} after the port -> {{new}}",
         with_value,
     )
+
+
+@on_facts(PORTED_CONDITION, nodes=lambda facts: facts.distributed.asserted_backends)
+def _asserted_backend(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import quoted_like
+
+    assertion = ctx.facts.distributed.asserted_backends[original]
+    why = f"`{ctx.code(assertion.test)}` would fail: the process group's backend is 'xla' after the port (XLA601) -> {{new}}"
+    if type(updated) is cst.SimpleString:
+        return ctx.fix_or_keep(updated, PORTED_CONDITION, original, why, lambda: quoted_like(updated, "xla"))
+    choices = typing.cast("cst.List | cst.Tuple | cst.Set", updated)
+    template = next((e.value for e in choices.elements if isinstance(e.value, cst.SimpleString)), None)
+
+    def with_xla() -> cst.BaseExpression:
+        elements = [*choices.elements]
+        elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        xla = quoted_like(template, "xla") if template is not None else cst.SimpleString('"xla"')
+        return choices.with_changes(elements=[*elements, cst.Element(xla)])
+
+    return ctx.fix_or_keep(updated, PORTED_CONDITION, original, why, with_xla)
