@@ -8,6 +8,7 @@ from __future__ import annotations
 import typing
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.asserted_backend_cases import asserted_backend_invalid, asserted_backend_valid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -47,7 +48,14 @@ PORTED_CONDITION = Rule(
     'choice one value (`"gloo" if cfg.use_cpu else "nccl"`, or a backend set in each branch of an `if`), the '
     'literal that named its CUDA side ("nccl") does, and one that named the other side ("gloo") stays. Likewise '
     '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
-    'script: "xla" is added to the choices.',
+    'script: "xla" is added to the choices. So it is for an assertion on the process group\'s backend read at '
+    'run time (`backend = dist.get_backend(group)`, then `assert backend in ["gloo", "nccl"]`, or `assert '
+    'dist.get_backend() == "nccl"`: detectron2\'s comm.py), in any file of the run: the port starts every NCCL '
+    'group with the "xla" backend (XLA601; NCCL needs CUDA), so the query returns "xla" and the assertion would '
+    'stop the script before its first step; "xla" is added to the choices, or asked for in place of "nccl". '
+    "That only lets the assertion pass where the group is XLA's, so it is safe to apply. A condition that "
+    'branches on the backend (`if dist.get_backend() == "nccl": group = dist.new_group(backend="gloo")`) stays: '
+    "on XLA it takes the branch of a group that is not NCCL's, the world group, which serves the XLA tensors.",
     examples=lambda: (
         invalid(
             """
@@ -77,6 +85,7 @@ PORTED_CONDITION = Rule(
         ),
     ),
     valid=lambda: (
+        *asserted_backend_valid(),
         valid(
             """
             import torch.distributed as dist
@@ -115,6 +124,7 @@ PORTED_CONDITION = Rule(
         ),
     ),
     invalid=lambda: (
+        *asserted_backend_invalid(),
         invalid(
             BACKEND_CHOICE,
             """
