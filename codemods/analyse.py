@@ -33,6 +33,7 @@ from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis
 from codemods.distributed.fallbacks import FallbackAnalysis
 from codemods.distributed.launch import LaunchAnalysis
+from codemods.distributed.queried_backends import QueriedBackendAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
@@ -102,6 +103,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         RankAnalysis,
         DdpAnalysis,
         ScatterInputAnalysis,
+        QueriedBackendAnalysis,
         LaunchAnalysis,
         SamplerAnalysis,
         FallbackAnalysis,

@@ -92,6 +92,9 @@ class DistributedFacts:
     process_groups: dict[cst.Call, ProcessGroup] = field(default_factory=dict)
     # Values of backend variables and flags (and init methods) that become "xla" / "xla://".
     backend_values: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    # Assertions on the backend read at run time (``assert dist.get_backend() in ["gloo", "nccl"]``,
+    # ``== "nccl"``): the choices that gain "xla", or the "nccl" literal that becomes it (XLA114).
+    asserted_backends: dict[cst.BaseExpression, cst.Assert] = field(default_factory=dict)
     # Ranks and sizes read from the environment, the process group, flags, CUDA: the
     # runtime concept each becomes; those in the launching process are only reported.
     runtime_reads: dict[cst.CSTNode, str] = field(default_factory=dict)

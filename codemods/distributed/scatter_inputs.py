@@ -99,6 +99,9 @@ class ScatterInputAnalysis(Analysis):
         self.handed_names: list[tuple[str, int, str, str, _Source, int]] = []
         # The functions of the file that return a parameter moved (``return x.to(device)``): (name, index).
         self.returns_moved: set[tuple[str, int]] = set()
+        # The names an assignment binds, kept until the walk leaves it (its value is read first):
+        # (scope, name, whether it is on the device (None: left as it is), where it comes from off it).
+        self.pending: list[tuple[str, str, bool | None, _Source | Literal[False]]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = self.walk.qualname
@@ -165,11 +168,22 @@ class ScatterInputAnalysis(Analysis):
             self.built[name] = core
         if type(value) is cst.Call and _hands_device(value):
             self.fed_iterables.add((scope, name))
-        if self._on_device(value, scope):
-            self.on_device.add((scope, name))
-        else:
-            self.on_device.discard((scope, name))
-        self._note(scope, name, self._off_device(value, scope))
+        # Read now (the value is evaluated before the names are bound), bound when the walk leaves
+        # the assignment: the calls in the value (``h = self.net(x, h)``) see the inputs as they were.
+        self.pending.append((scope, name, self._on_device(value, scope), self._off_device(value, scope)))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        self._bind_pending()
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind_pending()
+
+    def _bind_pending(self) -> None:
+        for scope, name, on_device, source in self.pending:
+            if on_device is not None:
+                (self.on_device.add if on_device else self.on_device.discard)((scope, name))
+            self._note(scope, name, source)
+        self.pending.clear()
 
     def _on_device(self, value: cst.BaseExpression, scope: str) -> bool:
         """A move (``x.to(device)``, ``x.cuda().float()``) or a value whose root holds one, or a
@@ -187,7 +201,9 @@ class ScatterInputAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``images, targets = batch``: each name holds a part of what the value holds (the
-        ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
+        ``@assignments`` hook pairs only a tuple unpacked from a tuple).  The names are bound when
+        the walk leaves the assignment: ``out, h = self.net(x, h)`` hands the wrapper the ``h`` of
+        before."""
         self._moved_in_place(node)
         self._moved_by_key(node)
         unpacked = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
@@ -195,9 +211,7 @@ class ScatterInputAnalysis(Analysis):
             return
         scope = self.walk.qualname
         source = self._off_device(node.value, scope)
-        for target in unpacked:
-            for name in _names(target):
-                self._note(scope, name, source)
+        self.pending.extend((scope, name, None, source) for target in unpacked for name in _names(target))
 
     def _moved_in_place(self, node: cst.Assign) -> None:
         """``batch[key] = val.cuda()`` in a function, ``batch`` a parameter: the function moves

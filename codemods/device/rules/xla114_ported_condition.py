@@ -5,8 +5,10 @@ rewrote (``if backend == "nccl":`` after "nccl" -> "xla": the device values'
 
 from __future__ import annotations
 
+import typing
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.asserted_backend_cases import asserted_backend_invalid, asserted_backend_valid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -46,7 +48,14 @@ PORTED_CONDITION = Rule(
     'choice one value (`"gloo" if cfg.use_cpu else "nccl"`, or a backend set in each branch of an `if`), the '
     'literal that named its CUDA side ("nccl") does, and one that named the other side ("gloo") stays. Likewise '
     '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
-    'script: "xla" is added to the choices.',
+    'script: "xla" is added to the choices. So it is for an assertion on the process group\'s backend read at '
+    'run time (`backend = dist.get_backend(group)`, then `assert backend in ["gloo", "nccl"]`, or `assert '
+    'dist.get_backend() == "nccl"`: detectron2\'s comm.py), in any file of the run: the port starts every NCCL '
+    'group with the "xla" backend (XLA601; NCCL needs CUDA), so the query returns "xla" and the assertion would '
+    'stop the script before its first step; "xla" is added to the choices, or asked for in place of "nccl". '
+    "That only lets the assertion pass where the group is XLA's, so it is safe to apply. A condition that "
+    'branches on the backend (`if dist.get_backend() == "nccl": group = dist.new_group(backend="gloo")`) stays: '
+    "on XLA it takes the branch of a group that is not NCCL's, the world group, which serves the XLA tensors.",
     examples=lambda: (
         invalid(
             """
@@ -76,6 +85,7 @@ PORTED_CONDITION = Rule(
         ),
     ),
     valid=lambda: (
+        *asserted_backend_valid(),
         valid(
             """
             import torch.distributed as dist
@@ -114,6 +124,7 @@ PORTED_CONDITION = Rule(
         ),
     ),
     invalid=lambda: (
+        *asserted_backend_invalid(),
         invalid(
             BACKEND_CHOICE,
             """
@@ -368,3 +379,27 @@ def _asserted_choices(
         f"`{ctx.code(assertion.test)}` would fail: the device is {value!r} after the port -> {{new}}",
         with_value,
     )
+
+
+@on_facts(PORTED_CONDITION, nodes=lambda facts: facts.distributed.asserted_backends)
+def _asserted_backend(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import quoted_like
+
+    assertion = ctx.facts.distributed.asserted_backends[original]
+    why = f"`{ctx.code(assertion.test)}` would fail: the process group's backend is 'xla' after the port (XLA601) -> {{new}}"
+    if type(updated) is cst.SimpleString:
+        return ctx.fix_or_keep(updated, PORTED_CONDITION, original, why, lambda: quoted_like(updated, "xla"))
+    choices = typing.cast("cst.List | cst.Tuple | cst.Set", updated)
+    template = next((e.value for e in choices.elements if isinstance(e.value, cst.SimpleString)), None)
+
+    def with_xla() -> cst.BaseExpression:
+        elements = [*choices.elements]
+        elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        xla = quoted_like(template, "xla") if template is not None else cst.SimpleString('"xla"')
+        return choices.with_changes(elements=[*elements, cst.Element(xla)])
+
+    return ctx.fix_or_keep(updated, PORTED_CONDITION, original, why, with_xla)

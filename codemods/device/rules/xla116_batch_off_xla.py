@@ -13,6 +13,7 @@ from codemods.device.rules.launch_index_cases import launch_index_invalid, launc
 from codemods.device.rules.library_batch_cases import library_batch_invalid, library_batch_valid
 from codemods.device.rules.loop_batch_cases import loop_batch_invalid
 from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
+from codemods.device.rules.rebound_input_cases import rebound_input_invalid, rebound_input_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -76,7 +77,8 @@ BATCH_OFF_XLA = Rule(
     "DDP's device_ids (XLA604), nothing moves them. A CPU tensor made by a torch factory (also bound to a name "
     "first), and a batch of a loop over a loader the port does not wrap in a device loader (`annot`, "
     "`data['annot']`, also a part of a batch the loop hands to a function or method of the file: `for batch in "
-    "loader: self.step(batch)`), are reported at the call; a move in the call or bound before it, a tensor made on "
+    "loader: self.step(batch)`), are reported at the call, also when the call's own assignment binds the name again "
+    "(`out, h = self.net(x, h)` hands the model the `h` of before: a hidden state made on the host); a move in the call or bound before it, a tensor made on "
     "a device, a batch handed before the call to a function of the file or of the project that moves its "
     "tensors in place (`for k, v in batch.items(): batch[k] = v.cuda()`, ported with it), a batch whose values a "
     "loop over its keys reassigns moved (`for key in batch.keys(): batch[key] = to_device(batch[key], device)`, "
@@ -280,6 +282,7 @@ BATCH_OFF_XLA = Rule(
             note="comprehensions-move-the-batch",
         ),
         *scattered_input_valid(),
+        *rebound_input_valid(),
         *prefetched_loader_valid(),
         *library_batch_valid(),
         *helper_move_valid(),
@@ -288,6 +291,7 @@ BATCH_OFF_XLA = Rule(
         *launch_index_invalid(),
         *loop_batch_invalid(),
         *scattered_input_invalid(),
+        *rebound_input_invalid(),
         *prefetched_loader_invalid(),
         *library_batch_invalid(),
         *helper_move_invalid(),
