@@ -76,6 +76,23 @@ TENSOR_CUDA_CHECK = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                f"""
+                import torch
+
+                def pad_mask(x, {flag}):
+                    mask = torch.ones([x.size(0), x.size(1)])
+                    if {flag} and x.is_cuda:
+                        mask = mask.cuda()
+                    return mask
+                """,
+                target=target,
+                note=f"a-branch-on-xla-availability-is-left-as-written-{flag}-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+            for flag in ("use_tpu", "HAS_XLA", "onTPU")
+        ),
         valid(
             """
             import torch
@@ -159,6 +176,37 @@ TENSOR_CUDA_CHECK = Rule(
         valid(CPU_TYPE_IN_ARITHMETIC, target="sagemaker", note="a-cpu-type-chosen-met-only-in-arithmetic-and-item"),
     ),
     invalid=lambda: (
+        # A tensor whose name holds the letters of "tpu" or "xla" (``output``, ``throughput``, ``xlarge``):
+        # a branch on it is no branch on XLA availability (imports/analysis.py names_xla), so it is ported.
+        *(
+            invalid(
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+
+                def pad_mask({name}):
+                    mask = {torch}.ones([{name}.size(0), {name}.size(1)])
+                    if {name}.is_cuda:
+                        mask = mask.cuda()
+                    return mask
+                """,
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+                import {"torch_xla" if target == "2.9" else "torch_xla.core.xla_model as xm"}
+
+                def pad_mask({name}):
+                    mask = {torch}.ones([{name}.size(0), {name}.size(1)])
+                    if {name}.device.type == "xla":
+                        mask = mask.to({"torch_xla.device()" if target == "2.9" else "xm.xla_device()"})
+                    return mask
+                """,
+                target=target,
+                alias=torch == "th",
+                note=f"a-tensor-named-{name}-is-no-test-for-xla-{target}",
+                findings=(Expected(6, 8, f'`{name}.is_cuda` -> {name}.device.type == "xla": it is False'),),
+            )
+            for target in ("2.9", "sagemaker")
+            for name, torch in (("output", "torch"), ("throughput", "torch"), ("xlarge", "th"))
+        ),
         invalid(
             CPU_TYPE_IN_MAX,
             target="sagemaker",
