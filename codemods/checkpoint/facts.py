@@ -59,5 +59,8 @@ class CheckpointFacts:
     # ``gru.model.eval()``) that nothing moves: -> (the name, the module's chain).  Its modules stay on
     # the CPU (XLA403 reports it: the tool cannot move what a pickled object holds).
     object_loads: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # What shows that a name holds a module, for XLA403's messages (names not in it are models of the
+    # file): the first call of it (``checkpoint(...)``) or of a module's method on it (``net.eval()``).
+    module_signs: dict[str, str] = field(default_factory=dict)
     # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
     cuda_script: bool = False

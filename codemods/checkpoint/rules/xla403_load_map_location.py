@@ -12,7 +12,11 @@ from codemods.checkpoint.rules.cpu_fallback_load_cases import cpu_fallback_inval
 from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
-from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
+from codemods.checkpoint.rules.pickled_module_cases import (
+    pickled_module_invalid_cases,
+    read_as_a_dict_invalid,
+    read_as_a_dict_valid,
+)
 from codemods.checkpoint.rules.private_file_cases import private_file_valid
 from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
@@ -52,6 +56,11 @@ LOAD_MAP_LOCATION = Rule(
     "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
     '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
     "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
+    "A name is taken for a module when it is a model of the file, or called, or a module's method is called on it "
+    "(the finding says which); a loaded value the code reads as a dict is none, though a function of another scope "
+    'has its name and is called (torchbeast\'s nested `def checkpoint():`): one handed by key to load_state_dict '
+    '(`checkpoint["model_state_dict"]`), or read by a string key where it is loaded with no module\'s method called '
+    "on it (an `nn.ModuleDict` has string keys too); `.to()` on a dict raises, so it is not moved. "
     'An optimizer pickled with it (`optimizer = ckpt["optimizer"]`) holds the CPU parameters that a move to XLA '
     "replaces with new ones, and would step none of them: reported, to be built again over the moved parameters "
     "with the pickled one's `state_dict()` loaded into it. A state dict whose tensors are set into a module as they "
@@ -128,6 +137,7 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *read_as_a_dict_valid(),
         *cpu_fallback_valid(),
         *fresh_file_valid(),
         *private_file_valid(),
@@ -198,6 +208,7 @@ LOAD_MAP_LOCATION = Rule(
             findings=(Expected(8, 51, 'torch.load(...) -> map_location="cpu"'),),
         ),
         *pickled_module_invalid_cases(),
+        *read_as_a_dict_invalid(),
         *fresh_file_invalid(),
         *module_set_invalid(),
         *shown_device_invalid(),
@@ -552,12 +563,20 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
 @reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_loads)
 def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     """A load whose result is a model of the file (a pickled module) that nothing moves after."""
-    names = ", ".join(f"`{name}`" for name in ctx.facts.checkpoint.module_loads[original])
+    loaded = ctx.facts.checkpoint.module_loads[original]
+    names = ", ".join(f"`{name}`" for name in loaded)
     return (
         f"{names} comes back from this load as a pickled module, on the CPU: XLA loads only to the CPU "
         "(map_location), while the port moves the batches to the XLA device; move it after the load "
         "(`.to(device)`) and build its optimizer over the moved parameters, or save and load its state_dict()"
+        + _module_sign(ctx, loaded[0])
     )
+
+
+def _module_sign(ctx: Context[Facts], name: str) -> str:
+    """Why the tool takes ``name`` for a module: a model of the file, or what is called on it."""
+    sign = ctx.facts.checkpoint.module_signs.get(name)
+    return f" (taken for a module: {'a model of the file' if name in ctx.facts.training.models or sign is None else sign})"
 
 
 _SET_INTO_A_MODULE = (
@@ -629,7 +648,7 @@ def _moved_after_the_load(
         LOAD_MAP_LOCATION,
         original,
         f"`{name}` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
-        f"{{new}} moves it to the XLA device",
+        f"{{new}} moves it to the XLA device" + _module_sign(ctx, name),
         build,
     )
 

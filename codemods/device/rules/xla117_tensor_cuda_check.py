@@ -48,7 +48,11 @@ TENSOR_CUDA_CHECK = Rule(
     "XLA device, 'cuda' would name a device that is not there. A check that chooses a CUDA tensor type "
     "(`FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`) is reported (that type fails without CUDA) "
     "where the CPU type's tensors meet XLA tensors in an operation that needs one device (`torch.max`); where they "
-    "only meet them in arithmetic and host reads, it runs on XLA as it is and is no finding of this rule (XLA105's).",
+    "only meet them in arithmetic and host reads, it runs on XLA as it is and is no finding of this rule (XLA105's). "
+    "A branch that also asks for XLA availability (`if use_tpu and x.is_cuda:`, a name with the word xla or tpu: "
+    "`HAS_XLA`, `args.tpu`, `isTPU`) is the project's own XLA path and is left as written; a tensor whose name only "
+    "holds those letters (`output`, `throughput`, `xlarge`: kospeech's `if output.is_cuda: mask = mask.cuda()`) "
+    "asks nothing of the kind, and its check is ported.",
     examples=lambda: (
         invalid(
             """
