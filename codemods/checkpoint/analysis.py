@@ -261,6 +261,12 @@ class CheckpointAnalysis(Analysis):
         bound = self.bound_by.get(node, [])
         self.unmoved[node] = set(bound)
         self.load_scopes[node] = self._scope()
+        if branches := tuple(
+            (cond, in_body)
+            for cond in self.walk.conds
+            if (in_body := _holds(cond.body, node)) or (cond.orelse is not None and _holds(cond.orelse, node))
+        ):
+            self.part.load_branches[node] = branches
         single = node in self.whole
         self.parts[node] = [(name, node if single else None) for name in bound]
         if single:
@@ -584,6 +590,10 @@ class CheckpointAnalysis(Analysis):
 
 # What a Dataset's ``__init__`` may compute its inputs with (``int(percent) if percent >= 1 else percent``).
 _INPUT_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "True", "False", "None"})
+
+
+def _holds(branch: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(sub is node for sub in walk(branch))
 
 
 def _of_parameters(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:

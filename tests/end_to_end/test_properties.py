@@ -505,8 +505,7 @@ def _xla_guarded(tree: ast.AST) -> set[int]:
     return {
         id(inner)
         for node in ast.walk(tree)
-        if isinstance(node, (ast.If, ast.IfExp))
-        and any(names_xla(n) for n in _names_in(node.test))
+        if isinstance(node, (ast.If, ast.IfExp)) and any(names_xla(n) for n in _names_in(node.test))
         for inner in ast.walk(node)
     }
 

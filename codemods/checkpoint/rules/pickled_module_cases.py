@@ -267,7 +267,6 @@ def pickled_module_invalid_cases() -> tuple[Invalid, ...]:
     )
 
 
-
 # torchbeast's monobeast: a nested ``def checkpoint():`` is called in ``train``, while ``test`` binds
 # ``checkpoint`` to a load it reads by string keys: a dict of state dicts, never a module to move.
 _DICT_NAMED_LIKE_A_CALLED_FUNCTION = """
