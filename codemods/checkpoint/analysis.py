@@ -96,6 +96,10 @@ class CheckpointAnalysis(Analysis):
         self.moved_at_once: set[str] = set()  # names bound to a part of a value moved as it is bound
         self.moved: set[str] = set()  # names moved with ``.to(...)``/``.cuda()`` anywhere
         self.module_used: set[str] = set()  # names called, or with a module's method called on them
+        self.module_methods: set[str] = set()  # the names with a module's method called on them
+        # The names read as a dict, by scope: subscripted by a string (``checkpoint["model_state_dict"]``).
+        self.dict_read: set[tuple[str, str]] = set()
+        self.load_scopes: dict[cst.Call, str] = {}  # each load's scope
         self.state_dict_roots: set[str] = set()  # the names handed (or subscripted) to load_state_dict
         self.state_dict_calls: list[cst.Call] = []  # ``x.load_state_dict(torch.load(p))``
         self.location_functions: dict[cst.BaseExpression, cst.FunctionDef] = {}  # a map location's function
@@ -169,6 +173,15 @@ class CheckpointAnalysis(Analysis):
         elif moved and type(value) is cst.Call:
             self.subscripted.setdefault(value, []).append((name, None))
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if (
+            len(node.slice) == 1
+            and type(index := node.slice[0].slice) is cst.Index
+            and type(index.value) is cst.SimpleString
+            and (name := dotted(node.value)) is not None
+        ):
+            self.dict_read.add((self._scope(), name))
+
     def visit_Try(self, node: cst.Try) -> None:
         self.tries.append(node)
 
@@ -186,8 +199,11 @@ class CheckpointAnalysis(Analysis):
                     self.state_dict_roots.add(root)
             elif method in _MODULE_METHODS and (used := dotted(func.value)) is not None:
                 self.module_used.add(used)
+                self.module_methods.add(used)
+                self.part.module_signs.setdefault(used, f"`{used}.{method}()` is called")
         elif (called := dotted(func)) is not None:
             self.module_used.add(called)
+            self.part.module_signs.setdefault(called, f"`{called}(...)` is called")
             self.constructions.append(node)
         self._set_into_a_module(node)
 
@@ -244,6 +260,13 @@ class CheckpointAnalysis(Analysis):
     def _load(self, node: cst.Call) -> None:
         bound = self.bound_by.get(node, [])
         self.unmoved[node] = set(bound)
+        self.load_scopes[node] = self._scope()
+        if branches := tuple(
+            (cond, in_body)
+            for cond in self.walk.conds
+            if (in_body := _holds(cond.body, node)) or (cond.orelse is not None and _holds(cond.orelse, node))
+        ):
+            self.part.load_branches[node] = branches
         single = node in self.whole
         self.parts[node] = [(name, node if single else None) for name in bound]
         if single:
@@ -417,6 +440,16 @@ class CheckpointAnalysis(Analysis):
         self._host_data_loads()
         self._pickled_objects()
 
+    def _a_dict(self, name: str, load: cst.Call) -> bool:
+        """A name a load's whole value is bound to that the code uses as a dict, not a module: handed
+        (or a part of it) to load_state_dict, or read by a string key where it is loaded
+        (``checkpoint["model_state_dict"]``) with no module's method called on it (an
+        ``nn.ModuleDict`` has string keys too): a call of the same name elsewhere (``checkpoint()``, a
+        function of another scope: torchbeast's monobeast) makes it no module."""
+        if name in self.state_dict_roots:
+            return True
+        return (self.load_scopes.get(load, ""), name) in self.dict_read and name not in self.module_methods
+
     def _host_saves(self) -> None:
         """A save in a function whose tensors cannot be on a device (host_saves.py): no checkpoint
         of device tensors (XLA401 leaves it where one process writes)."""
@@ -455,6 +488,8 @@ class CheckpointAnalysis(Analysis):
             moved_modules = []
             for name, value in parts:
                 if name not in models or name in optimizers or name in self.set_into_modules:
+                    continue
+                if value is load and self._a_dict(name, load):
                     continue
                 if name not in unmoved:
                     moved_modules.append(name)
@@ -555,6 +590,10 @@ class CheckpointAnalysis(Analysis):
 
 # What a Dataset's ``__init__`` may compute its inputs with (``int(percent) if percent >= 1 else percent``).
 _INPUT_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "True", "False", "None"})
+
+
+def _holds(branch: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(sub is node for sub in walk(branch))
 
 
 def _of_parameters(value: cst.BaseExpression, function: cst.FunctionDef) -> bool:

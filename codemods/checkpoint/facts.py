@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -59,5 +60,36 @@ class CheckpointFacts:
     # ``gru.model.eval()``) that nothing moves: -> (the name, the module's chain).  Its modules stay on
     # the CPU (XLA403 reports it: the tool cannot move what a pickled object holds).
     object_loads: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # What shows that a name holds a module, for XLA403's messages (names not in it are models of the
+    # file): the first call of it (``checkpoint(...)``) or of a module's method on it (``net.eval()``).
+    module_signs: dict[str, str] = field(default_factory=dict)
     # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
     cuda_script: bool = False
+    # Each load under an ``if`` (statement or expression): the conditions, each with True where the load is
+    # in its body, False in its else (``if torch.cuda.is_available(): torch.load(p)``).
+    load_branches: dict[cst.Call, tuple[tuple[cst.If | cst.IfExp, bool], ...]] = field(default_factory=dict)
+
+    def never_on_xla(self, load: cst.Call | None, kept_checks: Collection[cst.CSTNode]) -> bool:
+        """``load`` is in a branch that never runs on XLA as the port leaves it: the body of a condition
+        that a CUDA availability check it keeps makes False there (``kept_checks``: the device facts'
+        ``kept_availability_checks``; XLA105 reports the check), or the else of one it makes True."""
+        return load is not None and any(
+            _on_xla(cond.test, kept_checks) is (not in_body) for cond, in_body in self.load_branches.get(load, ())
+        )
+
+
+def _on_xla(test: cst.BaseExpression, kept_checks: Collection[cst.CSTNode]) -> bool | None:
+    """What ``test`` is on an XLA host where a kept availability check is False: None where it
+    depends on something else."""
+    if test in kept_checks:
+        return False
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = _on_xla(test.expression, kept_checks)
+        return None if inner is None else not inner
+    if type(test) is cst.BooleanOperation:
+        left, right = _on_xla(test.left, kept_checks), _on_xla(test.right, kept_checks)
+        deciding = type(test.operator) is cst.Or  # True decides an ``or``, False an ``and``
+        if deciding in (left, right):
+            return deciding
+        return None if None in (left, right) else not deciding
+    return None

@@ -4,6 +4,7 @@ XLA (torch_xla imported conditionally, branches on XLA or TPU availability)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -132,7 +133,25 @@ class ImportAnalysis(Analysis):
 
 def tests_for_xla(test: cst.BaseExpression) -> bool:
     """``if HAS_XLA:``, ``if is_torch_xla_available():``, ``if args.tpu:``..."""
-    return any("xla" in name.lower() or "tpu" in name.lower() for name in names_in(test))
+    return any(names_xla(name) for name in names_in(test))
+
+
+# The words of a name (``is_torch_xla_available``, ``useTPU``, ``XLADevice``): parts between
+# underscores and digits, split again where camel case starts a word.
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+# A word that is XLA or TPU, or one with a short prefix or suffix written together with it
+# (``usetpu``, ``hasxla``, ``torchxla``, ``tpus``, ``xladevice``): never a word that only
+# contains the letters (``output``, ``throughput``, ``xlarge``).
+_XLA_WORD = re.compile(
+    r"(?:use|is|has|on|run|with|enable|num|torch)?(?:xla|tpus?)(?:available|enabled|device|devices|cores)?"
+)
+
+
+def names_xla(name: str) -> bool:
+    """A name that speaks of XLA or TPU by one of its words (``HAS_XLA``, ``args.tpu``,
+    ``is_torch_tpu_available``), not one whose letters only contain them (``output`` holds
+    "tpu", ``xlarge`` "xla"): a branch on a tensor named ``output`` is no branch on XLA."""
+    return any(_XLA_WORD.fullmatch(word.lower()) for word in _WORDS.findall(name))
 
 
 def import_anchor(module: cst.Module) -> cst.CSTNode | None:

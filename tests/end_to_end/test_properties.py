@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 from codemods import Conversion, ConversionError, RuleSelection, convert_source
 from codemods.engine.report import Finding
+from codemods.imports.analysis import names_xla
 from codemods.pipeline import Source
 from codemods.runner import Job, process_path
 
@@ -504,8 +505,7 @@ def _xla_guarded(tree: ast.AST) -> set[int]:
     return {
         id(inner)
         for node in ast.walk(tree)
-        if isinstance(node, (ast.If, ast.IfExp))
-        and any("xla" in n.lower() or "tpu" in n.lower() for n in _names_in(node.test))
+        if isinstance(node, (ast.If, ast.IfExp)) and any(names_xla(n) for n in _names_in(node.test))
         for inner in ast.walk(node)
     }
 

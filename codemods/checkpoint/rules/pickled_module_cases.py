@@ -5,7 +5,7 @@ lists them); kept here, that rule module stays under the size limit."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, invalid
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
 
 def pickled_module_invalid_cases() -> tuple[Invalid, ...]:
@@ -264,4 +264,89 @@ def pickled_module_invalid_cases() -> tuple[Invalid, ...]:
             )
             for target in ("2.9", "sagemaker")
         ),
+    )
+
+
+# torchbeast's monobeast: a nested ``def checkpoint():`` is called in ``train``, while ``test`` binds
+# ``checkpoint`` to a load it reads by string keys: a dict of state dicts, never a module to move.
+_DICT_NAMED_LIKE_A_CALLED_FUNCTION = """
+import torch{alias}
+import torch.nn as nn{imports}
+
+
+def train(model, path):
+    def checkpoint():
+        {save}({{"model_state_dict": model.state_dict()}}, path)
+
+    model.{move}
+    checkpoint()
+
+
+def test(path):
+    model = nn.Linear(4, 2)
+    model.eval()
+    checkpoint = {torch}.load(path{location})
+    {use}
+    return model(torch.ones(1, 4))
+"""
+
+_PORTS = {
+    "2.9": ("\nimport torch_xla\nimport torch_xla.core.xla_model as xm", "to(torch_xla.device())"),
+    "sagemaker": ("\nimport torch_xla.core.xla_model as xm", "to(xm.xla_device())"),
+}
+_TO_STATE_DICT = 'model.load_state_dict(checkpoint["model_state_dict"])'
+
+
+def _dict_program(torch: str, location: str, use: str, target: str | None) -> str:
+    """The CUDA original (``target`` None), or its port to ``target``."""
+    imports, move = _PORTS[target] if target is not None else ("", "cuda()")
+    return _DICT_NAMED_LIKE_A_CALLED_FUNCTION.format(
+        alias=" as th\nimport torch" if torch == "th" else "",
+        imports=imports,
+        save="xm.save" if target is not None else f"{torch}.save",
+        move=move,
+        torch=torch,
+        location=location,
+        use=use,
+    )
+
+
+def read_as_a_dict_valid() -> tuple[Valid, ...]:
+    """A loaded value the code reads as a dict (handed by key to load_state_dict, or read by a string
+    key alone) stays as it is, though a function of another scope has its name and is called."""
+    return tuple(
+        valid(
+            _dict_program(torch, ', map_location="cpu"', use, target),
+            target=target,
+            note=f"{note}-{target}-{torch}",
+        )
+        for target in ("2.9", "sagemaker")
+        for torch in ("torch", "th")
+        for use, note in (
+            (_TO_STATE_DICT, "a-load-read-by-key-into-load-state-dict"),
+            ('print(checkpoint["step"])', "a-load-read-by-a-string-key"),
+        )
+    )
+
+
+def read_as_a_dict_invalid() -> tuple[Invalid, ...]:
+    """The CUDA original without a map location: it gets one, and no move (``.to`` on a dict raises)."""
+    return tuple(
+        invalid(
+            _dict_program(torch, "", _TO_STATE_DICT, None),
+            _dict_program(torch, ', map_location="cpu"', _TO_STATE_DICT, target),
+            target=target,
+            alias=torch == "th",
+            note=f"a-dict-load-named-like-a-called-function-gets-no-move-{target}-{torch}",
+            findings=(
+                Expected(
+                    (18 if target == "2.9" else 17) + (torch == "th"),
+                    35 if torch == "torch" else 32,
+                    'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds '
+                    "CUDA storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
+                ),
+            ),
+        )
+        for target in ("2.9", "sagemaker")
+        for torch in ("torch", "th")
     )

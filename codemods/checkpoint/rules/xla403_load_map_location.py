@@ -10,12 +10,23 @@ from typing import TYPE_CHECKING
 
 from codemods.checkpoint.rules.cpu_fallback_load_cases import cpu_fallback_invalid, cpu_fallback_valid
 from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
+from codemods.checkpoint.rules.dead_branches import (
+    dead_branch_invalid,
+    dead_branch_valid,
+    live_loads,
+    live_locations,
+    live_moves,
+)
 from codemods.checkpoint.rules.fresh_file_cases import fresh_file_invalid, fresh_file_valid
 from codemods.checkpoint.rules.module_set_cases import module_set_invalid, module_set_valid
-from codemods.checkpoint.rules.pickled_module_cases import pickled_module_invalid_cases
+from codemods.checkpoint.rules.pickled_module_cases import (
+    pickled_module_invalid_cases,
+    read_as_a_dict_invalid,
+    read_as_a_dict_valid,
+)
 from codemods.checkpoint.rules.private_file_cases import private_file_valid
 from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
-from codemods.engine.hooks import of_types, on_facts, reports_facts
+from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -52,6 +63,15 @@ LOAD_MAP_LOCATION = Rule(
     "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
     '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
     "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
+    "A name is taken for a module when it is a model of the file, or called, or a module's method is called on it "
+    "(the finding says which); a loaded value the code reads as a dict is none, though a function of another scope "
+    "has its name and is called (torchbeast's nested `def checkpoint():`): one handed by key to load_state_dict "
+    '(`checkpoint["model_state_dict"]`), or read by a string key where it is loaded with no module\'s method called '
+    "on it (an `nn.ModuleDict` has string keys too); `.to()` on a dict raises, so it is not moved. "
+    "A load in a branch that never runs on XLA gets no map location and no finding: under a CUDA availability "
+    "check the port keeps (`if torch.cuda.is_available(): torch.load(p)`, which XLA105 reports; False on an XLA "
+    "host), or in the else of its negation (kospeech's checkpoint.py, whose else loads onto the CPU); a check that "
+    "picks the device is dropped (XLA104), and the loads under it get the map location. "
     'An optimizer pickled with it (`optimizer = ckpt["optimizer"]`) holds the CPU parameters that a move to XLA '
     "replaces with new ones, and would step none of them: reported, to be built again over the moved parameters "
     "with the pickled one's `state_dict()` loaded into it. A state dict whose tensors are set into a module as they "
@@ -128,6 +148,8 @@ LOAD_MAP_LOCATION = Rule(
         ),
     ),
     valid=lambda: (
+        *read_as_a_dict_valid(),
+        *dead_branch_valid(),
         *cpu_fallback_valid(),
         *fresh_file_valid(),
         *private_file_valid(),
@@ -198,6 +220,8 @@ LOAD_MAP_LOCATION = Rule(
             findings=(Expected(8, 51, 'torch.load(...) -> map_location="cpu"'),),
         ),
         *pickled_module_invalid_cases(),
+        *read_as_a_dict_invalid(),
+        *dead_branch_invalid(),
         *fresh_file_invalid(),
         *module_set_invalid(),
         *shown_device_invalid(),
@@ -499,7 +523,7 @@ _REPORTED = "SimpleString FormattedString Name Attribute IfExp Dict BinaryOperat
 _REWRITTEN = f"{_REPORTED} Call Lambda"
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.map_locations, _REWRITTEN))
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: live_locations(facts, facts.checkpoint.map_locations, _REWRITTEN))
 def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
     """A map location that names a CUDA or XLA device (the device facts say which names hold one)."""
     import libcst as cst
@@ -520,7 +544,9 @@ def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     return new
 
 
-@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.unported_map_locations, _REPORTED))
+@reports_facts(
+    LOAD_MAP_LOCATION, nodes=lambda facts: live_locations(facts, facts.checkpoint.unported_map_locations, _REPORTED)
+)
 def _report_unported(ctx: Context[Facts], original: cst.BaseExpression) -> str:
     return (
         f"map_location `{ctx.code(original)}` names CUDA devices: load on the CPU "
@@ -528,7 +554,7 @@ def _report_unported(ctx: Context[Facts], original: cst.BaseExpression) -> str:
     )
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.unlocated_loads)
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: live_loads(facts, facts.checkpoint.unlocated_loads))
 def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     """A ``torch.load`` without a map location."""
     import libcst as cst
@@ -549,14 +575,24 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     )
 
 
-@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_loads)
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: live_loads(facts, facts.checkpoint.module_loads))
 def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     """A load whose result is a model of the file (a pickled module) that nothing moves after."""
-    names = ", ".join(f"`{name}`" for name in ctx.facts.checkpoint.module_loads[original])
+    loaded = ctx.facts.checkpoint.module_loads[original]
+    names = ", ".join(f"`{name}`" for name in loaded)
     return (
         f"{names} comes back from this load as a pickled module, on the CPU: XLA loads only to the CPU "
         "(map_location), while the port moves the batches to the XLA device; move it after the load "
         "(`.to(device)`) and build its optimizer over the moved parameters, or save and load its state_dict()"
+        + _module_sign(ctx, loaded[0])
+    )
+
+
+def _module_sign(ctx: Context[Facts], name: str) -> str:
+    """Why the tool takes ``name`` for a module: a model of the file, or what is called on it."""
+    sign = ctx.facts.checkpoint.module_signs.get(name)
+    return (
+        f" (taken for a module: {'a model of the file' if name in ctx.facts.training.models or sign is None else sign})"
     )
 
 
@@ -608,7 +644,7 @@ def _loader(ctx: Context[Facts], call: cst.Call) -> str:
     return name if name.endswith(("load_state_dict_from_url", "load_url")) else "torch.load"
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_moves)
+@on_facts(LOAD_MAP_LOCATION, nodes=live_moves)
 def _moved_after_the_load(
     ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
 ) -> cst.BaseExpression:
@@ -629,7 +665,7 @@ def _moved_after_the_load(
         LOAD_MAP_LOCATION,
         original,
         f"`{name}` comes back from the load as a pickled module, on the CPU (XLA loads only there): "
-        f"{{new}} moves it to the XLA device",
+        f"{{new}} moves it to the XLA device" + _module_sign(ctx, name),
         build,
     )
 
@@ -646,7 +682,7 @@ def _stale_optimizer(ctx: Context[Facts], original: cst.BaseExpression) -> str:
     )
 
 
-@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.object_loads)
+@reports_facts(LOAD_MAP_LOCATION, nodes=lambda facts: live_loads(facts, facts.checkpoint.object_loads))
 def _object_on_the_cpu(ctx: Context[Facts], original: cst.Call) -> str:
     """A pickled object whose attribute is used as a module, and that nothing moves."""
     name, module = ctx.facts.checkpoint.object_loads[original]

@@ -48,7 +48,11 @@ TENSOR_CUDA_CHECK = Rule(
     "XLA device, 'cuda' would name a device that is not there. A check that chooses a CUDA tensor type "
     "(`FT = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`) is reported (that type fails without CUDA) "
     "where the CPU type's tensors meet XLA tensors in an operation that needs one device (`torch.max`); where they "
-    "only meet them in arithmetic and host reads, it runs on XLA as it is and is no finding of this rule (XLA105's).",
+    "only meet them in arithmetic and host reads, it runs on XLA as it is and is no finding of this rule (XLA105's). "
+    "A branch that also asks for XLA availability (`if use_tpu and x.is_cuda:`, a name with the word xla or tpu: "
+    "`HAS_XLA`, `args.tpu`, `isTPU`) is the project's own XLA path and is left as written; a tensor whose name only "
+    "holds those letters (`output`, `throughput`, `xlarge`: kospeech's `if output.is_cuda: mask = mask.cuda()`) "
+    "asks nothing of the kind, and its check is ported.",
     examples=lambda: (
         invalid(
             """
@@ -76,6 +80,23 @@ TENSOR_CUDA_CHECK = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                f"""
+                import torch
+
+                def pad_mask(x, {flag}):
+                    mask = torch.ones([x.size(0), x.size(1)])
+                    if {flag} and x.is_cuda:
+                        mask = mask.cuda()
+                    return mask
+                """,
+                target=target,
+                note=f"a-branch-on-xla-availability-is-left-as-written-{flag}-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+            for flag in ("use_tpu", "HAS_XLA", "onTPU")
+        ),
         valid(
             """
             import torch
@@ -159,6 +180,37 @@ TENSOR_CUDA_CHECK = Rule(
         valid(CPU_TYPE_IN_ARITHMETIC, target="sagemaker", note="a-cpu-type-chosen-met-only-in-arithmetic-and-item"),
     ),
     invalid=lambda: (
+        # A tensor whose name holds the letters of "tpu" or "xla" (``output``, ``throughput``, ``xlarge``):
+        # a branch on it is no branch on XLA availability (imports/analysis.py names_xla), so it is ported.
+        *(
+            invalid(
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+
+                def pad_mask({name}):
+                    mask = {torch}.ones([{name}.size(0), {name}.size(1)])
+                    if {name}.is_cuda:
+                        mask = mask.cuda()
+                    return mask
+                """,
+                f"""
+                import torch{" as th" if torch == "th" else ""}
+                import {"torch_xla" if target == "2.9" else "torch_xla.core.xla_model as xm"}
+
+                def pad_mask({name}):
+                    mask = {torch}.ones([{name}.size(0), {name}.size(1)])
+                    if {name}.device.type == "xla":
+                        mask = mask.to({"torch_xla.device()" if target == "2.9" else "xm.xla_device()"})
+                    return mask
+                """,
+                target=target,
+                alias=torch == "th",
+                note=f"a-tensor-named-{name}-is-no-test-for-xla-{target}",
+                findings=(Expected(6, 8, f'`{name}.is_cuda` -> {name}.device.type == "xla": it is False'),),
+            )
+            for target in ("2.9", "sagemaker")
+            for name, torch in (("output", "torch"), ("throughput", "torch"), ("xlarge", "th"))
+        ),
         invalid(
             CPU_TYPE_IN_MAX,
             target="sagemaker",
