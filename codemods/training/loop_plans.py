@@ -21,6 +21,7 @@ from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
 from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
+from codemods.training.part_loops import steps_each_part
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -36,24 +37,24 @@ class LoopPlans(StepDrivers):
     trainer_classes: dict[str, str]
     device_loaders: set[str]
     loop_records: dict[int, _Loop]
+    # Loops over the parts of one step (part_loops.py), and the loops around them (which train).
+    part_loops: set[cst.CSTNode]
+    part_loop_outers: set[cst.CSTNode]
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
         if loop.dead:
             return  # under ``if False:``: never runs, so it needs no barrier
-        training = (
-            loop.backward
-            or self._steps(loop.step_receivers)
-            or any(self.runs_step(c, steps, by_name, loop.owner) for c in loop.called)
-            or any(call in part.step_wrappers for call, _, _ in loop.handed)
-        )
+        training = self._trains(loop, steps, by_name) or loop.node in self.part_loop_outers
         if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
             return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
-        if training and self._steps_each_member(loop, steps, by_name):
+        if training and loop.node not in self.part_loop_outers and self._steps_each_member(loop, steps, by_name):
             # ``for op in self.optimizers: op.step()``: one step of several optimizers, its caller's
             # loop trains; ``op.step()`` runs no ``step`` of this file (the members are optimizers).
             self.stepped_members.add(loop.iterates[0])
             return
+        if training and loop.node in self.part_loops:
+            return  # ``for loss in losses: loss.backward()`` in a training iteration (part_loops.py)
         if training:
             part.all_loops.add(loop.node)
         if training and loop.owner:
@@ -96,6 +97,26 @@ class LoopPlans(StepDrivers):
                 loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
             ):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _trains(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
+        """The loop runs a backward pass or an optimizer step in its body (or through what it calls)."""
+        return (
+            loop.backward
+            or self._steps(loop.step_receivers)
+            or any(self.runs_step(c, steps, by_name, loop.owner) for c in loop.called)
+            or any(call in self.part.step_wrappers for call, _, _ in loop.handed)
+        )
+
+    def note_part_loops(self, steps: set[str], by_name: dict[str, list[_Function]]) -> None:
+        """The loops over the parts of one step (a list of losses, of optimizers) in the body of a
+        loop of the same function: the loop around each trains, and it gets the barrier (part_loops.py)."""
+        for loop in self.loop_records.values():
+            outer = self.loop_records.get(id(loop.outer)) if loop.outer is not None else None
+            if outer is None or outer.owner != loop.owner or loop.dead:
+                continue
+            if steps_each_part(loop.node) and self._trains(loop, steps, by_name):
+                self.part_loops.add(loop.node)
+                self.part_loop_outers.add(outer.node)
 
     def _in_a_step_iteration(self, loop: _Loop) -> bool:
         """The loop runs in every iteration of a loop that steps in its own body (a backward pass
