@@ -90,6 +90,7 @@ class TrainingAnalysis(TrainingWalk):
             # autograd function's forward or backward (over its layers: it runs inside a backward pass).
             if not owned_by(loop.owner, optimizers | self.autograd_functions):
                 self._plan_loop(loop, steps, synced, by_name)
+        self.note_locked_steps(self.module_node, steps, by_name)
         self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():

@@ -20,6 +20,7 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
+from codemods.training.locked_steps import lock_regions, locked_step
 from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
 from codemods.training.part_loops import steps_each_part
 
@@ -117,6 +118,50 @@ class LoopPlans(StepDrivers):
             if steps_each_part(loop.node) and self._trains(loop, steps, by_name):
                 self.part_loops.add(loop.node)
                 self.part_loop_outers.add(outer.node)
+
+    def note_locked_steps(
+        self, module: cst.Module | None, steps: set[str], by_name: dict[str, list[_Function]]
+    ) -> None:
+        """The training loops that reach their steps under a thread lock (locked_steps.py)."""
+        regions = lock_regions(module, self.walk.resolve) if module is not None else []
+        if not regions:
+            return
+        part = self.part
+
+        def is_step(call: cst.Call) -> bool:
+            func = call.func
+            if type(func) is cst.Attribute and func.attr.value == "step":
+                stepped = dotted(func.value)
+                if stepped is not None and self._steps([stepped]):
+                    return True
+            if (self.walk.resolve(func) or "").endswith(".optimizer_step") or call in part.step_wrappers:
+                return True
+            name = dotted(func)
+            return name is not None and self.runs_step(name, steps, by_name)
+
+        for node, plan in part.loops.items():
+            if plan.kind != "training":
+                continue
+            inside = {id(sub) for scope in self._step_scopes(node, steps, by_name) for sub in walk(scope)}
+            found = [
+                locked for region in regions if id(region[0]) in inside and (locked := locked_step(region, is_step))
+            ]
+            plan.locked = tuple(found)
+            part.locked_steps.update((locked.statement, locked) for locked in found if locked.statement is not None)
+
+    def _step_scopes(
+        self, node: cst.CSTNode, steps: set[str], by_name: dict[str, list[_Function]]
+    ) -> list[cst.CSTNode]:
+        """The loop and the functions of this file it runs a step through (the calls they make)."""
+        scopes: list[cst.CSTNode] = [node]
+        pending, seen = list(self.loop_records[id(node)].called), set()
+        while pending:
+            for fn in self.local_targets(pending.pop(), by_name):
+                if fn.qualname in steps and fn.qualname not in seen and fn.node is not None:
+                    seen.add(fn.qualname)
+                    scopes.append(fn.node)
+                    pending.extend(fn.called)
+        return scopes
 
     def _in_a_step_iteration(self, loop: _Loop) -> bool:
         """The loop runs in every iteration of a loop that steps in its own body (a backward pass

@@ -13,6 +13,7 @@ from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.accelerate_loader_cases import accelerate_loader_invalid, accelerate_loader_valid
 from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
+from codemods.training.rules.locked_barriers import LOCKED_WHY, barrier_after_locked_step, report_unplaceable
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
 from codemods.training.rules.ported_loop_cases import PORTED_LOOPS_WHY, engine_loop_invalid, ported_loop_valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
@@ -96,7 +97,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
     "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
     "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
-    "them, and a method called later takes the step." + PORTED_LOOPS_WHY,
+    "them, and a method called later takes the step." + PORTED_LOOPS_WHY + LOCKED_WHY,
     examples=lambda: (
         invalid(
             """
@@ -659,6 +660,9 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 gives_loop_barriers(TRAINING_LOOP_BARRIER)
+on_facts(TRAINING_LOOP_BARRIER, nodes=lambda facts: facts.training.locked_steps)(
+    barrier_after_locked_step(TRAINING_LOOP_BARRIER)
+)
 
 
 @on_facts(
@@ -668,7 +672,11 @@ gives_loop_barriers(TRAINING_LOOP_BARRIER)
 def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
     from codemods.engine.barriers import with_barriers
 
-    loader = ctx.facts.training.loops[original].wrap_loader
+    plan = ctx.facts.training.loops[original]
+    if plan.locked:  # the barrier goes inside the lock (locked_barriers.py)
+        report_unplaceable(ctx, TRAINING_LOOP_BARRIER, original, plan.locked)
+        return updated
+    loader = plan.wrap_loader
     if loader is not None and ctx.fixed(DEVICE_LOADER, loader):
         return updated
     return with_barriers(ctx, TRAINING_LOOP_BARRIER, original, updated, "training loop: {new} ends every iteration")
