@@ -14,7 +14,9 @@ from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.accelerate_loader_cases import accelerate_loader_invalid, accelerate_loader_valid
 from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
 from codemods.training.rules.locked_barriers import LOCKED_WHY, barrier_after_locked_step, report_unplaceable
+from codemods.training.rules.locked_step_cases import LOCKED_STEP_INVALID, LOCKED_STEP_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
+from codemods.training.rules.part_loop_cases import PART_LOOP_INVALID, PART_LOOP_VALID
 from codemods.training.rules.ported_loop_cases import PORTED_LOOPS_WHY, engine_loop_invalid, ported_loop_valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
@@ -125,6 +127,8 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     valid=lambda: (
         *ported_loop_valid(),
+        *LOCKED_STEP_VALID,
+        *PART_LOOP_VALID,
         *CONSTRUCTION_VALID,
         *accelerate_loader_valid(),
         valid(
@@ -253,6 +257,8 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     invalid=lambda: (
         *engine_loop_invalid(),
+        *LOCKED_STEP_INVALID,
+        *PART_LOOP_INVALID,
         *CONSTRUCTION_INVALID,
         *accelerate_loader_invalid(),
         invalid(
