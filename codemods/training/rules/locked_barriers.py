@@ -52,7 +52,7 @@ def barrier_after_locked_step(rule: Rule) -> FactHook:
         )
         return ctx.fix_or_keep(updated, rule, original, message, build, result=lambda _: inserted[0])
 
-    return run  # type: ignore[return-value]  # a fact hook on statements
+    return run
 
 
 def report_unplaceable(ctx: Context[Facts], rule: Rule, loop: cst.CSTNode, locked: tuple[LockedStep, ...]) -> None:
