@@ -63,20 +63,24 @@ def _is_name(value: cst.BaseExpression, names: set[str]) -> bool:
 
 def _calls(body: cst.CSTNode) -> list[cst.Call]:
     """The calls of ``body``, outside the functions, lambdas and classes it defines."""
-    found: list[cst.Call] = []
+    visitor = _Calls()
+    body.visit(visitor)
+    return visitor.found
 
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.Call] = []
 
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
 
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
-    body.visit(_Calls())
-    return found
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
