@@ -83,11 +83,14 @@ class TrainingAnalysis(TrainingWalk):
             for r in self.loop_records.values()
             if r.iterates[0] and part.is_scheduler(r.iterates[1]) and r.iterates[1] not in self.optimizer_lists
         }
+        self.part_loops, self.part_loop_outers = set(), set()
+        self.note_part_loops(steps, by_name)
         for loop in self.loop_records.values():
             # An optimizer's own update (over its param groups) is no loop to plan, nor one of a custom
             # autograd function's forward or backward (over its layers: it runs inside a backward pass).
             if not owned_by(loop.owner, optimizers | self.autograd_functions):
                 self._plan_loop(loop, steps, synced, by_name)
+        self.note_locked_steps(self.module_node, steps, by_name)
         self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():

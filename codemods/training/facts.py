@@ -185,6 +185,17 @@ class OptimizerStep:
     other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
 
 
+@dataclass(frozen=True, repr=False)
+class LockedStep:
+    """A step a training loop reaches under a thread lock (training/locked_steps.py): the statement of
+    the lock's block that takes it (the barrier goes right after it), the lock as written, and why
+    the barrier cannot go there (None: it can)."""
+
+    statement: cst.BaseStatement | None
+    lock: str
+    unplaceable: str | None = None
+
+
 @dataclass(repr=False)
 class LoopPlan:
     """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
@@ -195,6 +206,9 @@ class LoopPlan:
     # An evaluation loop that reads to the host but accumulates device values across
     # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
     accumulates: tuple[str, ...] = ()
+    # A training loop whose steps run under a thread lock: the barrier goes inside the lock, not
+    # at the end of the iteration (training/locked_steps.py).
+    locked: tuple[LockedStep, ...] = ()
 
 
 @dataclass(repr=False, eq=False)
@@ -337,6 +351,9 @@ class TrainingFacts:
     # Statements that step an optimizer outside any loop, in functions that this file runs
     # outside its training loops (a demo that trains one step): the barrier goes right after.
     lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
+    # The statements that take a training loop's step under a thread lock: the barrier goes right
+    # after each, inside the lock (training/locked_steps.py).
+    locked_steps: dict[cst.BaseStatement, LockedStep] = field(default_factory=dict)
     # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
     # that no other file of the run imports: reported (training/drivers.py).
     undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)

@@ -21,7 +21,9 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
+from codemods.training.locked_steps import lock_regions, locked_step
 from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
+from codemods.training.part_loops import steps_each_part
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -37,24 +39,24 @@ class LoopPlans(StepDrivers):
     trainer_classes: dict[str, str]
     device_loaders: set[str]
     loop_records: dict[int, _Loop]
+    # Loops over the parts of one step (part_loops.py), and the loops around them (which train).
+    part_loops: set[cst.CSTNode]
+    part_loop_outers: set[cst.CSTNode]
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
         if loop.dead:
             return  # under ``if False:``: never runs, so it needs no barrier
-        training = (
-            loop.backward
-            or self._steps(loop.step_receivers)
-            or any(self.runs_step(c, steps, by_name, loop.owner) for c in loop.called)
-            or any(call in part.step_wrappers for call, _, _ in loop.handed)
-        )
+        training = self._trains(loop, steps, by_name) or loop.node in self.part_loop_outers
         if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
             return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
-        if training and self._steps_each_member(loop, steps, by_name):
+        if training and loop.node not in self.part_loop_outers and self._steps_each_member(loop, steps, by_name):
             # ``for op in self.optimizers: op.step()``: one step of several optimizers, its caller's
             # loop trains; ``op.step()`` runs no ``step`` of this file (the members are optimizers).
             self.stepped_members.add(loop.iterates[0])
             return
+        if training and loop.node in self.part_loops:
+            return  # ``for loss in losses: loss.backward()`` in a training iteration (part_loops.py)
         if training:
             part.all_loops.add(loop.node)
         if training and loop.owner:
@@ -99,6 +101,70 @@ class LoopPlans(StepDrivers):
                 loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
             ):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _trains(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
+        """The loop runs a backward pass or an optimizer step in its body (or through what it calls)."""
+        return (
+            loop.backward
+            or self._steps(loop.step_receivers)
+            or any(self.runs_step(c, steps, by_name, loop.owner) for c in loop.called)
+            or any(call in self.part.step_wrappers for call, _, _ in loop.handed)
+        )
+
+    def note_part_loops(self, steps: set[str], by_name: dict[str, list[_Function]]) -> None:
+        """The loops over the parts of one step (a list of losses, of optimizers) in the body of a
+        loop of the same function: the loop around each trains, and it gets the barrier (part_loops.py)."""
+        for loop in self.loop_records.values():
+            outer = self.loop_records.get(id(loop.outer)) if loop.outer is not None else None
+            if outer is None or outer.owner != loop.owner or loop.dead:
+                continue
+            if steps_each_part(loop.node) and self._trains(loop, steps, by_name):
+                self.part_loops.add(loop.node)
+                self.part_loop_outers.add(outer.node)
+
+    def note_locked_steps(
+        self, module: cst.Module | None, steps: set[str], by_name: dict[str, list[_Function]]
+    ) -> None:
+        """The training loops that reach their steps under a thread lock (locked_steps.py)."""
+        regions = lock_regions(module, self.walk.resolve) if module is not None else []
+        if not regions:
+            return
+        part = self.part
+
+        def is_step(call: cst.Call) -> bool:
+            func = call.func
+            if type(func) is cst.Attribute and func.attr.value == "step":
+                stepped = dotted(func.value)
+                if stepped is not None and self._steps([stepped]):
+                    return True
+            if (self.walk.resolve(func) or "").endswith(".optimizer_step") or call in part.step_wrappers:
+                return True
+            name = dotted(func)
+            return name is not None and self.runs_step(name, steps, by_name)
+
+        for node, plan in part.loops.items():
+            if plan.kind != "training":
+                continue
+            inside = {id(sub) for scope in self._step_scopes(node, steps, by_name) for sub in walk(scope)}
+            found = [
+                locked for region in regions if id(region[0]) in inside and (locked := locked_step(region, is_step))
+            ]
+            plan.locked = tuple(found)
+            part.locked_steps.update((locked.statement, locked) for locked in found if locked.statement is not None)
+
+    def _step_scopes(
+        self, node: cst.CSTNode, steps: set[str], by_name: dict[str, list[_Function]]
+    ) -> list[cst.CSTNode]:
+        """The loop and the functions of this file it runs a step through (the calls they make)."""
+        scopes: list[cst.CSTNode] = [node]
+        pending, seen = list(self.loop_records[id(node)].called), set()
+        while pending:
+            for fn in self.local_targets(pending.pop(), by_name):
+                if fn.qualname in steps and fn.qualname not in seen and fn.node is not None:
+                    seen.add(fn.qualname)
+                    scopes.append(fn.node)
+                    pending.extend(fn.called)
+        return scopes
 
     def _in_a_step_iteration(self, loop: _Loop) -> bool:
         """The loop runs in every iteration of a loop that steps in its own body (a backward pass

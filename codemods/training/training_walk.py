@@ -45,6 +45,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         self.branch_blocks: set[int] = set()  # (round_trips.py) blocks that may not run: if/else, except
         self.function_records: dict[int, _Function] = {}
         self.module_scope = _Scope()
+        self.module_node: cst.Module | None = None
         self.model_candidates: list[tuple[str, str]] = []
         self.module_classes: set[str] = set()
         # This file's module classes, also those over a library's model class: by name and qualified name.
@@ -137,7 +138,10 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         for statement, following in zip(node.body, node.body[1:]):
             self.next_statement[id(statement)] = following
 
-    visit_Module = _block
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module_node = node
+        self._block(node)
+
     visit_IndentedBlock = _block
 
     def visit_Yield(self, node: cst.Yield) -> None:

@@ -13,7 +13,10 @@ from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.accelerate_loader_cases import accelerate_loader_invalid, accelerate_loader_valid
 from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID, CONSTRUCTION_VALID
+from codemods.training.rules.locked_barriers import LOCKED_WHY, barrier_after_locked_step, report_unplaceable
+from codemods.training.rules.locked_step_cases import LOCKED_STEP_INVALID, LOCKED_STEP_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
+from codemods.training.rules.part_loop_cases import PART_LOOP_INVALID, PART_LOOP_VALID
 from codemods.training.rules.ported_loop_cases import PORTED_LOOPS_WHY, engine_loop_invalid, ported_loop_valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
@@ -96,7 +99,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
     "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
     "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
-    "them, and a method called later takes the step." + PORTED_LOOPS_WHY,
+    "them, and a method called later takes the step." + PORTED_LOOPS_WHY + LOCKED_WHY,
     examples=lambda: (
         invalid(
             """
@@ -124,6 +127,8 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     valid=lambda: (
         *ported_loop_valid(),
+        *LOCKED_STEP_VALID,
+        *PART_LOOP_VALID,
         *CONSTRUCTION_VALID,
         *accelerate_loader_valid(),
         valid(
@@ -252,6 +257,8 @@ TRAINING_LOOP_BARRIER = Rule(
     ),
     invalid=lambda: (
         *engine_loop_invalid(),
+        *LOCKED_STEP_INVALID,
+        *PART_LOOP_INVALID,
         *CONSTRUCTION_INVALID,
         *accelerate_loader_invalid(),
         invalid(
@@ -659,6 +666,9 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 gives_loop_barriers(TRAINING_LOOP_BARRIER)
+on_facts(TRAINING_LOOP_BARRIER, nodes=lambda facts: facts.training.locked_steps)(
+    barrier_after_locked_step(TRAINING_LOOP_BARRIER)
+)
 
 
 @on_facts(
@@ -668,7 +678,11 @@ gives_loop_barriers(TRAINING_LOOP_BARRIER)
 def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
     from codemods.engine.barriers import with_barriers
 
-    loader = ctx.facts.training.loops[original].wrap_loader
+    plan = ctx.facts.training.loops[original]
+    if plan.locked:  # the barrier goes inside the lock (locked_barriers.py)
+        report_unplaceable(ctx, TRAINING_LOOP_BARRIER, original, plan.locked)
+        return updated
+    loader = plan.wrap_loader
     if loader is not None and ctx.fixed(DEVICE_LOADER, loader):
         return updated
     return with_barriers(ctx, TRAINING_LOOP_BARRIER, original, updated, "training loop: {new} ends every iteration")

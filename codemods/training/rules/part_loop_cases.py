@@ -1,0 +1,124 @@
+"""XLA301's cases for loops over the parts of one step inside a training iteration
+(training/part_loops.py, pydreamer's ``for loss in losses: scaler.scale(loss).backward()`` and
+``for opt in optimizers: scaler.step(opt)``): the loop around them is the training loop and its
+iteration ends with the one barrier; the inner loops get none."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
+
+_PARTS = """
+import torch
+from torch.cuda.amp import GradScaler
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 2).to(device)
+optimizers = [torch.optim.Adam(model.parameters()), torch.optim.Adam(model.parameters())]
+scaler = GradScaler(enabled=False)
+while True:
+    x = next(batches).to(device)
+    losses = [model(x).sum(), model(x).mean()]
+    for opt in optimizers:
+        opt.zero_grad()
+    for loss in losses:
+        scaler.scale(loss).backward()
+    for opt in optimizers:
+        scaler.step(opt)
+    scaler.update()
+"""
+
+_PARTS_PORTED = substituted(
+    _PARTS,
+    ("from torch.cuda.amp import GradScaler\n", "import torch_xla\nimport torch_xla.amp.syncfree as syncfree\n"),
+    ('torch.device("cuda")', "torch_xla.device()"),
+    ("torch.optim.Adam", "syncfree.Adam"),
+    ("GradScaler(enabled=False)", 'torch.amp.GradScaler("xla", enabled=False)'),
+    ("    scaler.update()\n", "    scaler.update()\n    torch_xla.sync()\n"),
+)
+
+# Plain steps over a zip of losses and optimizers, aliased torch, in a function (the loop variable
+# of a zip is not known as an optimizer: its step stays ``opt.step()``, which on one device is what
+# ``xm.optimizer_step`` runs).
+_ZIPPED = """
+import torch as th
+
+
+def train(model, heads, batches):
+    optimizers = [th.optim.SGD(h.parameters(), lr=0.1) for h in heads]
+    for x in batches:
+        feats = model(x.cuda())
+        losses = [h(feats).sum() for h in heads]
+        for loss, opt in zip(losses, optimizers):
+            opt.zero_grad()
+            loss.backward(retain_graph=True)
+            opt.step()
+"""
+
+# A loop that computes its own loss per micro-batch is a loop of steps: it keeps its barrier.
+_STEPS_PER_CHUNK = """
+import torch
+
+
+def train(model, optimizer, batches):
+    for x in batches:
+        for chunk in x.split(4):
+            chunk = chunk.cuda()
+            optimizer.zero_grad()
+            model(chunk).sum().backward()
+            optimizer.step()
+"""
+
+PART_LOOP_VALID: tuple[Valid, ...] = (valid(_PARTS_PORTED, note="a-ported-step-over-its-parts-needs-nothing-more"),)
+
+PART_LOOP_INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _PARTS,
+        _PARTS_PORTED,
+        target_only=True,  # (the sagemaker port imports torch_xla.amp for its scaler: the case below)
+        note="loops-over-losses-and-optimizers-are-parts-of-the-iterations-step",
+        findings=(Expected(19, 5, "training loop: torch_xla.sync() ends every iteration"),),
+    ),
+    invalid(
+        _PARTS,
+        substituted(
+            _PARTS,
+            (
+                "from torch.cuda.amp import GradScaler\n",
+                "import torch_xla.amp\nimport torch_xla.amp.syncfree as syncfree\nimport torch_xla.core.xla_model as xm\n",
+            ),
+            ('torch.device("cuda")', "xm.xla_device()"),
+            ("torch.optim.Adam", "syncfree.Adam"),
+            ("GradScaler(enabled=False)", "torch_xla.amp.GradScaler(enabled=False)"),
+            ("    scaler.update()\n", "    scaler.update()\n    xm.mark_step()\n"),
+        ),
+        target="sagemaker",
+        note="loops-over-losses-and-optimizers-are-parts-of-the-iterations-step-sagemaker",
+        findings=(Expected(20, 5, "training loop: xm.mark_step() ends every iteration"),),
+    ),
+    invalid(
+        _ZIPPED,
+        substituted(
+            _ZIPPED,
+            ("import torch as th\n", "import torch as th\nimport torch_xla\n"),
+            ("x.cuda()", "x.to(torch_xla.device())"),
+            ("            opt.step()\n", "            opt.step()\n        torch_xla.sync()\n"),
+        ),
+        alias=True,
+        note="a-zip-of-losses-and-optimizers-is-a-part-of-the-iterations-step",
+        findings=(Expected(14, 9, "training loop: torch_xla.sync() ends every iteration"),),
+    ),
+    invalid(
+        _STEPS_PER_CHUNK,
+        substituted(
+            _STEPS_PER_CHUNK,
+            ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+            ("chunk = chunk.cuda()", "chunk = chunk.to(torch_xla.device())"),
+            (
+                "            optimizer.step()\n",
+                "            xm.optimizer_step(optimizer)\n            torch_xla.sync()\n",
+            ),
+        ),
+        note="a-loop-computing-its-own-loss-per-chunk-keeps-its-barrier",
+        findings=(Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),),
+    ),
+)
