@@ -43,6 +43,7 @@ def summarise(
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         amp_scalers=frozenset(owner.split(".")[0] for owner in facts.amp.scaler_owners if owner),
         amp_autocasts=frozenset(owner.split(".")[0] for owner in facts.amp.autocast_owners if owner),
+        amp_methods=frozenset(facts.amp.method_owners),
         pending=pending,
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
