@@ -195,6 +195,9 @@ class LoopPlan:
     # An evaluation loop that reads to the host but accumulates device values across
     # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
     accumulates: tuple[str, ...] = ()
+    # An evaluation loop iterates a loader or a dataset (``for x, y in val_loader``); else it is some
+    # other loop over the device (a decoder's per-token loop, ``for di in range(max_length)``).
+    over_data: bool = True
 
 
 @dataclass(repr=False, eq=False)
