@@ -201,6 +201,9 @@ class ModuleSummary:
     launched: bool = False
     # A one-device script that ``convert --distributed`` starts so (a main guard, mp.spawn or ``_mp_fn``).
     launchable: bool = False
+    # Running the module starts nothing (EntryFacts.starts), though the port wrote its launcher
+    # (``mp.spawn`` in a library function): the report names no way to start it.
+    starts_nothing: bool = False
     # Functions and methods that return a device: (name, whether it is the XLA device on every
     # path after the port, or None if that could not be followed; else what it returns there).
     device_returns: tuple[tuple[str, bool | None, str], ...] = ()

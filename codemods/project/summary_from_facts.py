@@ -76,6 +76,7 @@ def summarise(
         launch_checks=frozenset(facts.distributed.launch_checked),
         group_starters=frozenset(facts.distributed.group_starters),
         launched=facts.distributed.multi_process and facts.distributed.style in ("spawn", "main", "launched"),
+        starts_nothing=bool(facts.distributed.spawns) and not facts.entry.starts(facts.distributed.spawns),
         launchable=bool(facts.distributed.spawns)
         or facts.entry.main_guard is not None
         or facts.entry.mp_fn is not None,
