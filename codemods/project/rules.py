@@ -425,14 +425,18 @@ def _library_loop(ctx: Context[Facts], module: cst.Module) -> str:
 def _reached_holdings(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
     """A call of a method of a project class, in a module the run does not convert, whose own code
     holds what converting it ports or reports as an error."""
-    method, found = ctx.facts.project.reached_holdings[original]
+    method, found, others = ctx.facts.project.reached_holdings[original]
     if found.path in ctx.facts.obligations.named_modules:
         return updated  # (a finding of the device obligations names that module already)
     causes, consequences, held = _holdings(found, here=found.path)
+    runs = f"runs `{method}`"
+    if others:  # (the receiver may be one of several classes: no one of them is what runs)
+        receiver = ctx.code(original.func).rpartition(".")[0]
+        runs = f"runs, by the class of `{receiver}`, {_named((method, *others))}: `{method}`"
     ctx.report(
         CROSS_FILE,
         original,
-        f"`{ctx.code(original.func)}` runs `{method}` in {found.path}, which this run does not convert, and it holds "
+        f"`{ctx.code(original.func)}` {runs} in {found.path}, which this run does not convert, and it holds "
         f"{causes} ({held}): on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its "
         "root) " + _PROJECT_RUN[found.ported],
     )
