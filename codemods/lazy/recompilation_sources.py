@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.expression_kinds import is_identity_test, names_a_device
 from codemods.lazy.facts import SlicedData

@@ -18,9 +18,7 @@ __all__ = ["branch_classes", "dict_keys"]
 
 def dict_keys(value: cst.Dict) -> tuple[str | None, ...]:
     """The string keys of a dict literal, in order (None: a key that is no string)."""
-    return tuple(
-        string_value(element.key) if type(element) is cst.DictElement else None for element in value.elements
-    )
+    return tuple(string_value(element.key) if type(element) is cst.DictElement else None for element in value.elements)
 
 
 def branch_classes(analysis: Any, call: cst.Call, head: str) -> list[tuple[str, str]] | None:

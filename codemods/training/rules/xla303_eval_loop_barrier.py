@@ -564,11 +564,7 @@ EVAL_LOOP_BARRIER = Rule(
         invalid(
             _NO_OPTIMIZER,
             with_barrier(_NO_OPTIMIZER, "            final.append(q)\n"),
-            findings=(
-                Expected(
-                    11, 13, "loop over the device (no call in every iteration reads a value to the host"
-                ),
-            ),
+            findings=(Expected(11, 13, "loop over the device (no call in every iteration reads a value to the host"),),
             note="the-same-loop-in-a-class-that-is-no-optimizer",
         ),
         invalid(
@@ -629,11 +625,7 @@ EVAL_LOOP_BARRIER = Rule(
             _TARGET_LOSS_UNCALLED,
             with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
-            findings=(
-                Expected(
-                    10, 13, "loop over the device (no call in every iteration reads a value to the host"
-                ),
-            ),
+            findings=(Expected(10, 13, "loop over the device (no call in every iteration reads a value to the host"),),
         ),
         invalid(
             _EMA_SCORE,
