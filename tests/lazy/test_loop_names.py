@@ -31,5 +31,5 @@ def test_a_lambda_a_call_applies_reads_to_the_host(target: str) -> None:
     assert _messages(source, target) == []
     (message,) = _messages(source.replace("t.cpu()", "t.float()"), target)  # (a control: no read)
     assert message.startswith("evaluation loop over the device"), message
-    converted = convert_source(source, target=target).output
+    converted = str(convert_source(source, target=target).output)
     assert convert_source(converted, target=target).output == converted
