@@ -42,6 +42,8 @@ class AmpAnalysis(Analysis):
         self.loose: list[tuple[cst.BaseExpression, str]] = []
         self.name_calls: dict[str, list[tuple[cst.Call, str]]] = defaultdict(list)
         self.assignment_of: dict[int, cst.Assign | cst.AnnAssign] = {}  # by the id of the value assigned
+        self.self_calls: dict[str, set[str]] = defaultdict(set)  # ``Cls.method`` -> the ``Cls.other`` it calls
+        self.receivers: dict[str, set[str]] = defaultdict(set)  # ``Cls.method`` -> what it calls methods of
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -68,6 +70,12 @@ class AmpAnalysis(Analysis):
             self.loose.extend(self._uncalled_autocasts(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+            if (method := _method(self.walk.qualname)) is not None:
+                self.self_calls[method].add(f"{method.split('.')[0]}.{func.attr.value}")
+        elif type(func) is cst.Attribute and (method := _method(self.walk.qualname)) is not None:
+            self.receivers[method].add(dotted(func.value) or "")
         if type(node.func) is cst.Attribute and node.func.attr.value == "to":
             moved = arg_value(node, 0, "device")
             if moved is not None and (name := dotted(moved)) is not None:
@@ -183,6 +191,12 @@ class AmpAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         self._follow_names()
+        owning = {method for owner in part.owners if (method := _method(owner)) is not None}
+        # A method that steps a scaler another method built (``self.scaler.scale(loss)``) uses it too.
+        owning |= {method for method, receivers in self.receivers.items() if receivers & part.scaler_names}
+        while grown := {m for m, callees in self.self_calls.items() if m not in owning and callees & owning}:
+            owning |= grown
+        part.method_owners = owning
         for name in self.device_type_uses:
             values = self.assigned.get(name, [])
             for value in values:
@@ -323,3 +337,9 @@ def _custom_autograd(qualified: str | None, call: cst.Call | None) -> tuple[str,
 
 
 _NO_ARG = cst.Arg(cst.Name("None"))
+
+
+def _method(qualname: str) -> str | None:
+    """``Cls.method`` of a qualified name inside a method (``Cls.method.inner`` too); None elsewhere."""
+    parts = qualname.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else None

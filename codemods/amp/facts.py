@@ -103,6 +103,9 @@ class AmpFacts:
     # Of those, where the gradient scalers are, and where autocast is entered.
     scaler_owners: set[str] = field(default_factory=set)
     autocast_owners: set[str] = field(default_factory=set)
+    # The methods (``Trainer.step``) that own autocast or a scaler, or call such a method of their
+    # class on ``self`` (at any depth): what a call of a method of such a class sets up.
+    method_owners: set[str] = field(default_factory=set)
 
     @property
     def active(self) -> bool:

@@ -29,6 +29,10 @@ class EntryAnalysis(Analysis):
         elif name == "main" and len(self.walk.functions) == 1 and not self.walk.class_depth and _callable_bare(node):
             part.main = node
 
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if self.walk.module_level and type(node.value) is cst.Call:
+            self.facts.entry.top_level_calls.append(node.value)
+
     def visit_If(self, node: cst.If) -> None:
         if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test) and _runs_code(node):
             self.facts.entry.main_guard = node

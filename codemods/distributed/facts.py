@@ -14,6 +14,7 @@ device counts that the launching process hands to them are read again there.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -273,3 +274,15 @@ class EntryFacts:
     main_guard: cst.If | None = None
     # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
     mp_fn: cst.FunctionDef | None = None
+    # The calls of module-level expression statements (``main()``, ``mp.spawn(...)``), outside
+    # any ``def`` or class: what running the file starts besides its main guard.
+    top_level_calls: list[cst.Call] = field(default_factory=list)
+
+    def starts(self, spawns: Collection[cst.Call]) -> bool:
+        """Running the file starts something: its main guard, or a module-level call of a plain
+        name (``main()``, ``launch(...)``) or of a launcher (``mp.spawn(...)``); a module whose
+        launcher sits in a function nobody in it calls (detectron2's ``engine/launch.py``) starts
+        nothing: the script that imports it does."""
+        return self.main_guard is not None or any(
+            type(call.func) is cst.Name or call in spawns for call in self.top_level_calls
+        )

@@ -227,8 +227,8 @@ class Report:
         found: dict[str, list[str]] = {}
         for file in self.files:
             kinds = {rule_of(x.rule).changes_start for x in file.findings if x.fixed} - {None}
-            if file.target is None or not kinds:
-                continue
+            if file.target is None or not kinds or getattr(file.summary, "starts_nothing", False):
+                continue  # (a module whose launcher a function of it holds: the script importing it starts)
             kind = "launcher" if "launcher" in kinds else "entry point"
             found.setdefault(TARGETS[file.target].how_to_start[kind], []).append(file.path)
         return {

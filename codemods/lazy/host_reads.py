@@ -187,9 +187,13 @@ class HostReadAnalysis(Analysis):
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
             entering = self._device_on_entry(scope, loop) if loop in unread else set()
-            for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
+            for targets, value, loops, augmented in scope.assignments:  # in order: the first assignment decides
                 if loop in unread:
-                    if loop not in loops or not any(type(n) is cst.Call for n in walk(value)):
+                    if loop not in loops:
+                        continue
+                    if not any(type(n) is cst.Call for n in walk(value)):
+                        if loops[-1] is loop and not augmented:
+                            rebound.update(targets)  # (``frame, reward, *_ = outputs``: bound anew each iteration)
                         continue  # computed by a call (a model's forward, a sampler's step), at any depth
                 elif not loops or loops[-1] is not loop:
                     continue

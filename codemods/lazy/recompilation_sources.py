@@ -17,6 +17,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.expression_kinds import is_identity_test, names_a_device
 from codemods.lazy.facts import SlicedData
@@ -380,6 +381,17 @@ def _not_an_origin(owner: Scope, name: str) -> str:
     build."""
     if any(name in targets for targets, _, _, _ in owner.assignments):
         where = f"in `{owner.qualname}`" if owner.node is not None and owner.qualname else "in this file"
+        moves = [
+            value
+            for targets, value, _, _ in owner.assignments
+            if name in targets and type(value) is cst.Call and method_name(value) in ("to", "cuda")
+        ]
+        if moves:  # (``targets = targets[:, 1:].to(self.device)``: host data, moved where it is bound)
+            return (
+                f"`{name}` is moved to the device from host data {where} (`{code_of(moves[0])}`), a move the tool "
+                "does not undo: slice the host data before that move and move each slice, or copy it to the host "
+                "once (`.cpu()`) before the loop that slices it"
+            )
         return (
             f"`{name}` is computed on the device {where}, not moved there once from host data, so there is no "
             "host copy to keep: copy it to the host once (`.cpu()`) before the loop that slices it"

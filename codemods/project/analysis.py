@@ -13,6 +13,7 @@ from codemods.device.shapes import is_device_name
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, string_value
 from codemods.engine.walk import Walk, assignments
+from codemods.project.branch_classes import dict_keys
 from codemods.project.callee_origins import CalleeOrigins
 from codemods.project.dynamic_loads import Held, dynamic_loads, loaded_by_default, template_text, value_starts_import
 from codemods.project.facts import NamedTraining
@@ -54,6 +55,7 @@ class ProjectAnalysis(CalleeOrigins):
         super().__init__(walk)
         self.part = self.facts.project
         self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
+        self.call_conds: dict[cst.Call, tuple[cst.If | cst.IfExp, ...]] = {}  # the conditions around each
         self.string_flags: dict[str, str] = {}  # ``add_argument("--model", default="votenet")``: dest -> default
         self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
         # Every (module, callable) that built a name, in order: branches may build it apart
@@ -171,6 +173,8 @@ class ProjectAnalysis(CalleeOrigins):
             ]
             if values and all(values):
                 self.part.name_tables[name] = tuple(v for v in values if v)  # (all of them)
+                if type(value) is cst.Dict:
+                    self.part.table_keys[name] = dict_keys(value)
             elif not value.elements and type(value) is cst.Dict:
                 self._empty_tables.add(name)
         self._table_lookup(value)
@@ -432,6 +436,8 @@ class ProjectAnalysis(CalleeOrigins):
                 self.registry_calls.append((node, registry))
             return
         self.calls.append((node, callee))
+        if self.walk.conds:
+            self.call_conds[node] = tuple(self.walk.conds)
         if callee == "getattr" and len(node.args) >= 2 and self.walk.resolve(node.func) is None:
             self._getattr_use(node)
         if callee in _RUN_TIME_LOOKUPS and callee not in self.top_level and self.walk.resolve(node.func) is None:

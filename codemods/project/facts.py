@@ -57,7 +57,9 @@ class ProjectFacts:
     unported_module: cst.Module | None = None
     # Calls of methods of project classes, in modules this run does not convert, whose own code holds
     # what converting them ports or reports (``model.fit(...)``): (the method there, what it holds).
-    reached_holdings: dict[cst.Call, tuple[str, Unported]] = field(default_factory=dict)
+    # (And the other methods that hold what converting them ports, that the call may run by its
+    # receiver's class: ``model.rank`` on one of several classes of a dict.)
+    reached_holdings: dict[cst.Call, tuple[str, Unported, tuple[str, ...]]] = field(default_factory=dict)
     # The attributes the file names on anything but an import from outside the project (``agent.load``,
     # not ``torch.load``), and the identifiers its strings hold: the methods of project classes it may call.
     named_attributes: set[str] = field(default_factory=set)
@@ -67,6 +69,8 @@ class ProjectFacts:
     # For other files: module-level dicts whose values are all names (``train_factory =
     # {'ctdet': CtdetTrainer, ...}``): name -> the values as written, in order.
     name_tables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Of those that are dict literals of this file: their string keys, in the same order (None: no string).
+    table_keys: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     # For other files: the module's top-level classes: name -> (bases as written, the methods it defines).
     classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     # For other files: functions that return a tuple holding an instance of a project class

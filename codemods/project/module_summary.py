@@ -51,6 +51,9 @@ class ModuleSummary:
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
     amp_scalers: frozenset[str] = frozenset()  # those of them that build a gradient scaler
     amp_autocasts: frozenset[str] = frozenset()  # those of them that enter autocast
+    # Methods (``Trainer.step``) that enter autocast or build a scaler, themselves or through a
+    # method of their class they call on ``self`` (AmpFacts.method_owners).
+    amp_methods: frozenset[str] = frozenset()
     # Still needs converting: neither converted in this run nor ported already.
     pending: bool = False
     # Names it imports from elsewhere (a package's __init__ re-exporting): name -> (module, name there).
@@ -201,6 +204,9 @@ class ModuleSummary:
     launched: bool = False
     # A one-device script that ``convert --distributed`` starts so (a main guard, mp.spawn or ``_mp_fn``).
     launchable: bool = False
+    # Running the module starts nothing (EntryFacts.starts), though the port wrote its launcher
+    # (``mp.spawn`` in a library function): the report names no way to start it.
+    starts_nothing: bool = False
     # Functions and methods that return a device: (name, whether it is the XLA device on every
     # path after the port, or None if that could not be followed; else what it returns there).
     device_returns: tuple[tuple[str, bool | None, str], ...] = ()
@@ -366,9 +372,11 @@ class ModuleSummary:
     def uses_amp(self, name: str) -> bool:
         """Calling ``name`` (a top-level callable, or a method of a top-level class) runs code that
         sets up CUDA mixed precision; not ``train_one_epoch.items``, a method of what a function
-        returns (``train_stats = train_one_epoch(...)``, a dict), which its own code does not hold."""
+        returns (``train_stats = train_one_epoch(...)``, a dict), which its own code does not hold;
+        and of a class's methods only those that hold it or call a method that does
+        (``trainer.load_checkpoint`` of a class whose ``__init__`` builds the scaler sets up none)."""
         head, _, rest = name.partition(".")
-        return head in self.amp and (not rest or self.defines_class(head))
+        return head in self.amp and (not rest or (self.defines_class(head) and name in self.amp_methods))
 
     def amp_parts(self, name: str) -> tuple[str, ...]:
         """What of CUDA mixed precision ``name`` (``uses_amp``) holds: its gradient scaler, its autocast,

@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from codemods.engine.nodes import dotted
+from codemods.project.branch_classes import branch_classes
 from codemods.project.facts import Unported
 from codemods.project.holdings import STEP_CAUSES
 from codemods.project.module_summary import Found
@@ -199,18 +200,33 @@ def reached_holdings(analysis: Any) -> set[tuple[str, str]]:
     for call, callee in analysis.calls:
         if call in others or "." not in callee:
             continue
-        for found in analysis.origins(callee):
+        head = callee.rpartition(".")[0]
+        allowed = branch_classes(analysis, call, head)
+        if allowed is None:
+            founds = analysis.origins(callee)
+        else:  # (an instance of one of the classes an ``if`` around the call lets the dict give)
+            founds = [f for b in allowed if (f := analysis._find(callee, {**analysis.built_by, head: b})) is not None]
+        holding = [
+            found
+            for found in dict.fromkeys(founds)
+            if found.summary is not None
+            and found.summary.pending
+            and "." in found.name
+            and found.summary.held_in(found.name)
+        ]
+        for found in holding:
             summary = found.summary
-            if summary is None or not summary.pending or "." not in found.name:
+            assert summary is not None
+            if (summary.path, found.name) in methods:
                 continue
             held = summary.held_in(found.name)
-            if not held or (summary.path, found.name) in methods:
-                continue
             methods.add((summary.path, found.name))
             causes = tuple(dict.fromkeys(cause for cause, _, _ in held))
             examples = tuple(dict.fromkeys((summary.path, found.name, what) for _, what, _ in held))
             ported = tuple(sorted({ported for _, _, ported in held}))
-            part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported))
+            # Where the receiver may be one of several classes, the other methods the call may run instead.
+            others_run = tuple(dict.fromkeys(other.name for other in founds if other.name != found.name))
+            part.reached_holdings[call] = (found.name, Unported(summary.path, causes, examples, ported), others_run)
             analysis.summaries.setdefault(summary.path, summary)
             break
     return methods

@@ -104,7 +104,11 @@ CROSS_FILE = Rule(
     "drives it. A call of a callable of such a module that sets up CUDA mixed precision "
     "is an error at the call, naming what it holds (its gradient scaler, its autocast); a method of what a "
     "project function returns (`train_stats = train_one_epoch(...)`, then `train_stats.items()`) is not that "
-    "function's code. Modules whose used code is device-agnostic (it takes the "
+    "function's code, and of a class's methods only those that enter autocast or use the scaler (themselves or "
+    "through a method they call on `self`) set it up: not a load, save or flag method. An instance of one of the "
+    "classes of a dict (`model = model_config[name](config)`) under an `if` that tests that key (`name in ['mf']`) "
+    "is one of the classes those keys give; where it may still be several, a finding at its method call names the "
+    "methods it may run by its class. Modules whose used code is device-agnostic (it takes the "
     "device as a parameter) get nothing, and a run on the whole project converts them instead. A star import of a "
     "project module (`from net import *`) binds that module's names here, its imports included: `torch` from its "
     "`import torch` is torch, its CUDA checks are ported as with `import torch`; what a single-file run follows "
@@ -430,14 +434,18 @@ def _library_loop(ctx: Context[Facts], module: cst.Module) -> str:
 def _reached_holdings(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
     """A call of a method of a project class, in a module the run does not convert, whose own code
     holds what converting it ports or reports as an error."""
-    method, found = ctx.facts.project.reached_holdings[original]
+    method, found, others = ctx.facts.project.reached_holdings[original]
     if found.path in ctx.facts.obligations.named_modules:
         return updated  # (a finding of the device obligations names that module already)
     causes, consequences, held = _holdings(found, here=found.path)
+    runs = f"runs `{method}`"
+    if others:  # (the receiver may be one of several classes: no one of them is what runs)
+        receiver = ctx.code(original.func).rpartition(".")[0]
+        runs = f"runs, by the class of `{receiver}`, {_named((method, *others))}: `{method}`"
     ctx.report(
         CROSS_FILE,
         original,
-        f"`{ctx.code(original.func)}` runs `{method}` in {found.path}, which this run does not convert, and it holds "
+        f"`{ctx.code(original.func)}` {runs} in {found.path}, which this run does not convert, and it holds "
         f"{causes} ({held}): on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its "
         "root) " + _PROJECT_RUN[found.ported],
     )

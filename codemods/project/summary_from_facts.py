@@ -43,6 +43,7 @@ def summarise(
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         amp_scalers=frozenset(owner.split(".")[0] for owner in facts.amp.scaler_owners if owner),
         amp_autocasts=frozenset(owner.split(".")[0] for owner in facts.amp.autocast_owners if owner),
+        amp_methods=frozenset(facts.amp.method_owners),
         pending=pending,
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
@@ -78,6 +79,7 @@ def summarise(
         launch_checks=frozenset(facts.distributed.launch_checked),
         group_starters=frozenset(facts.distributed.group_starters),
         launched=facts.distributed.multi_process and facts.distributed.style in ("spawn", "main", "launched"),
+        starts_nothing=bool(facts.distributed.spawns) and not facts.entry.starts(facts.distributed.spawns),
         launchable=bool(facts.distributed.spawns)
         or facts.entry.main_guard is not None
         or facts.entry.mp_fn is not None,

@@ -209,6 +209,9 @@ class LoopPlan:
     # A training loop whose steps run under a thread lock: the barrier goes inside the lock, not
     # at the end of the iteration (training/locked_steps.py).
     locked: tuple[LockedStep, ...] = ()
+    # An evaluation loop iterates a loader or a dataset (``for x, y in val_loader``); else it is some
+    # other loop over the device (a decoder's per-token loop, ``for di in range(max_length)``).
+    over_data: bool = True
 
 
 @dataclass(repr=False, eq=False)

@@ -22,7 +22,7 @@ from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
 from codemods.training.locked_steps import lock_regions, locked_step
-from codemods.training.loop_values import accumulated_into, filters_batches, only_moves, over_weights
+from codemods.training.loop_values import accumulated_into, filters_batches, iterates_data, only_moves, over_weights
 from codemods.training.part_loops import steps_each_part
 
 if TYPE_CHECKING:
@@ -95,12 +95,13 @@ class LoopPlans(StepDrivers):
             and not self._in_a_step_iteration(loop)
         ):
             reads = loop.host_read or reads_every_iteration(loop.node, loop.branch_reads)  # type: ignore[arg-type]  # a loop's node is a For or a While
+            over_data = iterates_data(loop.node, self.facts.loaders.names, self.walk.resolve)
             if not reads and not _calls_a_host_read(loop, by_name):
-                part.loops[loop.node] = LoopPlan("evaluation")
+                part.loops[loop.node] = LoopPlan("evaluation", over_data=over_data)
             elif accumulators := accumulated_into(
                 loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
             ):
-                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators, over_data=over_data)
 
     def _trains(self, loop: _Loop, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
         """The loop runs a backward pass or an optimizer step in its body (or through what it calls)."""

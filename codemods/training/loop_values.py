@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods import apis
 from codemods.engine.nodes import arg_value, dotted, method_name, names_in, names_the_cpu, receiver, walk
 
 # Reads that give host values (no device state): sizes, and host reads.
@@ -236,3 +237,43 @@ def _weights(iterable: cst.BaseExpression) -> bool:
         inner = receiver(iterable)
         return inner is not None and type(inner) is cst.Call and method_name(inner) == "state_dict"
     return name in _WEIGHT_ITERATORS
+
+
+# Words of the names of what an evaluation loop iterates (``val_loader``, ``test_dataset``, ``batches``).
+_DATA_WORDS = ("loader", "data", "batch", "sampler", "iterator", "split")
+
+
+def iterates_data(node: cst.CSTNode, loaders: set[str], resolve: Callable[[cst.BaseExpression], str | None]) -> bool:
+    """A ``for`` loop over a loader or a data set (a name of the file's loaders, a DataLoader built
+    in the loop's header, or a name that says it is one: ``val_loader``, ``self.test_dataset``,
+    ``enumerate(tqdm(batches))``), not some other loop over the device (``range(max_length)``)."""
+    if type(node) is not cst.For:
+        return False
+    for sub in walk(node.iter):
+        if type(sub) is cst.Call and resolve(sub.func) in apis.DATA_LOADERS:
+            return True
+        if type(sub) is cst.Name or type(sub) is cst.Attribute:
+            name = dotted(sub)
+            if name is not None and (
+                name in loaders or any(word in name.rsplit(".", 1)[-1].lower() for word in _DATA_WORDS)
+            ):
+                return True
+    return False
+
+
+def hands_a_reading_lambda(call: cst.Call) -> bool:
+    """``call`` hands on a lambda that reads what it is given to the host (``nest.map(lambda t:
+    t.cpu(), outputs)``, ``tree_map(lambda t: t.numpy(), out)``): the call applies it, so the call
+    reads to the host as ``.cpu()`` written in the loop would."""
+    return any(
+        type(arg.value) is cst.Lambda
+        and any(
+            type(sub) is cst.Call
+            and (
+                method_name(sub) in apis.HOST_READ_METHODS
+                or (method_name(sub) == "to" and names_the_cpu(arg_value(sub, 0, "device")))
+            )
+            for sub in walk(arg.value.body)
+        )
+        for arg in call.args
+    )

@@ -24,7 +24,7 @@ from codemods.training.instance_values import instance_attributes, over_instance
 from codemods.training.listed_modules import iterated_names, listing_methods, looped_over
 from codemods.training.loop_members import member_container
 from codemods.training.loop_plans import LoopPlans, is_device_loader
-from codemods.training.loop_values import HOST_READ_CALLS
+from codemods.training.loop_values import HOST_READ_CALLS, hands_a_reading_lambda
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.parameter_sources import module_calls, value_names
@@ -367,6 +367,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 or (method == "to" and names_the_cpu(arg_value(node, 0, "device")))  # ``.to("cpu")``, as ``.cpu()``
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
                 or callee in HOST_READ_CALLS
+                or hands_a_reading_lambda(node)  # ``nest.map(lambda t: t.cpu(), outputs)``
             )
             if reads and self.walk.conditional_in_loop:
                 loop.branch_reads.append(node)  # a read in every branch reads every iteration (every_iteration.py)

@@ -472,3 +472,21 @@ def test_a_conversion_that_changes_how_scripts_start_says_how_once(tmp_path: Pat
     ]
     assert [entry["files"] for entry in json_start] == [["b.py"]]
     assert "to start" not in invoke("convert", "--diff", "one_device.py", cwd=tmp_path).output
+
+
+# A library module whose function spawns the workers (detectron2's engine/launch.py, held-out list 19):
+# running it starts nothing, so the hint does not name it; a module-level call of that function does.
+LIBRARY_LAUNCHER = SPAWNED.replace(
+    'if __name__ == "__main__":\n    mp.spawn(train, args=(8,), nprocs=8, join=True)\n',
+    "def launch(world_size):\n    mp.spawn(train, args=(world_size,), nprocs=world_size, join=True)\n",
+)
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_the_start_hint_names_only_files_that_start_something(tmp_path: Path, target: str) -> None:
+    (tmp_path / "library.py").write_text(LIBRARY_LAUNCHER)
+    (tmp_path / "script.py").write_text(f"{LIBRARY_LAUNCHER}\nlaunch(8)\n")
+    result = invoke("convert", "--diff", "--target", target, ".", cwd=tmp_path)
+    assert "XLA603" in result.output + result.stderr and "library.py:" in result.output + result.stderr
+    starts = [line for line in result.stderr.splitlines() if line.startswith("to start")]
+    assert len(starts) == 1 and starts[0].startswith("to start ./script.py: "), result.stderr

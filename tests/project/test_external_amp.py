@@ -109,3 +109,58 @@ def test_a_callee_with_a_scaler_and_autocast_names_both(tmp_path: Path, target: 
     found = unfixed_findings(tmp_path, ["train.py"], target)["train.py"]
     messages = [message for rule, line, message in found if rule == "XLA003" and line == 13]
     assert messages == [f"`train_one_epoch` {AMP} (its gradient scaler and autocast must become the XLA ones)"], found
+
+
+# Held-out list 19 (XMem's train.py): the trainer class builds its scaler in ``__init__`` and enters
+# autocast in its step; its methods that only load, save or set flags set up no mixed precision.
+TRAINER = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.scaler = torch.cuda.amp.GradScaler()
+
+    def _forward(self, x):
+        with torch.cuda.amp.autocast():
+            return self.net(x).sum()
+
+    def evaluate(self, x):
+        return self._forward(x)
+
+    def scaler_state(self):
+        return self.scaler.state_dict()
+
+    def train(self):
+        self.training = True
+        return self
+
+    def save_network(self, path):
+        with open(path, "w") as f:
+            f.write("net")
+"""
+
+DRIVER = """\
+import torch
+
+from trainer import Trainer
+
+trainer = Trainer(torch.nn.Linear(3, 3))
+trainer.train()
+print(trainer.evaluate(torch.zeros(2, 3)))
+print(trainer.scaler_state())
+trainer.save_network("net.txt")
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_only_the_methods_that_hold_mixed_precision_set_it_up(tmp_path: Path, target: str) -> None:
+    write_project(tmp_path, "proj", {"trainer.py": TRAINER, "train.py": DRIVER})
+    found = unfixed_findings(tmp_path, ["train.py"], target)["train.py"]
+    amp = {line: message for rule, line, message in found if rule == "XLA003" and "mixed precision" in message}
+    where = "sets up CUDA mixed precision in trainer.py, which still needs converting: convert it too"
+    assert sorted(amp) == [5, 7, 8], found  # not 6 (``train``) nor 9 (``save_network``)
+    assert amp[5] == f"`Trainer` {where} (its gradient scaler and autocast must become the XLA ones)"
+    assert amp[7].startswith(f"`trainer.evaluate` {where}")  # through ``self._forward``
+    assert amp[8].startswith(f"`trainer.scaler_state` {where}")  # the scaler another method built

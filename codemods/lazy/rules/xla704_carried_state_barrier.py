@@ -58,6 +58,21 @@ with th.no_grad():
         x, _ = encoder(x, edge_index)
         ret.append(x.cpu().numpy())
 """
+# A batch's outputs unpacked by name each iteration, then moved (torchbeast's inference loop): nothing carried.
+_UNPACKED_OUTPUTS = """
+import torch
+import nest
+
+device = torch.device("cuda")
+model = torch.nn.Linear(3, 3).to(device)
+with torch.no_grad():
+    for batch in batcher:
+        outputs, state = batch.get_inputs()
+        frame, reward, *_ = outputs
+        frame = frame.to(device)
+        outputs = nest.map(lambda t: t.cpu(), model(frame))
+        batch.set_outputs(outputs)
+"""
 # Its near variant: ``x``, read as a variable beside the field ``data.x``, is carried.
 _STATE_BESIDE_FIELD = substituted(
     _BATCH_FIELD,
@@ -192,7 +207,8 @@ CARRIED_STATE_BARRIER = Rule(
     fixable=True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
     "the whole history in its graph, which grows and is compiled again every iteration. A name bound anew "
-    "each iteration before it is read (`x = data.x`, a field of the batch, not the name `x`) carries nothing. "
+    "each iteration before it is read (`x = data.x`, a field of the batch, not the name `x`; `frame, reward, *_ = "
+    "outputs`) carries nothing. "
     "A loop without autograd (under `torch.no_grad()` or `inference_mode`, or in a function decorated with it) "
     "that reads nothing to the host and carries a value a call computes (a diffusion sampler's "
     "`for t in reversed(range(1000)): img = self.p_sample(img, t)`) is one graph of every iteration's forward, "
@@ -231,6 +247,25 @@ CARRIED_STATE_BARRIER = Rule(
         # ``x`` bound anew from a field of the batch each iteration (``data.x``): nothing carried.
         valid(_BATCH_FIELD, _ported(_BATCH_FIELD), note="name-bound-from-a-batch-field"),
         valid(_UNPACKED_FIELDS, _ported(_UNPACKED_FIELDS, torch="th"), note="names-unpacked-from-batch-fields-aliased"),
+        valid(
+            _UNPACKED_OUTPUTS,
+            substituted(
+                _UNPACKED_OUTPUTS,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                ('torch.device("cuda")', "torch_xla.device()"),
+            ),
+            note="names-unpacked-from-the-batchs-outputs",
+        ),
+        valid(
+            _UNPACKED_OUTPUTS,
+            substituted(
+                _UNPACKED_OUTPUTS,
+                ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
+                ('torch.device("cuda")', "xm.xla_device()"),
+            ),
+            target="sagemaker",
+            note="names-unpacked-from-the-batchs-outputs-sagemaker",
+        ),
         valid(STEP_WITH_INNER_LOSS_LOOP, note="an-inner-loop-of-a-training-step-builds-the-loss-it-backpropagates"),
         valid(_CPU_ENJOY, note="a-loop-of-a-model-the-script-keeps-on-the-cpu"),
         valid(

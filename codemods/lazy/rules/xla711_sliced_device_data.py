@@ -36,6 +36,33 @@ def sample(rnn, n):
     return graphs
 """
 
+# A batch's host targets moved where they are bound, then sliced per index (kospeech's validation loop).
+_MOVED_WHERE_BOUND = """
+import torch
+import torch_xla
+
+device = torch_xla.device()
+
+
+def validate(model, queue, vocab):
+    out = []
+    while True:
+        inputs, targets = queue.get()
+        if inputs.shape[0] == 0:
+            break
+        inputs = inputs.to(device)
+        targets = targets[:, 1:].to(device)
+        y_hats = model(inputs)
+        for idx in range(targets.size(0)):
+            out.append(vocab.label_to_string(targets[idx]))
+            out.append(vocab.label_to_string(y_hats[idx].cpu().numpy()))
+    return out
+"""
+_MOVED_MESSAGE = (
+    "(not fixed: `targets` is moved to the device from host data in `validate` (`targets[:, 1:].to(device)`), "
+    "a move the tool does not undo: slice the host data before that move and move each slice"
+)
+
 SLICED_DEVICE_DATA = Rule(
     code="XLA711",
     name="sliced-device-data",
@@ -48,7 +75,9 @@ SLICED_DEVICE_DATA = Rule(
     "`compute_loss`: `for i in range(n_heads): logits[i, :, : -(2 + i)]`, `for k in range(1, 3): x.topk(k)`) runs the "
     "same counters every step: the same few graphs, compiled once; its counter is no per-step number. A tensor "
     "computed on the device (a model's sampled output, `y_long = y_pred.long()`) and sliced per step has no host "
-    "copy to keep: the report asks for one copy to the host (`.cpu()`) before the loop that slices it.",
+    "copy to keep: the report asks for one copy to the host (`.cpu()`) before the loop that slices it. Host data "
+    "moved where its name is bound (`targets = targets[:, 1:].to(device)`) has a host copy the tool does not keep: "
+    "the report says so, and asks to slice that host data before the move.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
@@ -89,6 +118,28 @@ SLICED_DEVICE_DATA = Rule(
         valid(TRAINER_HEADS, note="a-trainers-compute-loss-slices-each-head-at-a-constant-offset"),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                source,
+                target=target,
+                note=f"host-data-moved-where-it-is-bound-{target}",
+                findings=(
+                    Expected(17, 46, _MOVED_MESSAGE),
+                    Expected(18, 46, "(not fixed: `y_hats` is computed on the device in `validate`"),
+                ),
+            )
+            for target, source in (
+                ("2.9", _MOVED_WHERE_BOUND),
+                (
+                    "sagemaker",
+                    substituted(
+                        _MOVED_WHERE_BOUND,
+                        ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                        ("torch_xla.device()", "xm.xla_device()"),
+                    ),
+                ),
+            )
+        ),
         invalid(
             _COMPUTED,
             note="a-tensor-computed-on-the-device-sliced-at-a-per-step-offset",

@@ -15,8 +15,42 @@ HOST_READ_LOOPS_WHY = (
     "host tensors. A loop that runs in every iteration of a loop that steps in its own body (an embedder's "
     "forward over a batch's utterances before the model's, `for mel in mels: dvecs.append(embedder(mel))`) is "
     "part of that step, which that loop's barrier ends; one under an `if` of it (a validation every N steps) "
-    "is an evaluation loop."
+    "is an evaluation loop. A call that hands on a lambda reading what it is given (`nest.map(lambda t: "
+    "t.cpu(), outputs)`) reads as that lambda does. A loop over no loader or data set (a decoder's per-token "
+    "`for di in range(max_length)`) is named a loop, not an evaluation loop."
 )
+
+# A loop over a batcher whose outputs a helper maps to the host through a lambda (torchbeast's inference loop).
+_LAMBDA_READ = """
+import torch
+import torch_xla
+import nest
+
+device = torch_xla.device()
+
+
+def serve(model, batcher):
+    with torch.no_grad():
+        for batch in batcher:
+            outputs = nest.map(lambda t: t.cpu(), model(batch.to(device)))
+            batch.set_outputs(outputs)
+"""
+# A decoder's per-token loop (kospeech's beam search): no loader, no data set.
+_DECODE = """
+import torch
+
+device = torch.device("cuda")
+
+
+def decode(decoder, hidden, max_length):
+    inputs = torch.zeros(1, 1, dtype=torch.long)
+    outputs = []
+    for di in range(max_length):
+        step, hidden = decoder(inputs.to(device), hidden)
+        inputs = step.argmax(-1)
+        outputs.append(step)
+    return torch.stack(outputs, dim=1)
+"""
 
 _BRANCH_READS = """
 import torch
@@ -191,6 +225,14 @@ def host_read_loop_valid() -> tuple[Valid, ...]:
             target="sagemaker",
             note="the-same-under-a-with-sagemaker",
         ),
+        valid(_LAMBDA_READ, note="a-lambda-a-call-applies-reads-to-the-host"),
+        valid(
+            _LAMBDA_READ.replace("import torch_xla\n", "import torch_xla.core.xla_model as xla\n")
+            .replace("torch_xla.device()", "xla.xla_device()")
+            .replace("t.cpu()", 't.to("cpu")'),
+            target="sagemaker",
+            note="a-lambda-reading-with-to-cpu-sagemaker",
+        ),
     )
 
 
@@ -235,5 +277,29 @@ def host_read_loop_invalid() -> tuple[Invalid, ...]:
             alias=True,
             note="a-validation-every-n-steps-inside-a-training-loop-evaluates",
             findings=(Expected(18, 17, _NO_READ),),
+        ),
+        invalid(
+            _LAMBDA_READ.replace("t.cpu()", "t.float()"),
+            with_barrier(
+                _LAMBDA_READ.replace("t.cpu()", "t.float()"),
+                "            batch.set_outputs(outputs)\n",
+                imported_after=None,
+            ),
+            note="a-lambda-that-reads-nothing",
+            findings=(Expected(13, 13, f"evaluation loop over the device {_NO_READ}"),),
+        ),
+        *(
+            invalid(
+                _DECODE,
+                with_barrier(
+                    _DECODE.replace('torch.device("cuda")', device),
+                    "        outputs.append(step)\n",
+                    target=target,
+                ),
+                target=target,
+                note=f"a-decoders-per-token-loop-is-a-loop-{target}",
+                findings=(Expected(14, 9, f"loop over the device {_NO_READ}"),),
+            )
+            for target, device in (("2.9", "torch_xla.device()"), ("sagemaker", "xm.xla_device()"))
         ),
     )

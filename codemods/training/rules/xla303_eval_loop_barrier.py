@@ -564,11 +564,7 @@ EVAL_LOOP_BARRIER = Rule(
         invalid(
             _NO_OPTIMIZER,
             with_barrier(_NO_OPTIMIZER, "            final.append(q)\n"),
-            findings=(
-                Expected(
-                    11, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
-                ),
-            ),
+            findings=(Expected(11, 13, "loop over the device (no call in every iteration reads a value to the host"),),
             note="the-same-loop-in-a-class-that-is-no-optimizer",
         ),
         invalid(
@@ -629,11 +625,7 @@ EVAL_LOOP_BARRIER = Rule(
             _TARGET_LOSS_UNCALLED,
             with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
-            findings=(
-                Expected(
-                    10, 13, "evaluation loop over the device (no call in every iteration reads a value to the host"
-                ),
-            ),
+            findings=(Expected(10, 13, "loop over the device (no call in every iteration reads a value to the host"),),
         ),
         invalid(
             _EMA_SCORE,
@@ -660,13 +652,15 @@ EVAL_LOOP_BARRIER = Rule(
 def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
     from codemods.engine.barriers import with_barriers
 
-    if accumulates := ctx.facts.training.loops[original].accumulates:
+    plan = ctx.facts.training.loops[original]
+    loop = "evaluation loop" if plan.over_data else "loop"  # (one over no loader or data set: a decoder's)
+    if accumulates := plan.accumulates:
         kept = ", ".join(f"`{name}`" for name in accumulates)
-        message = f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
+        message = f"{loop} over the device that accumulates device values into {kept}: its host reads "
         message += "materialize only what they read, so {new} ends every iteration"
     else:
         message = (
-            "evaluation loop over the device (no call in every iteration reads a value to the host: `.item()`, "
+            f"{loop} over the device (no call in every iteration reads a value to the host: `.item()`, "
             '`.cpu()`, `.to("cpu")`, `.numpy()`, `.tolist()`, `float()`): {new} ends every iteration'
         )
     return with_barriers(ctx, EVAL_LOOP_BARRIER, original, updated, message)
