@@ -357,6 +357,14 @@ class HuggingFaceAnalysis(Analysis):
 
     # -- results ------------------------------------------------------------------------
 
+    def conclude(self) -> None:
+        """Keep what the project summary needs of the loaders' origins and let go of them: they
+        hold the walk's resolution and the project analysis, which hold the facts (a cycle)."""
+        origins = self.part.loader_origins
+        if origins is not None:
+            self.part.loader_functions = frozenset(origins.loader_functions)
+            self.part.loader_origins = None
+
     def finish(self) -> None:
         part = self.part
         for call, function, scope in self.candidate_calls:

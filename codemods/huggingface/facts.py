@@ -107,8 +107,11 @@ class HuggingFaceFacts:
     accelerate_backwards: list[cst.Call] = field(default_factory=list)
     # Where the file's loaders come from: a ``DataLoader(...)`` an accelerator's ``prepare`` never
     # returned (built there, or returned by a function), or a prepared one; None before the walk.
-    # A loop over an unprepared one gets no step barrier from Accelerate.
+    # A loop over an unprepared one gets no step barrier from Accelerate.  Read while the walk
+    # finishes (the training analysis's loop plans); let go of when the analyses conclude.
     loader_origins: LoaderOrigins | None = None
+    # The file's functions and methods whose every return is an unprepared loader (kept).
+    loader_functions: frozenset[str] = frozenset()
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 

@@ -62,9 +62,7 @@ def summarise(
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         host_returns=frozenset(facts.host_reads.host_returns),
-        loader_returns=frozenset(
-            facts.huggingface.loader_origins.loader_functions if facts.huggingface.loader_origins else ()
-        ),
+        loader_returns=facts.huggingface.loader_functions,
         collectives=collectives,
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         resizing_functions=frozenset(facts.cuda_only.resizing_functions),
