@@ -209,13 +209,36 @@ class LoopPlans(StepDrivers):
             if method in ACCELERATE_STEP_ENDERS and owner in huggingface.accelerators:
                 self._settle_backwards(node, self.part.ended_backwards)
                 return False
-        state, _ = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
+        state, loader = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
+        origins, (cls, _, _) = huggingface.loader_origins, loop.owner.rpartition(".")
+        if state == "unknown" and origins is not None and cls in self.facts.project.classes:
+            if (method := origins.self_method(loader, loop.owner)) is not None:
+                huggingface.self_loaders.add((cls, method))
         if state != "unprepared":
             if state == "prepared":
                 self._settle_backwards(node, self.part.ended_backwards)
             return False
         self._settle_backwards(node, self.part.unprepared_backwards)
         return True
+
+    def note_unprepared_overrides(self) -> None:
+        """The returns of a method of a class of the file that overrides one whose return an
+        Accelerate training loop of its base (of the file, or of another module: its summary's
+        ``self_loaders``) iterates as its loader, where it returns only loaders Accelerate did not
+        prepare: nothing ends that loop's XLA steps."""
+        huggingface = self.facts.huggingface
+        if (origins := huggingface.loader_origins) is None:
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        for cls, (bases, methods) in self.facts.project.classes.items():
+            for base in bases:
+                found = None if base in self.facts.project.classes else project.origin(base)
+                summary, name = (found.summary, found.name) if found is not None else (None, base)
+                driven = summary.self_loaders if summary is not None else huggingface.self_loaders
+                for method in methods:
+                    if (name, method) in driven:
+                        for value in origins.unprepared_returns(f"{cls}.{method}"):
+                            huggingface.unprepared_overrides.setdefault(value, (base, method))
 
     def _settle_backwards(self, node: cst.CSTNode, into: set[cst.Call]) -> None:
         """The accelerator's backward calls in ``node`` go ``into`` a set of them XLA807 reads."""
