@@ -85,7 +85,7 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
                 OVERRIDDEN_LOADER,
                 target=target,
                 note=f"override-returns-an-unprepared-loader-{target}",
-                findings=(Expected(27, 16, MESSAGE),),
+                findings=(Expected(26, 16, MESSAGE),),
             )
             for target in BARRIERS
         ),
@@ -94,7 +94,7 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
                 HELD_STORE,
                 target=target,
                 note=f"override-returns-a-held-store-s-loader-{target}",
-                findings=(Expected(36, 16, MESSAGE),),
+                findings=(Expected(35, 16, MESSAGE),),
             )
             for target in BARRIERS
         ),
@@ -107,7 +107,7 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
                 ("return DataLoader(", "return tud.DataLoader("),
             ),
             alias=True,
-            findings=(Expected(27, 16, MESSAGE),),
+            findings=(Expected(26, 16, MESSAGE),),
         ),
     )
 
