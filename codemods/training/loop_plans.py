@@ -210,16 +210,35 @@ class LoopPlans(StepDrivers):
                 self._settle_backwards(node, self.part.ended_backwards)
                 return False
         state, loader = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
-        origins, (cls, _, _) = huggingface.loader_origins, loop.owner.rpartition(".")
-        if state == "unknown" and origins is not None and cls in self.facts.project.classes:
-            if (method := origins.self_method(loader, loop.owner)) is not None:
-                huggingface.self_loaders.add((cls, method))
+        if state == "unknown":
+            self._note_self_loader(loop, loader)
         if state != "unprepared":
             if state == "prepared":
                 self._settle_backwards(node, self.part.ended_backwards)
             return False
         self._settle_backwards(node, self.part.unprepared_backwards)
         return True
+
+    def _note_self_loader(self, loop: _Loop, loader: cst.BaseExpression) -> None:
+        """An Accelerate training loop of a class's method whose loader the tool cannot follow is
+        what ``self.m()`` returns (or it iterates the batches of a loop of its own over it:
+        ``for minibatch in MiniBatchIterator(loader, ...): for micro in minibatch:``): (class, m)."""
+        origins, (cls, _, _) = self.facts.huggingface.loader_origins, loop.owner.rpartition(".")
+        if origins is None or cls not in self.facts.project.classes:
+            return
+        outer = loop.outer
+        while (method := origins.self_method(loader, loop.owner)) is None:
+            if not (
+                type(loader) is cst.Name
+                and type(outer) is cst.For
+                and type(outer.target) is cst.Name
+                and outer.target.value == loader.value
+            ):
+                return
+            _, loader = loader_state(outer.iter, loop.owner, self.facts.huggingface, self.walk.resolve)
+            record = self.loop_records.get(id(outer))
+            outer = record.outer if record is not None else None
+        self.facts.huggingface.self_loaders.add((cls, method))
 
     def note_unprepared_overrides(self) -> None:
         """The returns of a method of a class of the file that overrides one whose return an

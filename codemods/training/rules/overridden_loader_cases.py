@@ -75,6 +75,17 @@ HELD_STORE = substituted(
     ),
 )
 
+# trlx's loop: a batching iterator over the loader, a loop over each batch's micro-batches with the
+# backward, the step after it; the loader is what the outer loop iterates.
+NESTED = substituted(
+    OVERRIDDEN_LOADER,
+    (
+        "        for x in loader:\n            self.accelerator.backward(self.model(x.to(self.accelerator.device)).sum())\n",
+        "        for minibatch in iter(loader):\n            for x in minibatch.chunk(2):\n"
+        "                self.accelerator.backward(self.model(x.to(self.accelerator.device)).sum())\n",
+    ),
+)
+
 MESSAGE = "overrides the method whose loader the Accelerate training loop of `BaseTrainer`"
 
 
@@ -95,6 +106,15 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
                 target=target,
                 note=f"override-returns-a-held-store-s-loader-{target}",
                 findings=(Expected(35, 16, MESSAGE),),
+            )
+            for target in BARRIERS
+        ),
+        *(
+            invalid(
+                NESTED,
+                target=target,
+                note=f"override-of-a-loop-over-micro-batches-{target}",
+                findings=(Expected(27, 16, MESSAGE),),
             )
             for target in BARRIERS
         ),
