@@ -127,6 +127,7 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
                 ("return DataLoader(", "return tud.DataLoader("),
             ),
             alias=True,
+            note="override-returns-an-unprepared-loader-under-aliases",
             findings=(Expected(26, 16, MESSAGE),),
         ),
     )
