@@ -59,7 +59,7 @@ class LaunchAnalysis(Analysis):
     name = "launch"
     fills = "distributed"
     reads = ("entry", "ranks", "ddp", "huggingface", "lightning")
-    conclude_reads = ("project",)
+    conclude_reads = ("project", "huggingface")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
