@@ -47,10 +47,12 @@ class LoaderOrigins:
         assigned: dict[Key, list[cst.BaseExpression]],
         prepared: set[Key],
         returns: dict[str, list[cst.BaseExpression | None]],
+        attributes: dict[Key, list[cst.BaseExpression]],
         resolve: Callable[[cst.CSTNode], str | None],
         other_module: Callable[[str], Found | None],
     ) -> None:
         self.assigned, self.prepared, self.returns = assigned, prepared, returns
+        self.attributes = attributes  # (class, ``self.store``) -> what its methods bind there
         self.resolve, self.other_module = resolve, other_module
         self._answers: dict[tuple[str, str, str], bool] = {}
 
@@ -65,6 +67,24 @@ class LoaderOrigins:
             self._answers[key] = False  # while it is being found: a cycle answers no
             self._answers[key] = answer()
         return self._answers[key]
+
+    def unprepared_returns(self, qualname: str) -> list[cst.BaseExpression]:
+        """What ``qualname`` (a function or method of the file) returns, where every return is an
+        unprepared loader; else nothing."""
+        if qualname not in self.returns or not self._returns_loader(qualname):
+            return []
+        return [value for value in self.returns[qualname] if value is not None]
+
+    def self_method(self, loader: cst.BaseExpression, scope: str) -> str | None:
+        """The method ``m`` where the loader of a loop in ``scope`` is what ``self.m()`` returns
+        (called there, or bound to a name of ``scope`` only by such calls)."""
+        values = self.assigned.get((scope, loader.value), []) if type(loader) is cst.Name else [loader]
+        methods = {
+            func[5:] if func and func.startswith("self.") and func.count(".") == 1 else None
+            for value in values
+            for func in [dotted(value.func) if type(value) is cst.Call else None]
+        }
+        return next(iter(methods)) if len(methods) == 1 else None
 
     def _returns_loader(self, qualname: str) -> bool:
         return self._kept("returns", qualname, "", lambda: _all(self.returns[qualname], qualname, self.builds))
@@ -95,10 +115,28 @@ class LoaderOrigins:
         if (callee := self._local_callee(value, scope)) is not None:
             return self._returns_loader(callee)
         func = dotted(value.func)
-        if func is None or func.startswith("self.") or method_name(value) in PREPARE_METHODS:
+        if func is None or method_name(value) in PREPARE_METHODS:
             return False
+        if func.startswith("self."):
+            return self._held_builds(func, scope)
+        return self._other_builds(func)
+
+    def _other_builds(self, func: str) -> bool:
         found = self.other_module(func)
         return found is not None and found.summary is not None and found.name in found.summary.loader_returns
+
+    def _held_builds(self, func: str, scope: str) -> bool:
+        """``self.store.create_loader(...)`` in a method of ``Trainer``, whose methods bind
+        ``self.store`` only to instances of a class (``PPORolloutStorage(...)``, of the file or
+        another module of the project) whose ``create_loader`` returns only unprepared loaders."""
+        _, attribute, method = func.split(".", 2) if func.count(".") == 2 else ("", "", "")
+        held = self.attributes.get((scope.split(".")[0], f"self.{attribute}"), []) if method else []
+        classes = [dotted(value.func) if type(value) is cst.Call else None for value in held]
+        return bool(classes) and all(
+            cls is not None
+            and (bool(self.unprepared_returns(f"{cls}.{method}")) or self._other_builds(f"{cls}.{method}"))
+            for cls in classes
+        )
 
     def is_prepared(self, value: cst.BaseExpression, scope: str) -> bool:
         """``value`` is what an accelerator's ``prepare`` returned (a call of it, a name it

@@ -131,6 +131,7 @@ class HuggingFaceAnalysis(Analysis):
         # (scope, name, accelerator) of the names an accelerator's ``prepare`` binds.
         self.prepared: list[tuple[str, str, str]] = []
         self.returns: dict[str, list[cst.BaseExpression | None]] = {}  # function -> what it returns
+        self.attributes: dict[tuple[str, str], list[cst.BaseExpression]] = {}  # (class, ``self.x``) -> values
         # Command-line flags and class fields (dataclass arguments) -> their default truth
         # value (None: not a literal, or two defaults of the same name that differ).
         self.switch_defaults: dict[str, bool | None] = {}
@@ -218,6 +219,8 @@ class HuggingFaceAnalysis(Analysis):
             name = dotted(target.target)
             if type(target.target) is cst.Name:
                 self.assigned.setdefault((self.walk.qualname, target.target.value), []).append(value)
+            elif name is not None and name.startswith("self.") and name.count(".") == 1 and "." in self.walk.qualname:
+                self.attributes.setdefault((self.walk.qualname.split(".")[0], name), []).append(value)
             if name is not None and name.endswith((".optim", ".dataloader_num_workers")):
                 owner, _, attr = name.rpartition(".")
                 (self.optim_assigned if attr == "optim" else self.workers_assigned).add(owner)
@@ -393,7 +396,9 @@ class HuggingFaceAnalysis(Analysis):
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
         prepared = {(scope, name) for scope, name, owner in self.prepared if owner in part.accelerators}
         project = self.walk.analysis(ProjectAnalysis)
-        part.loader_origins = LoaderOrigins(self.assigned, prepared, self.returns, self.walk.resolve, project.origin)
+        part.loader_origins = LoaderOrigins(
+            self.assigned, prepared, self.returns, self.attributes, self.walk.resolve, project.origin
+        )
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         if part.trainers or part.training_arguments or self.parses:
             part.arguments_without_optim = self.facts.project.context.arguments_without_optim()

@@ -22,6 +22,12 @@ class LoaderOrigins(Protocol):
     def is_prepared(self, value: cst.BaseExpression, scope: str) -> bool:
         """``value`` (in ``scope``) is what an accelerator's ``prepare`` returned."""
 
+    def unprepared_returns(self, qualname: str) -> list[cst.BaseExpression]:
+        """What the function ``qualname`` returns, where every return is an unprepared loader."""
+
+    def self_method(self, loader: cst.BaseExpression, scope: str) -> str | None:
+        """The method ``m`` where a loop's loader is what ``self.m()`` returns."""
+
 
 @dataclass(frozen=True)
 class OptimizerChoice:
@@ -111,6 +117,13 @@ class HuggingFaceFacts:
     # finishes (the training analysis's loop plans); let go of when the analyses conclude.
     loader_origins: LoaderOrigins | None = None
     # The file's functions and methods whose every return is an unprepared loader (kept).
+    # Methods whose return an Accelerate training loop of their class iterates as its loader
+    # (``loader = self.create_train_dataloader()``): (class, method); a subclass's override (here or
+    # in another module) that returns an unprepared loader leaves that loop without a step end.
+    self_loaders: set[tuple[str, str]] = field(default_factory=set)
+    # The returns of such overrides that hand an unprepared loader to that loop -> (the base class as
+    # written, the method): XLA301 reports them.
+    unprepared_overrides: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
     loader_functions: frozenset[str] = frozenset()
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)

@@ -118,6 +118,10 @@ class ModuleSummary:
     # Functions and methods whose every return is a ``DataLoader(...)`` that ``accelerator.prepare``
     # did not return (huggingface/accelerate_loaders.py): an Accelerate loop over one needs the barrier.
     loader_returns: frozenset[str] = frozenset()
+    # Methods whose return an Accelerate training loop of their class iterates as its loader and
+    # the tool cannot follow (``loader = self.create_train_dataloader()``, abstract there): (class,
+    # method); a subclass's override returning an unprepared loader leaves that loop without a step end.
+    self_loaders: frozenset[tuple[str, str]] = frozenset()
     # Collectives its functions run with no check that a process group is started
     # (distributed/collectives.py): (``torch.distributed.all_gather``, line), in code order.
     collectives: tuple[tuple[str, int], ...] = ()

@@ -63,6 +63,7 @@ def summarise(
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         host_returns=frozenset(facts.host_reads.host_returns),
         loader_returns=facts.huggingface.loader_functions,
+        self_loaders=frozenset(facts.huggingface.self_loaders),
         collectives=collectives,
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         resizing_functions=frozenset(facts.cuda_only.resizing_functions),

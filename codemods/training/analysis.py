@@ -105,6 +105,7 @@ class TrainingAnalysis(TrainingWalk):
         self.place_step_barriers(steps, synced, by_name)
         self.note_called_parameters()
         self.note_self_driven()
+        self.note_unprepared_overrides()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
         self._note_stale_parameter_lists([self.module_scope, *self.function_records.values()])

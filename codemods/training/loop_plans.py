@@ -209,13 +209,55 @@ class LoopPlans(StepDrivers):
             if method in ACCELERATE_STEP_ENDERS and owner in huggingface.accelerators:
                 self._settle_backwards(node, self.part.ended_backwards)
                 return False
-        state, _ = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
+        state, loader = loader_state(node.iter, loop.owner, huggingface, self.walk.resolve)
+        if state == "unknown":
+            self._note_self_loader(loop, loader)
         if state != "unprepared":
             if state == "prepared":
                 self._settle_backwards(node, self.part.ended_backwards)
             return False
         self._settle_backwards(node, self.part.unprepared_backwards)
         return True
+
+    def _note_self_loader(self, loop: _Loop, loader: cst.BaseExpression) -> None:
+        """An Accelerate training loop of a class's method whose loader the tool cannot follow is
+        what ``self.m()`` returns (or it iterates the batches of a loop of its own over it:
+        ``for minibatch in MiniBatchIterator(loader, ...): for micro in minibatch:``): (class, m)."""
+        origins, (cls, _, _) = self.facts.huggingface.loader_origins, loop.owner.rpartition(".")
+        if origins is None or cls not in self.facts.project.classes:
+            return
+        outer = loop.outer
+        while (method := origins.self_method(loader, loop.owner)) is None:
+            if not (
+                type(loader) is cst.Name
+                and type(outer) is cst.For
+                and type(outer.target) is cst.Name
+                and outer.target.value == loader.value
+            ):
+                return
+            _, loader = loader_state(outer.iter, loop.owner, self.facts.huggingface, self.walk.resolve)
+            record = self.loop_records.get(id(outer))
+            outer = record.outer if record is not None else None
+        self.facts.huggingface.self_loaders.add((cls, method))
+
+    def note_unprepared_overrides(self) -> None:
+        """The returns of a method of a class of the file that overrides one whose return an
+        Accelerate training loop of its base (of the file, or of another module: its summary's
+        ``self_loaders``) iterates as its loader, where it returns only loaders Accelerate did not
+        prepare: nothing ends that loop's XLA steps."""
+        huggingface = self.facts.huggingface
+        if (origins := huggingface.loader_origins) is None:
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        for cls, (bases, methods) in self.facts.project.classes.items():
+            for base in bases:
+                found = None if base in self.facts.project.classes else project.origin(base)
+                summary, name = (found.summary, found.name) if found is not None else (None, base)
+                driven = summary.self_loaders if summary is not None else huggingface.self_loaders
+                for method in methods:
+                    if (name, method) in driven:
+                        for value in origins.unprepared_returns(f"{cls}.{method}"):
+                            huggingface.unprepared_overrides.setdefault(value, (base, method))
 
     def _settle_backwards(self, node: cst.CSTNode, into: set[cst.Call]) -> None:
         """The accelerator's backward calls in ``node`` go ``into`` a set of them XLA807 reads."""

@@ -88,3 +88,97 @@ def _findings(tmp_path: Path, train: str, names: list[str], target: str) -> list
     job = Job("check", target, RuleSelection())
     reports = run([(str(folder / name), job) for name in names], workers=1)
     return [(f.rule, f.line, f.message) for report in reports for f in report.findings]
+
+
+# trlx's shape: the base trainer's loop iterates what ``self.create_train_dataloader()`` returns
+# (abstract there); a subclass in another module overrides it.  The base module cannot see the
+# override (its loop keeps XLA807 "cannot follow"); the subclass's module reports XLA301 at an
+# override's return that hands the loop an unprepared loader (its summary's ``self_loaders``).
+BASE = ABSTRACT.replace(
+    "        for x in self.create_train_dataloader():\n",
+    "        loader = self.create_train_dataloader()\n        for x in loader:\n",
+).replace("from data import make_loader\n", "")
+STORE = """\
+from torch.utils.data import DataLoader
+
+
+class Store:
+    def __init__(self, data):
+        self.data = data
+
+    def create_loader(self, batch_size):
+        return DataLoader(self.data, batch_size, shuffle=True)
+"""
+PPO = """\
+from base import Trainer
+from data import make_loader
+
+
+class PPOTrainer(Trainer):
+    def create_train_dataloader(self):
+        return make_loader(self.data, 4)
+"""
+PPO_PREPARED = PPO.replace(
+    "return make_loader(self.data, 4)", "return self.accelerator.prepare(make_loader(self.data, 4))"
+)
+PPO_ALIAS = PPO.replace("from base import Trainer\n", "import base as trainers\n").replace(
+    "(Trainer)", "(trainers.Trainer)"
+)
+PPO_STORE = """\
+from base import Trainer
+from store import Store
+
+
+class PPOTrainer(Trainer):
+    def __init__(self, model, data):
+        super().__init__(model, data)
+        self.store = Store(data)
+
+    def create_train_dataloader(self):
+        return self.store.create_loader(4)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("names", [["ppo.py", "base.py", "data.py", "store.py"], ["ppo.py"]])
+@pytest.mark.parametrize("ppo", [PPO, PPO_ALIAS, PPO_STORE], ids=["function", "alias", "held-store"])
+def test_an_override_handing_the_base_loop_an_unprepared_loader_is_an_error(
+    tmp_path: Path, target: str, names: list[str], ppo: str
+) -> None:
+    findings = _override_findings(tmp_path, ppo, names, target)
+    line = len(ppo.splitlines())  # the override's return, its last line
+    ours = [(path, rule, at, message) for path, rule, at, message in findings if path == "ppo.py"]
+    assert ours == [("ppo.py", "XLA301", line, ours[0][3])], findings
+    assert "`create_train_dataloader` overrides the method whose loader the Accelerate training loop of" in ours[0][3]
+    if "base.py" in names:
+        base = [message for path, rule, _, message in findings if path == "base.py" and rule == "XLA807"]
+        assert base and all("cannot follow" in m for m in base), findings
+        assert not any(path == "base.py" and rule == "XLA301" for path, rule, _, _ in findings), findings
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("names", [["ppo.py", "base.py", "data.py", "store.py"], ["ppo.py"]])
+def test_an_override_returning_a_prepared_loader_is_left_alone(tmp_path: Path, target: str, names: list[str]) -> None:
+    findings = _override_findings(tmp_path, PPO_PREPARED, names, target)
+    assert not any(path == "ppo.py" and rule == "XLA301" for path, rule, _, _ in findings), findings
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_override_finding_changes_no_code_and_holds_on_a_second_run(tmp_path: Path, target: str) -> None:
+    files = {"base.py": BASE, "data.py": DATA, "store.py": STORE, "ppo.py": PPO}
+    folder = write_project(tmp_path / "p", "p", files)
+    job = Job("write", target, RuleSelection())
+    for _ in range(2):
+        reports = run([(str(folder / name), job) for name in files], workers=1)
+        assert {name: (folder / name).read_text() for name in ("ppo.py", "store.py")} == {
+            "ppo.py": PPO,
+            "store.py": STORE,
+        }
+        assert any(f.rule == "XLA301" for r in reports if r.path.endswith("ppo.py") for f in r.findings)
+
+
+def _override_findings(tmp_path: Path, ppo: str, names: list[str], target: str) -> list[tuple[str, str, int, str]]:
+    files = {"base.py": BASE, "data.py": DATA, "store.py": STORE, "ppo.py": ppo}
+    folder = write_project(tmp_path / "p", "p", files)
+    reports = run([(str(folder / name), Job("check", target, RuleSelection())) for name in names], workers=1)
+    return [(Path(r.path).name, f.rule, f.line, f.message) for r in reports for f in r.findings]

@@ -16,6 +16,12 @@ from codemods.training.rules.construction_loop_cases import CONSTRUCTION_INVALID
 from codemods.training.rules.locked_barriers import LOCKED_WHY, barrier_after_locked_step, report_unplaceable
 from codemods.training.rules.locked_step_cases import LOCKED_STEP_INVALID, LOCKED_STEP_VALID
 from codemods.training.rules.optimizer_list_cases import OPTIMIZER_LIST_STEP
+from codemods.training.rules.overridden_loader_cases import OVERRIDDEN_WHY as OWN
+from codemods.training.rules.overridden_loader_cases import (
+    overridden_loader_invalid,
+    overridden_loader_valid,
+    reports_overridden_loaders,
+)
 from codemods.training.rules.part_loop_cases import PART_LOOP_INVALID, PART_LOOP_VALID
 from codemods.training.rules.ported_loop_cases import PORTED_LOOPS_WHY, engine_loop_invalid, ported_loop_valid
 from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
@@ -99,7 +105,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
     "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
     "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
-    "them, and a method called later takes the step." + PORTED_LOOPS_WHY + LOCKED_WHY,
+    "them, and a method called later takes the step." + PORTED_LOOPS_WHY + LOCKED_WHY + OWN,
     examples=lambda: (
         invalid(
             """
@@ -131,6 +137,7 @@ TRAINING_LOOP_BARRIER = Rule(
         *PART_LOOP_VALID,
         *CONSTRUCTION_VALID,
         *accelerate_loader_valid(),
+        *overridden_loader_valid(),
         valid(
             OPTIMIZER_LIST_STEP,
             substituted(
@@ -261,6 +268,7 @@ TRAINING_LOOP_BARRIER = Rule(
         *PART_LOOP_INVALID,
         *CONSTRUCTION_INVALID,
         *accelerate_loader_invalid(),
+        *overridden_loader_invalid(),
         invalid(
             _WRAPPER_AND_SCHEDULERS,
             substituted(
@@ -666,6 +674,7 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 gives_loop_barriers(TRAINING_LOOP_BARRIER)
+reports_overridden_loaders(TRAINING_LOOP_BARRIER)
 on_facts(TRAINING_LOOP_BARRIER, nodes=lambda facts: facts.training.locked_steps)(
     barrier_after_locked_step(TRAINING_LOOP_BARRIER)
 )
