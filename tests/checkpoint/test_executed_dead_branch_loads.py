@@ -9,20 +9,13 @@ branch the port leaves unported is one that never runs."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.executed import (
-    Executed,
-    barrier_per_step_problems,
-    converted_project,
-    run_environment,
-    run_script,
-)
+from tests.support.executed import Executed, barrier_per_step_problems, converted_project, run_script
 from tests.support.projects import write_project
+from tests.support.training_programs import linear_steps
 
 pytestmark = pytest.mark.executed
 
@@ -38,6 +31,8 @@ torch.serialization.location_tag = lambda storage: "cuda:0"
 torch.save(nn.Linear(4, 2).state_dict(), "model.pt")
 """
 
+# The shared seeded ``nn.Linear(4, 2)`` loop, its model resuming from the checkpoint first.
+RESUME = '    model.load_state_dict(load("model.pt"))\n'
 TRAIN = f"""\
 import torch
 import torch.nn as nn
@@ -52,19 +47,7 @@ def load(path):
 
 def main():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = nn.Linear(4, 2)
-    model.load_state_dict(load("model.pt"))
-    model = model.to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    torch.manual_seed(0)
-    for step in range({STEPS}):
-        x, y = torch.randn(8, 4), torch.randn(8, 2)
-        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        print(f"step {{step}} loss {{loss.item()}}")
-
+{linear_steps(STEPS, then=RESUME)}
 
 if __name__ == "__main__":
     main()
@@ -74,9 +57,10 @@ KEPT = "    if torch.cuda.is_available():\n        return torch.load(path)\n"
 
 
 def _folder(folder: Path, convert: bool) -> Path:
+    """The project written (converted with ``convert``), with the CUDA run's checkpoint saved in it."""
     files = {"save.py": SAVE, "train.py": TRAIN}
     folder = converted_project(folder, "dead_branch", files) if convert else write_project(folder, "dead_branch", files)
-    subprocess.run([sys.executable, "save.py"], cwd=folder, env=run_environment(), check=True, timeout=300)
+    run_script(folder, "save.py", on_xla=False)
     return folder
 
 
@@ -87,6 +71,9 @@ def test_a_load_under_a_kept_availability_check_is_left_and_the_else_loads(tmp_p
     converted = script.read_text()
     assert KEPT in converted, converted
     run = run_script(folder, "train.py")
+    assert len(eager.losses) == STEPS, eager.output
+    # The same losses as the eager run, on XLA, and the graph counts the runner measured: one graph
+    # run per step, none new after the warm-up.
     problems = barrier_per_step_problems(run, eager, Executed("train.py"), STEPS)
     assert not problems, problems
     # The negative control: were the branch to run on XLA, its load of a CUDA run's checkpoint raises.

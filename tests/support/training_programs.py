@@ -8,14 +8,15 @@ here, so that the run shows what the findings say of that very program."""
 from __future__ import annotations
 
 
-def linear_steps(steps: int, optimizer: str = "torch.optim.SGD") -> str:
+def linear_steps(steps: int, optimizer: str = "torch.optim.SGD", *, then: str = "") -> str:
     """The training steps of a function body (4 spaces in) that has chosen its ``device``: a
     seeded ``nn.Linear(4, 2)`` fitted to random targets for ``steps`` steps by ``optimizer``
-    (built over its parameters, lr 0.1), printing each step's loss."""
+    (built over its parameters, lr 0.1), printing each step's loss.  ``then``: statements (4 spaces
+    in) run once the model is on its device, before its optimizer is built (a load of its weights)."""
     return f"""\
     torch.manual_seed(0)
     model = nn.Linear(4, 2).to(device)
-    optimizer = {optimizer}(model.parameters(), lr=0.1)
+{then}    optimizer = {optimizer}(model.parameters(), lr=0.1)
     for step in range({steps}):
         x, y = torch.randn(8, 4), torch.randn(8, 2)
         loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
