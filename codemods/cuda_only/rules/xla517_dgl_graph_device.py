@@ -154,7 +154,7 @@ DGL_GRAPH_DEVICE = Rule(
             note="loaded-handed-to-a-function-and-from-a-dataset",
             findings=(
                 Expected(8, 13, "`graph` holds a DGL graph"),
-                Expected(16, 8, "`CoraGraphDataset()[0]` holds a DGL graph"),
+                Expected(15, 8, "`CoraGraphDataset()[0]` holds a DGL graph"),
             ),
         ),
         invalid(
@@ -168,6 +168,7 @@ DGL_GRAPH_DEVICE = Rule(
             """
             import torch
             import torch_xla.core.xla_model as xm
+            from dgl import heterograph as hetero
 
             device = xm.xla_device()
             g = hetero(relations, device=device)
