@@ -5,7 +5,7 @@ raises KeyError 'xla', and its sparse kernels take only CPU or CUDA tensors.
 
 A DGL graph is followed from what makes one (``dgl.graph``, ``dgl.heterograph``,
 ``dgl.DGLGraph``, the transforms that return a new graph such as ``dgl.add_self_loop``), from
-``dgl.load_graphs`` (its first element is the list of graphs), from an item of a
+``dgl.load_graphs`` (its first element is the list of graphs) and ``dgl.unbatch``, from an item of a
 ``dgl.data`` dataset, through the graph methods that return a graph (``g.int()``,
 ``g.add_self_loop()``), names and ``self`` attributes, and into a parameter of a function
 of the file that a call of the file hands a graph.  What else DGL returns (tensors of
@@ -41,6 +41,8 @@ GRAPH_MAKERS = frozenset(
         "transforms.to_simple transforms.reverse transforms.khop_graph transforms.line_graph"
     ).split()
 )
+# What returns a list of graphs.
+GRAPH_LISTS = frozenset({"dgl.unbatch"})
 # ``(graphs, labels) = dgl.load_graphs(path)``.
 GRAPH_LOADERS = frozenset({"dgl.load_graphs", "dgl.data.load_graphs", "dgl.data.utils.load_graphs"})
 # Methods of a graph that return a graph.
@@ -69,7 +71,7 @@ class DglGraphAnalysis(Analysis):
 
     name = "dgl_graphs"
     fills = "cuda_only"
-    conclude_reads = ("device_values",)
+    conclude_reads = ("device", "device_values")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -135,7 +137,9 @@ class DglGraphAnalysis(Analysis):
         if method in ("to", "cuda") and type(node.func) is cst.Attribute:
             self.events.append(("move", scope, node, node.func.value))
         elif callee in GRAPH_MAKERS:
-            device = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == _DEVICE_KEYWORD), None)
+            device = next(
+                (a.value for a in node.args if a.keyword is not None and a.keyword.value == _DEVICE_KEYWORD), None
+            )
             if device is not None:
                 self.made_on.append((node, device, scope))
         if callee is None and (name := dotted(node.func)) is not None and node.args:
@@ -158,8 +162,9 @@ class DglGraphAnalysis(Analysis):
             moves = _Replay(self, handed).run()
             if len(handed) == before:
                 break
-        for call, (held, device, scope) in moves.items():
-            if device is None or values.where_passed(device, scope).on_xla:
+        index_moves = self.facts.device.index_moves  # ``g.to(args.gpu)``: a CUDA index, made XLA's
+        for call, (held, target, scope) in moves.items():
+            if target is None or call in index_moves or values.where_passed(target, scope).on_xla:
                 self.part.dgl_moves[call] = held
 
     def function_of(self, name: str, scope: str) -> str | None:
@@ -181,10 +186,10 @@ class _Replay:
         self.held: dict[tuple[str, str], Kind | None] = {}
         self.walk = analysis.walk
 
-    def run(self) -> dict[cst.Call, tuple[str, cst.BaseExpression | None, str]]:
-        moves: dict[cst.Call, tuple[str, cst.BaseExpression | None, str]] = {}
+    def run(self) -> dict[cst.Call, tuple[tuple[str, bool], cst.BaseExpression | None, str]]:
+        moves: dict[cst.Call, tuple[tuple[str, bool], cst.BaseExpression | None, str]] = {}
         for event in self.analysis.events:
-            kind, scope = event[0], event[1]
+            scope = event[1]
             if event[0] == "bind":
                 self.held[self._key(scope, event[2])] = self.kind(event[3], scope)
             elif event[0] == "unpack":
@@ -196,12 +201,12 @@ class _Replay:
             elif event[0] == "move":
                 call = event[2]
                 if self.kind(event[3], scope) == "graph":
-                    held = dotted(event[3]) or code_of(event[3])
+                    held = dotted(event[3])
                     device = None if method_name(call) == "cuda" else arg_value(call, 0, _DEVICE_KEYWORD)
                     if device is not None or method_name(call) == "cuda":
-                        moves[call] = (held, device, scope)
-            elif kind == "call":
-                self._handed(event[2], event[3], scope)  # type: ignore[arg-type]  # the "call" event's fields
+                        moves[call] = ((held, True) if held else (code_of(event[3]), False), device, scope)
+            elif event[0] == "call":
+                self._handed(event[2], event[3], scope)
         return moves
 
     def _handed(self, call: cst.Call, name: str, scope: str) -> None:
@@ -237,6 +242,8 @@ class _Replay:
             callee = self.walk.resolve(value.func)
             if callee in GRAPH_MAKERS:
                 return "graph"
+            if callee in GRAPH_LISTS:
+                return "graphs"
             if callee in GRAPH_LOADERS:
                 return "loaded"
             if callee is not None and callee.startswith("dgl.data.") and callee.endswith("Dataset"):

@@ -64,12 +64,12 @@ DGL_GRAPH_DEVICE = Rule(
     why="DGL turns a torch device into a context of its own by the device's type (`utils.to_dgl_context`: "
     "`DGLContext.STR2MASK[device.type]`, whose keys are cpu, gpu, cuda, opencl and a few others; the "
     "PyTorch backend's `to_backend_ctx` returns only `cpu` or `cuda`), so `g.to(torch_xla.device())` raises "
-    "KeyError 'xla', as does a graph made with `device=` the XLA device (`dgl.graph(..., device=device)`), "
+    "KeyError 'xla' (so does `g.to(args.gpu)`, which the port makes XLA's), as does a graph made with `device=` the XLA device (`dgl.graph(..., device=device)`), "
     "and DGL's message-passing kernels (`update_all`, `apply_edges`, `edge_softmax`) take only CPU or CUDA "
     "tensors. The port makes this crash: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')` "
     "chose the CPU on a host without CUDA, where the move worked. A graph is followed from what makes one "
     "(`dgl.graph`, `dgl.heterograph`, `dgl.DGLGraph`, `dgl.batch`, transforms that return a graph such as "
-    "`dgl.add_self_loop`), from `dgl.load_graphs` (its first element, the list of graphs), from an item of a "
+    "`dgl.add_self_loop`), from `dgl.load_graphs` (its first element, the list of graphs) and `dgl.unbatch`, from an item of a "
     "`dgl.data` dataset, through graph methods that return a graph (`g.int()`, `g.add_self_loop()`), names, "
     "`self` attributes and loops, and into a parameter of a function of the file that a call of the file "
     "hands a graph, under any import alias; a move to the CPU is left alone, and so are DGL's tensors "
@@ -154,7 +154,45 @@ DGL_GRAPH_DEVICE = Rule(
             note="loaded-handed-to-a-function-and-from-a-dataset",
             findings=(
                 Expected(8, 13, "`graph` holds a DGL graph"),
-                Expected(15, 8, "`CoraGraphDataset()[0]` holds a DGL graph"),
+                Expected(15, 8, "`CoraGraphDataset()[0]` is a DGL graph"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import dgl
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--gpu", type=int, default=0)
+            args = parser.parse_args()
+            x = torch.zeros(3).cuda(args.gpu)
+            g = dgl.to_bidirected(dgl.graph((src, dst)))
+            for graph in dgl.unbatch(g):
+                graph = graph.int().to(args.gpu)
+            g = g.to(args.gpu)
+            """,
+            """
+            import argparse
+
+            import dgl
+            import torch
+            import torch_xla
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--gpu", type=int, default=0)
+            args = parser.parse_args()
+            x = torch.zeros(3).to(torch_xla.device())
+            g = dgl.to_bidirected(dgl.graph((src, dst)))
+            for graph in dgl.unbatch(g):
+                graph = graph.int().to(torch_xla.device())
+            g = g.to(torch_xla.device())
+            """,
+            note="moved-to-a-cuda-index-flag-and-unbatched",
+            findings=(
+                Expected(13, 13, "`graph.int()` is a DGL graph"),
+                Expected(14, 5, "`g` holds a DGL graph"),
             ),
         ),
         invalid(
@@ -184,8 +222,8 @@ DGL_GRAPH_DEVICE = Rule(
 
 @reports_facts(DGL_GRAPH_DEVICE, nodes=lambda facts: facts.cuda_only.dgl_moves)
 def _graph_move(ctx: Context[Facts], original: cst.Call) -> str:
-    held = ctx.facts.cuda_only.dgl_moves[original]
-    return f"`{held}` holds a DGL graph, which cannot go to the XLA device: {_DGL_DEVICES}"
+    held, named = ctx.facts.cuda_only.dgl_moves[original]
+    return f"`{held}` {'holds' if named else 'is'} a DGL graph, which cannot go to the XLA device: {_DGL_DEVICES}"
 
 
 @reports_facts(DGL_GRAPH_DEVICE, nodes=lambda facts: facts.cuda_only.dgl_creations)
