@@ -162,9 +162,10 @@ class DglGraphAnalysis(Analysis):
             moves = _Replay(self, handed).run()
             if len(handed) == before:
                 break
-        index_moves = self.facts.device.index_moves  # ``g.to(args.gpu)``: a CUDA index, made XLA's
+        # ``g.to(args.gpu)``, ``g.to("cuda:%d" % args.gpu)``: a CUDA index or string the port makes XLA's.
+        index_moves, strings = self.facts.device.index_moves, self.facts.device.strings
         for call, (held, target, scope) in moves.items():
-            if target is None or call in index_moves or values.where_passed(target, scope).on_xla:
+            if target is None or call in index_moves or target in strings or values.where_passed(target, scope).on_xla:
                 self.part.dgl_moves[call] = held
 
     def function_of(self, name: str, scope: str) -> str | None:

@@ -64,7 +64,7 @@ DGL_GRAPH_DEVICE = Rule(
     why="DGL turns a torch device into a context of its own by the device's type (`utils.to_dgl_context`: "
     "`DGLContext.STR2MASK[device.type]`, whose keys are cpu, gpu, cuda, opencl and a few others; the "
     "PyTorch backend's `to_backend_ctx` returns only `cpu` or `cuda`), so `g.to(torch_xla.device())` raises "
-    "KeyError 'xla' (so does `g.to(args.gpu)`, which the port makes XLA's), as does a graph made with `device=` the XLA device (`dgl.graph(..., device=device)`), "
+    "KeyError 'xla' (so do `g.to(args.gpu)` and `g.to('cuda:%d' % args.gpu)`, which the port makes XLA's), as does a graph made with `device=` the XLA device (`dgl.graph(..., device=device)`), "
     "and DGL's message-passing kernels (`update_all`, `apply_edges`, `edge_softmax`) take only CPU or CUDA "
     "tensors. The port makes this crash: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')` "
     "chose the CPU on a host without CUDA, where the move worked. A graph is followed from what makes one "
@@ -172,6 +172,7 @@ DGL_GRAPH_DEVICE = Rule(
             for graph in dgl.unbatch(g):
                 graph = graph.int().to(args.gpu)
             g = g.to(args.gpu)
+            h = g.to("cuda:%d" % args.gpu)
             """,
             """
             import argparse
@@ -188,11 +189,13 @@ DGL_GRAPH_DEVICE = Rule(
             for graph in dgl.unbatch(g):
                 graph = graph.int().to(torch_xla.device())
             g = g.to(torch_xla.device())
+            h = g.to("xla")
             """,
             note="moved-to-a-cuda-index-flag-and-unbatched",
             findings=(
                 Expected(13, 13, "`graph.int()` is a DGL graph"),
                 Expected(14, 5, "`g` holds a DGL graph"),
+                Expected(15, 5, "`g` holds a DGL graph"),
             ),
         ),
         invalid(
