@@ -20,6 +20,7 @@ from codemods.amp.analysis import AmpAnalysis
 from codemods.checkpoint.analysis import CheckpointAnalysis
 from codemods.compile.analysis import CompileAnalysis
 from codemods.cuda_only.analysis import CudaOnlyAnalysis
+from codemods.cuda_only.dgl_graphs import DglGraphAnalysis
 from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.cuda_only.rules import runtime_apis
 from codemods.device.analysis import DeviceAnalysis
@@ -119,6 +120,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         CompileAnalysis,
         CudaOnlyAnalysis,
         HandedStringAnalysis,
+        DglGraphAnalysis,
         ProjectAnalysis,
         HuggingFaceAnalysis,
         LightningAnalysis,

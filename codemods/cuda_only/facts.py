@@ -99,6 +99,12 @@ class CudaOnlyFacts:
     # device as written): both raise on XLA.
     sparse_conversions: set[cst.Call] = field(default_factory=set)
     sparse_creations: dict[cst.Call, str] = field(default_factory=dict)
+    # DGL graphs moved to the XLA device (the move -> the name holding the graph, or the code of
+    # the graph, and whether it is a name) and made there
+    # (``dgl.graph(..., device=device)`` -> the device as written): DGL knows only CPU and CUDA
+    # devices (dgl_graphs.py).
+    dgl_moves: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+    dgl_creations: dict[cst.Call, str] = field(default_factory=dict)
     # Module-level functions that resize a parameter in place (``v.data.resize_(...)``): (name,
     # its index), for other files; resizes of a name on the device, and calls handing one to
     # such a function: (the name, the function; "" for a resize in place).

@@ -24,6 +24,7 @@ from codemods.cuda_only.rules.xla513_nvidia_smi import NVIDIA_SMI
 from codemods.cuda_only.rules.xla514_resized_buffer import RESIZED_BUFFER
 from codemods.cuda_only.rules.xla515_host_seed import HOST_SEED
 from codemods.cuda_only.rules.xla516_packed_gru import PACKED_GRU
+from codemods.cuda_only.rules.xla517_dgl_graph_device import DGL_GRAPH_DEVICE
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -44,4 +45,5 @@ RULES = (
     RESIZED_BUFFER,
     HOST_SEED,
     PACKED_GRU,
+    DGL_GRAPH_DEVICE,
 )
