@@ -231,6 +231,8 @@ class ModuleSummary:
     argument_classes: frozenset[str] = frozenset()
     # Classes that derive from a transformers Trainer (or a TRL Trainer, or such a class of the project).
     trainer_classes: frozenset[str] = frozenset()
+    # Classes whose ``forward`` is a module's (``nn.Module`` subclasses: TrainingFacts.forward_classes).
+    forward_classes: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()

@@ -230,6 +230,9 @@ class TrainingFacts:
     # of an optimizer class's methods (its ``step()`` runs inside the training step, and those
     # loops are no training loops either); never evaluation loops that need a barrier of their own.
     loops_within_a_step: set[cst.CSTNode] = field(default_factory=set)
+    # The file's classes whose ``forward`` is a module's: ``nn.Module`` subclasses (also through
+    # the file's own classes) and library model bases' (another file's subclass: project/module_bases.py).
+    forward_classes: set[str] = field(default_factory=set)
     # ``accelerator.backward(...)`` calls of loops over a loader Accelerate did not prepare (no
     # barrier of Accelerate's ends their steps: the port adds one).
     unprepared_backwards: set[cst.Call] = field(default_factory=set)

@@ -18,6 +18,7 @@ from codemods.engine.nodes import dotted, method_name, names_in, walk
 from codemods.huggingface.accelerate_loaders import loader_state
 from codemods.lazy.assignment_shapes import returns_host_numbers
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_bases import project_module_class
 from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
@@ -237,9 +238,17 @@ class LoopPlans(StepDrivers):
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
         itself (or the ``__call__`` a loss module defines instead) and the methods of the class
-        it calls through ``self.`` (and those they call)."""
+        it calls through ``self.`` (and those they call).  A module class is also one whose base is
+        a module class of another project module (project/module_bases.py)."""
         methods = {fn.qualname: fn for fn in self.function_records.values()}
-        entries = {f"{cls}.{name}" for cls in self.forward_class_paths for name in _FORWARD_METHODS}
+        project = self.walk.analysis(ProjectAnalysis)
+        # (and this file's classes whose base is a module class of another project module)
+        classes = self.forward_class_paths | {
+            cls
+            for cls, (bases, _) in self.facts.project.classes.items()
+            if cls not in self.forward_class_paths and project_module_class(project, bases)
+        }
+        entries = {f"{cls}.{name}" for cls in classes for name in _FORWARD_METHODS}
         entries |= {f"{cls}.{name}" for cls in self.trainer_classes.values() for name in _TRAINER_STEP_METHODS}
         found = entries & methods.keys()
         pending = list(found)

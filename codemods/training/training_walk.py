@@ -158,6 +158,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 self.module_classes.add(node.name.value)
             if resolved in apis.MODULE_BASES or resolved in apis.LIBRARY_MODEL_BASES or written in self.forward_classes:
                 self.forward_classes.add(node.name.value)
+                self.part.forward_classes.add(node.name.value)
                 self.forward_class_paths.add(self.walk.qualname)
             if is_optimizer_class(resolved or "") or written in self.optimizer_classes:
                 self.optimizer_classes[node.name.value] = self.walk.qualname
