@@ -37,6 +37,8 @@ class UnmovedFeeding(NamedTuple):
 class ModuleSummary:
     path: str = ""  # as findings name it (the project fills it in)
     steps: frozenset[str] = frozenset()
+    # Of steps, those that step an optimizer (not only a backward pass: ``LossScaler.backward``).
+    optimizer_steps: frozenset[str] = frozenset()
     trainers: frozenset[str] = frozenset()
     # Callables that run a training loop of the module through the callables they call (``fit``
     # calling ``self.train_epoch()``): what a method called by its name may run (ImportContext.named_methods).
@@ -333,6 +335,10 @@ class ModuleSummary:
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps
+
+    def steps_optimizer(self, name: str) -> bool:
+        """Calling ``name`` steps an optimizer (not only a backward pass)."""
+        return name in self.optimizer_steps
 
     def made_by(self, name: str) -> str | None:
         """The function that calling what ``name`` returns runs, if ``name`` is a factory."""

@@ -25,6 +25,7 @@ def summarise(
     return ModuleSummary(
         path="",
         steps=frozenset(facts.training.step_callables),
+        optimizer_steps=frozenset(facts.training.optimizer_step_callables),
         trainers=frozenset(facts.training.training_callables),
         loop_runners=frozenset(facts.training.loop_runners),
         framework_trainers=frozenset(facts.training.framework_trainers),

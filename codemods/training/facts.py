@@ -366,6 +366,8 @@ class TrainingFacts:
     # For other files (qualified names, see project/summary_from_facts.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
+    # Of those, the ones that step an optimizer (not only a backward pass: ``LossScaler.backward``).
+    optimizer_step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
     # Those that run a training loop of the file through the functions they call (``fit`` whose
     # epoch loop calls ``self.train_epoch()``): what a method called by its name may run.

@@ -99,7 +99,7 @@ def test_the_converted_project_is_left_as_it_is(tmp_path: Path, target: str) -> 
     unet = _unet("from base import UNetModel", "UNetModel")
     folder = write_project(tmp_path / "p", "proj", {"base.py": BASE, "unet.py": unet})
     for _ in range(2):
-        job = Job("convert", target, RuleSelection())
+        job = Job("write", target, RuleSelection())
         reports = run([(str(folder / name), job) for name in ("base.py", "unet.py")], workers=1)
         assert not any(r.changed for r in reports), [r.diff for r in reports]
     assert (folder / "unet.py").read_text() == unet
