@@ -75,7 +75,11 @@ class TrainingAnalysis(TrainingWalk):
         # Of those, the ones that step something other than a scheduler (``self.opt.step()`` of an
         # optimizer handed in), not only a backward pass (``LossScaler.backward``): for other files' XLA306.
         stepping = steps & self._closure(
-            {fn.qualname for fn in self.function_records.values() if any(not part.is_scheduler(r) for r in fn.step_receivers)},
+            {
+                fn.qualname
+                for fn in self.function_records.values()
+                if any(not part.is_scheduler(r) for r in fn.step_receivers)
+            },
             by_name,
             optimizer=True,
         )

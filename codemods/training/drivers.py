@@ -342,7 +342,12 @@ class StepDrivers(Analysis):
             steps |= more
 
     def runs_step(
-        self, callee: str, steps: set[str], by_name: dict[str, list[_Function]], owner: str = "", optimizer: bool = False
+        self,
+        callee: str,
+        steps: set[str],
+        by_name: dict[str, list[_Function]],
+        owner: str = "",
+        optimizer: bool = False,
     ) -> bool:
         """Calling ``callee`` (in ``owner``, a function's qualified name) runs a step (``optimizer``:
         an optimizer step, of ``steps`` here or of another module)."""

@@ -78,7 +78,11 @@ def _xla306(folder: Path, files: dict[str, str], target: str, mode: str = "check
 @pytest.mark.parametrize("scaler", [SCALER, SCALER + DEMO], ids=["plain", "main-demo"])
 @pytest.mark.parametrize(
     ("import_line", "name"),
-    [("from scaler import Scaler", "Scaler"), ("from scaler import Scaler as S", "S"), ("import scaler", "scaler.Scaler")],
+    [
+        ("from scaler import Scaler", "Scaler"),
+        ("from scaler import Scaler as S", "S"),
+        ("import scaler", "scaler.Scaler"),
+    ],
     ids=["import", "alias", "module-attribute"],
 )
 def test_a_call_that_runs_only_a_backward_pass_is_no_undriven_step(
