@@ -37,6 +37,8 @@ class UnmovedFeeding(NamedTuple):
 class ModuleSummary:
     path: str = ""  # as findings name it (the project fills it in)
     steps: frozenset[str] = frozenset()
+    # Of steps, those that step an optimizer (not only a backward pass: ``LossScaler.backward``).
+    optimizer_steps: frozenset[str] = frozenset()
     trainers: frozenset[str] = frozenset()
     # Callables that run a training loop of the module through the callables they call (``fit``
     # calling ``self.train_epoch()``): what a method called by its name may run (ImportContext.named_methods).
@@ -235,6 +237,8 @@ class ModuleSummary:
     argument_classes: frozenset[str] = frozenset()
     # Classes that derive from a transformers Trainer (or a TRL Trainer, or such a class of the project).
     trainer_classes: frozenset[str] = frozenset()
+    # Classes whose ``forward`` is a module's (``nn.Module`` subclasses: TrainingFacts.forward_classes).
+    forward_classes: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
@@ -335,6 +339,10 @@ class ModuleSummary:
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps
+
+    def steps_optimizer(self, name: str) -> bool:
+        """Calling ``name`` steps an optimizer (not only a backward pass)."""
+        return name in self.optimizer_steps
 
     def made_by(self, name: str) -> str | None:
         """The function that calling what ``name`` returns runs, if ``name`` is a factory."""

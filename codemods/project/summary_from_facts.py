@@ -25,6 +25,7 @@ def summarise(
     return ModuleSummary(
         path="",
         steps=frozenset(facts.training.step_callables),
+        optimizer_steps=frozenset(facts.training.optimizer_step_callables),
         trainers=frozenset(facts.training.training_callables),
         loop_runners=frozenset(facts.training.loop_runners),
         framework_trainers=frozenset(facts.training.framework_trainers),
@@ -98,6 +99,7 @@ def summarise(
         ),
         argument_classes=frozenset(facts.huggingface.argument_classes),
         trainer_classes=frozenset(facts.huggingface.trainer_classes),
+        forward_classes=frozenset(facts.training.forward_classes),
         device_flags=tuple(
             sorted(
                 (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()

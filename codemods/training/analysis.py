@@ -72,6 +72,18 @@ class TrainingAnalysis(TrainingWalk):
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)
         part.step_callables |= steps | bound_steps(self, steps, by_name)
+        # Of those, the ones that step something other than a scheduler (``self.opt.step()`` of an
+        # optimizer handed in), not only a backward pass (``LossScaler.backward``): for other files' XLA306.
+        stepping = steps & self._closure(
+            {
+                fn.qualname
+                for fn in self.function_records.values()
+                if any(not part.is_scheduler(r) for r in fn.step_receivers)
+            },
+            by_name,
+            optimizer=True,
+        )
+        part.optimizer_step_callables |= stepping | bound_steps(self, stepping, by_name)
         part.synced_callables |= synced
         optimizers = set(self.optimizer_classes.values())
         within = self._forward_computation() | self.generators | optimizers | self.autograd_functions

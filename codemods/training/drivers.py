@@ -143,12 +143,15 @@ class StepDrivers(Analysis):
             self._methods_defined = frozenset(fn.name for fn in self.function_records.values() if "." in fn.qualname)
         return self._methods_defined
 
-    def _external_step(self, callee: str, owner: str = "") -> tuple[bool, bool, str]:
+    def _external_step(self, callee: str, owner: str = "", optimizer: bool = False) -> tuple[bool, bool, str]:
         """Calling ``callee`` (in ``owner``, a function's qualified name) runs a training step of
-        another project module: (whether it does, whether that callable ends the step with the
-        barrier itself, where it is)."""
+        another project module (``optimizer``: one that steps an optimizer, not only a backward
+        pass): (whether it does, whether that callable ends the step with the barrier itself,
+        where it is)."""
         for found in self.step_origins(callee, owner):
-            if found.summary is not None and found.summary.runs_step(found.name):
+            if found.summary is None:
+                continue
+            if found.summary.steps_optimizer(found.name) if optimizer else found.summary.runs_step(found.name):
                 return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
         return False, False, ""
 
@@ -320,26 +323,37 @@ class StepDrivers(Analysis):
         """Functions that step an optimizer each call (not only a backward pass), directly
         or through another such function, here or in another project module."""
         return self._closure(
-            {fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name
+            {fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)},
+            by_name,
+            optimizer=True,
         )
 
-    def _closure(self, steps: set[str], by_name: dict[str, list[_Function]]) -> set[str]:
+    def _closure(self, steps: set[str], by_name: dict[str, list[_Function]], optimizer: bool = False) -> set[str]:
         functions = list(self.function_records.values())
         while True:
             more = {
                 fn.qualname
                 for fn in functions
-                if fn.qualname not in steps and any(self.runs_step(c, steps, by_name, fn.qualname) for c in fn.called)
+                if fn.qualname not in steps
+                and any(self.runs_step(c, steps, by_name, fn.qualname, optimizer) for c in fn.called)
             }
             if not more:
                 return steps
             steps |= more
 
-    def runs_step(self, callee: str, steps: set[str], by_name: dict[str, list[_Function]], owner: str = "") -> bool:
-        """Calling ``callee`` (in ``owner``, a function's qualified name) runs a step."""
+    def runs_step(
+        self,
+        callee: str,
+        steps: set[str],
+        by_name: dict[str, list[_Function]],
+        owner: str = "",
+        optimizer: bool = False,
+    ) -> bool:
+        """Calling ``callee`` (in ``owner``, a function's qualified name) runs a step (``optimizer``:
+        an optimizer step, of ``steps`` here or of another module)."""
         if any(fn.qualname in steps for fn in self.local_targets(callee, by_name)):
             return True
-        return self._external_step(callee, owner)[0]
+        return self._external_step(callee, owner, optimizer)[0]
 
     def synced_functions(self, steps: set[str]) -> set[str]:
         """Step functions that end the step with the barrier themselves (already XLA code)."""
@@ -432,7 +446,8 @@ class StepDrivers(Analysis):
             if function is None:
                 continue  # module-level steps are left to the script's next host read
             if kind == "call":  # a call that runs a step of another function
-                runs, syncs, origin = self._external_step(what, function.qualname)
+                # (an optimizer step: a call that runs only a backward pass, ``scaler.backward(loss)``, is no step site)
+                runs, syncs, origin = self._external_step(what, function.qualname, optimizer=True)
                 local = [fn for fn in self.local_targets(what, by_name) if fn.qualname in stepping]
                 if syncs or (not runs and not local) or any(fn.qualname in synced for fn in local):
                     continue

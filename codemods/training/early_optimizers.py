@@ -45,7 +45,7 @@ from codemods.training.handed_parameters import (
     through_bound,
 )
 from codemods.training.listed_modules import untraced_loop_moves
-from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, root_in
+from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, returns_the_module, root_in
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -396,7 +396,7 @@ class EarlyOptimizers(ConditionalMoves):
             elif event[0] == "collect":
                 if (source := dotted(event[2])) is not None:
                     events.append(("alias", event[1], source))
-                if event[1] in collected:
+                if event[1] in collected and not returns_the_module(event[2]):
                     events.extend(("optimizer", owner, sub) for sub, owner in module_calls(event[2]))
             elif event[0] == "uses":
                 # Names bound here to what is not followed (``params = []`` filled in a loop),

@@ -230,6 +230,9 @@ class TrainingFacts:
     # of an optimizer class's methods (its ``step()`` runs inside the training step, and those
     # loops are no training loops either); never evaluation loops that need a barrier of their own.
     loops_within_a_step: set[cst.CSTNode] = field(default_factory=set)
+    # The file's classes whose ``forward`` is a module's: ``nn.Module`` subclasses (also through
+    # the file's own classes) and library model bases' (another file's subclass: project/module_bases.py).
+    forward_classes: set[str] = field(default_factory=set)
     # ``accelerator.backward(...)`` calls of loops over a loader Accelerate did not prepare (no
     # barrier of Accelerate's ends their steps: the port adds one).
     unprepared_backwards: set[cst.Call] = field(default_factory=set)
@@ -363,6 +366,8 @@ class TrainingFacts:
     # For other files (qualified names, see project/summary_from_facts.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
+    # Of those, the ones that step an optimizer (not only a backward pass: ``LossScaler.backward``).
+    optimizer_step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
     # Those that run a training loop of the file through the functions they call (``fit`` whose
     # epoch loop calls ``self.train_epoch()``): what a method called by its name may run.

@@ -14,10 +14,12 @@ from codemods.apis import ACCELERATE_STEP_ENDERS
 from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
 from codemods.device.shapes import is_device_name
-from codemods.engine.nodes import dotted, method_name, names_in, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, names_in, walk
 from codemods.huggingface.accelerate_loaders import loader_state
 from codemods.lazy.assignment_shapes import returns_host_numbers
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_bases import project_module_class
+from codemods.training.cpu_names import CpuNames
 from codemods.training.drivers import StepDrivers
 from codemods.training.every_iteration import reads_every_iteration
 from codemods.training.facts import LoopPlan
@@ -39,6 +41,7 @@ class LoopPlans(StepDrivers):
     trainer_classes: dict[str, str]
     device_loaders: set[str]
     loop_records: dict[int, _Loop]
+    cpu_names: CpuNames
     # Loops over the parts of one step (part_loops.py), and the loops around them (which train).
     part_loops: set[cst.CSTNode]
     part_loop_outers: set[cst.CSTNode]
@@ -99,7 +102,15 @@ class LoopPlans(StepDrivers):
             if not reads and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation", over_data=over_data)
             elif accumulators := accumulated_into(
-                loop.node, set(loop.moved), lambda call: self._gives_host_numbers(call, by_name)
+                loop.node,
+                set(loop.moved),
+                # (and a move to a name bound to the CPU device: ``o.to(cpu_device)``, as ``.to("cpu")``)
+                lambda call: (
+                    self._gives_host_numbers(call, by_name)
+                    or (
+                        method_name(call) == "to" and self.cpu_names.names_cpu(loop.owner, arg_value(call, 0, "device"))
+                    )
+                ),
             ):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators, over_data=over_data)
 
@@ -279,9 +290,17 @@ class LoopPlans(StepDrivers):
     def _forward_computation(self) -> set[str]:
         """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
         itself (or the ``__call__`` a loss module defines instead) and the methods of the class
-        it calls through ``self.`` (and those they call)."""
+        it calls through ``self.`` (and those they call).  A module class is also one whose base is
+        a module class of another project module (project/module_bases.py)."""
         methods = {fn.qualname: fn for fn in self.function_records.values()}
-        entries = {f"{cls}.{name}" for cls in self.forward_class_paths for name in _FORWARD_METHODS}
+        project = self.walk.analysis(ProjectAnalysis)
+        # (and this file's classes whose base is a module class of another project module)
+        classes = self.forward_class_paths | {
+            cls
+            for cls, (bases, _) in self.facts.project.classes.items()
+            if cls not in self.forward_class_paths and project_module_class(project, bases)
+        }
+        entries = {f"{cls}.{name}" for cls in classes for name in _FORWARD_METHODS}
         entries |= {f"{cls}.{name}" for cls in self.trainer_classes.values() for name in _TRAINER_STEP_METHODS}
         found = entries & methods.keys()
         pending = list(found)

@@ -80,8 +80,13 @@ def accumulated_into(
             if type(statement) is cst.Assign and _device_valued(statement.value, device, host_call):
                 device.update(n for t in statement.targets for n in names_in(t.target))
     found: list[str] = []
-    for statement in statements:
-        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+    # In order: a name the iteration binds again to a host value, on every path (``output =
+    # [o.to("cpu") for o in output]``), holds no device value from there on.
+    rebinds = _unconditional_assignments(body)
+    for statement in _in_source_order(body, statements):
+        if statement in rebinds and not _device_valued(statement.value, device, host_call):  # type: ignore[attr-defined]  # an Assign
+            device.difference_update(n for t in statement.targets for n in names_in(t.target))  # type: ignore[attr-defined]  # an Assign
+        elif type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
             if target not in bound and _device_valued(statement.value, device, host_call):
                 found.append(target)
         elif (
@@ -95,6 +100,32 @@ def accumulated_into(
             ):
                 found.append(owner)
     return tuple(dict.fromkeys(found))
+
+
+def _in_source_order(body: cst.CSTNode, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """``nodes`` (of ``body``) in the order the source has them (``walk`` gives no such order)."""
+    wanted = {id(node) for node in nodes}
+    ordered: list[cst.CSTNode] = []
+    pending = [body]
+    while pending:
+        node = pending.pop()
+        if id(node) in wanted:
+            ordered.append(node)
+        pending.extend(reversed(node.children))
+    return ordered
+
+
+def _unconditional_assignments(body: cst.BaseSuite) -> set[cst.CSTNode]:
+    """The assignments of a loop's body that run in every iteration that goes on: its own
+    statements' and those of the ``with`` blocks in it (not under an ``if``, a ``try`` or a loop)."""
+    found: set[cst.CSTNode] = set()
+    statements = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            found.update(small for small in statement.body if type(small) is cst.Assign)
+        elif isinstance(statement, cst.With):
+            found |= _unconditional_assignments(statement.body)
+    return found
 
 
 _FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})
@@ -120,9 +151,10 @@ def _static_index(index: cst.BaseSlice) -> bool:
     )
 
 
-# Calls a loop that only moves a batch to the device may make: the moves and casts, the
+# Calls a loop that only moves a batch to the device may make: the moves and casts (also a
+# container's own move method, ``to_device``, as loop_plans._MOVE_METHODS takes it), the
 # container reads and writes around them, and the builtins that walk a container.
-_MOVES = frozenset({"to", "cuda"})
+_MOVES = frozenset({"to", "cuda", "to_device"})
 _MOVE_HELPERS = frozenset(
     {
         "items",

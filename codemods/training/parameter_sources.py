@@ -13,6 +13,21 @@ from codemods.engine.nodes import dotted, walk
 # The methods that move a module, and those that hand out its parameters.
 _MOVES = frozenset({"to", "cuda", "cpu", "xla"})
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+# Module methods that change the module in place and return it (a cast, a mode): ``model =
+# model.half()`` binds the module again, not a collection of its parameters.
+_RETURN_THE_MODULE = frozenset(
+    {"half", "float", "double", "bfloat16", "train", "eval", "requires_grad_", "share_memory"}
+)
+
+
+def returns_the_module(value: cst.BaseExpression) -> bool:
+    """``value`` is a named module through casts and modes that return it (``model.half()``,
+    ``net.float().eval()``), or a move: what it binds is that module, not its parameters."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute:
+        if value.func.attr.value not in _RETURN_THE_MODULE | _MOVES:
+            return False
+        value = value.func.value
+    return type(value) is not cst.Call and dotted(value) is not None
 
 
 def root_in(name: str, models: set[str]) -> str | None:

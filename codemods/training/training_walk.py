@@ -17,6 +17,7 @@ from codemods.engine.walk import Walk
 from codemods.equivalent_apis import TENSOR_CLASSES_OF_NN as NN_TENSORS
 from codemods.huggingface.names import TRAINERS
 from codemods.targets import XM, spellings
+from codemods.training.cpu_names import CpuNames
 from codemods.training.device_less import looked_up_in
 from codemods.training.facts import OptimizerStep
 from codemods.training.handed_parameters import through_bound
@@ -45,6 +46,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         self.branch_blocks: set[int] = set()  # (round_trips.py) blocks that may not run: if/else, except
         self.function_records: dict[int, _Function] = {}
         self.module_scope = _Scope()
+        self.cpu_names = CpuNames()  # (``cpu_device = torch.device("cpu")``: ``.to(cpu_device)`` reads to the host)
         self.module_node: cst.Module | None = None
         self.model_candidates: list[tuple[str, str]] = []
         self.module_classes: set[str] = set()
@@ -158,6 +160,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 self.module_classes.add(node.name.value)
             if resolved in apis.MODULE_BASES or resolved in apis.LIBRARY_MODEL_BASES or written in self.forward_classes:
                 self.forward_classes.add(node.name.value)
+                self.part.forward_classes.add(node.name.value)
                 self.forward_class_paths.add(self.walk.qualname)
             if is_optimizer_class(resolved or "") or written in self.optimizer_classes:
                 self.optimizer_classes[node.name.value] = self.walk.qualname
@@ -247,9 +250,15 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         if node.value is not None:
             self._assignment(dotted(node.target), node.value)
 
+    @property
+    def _scope_name(self) -> str:
+        """The function the walk is in (its qualified name), or "" at the module level."""
+        return self.walk.qualname if self.walk.enclosing_function is not None else ""
+
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
+        self.cpu_names.note(self._scope_name, name, value)
         core = _unless_none(value)
         moved: cst.Call | None = None  # the move of ``Model(...).to(device)``
         while (
@@ -364,7 +373,8 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                     loop.barrier = True
             reads = (
                 method in apis.HOST_READ_METHODS
-                or (method == "to" and names_the_cpu(arg_value(node, 0, "device")))  # ``.to("cpu")``, as ``.cpu()``
+                # ``.to("cpu")``, ``.to(cpu_device)``, as ``.cpu()``
+                or (method == "to" and self.cpu_names.names_cpu(self._scope_name, arg_value(node, 0, "device")))
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
                 or callee in HOST_READ_CALLS
                 or hands_a_reading_lambda(node)  # ``nest.map(lambda t: t.cpu(), outputs)``

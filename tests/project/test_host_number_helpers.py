@@ -57,4 +57,4 @@ def test_meters_of_what_another_modules_helper_returns(tmp_path: Path, target: s
         assert found == []
     else:
         assert [line for line, _ in found] == [8], found
-        assert "accumulates device values into `top5`, `top1`" in found[0][1]
+        assert "accumulates device values into `top1`, `top5`" in found[0][1]

@@ -213,7 +213,8 @@ CARRIED_STATE_BARRIER = Rule(
     "that reads nothing to the host and carries a value a call computes (a diffusion sampler's "
     "`for t in reversed(range(1000)): img = self.p_sample(img, t)`) is one graph of every iteration's forward, "
     "compiled only when the result is read: it gets the barrier too. Not one within a training step's iteration "
-    "(the step's barrier ends it), nor a loop with autograd (an RNN unrolled for the backward), nor one that "
+    "(the step's barrier ends it: also a module's `forward`, of a class whose base is a module class of another "
+    "file of the project), nor a loop with autograd (an RNN unrolled for the backward), nor one that "
     "builds the loss the training step backpropagates (`for i in range(heads): loss = loss + ...`), nor the loop of "
     'a model the script moves only to the CPU (an inference script\'s `device = torch.device("cpu")`: its state '
     "stays on the CPU).",

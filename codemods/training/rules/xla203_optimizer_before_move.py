@@ -19,6 +19,7 @@ from codemods.training.rules.looked_up_classes import looked_up_valid
 from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_valid
 from codemods.training.rules.loop_moved_optimizers import loop_moved_valid
 from codemods.training.rules.method_optimizers import method_optimizer_valid
+from codemods.training.rules.module_cast_cases import module_cast_invalid, module_cast_valid
 from codemods.training.rules.optimizer_before_move_cases import optimizer_before_move_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_valid
 from codemods.training.rules.programs import (
@@ -54,7 +55,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "base's: `super().__init__(opt, model, optimizer=optimizer)`, the base in another module), and when a function builds the optimizer from the model. "
     "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
-    "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
+    "collected into a name first (`params = list(model.parameters())`; not a cast or mode that returns the module, "
+    "`model = model.half()`, which binds the model again) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
     "`self.model = model`, also `self.policy, self.qf = policy, qf`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
     "and through a loop variable (`for m in self.modules: m.to(device)`, each element of a literal list or tuple, of a "
@@ -264,8 +266,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *returned_optimizer_valid(),
         *stale_parameter_list_valid(),
         *loop_moved_valid(),
+        *module_cast_valid(),
     ),
-    invalid=optimizer_before_move_invalid,
+    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid()),
 )
 
 

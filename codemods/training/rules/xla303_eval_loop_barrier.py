@@ -8,6 +8,11 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid, with_barrier
+from codemods.training.rules.cpu_device_read_cases import (
+    CPU_DEVICE_READ_WHY,
+    cpu_device_read_invalid,
+    cpu_device_read_valid,
+)
 from codemods.training.rules.dead_loop_cases import dead_loop_invalid, dead_loop_valid
 from codemods.training.rules.host_read_loop_cases import (
     HOST_READ_LOOPS_WHY,
@@ -193,7 +198,8 @@ EVAL_LOOP_BARRIER = Rule(
     "objects (`to_networkx(g)`, `to_scipy_sparse_matrix`) read every tensor of the graph to the host: a host read. "
     "A loop in the body of an `if False:` (`if 0:`) never runs and gets none (one in its `else:` does). "
     + STEP_LOOPS_WHY
-    + HOST_READ_LOOPS_WHY,
+    + HOST_READ_LOOPS_WHY
+    + CPU_DEVICE_READ_WHY,
     examples=lambda: (
         invalid(
             """
@@ -521,6 +527,7 @@ EVAL_LOOP_BARRIER = Rule(
         *step_loop_valid(),
         *dead_loop_valid(),
         *host_read_loop_valid(),
+        *cpu_device_read_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -579,7 +586,7 @@ EVAL_LOOP_BARRIER = Rule(
             with_barrier(DEVICE_ACCURACY, "        top5.update(acc5, images.size(0))\n"),
             note="meters-of-device-values-a-helper-of-the-file-returns",
             findings=(
-                Expected(23, 9, "evaluation loop over the device that accumulates device values into `top5`, `top1`"),
+                Expected(23, 9, "evaluation loop over the device that accumulates device values into `top1`, `top5`"),
             ),
         ),
         invalid(
@@ -641,6 +648,7 @@ EVAL_LOOP_BARRIER = Rule(
         *step_loop_invalid(),
         *dead_loop_invalid(),
         *host_read_loop_invalid(),
+        *cpu_device_read_invalid(),
     ),
 )
 

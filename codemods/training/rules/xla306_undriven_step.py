@@ -35,7 +35,9 @@ UNDRIVEN_STEP = Rule(
     "compiling it runs out of memory. Convert the project folder (the barrier then goes at the end of the "
     "driving loop's iteration), or end each call with the step barrier. An optimizer class's own `step` (a "
     "two-step optimizer's `step(closure)`) is the optimizer's API: the loop that calls `optimizer.step()` "
-    "drives it, and gets the barrier, so it is never reported.",
+    "drives it, and gets the barrier, so it is never reported. A call of another module's method that runs only a "
+    "backward pass (a loss scaler's `backward(loss)`, `(loss * scale).backward()`) takes no optimizer step: the "
+    "step, and its barrier, are where its caller steps the optimizer.",
     examples=lambda: (
         invalid(
             """
