@@ -134,6 +134,6 @@ def _with_xla(listed: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _xla_like(literal: cst.BaseExpression) -> cst.SimpleString:
-    """"xla" in the quotes of ``literal``."""
+    """ "xla" in the quotes of ``literal``."""
     quote = literal.value[0] if type(literal) is cst.SimpleString and literal.value[:1] in ("'", '"') else '"'
     return cst.SimpleString(f"{quote}xla{quote}")

@@ -122,7 +122,8 @@ def _static_index(index: cst.BaseSlice) -> bool:
 
 # Calls a loop that only moves a batch to the device may make: the moves and casts, the
 # container reads and writes around them, and the builtins that walk a container.
-_MOVES = frozenset({"to", "cuda"})
+# ``to_device``: a container's own move (LibRecommender's ``Message.to_device(device)``), as a class's ``to`` is.
+_MOVES = frozenset({"to", "cuda", "to_device"})
 _MOVE_HELPERS = frozenset(
     {
         "items",

@@ -44,7 +44,7 @@ DEVICE_CONFIG_PORTED = """
         return torch.nn.Linear(2, 2).to(device_config(device))
 """
 
-MESSAGE = "the port writes \"xla\" where the project wrote \"cuda\" (XLA101)"
+MESSAGE = 'the port writes "xla" where the project wrote "cuda" (XLA101)'
 
 DEVICE_STRING_COMPARISON = Rule(
     code="XLA123",
@@ -55,13 +55,13 @@ DEVICE_STRING_COMPARISON = Rule(
     why='The port writes "xla" where the project wrote the "cuda" device string (XLA101: `def __init__(self, '
     'device="cuda")` becomes `device="xla"`). A helper that compares such a string with "cuda" (`def '
     'device_config(device): if device == "cuda" and torch.cuda.is_available(): return torch.device("cuda")`, '
-    "which XLA104 ports to `if device == \"cuda\": return torch_xla.device()`) would then take its other branch "
+    'which XLA104 ports to `if device == "cuda": return torch_xla.device()`) would then take its other branch '
     "for every value the port wrote, and the model and its batches would silently stay on the CPU. After the "
     'port "cuda" and "xla" both name the accelerator, so the comparison accepts both: `device == "cuda"` becomes '
     '`device in ("cuda", "xla")` (`!=`: `not in`), a listed "cuda" (`device in ("cuda", "mps")`) gains "xla", '
     'and `device.startswith("cuda")` becomes `device.startswith(("cuda", "xla"))`. A caller that still passes '
     '"cuda" gets what it got. It applies where the run may hand the comparison a rewritten string: the file '
-    "rewrites a \"cuda\" device string, or another file of the run imports it (a whole-project run converts "
+    'rewrites a "cuda" device string, or another file of the run imports it (a whole-project run converts '
     "that file, whose strings become \"xla\"). A comparison of a torch.device's `.type` is XLA110's; a file that "
     'also compares the name with "xla" already tells the two apart, and stays.',
     examples=lambda: (
@@ -204,6 +204,6 @@ def _widen(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> 
     name = _widened(ctx.facts)[original]
     if tells_xla_apart(ctx.ancestors[0] if ctx.ancestors else None, name):
         return updated
-    message = f"`{ctx.code(original)}` -> `{{new}}`: {MESSAGE}, and `{name}` may hold it here, so it also accepts \"xla\""
+    message = f'`{ctx.code(original)}` -> `{{new}}`: {MESSAGE}, and `{name}` may hold it here, so it also accepts "xla"'
     replacement = ctx.fix(DEVICE_STRING_COMPARISON, original, message, lambda: widened(updated))  # type: ignore[arg-type]  # a check is an expression
     return updated if replacement is None else replacement
