@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.shapes import checked_for_cuda
-from codemods.engine.nodes import dotted, method_name, string_value, walk
+from codemods.engine.nodes import dotted, string_value, walk
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -29,17 +29,22 @@ _MEMBERSHIP = (cst.In, cst.NotIn)
 _LISTED = (cst.Tuple, cst.List, cst.Set)
 
 
-def widened_candidates(facts: Facts) -> dict[cst.CSTNode, str]:
-    """The unproven checks the port widens: the check -> the name it compares."""
+def widened_candidates(
+    facts: Facts, compared: list[tuple[cst.Comparison, str, cst.SimpleString]]
+) -> dict[cst.CSTNode, str]:
+    """The unproven checks the port widens: the check -> the name it compares.  ``compared``: the
+    file's comparisons of a name with a string (DeviceValueAnalysis), which tell which names the
+    file already compares with "xla"."""
     device = facts.device
     if not device.unproven_checks or not _rewritten_strings_reach(facts):
         return {}
     values = facts.device_values
     theirs = {*values.asserted_choices, *values.ported_comparisons}  # XLA114 ports these
+    apart = {name for _, name, literal in compared if (string_value(literal) or "").startswith("xla")}
     return {
         check: name
         for check, name in device.unproven_checks.items()
-        if compared_string(check) == name and not any(node in theirs for node in walk(check))
+        if compared_string(check) == name and name not in apart and not any(node in theirs for node in walk(check))
     }
 
 
@@ -70,70 +75,3 @@ def compared_string(check: cst.CSTNode) -> str | None:
         return None
     name = dotted(operand)
     return None if name is None or name.endswith(".type") else name
-
-
-def tells_xla_apart(module: cst.CSTNode | None, name: str) -> bool:
-    """The file compares ``name`` with an "xla" string somewhere (``elif device == "xla":``)."""
-    if module is None:
-        return False
-    for node in walk(module):
-        if type(node) is cst.Comparison and len(node.comparisons) == 1:
-            operands = [node.left, node.comparisons[0].comparator]
-            if name in (dotted(o) for o in operands) and any(_names_xla(o) for o in operands):
-                return True
-        elif type(node) is cst.Call and method_name(node) == "startswith" and type(node.func) is cst.Attribute:
-            if dotted(node.func.value) == name and any(_names_xla(a.value) for a in node.args):
-                return True
-    return False
-
-
-def _names_xla(node: cst.BaseExpression) -> bool:
-    if type(node) in _LISTED:
-        return any(_names_xla(e.value) for e in node.elements)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-    value = string_value(node) if type(node) is cst.SimpleString else None
-    return value is not None and value.startswith("xla")
-
-
-def widened(check: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``device == "cuda"`` -> ``device in ("cuda", "xla")``, ``!=`` -> ``not in``, a listed "cuda"
-    gains "xla", ``startswith("cuda")`` -> ``startswith(("cuda", "xla"))``; None for another shape."""
-    if type(check) is cst.Call:
-        prefix = check.args[0].value
-        if type(prefix) is cst.Tuple:
-            return check.with_changes(args=[check.args[0].with_changes(value=_with_xla(prefix))])
-        if type(prefix) is not cst.SimpleString:
-            return None
-        pair = cst.Tuple([cst.Element(prefix), cst.Element(_xla_like(prefix))])
-        return check.with_changes(args=[check.args[0].with_changes(value=pair)])
-    if type(check) is not cst.Comparison:
-        return None
-    target = check.comparisons[0]
-    operator, left, right = target.operator, check.left, target.comparator
-    if type(operator) in _MEMBERSHIP and type(right) in _LISTED:
-        return check.with_changes(comparisons=[target.with_changes(comparator=_with_xla(right))])
-    if type(operator) not in _EQUALITY:
-        return None
-    literal, operand = (left, right) if string_value(left) == "cuda" else (right, left)
-    if type(literal) is not cst.SimpleString:
-        return None
-    choices = cst.Tuple([cst.Element(literal), cst.Element(_xla_like(literal))])
-    member = cst.In() if type(operator) is cst.Equal else cst.NotIn()
-    return cst.Comparison(
-        left=operand,
-        comparisons=[cst.ComparisonTarget(operator=member, comparator=choices)],
-        lpar=check.lpar,
-        rpar=check.rpar,
-    )
-
-
-def _with_xla(listed: cst.BaseExpression) -> cst.BaseExpression:
-    elements = list(listed.elements)  # type: ignore[attr-defined]  # a tuple, list or set (the callers check)
-    cuda = next(e.value for e in elements if string_value(e.value) == "cuda")
-    last = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return listed.with_changes(elements=[*elements[:-1], last, cst.Element(_xla_like(cuda))])
-
-
-def _xla_like(literal: cst.BaseExpression) -> cst.SimpleString:
-    """ "xla" in the quotes of ``literal``."""
-    quote = literal.value[0] if type(literal) is cst.SimpleString and literal.value[:1] in ("'", '"') else '"'
-    return cst.SimpleString(f"{quote}xla{quote}")

@@ -1,5 +1,6 @@
 """XLA123 device-string-comparison: a device string compared with "cuda" where the run may hand it
-a string the port rewrote to "xla" (device/widened_checks.py) also accepts "xla"."""
+a string the port rewrote to "xla" (the device values' ``widened_checks``, device/widened_checks.py) also
+accepts "xla" (rules/widened_comparisons.py)."""
 
 from __future__ import annotations
 
@@ -191,19 +192,11 @@ DEVICE_STRING_COMPARISON = Rule(
 )
 
 
-def _widened(facts: Facts) -> dict[cst.CSTNode, str]:
-    from codemods.device.widened_checks import widened_candidates
-
-    return widened_candidates(facts)
-
-
-@on_facts(DEVICE_STRING_COMPARISON, nodes=_widened)
+@on_facts(DEVICE_STRING_COMPARISON, nodes=lambda facts: facts.device_values.widened_checks)
 def _widen(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-    from codemods.device.widened_checks import tells_xla_apart, widened
+    from codemods.device.rules.widened_comparisons import widened
 
-    name = _widened(ctx.facts)[original]
-    if tells_xla_apart(ctx.ancestors[0] if ctx.ancestors else None, name):
-        return updated
+    name = ctx.facts.device_values.widened_checks[original]
     message = f'`{ctx.code(original)}` -> `{{new}}`: {MESSAGE}, and `{name}` may hold it here, so it also accepts "xla"'
     replacement = ctx.fix(DEVICE_STRING_COMPARISON, original, message, lambda: widened(updated))  # type: ignore[arg-type]  # a check is an expression
     return updated if replacement is None else replacement
