@@ -328,7 +328,9 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
         operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-        if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
+        # ``device in ("cuda", "xla")`` also takes the XLA device: no CUDA check.
+        takes_xla = any((string_value(o) or "").startswith("xla") for o in operands)
+        if not takes_xla and any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
         if len(node.comparisons) == 1:
             self.comparisons.append(node)

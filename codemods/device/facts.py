@@ -282,6 +282,9 @@ class DeviceValueFacts:
     # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
     # choices it lists (the value: the assertion, and the value to add).
     asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
+    # ``device == "cuda"`` of a device string the run may hand a string the port rewrote to "xla"
+    # (device/widened_checks.py): the check -> the name compared; XLA123 makes it accept "xla" too.
+    widened_checks: dict[cst.CSTNode, str] = field(default_factory=dict)
     # For other files: flags that a function returns on an object (``args.cuda = ... and
     # torch.cuda.is_available(); return args``): (function, attribute) -> what the flag is on an
     # XLA host after the port (None: not known, its user's choice) and the code of its value.

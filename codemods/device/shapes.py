@@ -73,8 +73,9 @@ def compared_with_cuda(node: cst.Comparison) -> str | None:
         else:
             return None
     elif operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
-        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
-            return None
+        listed = [string_value(element.value) for element in right.elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        if "cuda" not in listed or any(s is not None and s.startswith("xla") for s in listed):
+            return None  # no "cuda", or one that also takes "xla" (True on XLA)
         right = cst.SimpleString('"cuda"')
     elif operator not in (cst.Equal, cst.NotEqual):
         return None

@@ -41,6 +41,7 @@ from codemods.device.project_flags import ProjectFlags
 from codemods.device.rules.xla121_device_from_library import from_library
 from codemods.device.shapes import device_key, index_or_cpu, is_device_name
 from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
+from codemods.device.widened_checks import widened_candidates
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -626,6 +627,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             if value == "xla" and value not in listed and "cuda" in listed:
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
+        part.widened_checks = widened_candidates(self.facts, self.comparisons)  # after XLA114's
         for call in self.helper_calls:
             helper = library_apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:

@@ -27,6 +27,7 @@ from codemods.device.rules.xla119_guarded_move import GUARDED_MOVE
 from codemods.device.rules.xla120_uncalled_device import UNCALLED_DEVICE
 from codemods.device.rules.xla121_device_from_library import DEVICE_FROM_LIBRARY
 from codemods.device.rules.xla122_cuda_wait_check import CUDA_WAIT_CHECK
+from codemods.device.rules.xla123_device_string_comparison import DEVICE_STRING_COMPARISON
 
 RULES = (
     NO_DEVICE,
@@ -52,4 +53,5 @@ RULES = (
     UNCALLED_DEVICE,
     DEVICE_FROM_LIBRARY,
     CUDA_WAIT_CHECK,
+    DEVICE_STRING_COMPARISON,
 )

@@ -326,7 +326,8 @@ def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
     where its own parameters are, guarding a swap of its own parts, is no finding."""
     device = facts.device
     ddp_checks = {check for check, _ in device.guarded_ddp.values()} | device.guarded_groups.keys()
-    ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks, device.own_swaps)
+    widened = facts.device_values.widened_checks  # XLA123 makes them accept "xla" too
+    ported = (device.type_checks, device.tensor_checks, device.guarded_moves, ddp_checks, device.own_swaps, widened)
     return dict.fromkeys(
         [
             *(

@@ -13,8 +13,7 @@ from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted,
 CPU_DEVICE_READ_WHY = (
     ' A move to a name bound only to the CPU device (`cpu_device = torch.device("cpu")`, in the function or '
     'the module) reads as `.to("cpu")` does, and a name the iteration binds again to such a host value, on every '
-    "path, holds no device value from there on; a loop that only moves a batch's parts to the device, also "
-    "through a container's `to_device`, is part of the step it feeds."
+    "path, holds no device value from there on."
 )
 
 # FCOS's compute_on_dataset: every output copied to the host through a name bound to the CPU device.

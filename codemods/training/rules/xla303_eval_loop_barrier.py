@@ -20,6 +20,7 @@ from codemods.training.rules.host_read_loop_cases import (
     host_read_loop_valid,
 )
 from codemods.training.rules.meter_loop_cases import DEVICE_ACCURACY, DEVICE_METER, HOST_ACCURACY, SUBMODULES
+from codemods.training.rules.move_loop_cases import move_loop_invalid, move_loop_valid
 from codemods.training.rules.step_loop_cases import STEP_LOOPS_WHY, step_loop_invalid, step_loop_valid
 
 if TYPE_CHECKING:
@@ -184,8 +185,8 @@ EVAL_LOOP_BARRIER = Rule(
     "A loop over a model's weights or submodules (`for key, module in model.named_modules()`, which sets them "
     "up) evaluates no data. "
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
-    "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`: moves, casts, "
-    "container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
+    "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`, a container's own "
+    "`d.to_device(device)`: moves, casts, container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
     "computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or the `__call__` a loss module defines instead, or a method "
     "either calls through `self`) is part of the training step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
@@ -526,6 +527,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         *step_loop_valid(),
         *dead_loop_valid(),
+        *move_loop_valid(),
         *host_read_loop_valid(),
         *cpu_device_read_valid(),
     ),
@@ -647,6 +649,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         *step_loop_invalid(),
         *dead_loop_invalid(),
+        *move_loop_invalid(),
         *host_read_loop_invalid(),
         *cpu_device_read_invalid(),
     ),
