@@ -1,7 +1,7 @@
 """Code that needs a package an XLA host never has: flash-attn builds its CUDA kernels when it is
 installed, so on an XLA host its import raises ImportError. A use reached only when that import
 worked (after it, in a ``try`` whose handler catches the ImportError and falls back; after such a
-``try`` whose handler leaves the block, ``except ImportError: return False``; under ``if
+``try`` whose handler returns, ``except ImportError: return False``; under ``if
 flash_attn is not None:``, or under a function of the file that returns False when it is None)
 never runs there: XLA004 says nothing of it (loaded by the hooks: a rule module loads no LibCST)."""
 
@@ -47,7 +47,7 @@ def never_runs_on_xla(ancestors: Sequence[cst.CSTNode], qualified: str) -> bool:
 
 def _after_an_exiting_try(body: Sequence[cst.CSTNode], statement: cst.CSTNode, package: str) -> bool:
     """``statement`` follows, in the same block, a ``try`` that imports the package and whose
-    handlers of the ImportError all leave the block (``except ImportError: return False``): it runs
+    handlers of the ImportError all return (``except ImportError: return False``; one that raises is no fallback): it runs
     only where the import worked."""
     for before in body:
         if before is statement:
@@ -63,11 +63,12 @@ def _after_an_exiting_try(body: Sequence[cst.CSTNode], statement: cst.CSTNode, p
 
 
 def _exits(suite: cst.BaseSuite) -> bool:
-    """The block ends with a ``return`` or a ``raise``."""
+    """The block ends with a ``return`` (the caller's fallback; a ``raise`` is no fallback: the
+    code fails there)."""
     lines = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
     last = lines[-1] if lines else None
     return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and isinstance(
-        last.body[-1], (cst.Return, cst.Raise)
+        last.body[-1], cst.Return
     )
 
 

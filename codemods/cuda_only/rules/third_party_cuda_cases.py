@@ -383,6 +383,14 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
+            substituted(
+                GUARDED_FLASH, ("        return False\n", '        raise RuntimeError("install flash-attn")\n')
+            ),
+            target="sagemaker",
+            note="flash-attn-version-read-after-a-handler-that-raises-sagemaker",
+            findings=(Expected(15, 26, "`flash_attn.__version__`"),),
+        ),
+        invalid(
             substituted(GUARDED_FLASH, ("        return False\n", "        pass\n")),
             note="flash-attn-version-read-after-a-handler-that-falls-through",
             findings=(Expected(15, 26, "`flash_attn.__version__`"),),

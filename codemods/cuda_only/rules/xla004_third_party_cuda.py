@@ -62,7 +62,7 @@ THIRD_PARTY_CUDA = Rule(
     "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported). "
     "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
     "its import worked (in a `try` whose handler catches the ImportError and falls back, after such a `try` whose "
-    "handler leaves the block, `except ImportError: return False`, under `if flash_attn is not "
+    "handler returns, `except ImportError: return False` (one that raises is no fallback), under `if flash_attn is not "
     "None:`, or under a function of the file that returns False when the handler set it to None) is not reported, "
     "nor is the handler's fallback binding (`unpad_input, pad_input = None, None`). A module-level import of it "
     "outside a `try` is reported at the import: the module itself fails to import on an XLA host. flash-attn's "
