@@ -129,7 +129,10 @@ COMPILED_EXTENSION_OP = Rule(
     "the op: write it in torch operations (which XLA compiles), or keep the layer out of the model trained on "
     "XLA. Outside a forward, a call of such an op that hands it a tensor its function puts on the device "
     "(`iou = torch.cuda.FloatTensor(n, m)`, `x.cuda()`; on the XLA device after the port) raises at every call, "
-    "and is reported too. A single file whose folder is not known cannot tell an extension from a module it could not read: "
+    "and is reported too. An op in a class that the file reaches only under a test never true on XLA (every use of "
+    "the class, or of a module-level alias of it, `op_cuda = _Loss.apply`, under `if torch.cuda.is_available() "
+    "and device != 'cpu':` or `if logits.is_cuda:`, with a torch fallback in the other branch), and that no other "
+    "file of the project names, never runs there and is not reported. A single file whose folder is not known cannot tell an extension from a module it could not read: "
     "run the tool on the project for this check.",
     examples=lambda: (
         invalid(
