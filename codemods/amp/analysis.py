@@ -116,6 +116,29 @@ class AmpAnalysis(Analysis):
                 found.append((value, qualified))
         return found
 
+    def _tensor_device_type(self, device: cst.BaseExpression | None) -> bool:
+        """``x.device.type`` where ``x`` is a tensor the function is handed: a parameter of a
+        ``forward`` (a layer's input) or one annotated ``torch.Tensor``."""
+        if not (
+            type(device) is cst.Attribute
+            and device.attr.value == "type"
+            and type(device.value) is cst.Attribute
+            and device.value.attr.value == "device"
+            and type(device.value.value) is cst.Name
+        ):
+            return False
+        function = self.walk.enclosing_function
+        name = device.value.value.value
+        if function is None or name in ("self", "cls"):
+            return False
+        param = next((p for p in function.params.params if p.name.value == name), None)
+        if param is None:
+            return False
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        return function.name.value == "forward" or (
+            annotation is not None and self.walk.resolve(annotation) == "torch.Tensor"
+        )
+
     def _autocast(
         self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None
     ) -> None:
@@ -139,6 +162,8 @@ class AmpAnalysis(Analysis):
             elif kind is None:
                 if (name := dotted(device)) is None:
                     return
+                if self._tensor_device_type(device):
+                    self.part.tensor_device_types.add(node)
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
         enabled = call.argument("enabled")

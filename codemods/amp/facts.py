@@ -83,6 +83,9 @@ class AmpFacts:
     # Names the file moves tensors or models to (``x.to(self.device)``): the device it trains on,
     # which the port makes XLA's; autocast's ``device_type=self.device.type`` follows it.
     moved_to: set[str] = field(default_factory=set)
+    # Autocasts whose device type is the ``.device.type`` of a tensor the function is handed
+    # (``torch.autocast(device_type=x.device.type)`` in a ``forward``): the device it runs on, 'xla' there.
+    tensor_device_types: set[cst.Call] = field(default_factory=set)
     # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
     precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
     # The assignments of the values above (their rules' hooks rewrite the value there: another

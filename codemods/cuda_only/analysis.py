@@ -30,6 +30,7 @@ from codemods.cuda_only.code_shapes import (
 )
 from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
+from codemods.cuda_only.cuda_dispatch import cuda_only_calls
 from codemods.cuda_only.module_reads import ModuleReads
 from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
@@ -595,6 +596,10 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
                         self.part.extension_ops[call] = (
                             f"`{extension}`, a C++/CUDA extension that {setup} builds with torch.utils.cpp_extension"
                         )
+        if self.part.extension_ops and self.module is not None:  # run only behind a CUDA test (cuda_dispatch.py)
+            never = lambda test, scope: self._never_true(test, scope, self.stored.position + 1) == (True, None)  # noqa: E731
+            for op in cuda_only_calls(self.module, self.part.extension_ops, never, context.mentioned_elsewhere):
+                del self.part.extension_ops[op]
 
     def _extension_source(self, head: str, qualified: str | None) -> str | None:
         """Where the op named ``head`` (imported as ``qualified``) comes from, when it is a compiled

@@ -308,3 +308,42 @@ def test_a_name_the_package_binds_is_no_extension(tmp_path: Path, target: str, i
     conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path))
     found = [f for f in conversion.findings if f.rule == "XLA512"]
     assert bool(found) == extension, found
+
+
+DISPATCH = (
+    LAYER
+    + """
+
+deform_cuda = DeformFunction.apply
+
+
+class Deform(torch.nn.Module):
+    def forward(self, x, offset):
+        if x.is_cuda:
+            return deform_cuda(x, offset)
+        return x + offset
+"""
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("named_elsewhere", [False, True])
+def test_an_op_the_layer_runs_only_on_cuda_tensors_is_not_an_error(
+    tmp_path: Path, target: str, named_elsewhere: bool
+) -> None:
+    """``if x.is_cuda:`` (False on XLA) is the only way the file reaches the op's Function (through a
+    module-level alias): the torch branch runs there. Another file naming the alias may call it unguarded."""
+    repo = tmp_path / "repo"
+    (repo / "layers").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "layers" / "__init__.py").write_text("")
+    (repo / "layers" / "dcn.py").write_text(DISPATCH.format(module="_ext"))
+    if named_elsewhere:
+        (repo / "layers" / "use.py").write_text(
+            "from .dcn import deform_cuda\n\n\ndef run(x, o):\n    return deform_cuda(x, o)\n"
+        )
+    path = repo / "layers" / "dcn.py"
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[path])
+    conversion = convert_source(path.read_bytes(), target=target, imports=project.imports_of(path))
+    found = [(f.line, f.col) for f in conversion.findings if f.rule == "XLA512"]
+    assert found == ([(11, 9)] if named_elsewhere else [])

@@ -47,7 +47,9 @@ AUTOCAST_DEVICE_TYPE = Rule(
     "autocast off (or onto the CPU) without a word. An autocast whose device type comes from a value the tool "
     "cannot read is reported, except the `.type` of the device the file moves its tensors or models to "
     "(`x.to(self.device)` beside `torch.autocast(device_type=self.device.type)`): that is the device it trains "
-    "on, which the port makes XLA's (where it does not, the device rules report the move).",
+    "on, which the port makes XLA's (where it does not, the device rules report the move); nor the "
+    "`.device.type` of a tensor the function is handed (a `forward`'s input, a parameter annotated `torch.Tensor`: "
+    "`torch.autocast(enabled=False, device_type=x.device.type)`), which is 'xla' for an XLA tensor.",
     examples=lambda: (
         Invalid(
             "import torch\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
@@ -68,12 +70,70 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="not-for-autocast",
         ),
         valid(
+            """
+            import torch
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, x):
+                    with torch.autocast(enabled=False, device_type=x.device.type):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            note="the type of the device a forward's input is on",
+            target_only=True,
+        ),
+        valid(
+            """
+            import torch as th
+
+
+            def norm(x: th.Tensor, shape):
+                with th.autocast(enabled=False, device_type=x.device.type):
+                    return th.nn.functional.layer_norm(x, shape)
+            """,
+            note="the type of the device a tensor parameter is on (alias)",
+            target_only=True,
+        ),
+        valid(
+            """
+            import torch as th
+
+
+            def norm(x: th.Tensor, shape):
+                with th.autocast(enabled=False, device_type=x.device.type):
+                    return th.nn.functional.layer_norm(x, shape)
+            """,
+            """
+            import torch as th
+            import torch_xla.amp
+
+
+            def norm(x: th.Tensor, shape):
+                with torch_xla.amp.autocast(enabled=False):
+                    return th.nn.functional.layer_norm(x, shape)
+            """,
+            target="sagemaker",
+            note="the type of the device a tensor parameter is on (sagemaker: XLA202 spells it torch_xla's)",
+        ),
+        valid(
             _trainer_with_autocast_on("self.device"),
             note="the-type-of-the-device-it-trains-on",
             target_only=True,
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def train(model, args, x):
+                with torch.autocast(device_type=args.device.type, dtype=torch.bfloat16):
+                    return model(x)
+            """,
+            note="the device of a value not known to be a tensor",
+            findings=(Expected(5, 10, "autocast's device type comes from `args.device.type`"),),
+        ),
         invalid(
             _trainer_with_autocast_on("self.amp_device"),
             note="the-type-of-another-device",
@@ -134,6 +194,8 @@ def report_device_variable(ctx: Context[Facts], original: cst.Call, call: Autoca
     amp = ctx.facts.amp
     if type(device) is cst.Attribute and device.attr.value == "type" and dotted(device.value) in amp.moved_to:
         return  # the type of the device the file trains on (``x.to(self.device)``): XLA's once ported
+    if original in amp.tensor_device_types:
+        return  # the type of the device a tensor the function is handed is on: 'xla' on the XLA device
     if name not in amp.device_types.values() and name not in amp.xla_device_types:
         ctx.report(
             AUTOCAST_DEVICE_TYPE,

@@ -1,6 +1,7 @@
 """Code that needs a package an XLA host never has: flash-attn builds its CUDA kernels when it is
 installed, so on an XLA host its import raises ImportError. A use reached only when that import
-worked (after it, in a ``try`` whose handler catches the ImportError and falls back; under ``if
+worked (after it, in a ``try`` whose handler catches the ImportError and falls back; after such a
+``try`` whose handler returns, ``except ImportError: return False``; under ``if
 flash_attn is not None:``, or under a function of the file that returns False when it is None)
 never runs there: XLA004 says nothing of it (loaded by the hooks: a rule module loads no LibCST)."""
 
@@ -31,6 +32,8 @@ def never_runs_on_xla(ancestors: Sequence[cst.CSTNode], qualified: str) -> bool:
     for outer, inner in zip(ancestors, ancestors[1:]):
         if isinstance(outer, cst.Try) and inner is outer.body and _imports(outer.body, package) and _falls_back(outer):
             return True
+        if isinstance(outer, (cst.Module, cst.IndentedBlock)) and _after_an_exiting_try(outer.body, inner, package):
+            return True
         if isinstance(outer, (cst.If, cst.IfExp)) and inner is outer.body:
             test: cst.BaseExpression = outer.test
         elif isinstance(outer, cst.BooleanOperation) and isinstance(outer.operator, cst.And) and inner is outer.right:
@@ -42,12 +45,43 @@ def never_runs_on_xla(ancestors: Sequence[cst.CSTNode], qualified: str) -> bool:
     return False
 
 
+def _after_an_exiting_try(body: Sequence[cst.CSTNode], statement: cst.CSTNode, package: str) -> bool:
+    """``statement`` follows, in the same block, a ``try`` that imports the package and whose
+    handlers of the ImportError all return (``except ImportError: return False``; one that raises is no fallback): it runs
+    only where the import worked."""
+    for before in body:
+        if before is statement:
+            return False
+        if (
+            isinstance(before, cst.Try)
+            and _imports(before.body, package)
+            and _falls_back(before)
+            and all(_exits(handler.body) for handler in before.handlers if _catches_import_error(handler))
+        ):
+            return True
+    return False
+
+
+def _exits(suite: cst.BaseSuite) -> bool:
+    """The block ends with a ``return`` (the caller's fallback; a ``raise`` is no fallback: the
+    code fails there)."""
+    lines = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    last = lines[-1] if lines else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and isinstance(
+        last.body[-1], cst.Return
+    )
+
+
 def _binds_or_tests_for_none(ancestors: Sequence[cst.CSTNode]) -> bool:
     """The reference (the last of ``ancestors``) only binds the name (``flash_attn = None`` in
-    the handler) or tests it against None (``flash_attn is not None``): no code of the package runs."""
+    the handler, ``unpad_input, pad_input = None, None``) or tests it against None (``flash_attn
+    is not None``): no code of the package runs."""
     if len(ancestors) < 2:
         return False
     reference, parent = ancestors[-1], ancestors[-2]
+    if isinstance(parent, cst.Element) and len(ancestors) > 3 and isinstance(ancestors[-3], (cst.Tuple, cst.List)):
+        # one name of a tuple assigned to (``a, b = None, None``)
+        return isinstance(ancestors[-4], cst.AssignTarget) and ancestors[-4].target is ancestors[-3]
     if isinstance(parent, cst.AssignTarget):
         return parent.target is reference
     if isinstance(parent, cst.Comparison) and parent.left is reference:
@@ -191,3 +225,23 @@ def _returns_false_when_absent(function: cst.FunctionDef, absent: set[str], modu
             continue
         return False  # a statement that may return otherwise
     return False
+
+
+def unguarded_imports(module: cst.Module) -> list[tuple[cst.Import | cst.ImportFrom, str]]:
+    """The module-level imports of a package an XLA host never has, outside a ``try`` (and
+    outside an ``if``): importing the module raises ImportError there. Each with its package."""
+    found: list[tuple[cst.Import | cst.ImportFrom, str]] = []
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                names = [dotted(alias.name) for alias in small.names]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                names = [dotted(small.module)]
+            else:
+                continue
+            package = next((p for name in names for p in ABSENT_ON_XLA if _in_package(name, p)), None)
+            if package is not None:
+                found.append((small, package))
+    return found

@@ -28,6 +28,50 @@ OPTIONAL_FLASH = """
         return F.scaled_dot_product_attention(q, k, v)
     """
 
+# llm-foundry's shapes: padding helpers imported in a ``try`` whose handler binds both names to None,
+# and a version check after a ``try`` whose handler returns False (valid); the helpers imported
+# unguarded at module level, where the import itself is the break (invalid).
+GUARDED_FLASH = """
+    import torch
+    from packaging import version
+
+    try:
+        from flash_attn.bert_padding import unpad_input, pad_input
+    except ImportError:
+        unpad_input, pad_input = None, None
+
+
+    def is_flash_v2_installed():
+        try:
+            import flash_attn
+        except ImportError:
+            return False
+        return version.parse(flash_attn.__version__) >= version.parse("2.0.0")
+    """
+UNGUARDED_PADDING = """
+    import torch
+    from flash_attn.bert_padding import index_first_axis, rearrange, unpad_input
+
+
+    def unpad(x, mask):
+        flat, indices, *_ = unpad_input(x, mask)
+        return flat, index_first_axis(rearrange(x, "b s ... -> (b s) ..."), indices)
+    """
+
+
+def guarded_flash_valid() -> tuple[Valid, ...]:
+    return (
+        valid(GUARDED_FLASH, note="flash-attn-helpers-and-version-read-only-where-its-import-worked"),
+        valid(
+            substituted(
+                GUARDED_FLASH, ("import flash_attn\n", "import flash_attn as fa\n"), ("flash_attn.__", "fa.__")
+            ),
+            target="sagemaker",
+            note="flash-attn-helpers-and-version-read-only-where-its-import-worked-alias-sagemaker",
+        ),
+    )
+
+
 # audiocraft's ``_is_profiled``: a read of xformers' profiler state after a guarded import runs no
 # kernel (valid); a call of its profiler under the same guard is reported (invalid).
 PROFILED = """
@@ -279,6 +323,7 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             note="kernels-and-attention",
             findings=(
+                Expected(5, 1, "`from flash_attn import flash_attn_func` raises ImportError on an XLA host"),
                 Expected(8, 2, "Triton GPU kernel"),
                 Expected(14, 5, "scaled_dot_product_attention"),
                 Expected(15, 5, "`xops.memory_efficient_attention` is an xformers CUDA kernel"),
@@ -296,7 +341,59 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             note="module-alias",
             alias=True,
-            findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+            findings=(
+                Expected(2, 1, "`import flash_attn.flash_attn_interface as fai` raises ImportError on an XLA host"),
+                Expected(5, 7, "FlashAttention"),
+                Expected(6, 13, "8-bit optimizer"),
+            ),
+        ),
+        invalid(
+            UNGUARDED_PADDING,
+            note="flash-attn-padding-helpers-imported-at-module-level",
+            findings=(
+                Expected(
+                    2,
+                    1,
+                    "`from flash_attn.bert_padding import index_first_axis, rearrange, unpad_input` raises "
+                    "ImportError on an XLA host: flash_attn installs only with its CUDA kernels built",
+                ),
+                Expected(6, 25, "`unpad_input` is flash-attn's padding helper (torch indexing, not a CUDA kernel)"),
+                Expected(7, 18, "`index_first_axis` is flash-attn's padding helper"),
+                Expected(7, 35, "`rearrange` is einops' `rearrange`, which flash_attn.bert_padding re-exports"),
+            ),
+        ),
+        invalid(
+            substituted(
+                UNGUARDED_PADDING,
+                (
+                    "from flash_attn.bert_padding import index_first_axis, rearrange, unpad_input",
+                    "import flash_attn.bert_padding as bp",
+                ),
+                ("= unpad_input(", "= bp.unpad_input("),
+                ("index_first_axis(rearrange(", "bp.index_first_axis(bp.rearrange("),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="flash-attn-padding-helpers-module-alias-sagemaker",
+            findings=(
+                Expected(2, 1, "`import flash_attn.bert_padding as bp` raises ImportError on an XLA host"),
+                Expected(6, 25, "`bp.unpad_input` is flash-attn's padding helper"),
+                Expected(7, 18, "`bp.index_first_axis` is flash-attn's padding helper"),
+                Expected(7, 38, "`bp.rearrange` is einops' `rearrange`"),
+            ),
+        ),
+        invalid(
+            substituted(
+                GUARDED_FLASH, ("        return False\n", '        raise RuntimeError("install flash-attn")\n')
+            ),
+            target="sagemaker",
+            note="flash-attn-version-read-after-a-handler-that-raises-sagemaker",
+            findings=(Expected(15, 26, "`flash_attn.__version__`"),),
+        ),
+        invalid(
+            substituted(GUARDED_FLASH, ("        return False\n", "        pass\n")),
+            note="flash-attn-version-read-after-a-handler-that-falls-through",
+            findings=(Expected(15, 26, "`flash_attn.__version__`"),),
         ),
         invalid(
             substituted(OPTIONAL_FLASH, ("if use_flash(q):", "if args.flash:")),
@@ -314,6 +411,8 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             note="flash-attn-norm-and-rotary-kernels",
             findings=(
+                Expected(2, 1, "flash_attn installs only with its CUDA kernels built, so importing this module"),
+                Expected(3, 1, "raises ImportError on an XLA host"),
                 Expected(5, 5, "`apply_rotary_emb` is flash-attn's rotary-embedding kernel (Triton), not attention"),
                 Expected(6, 5, "or for RMSNorm torch.nn.RMSNorm (torch.nn.functional.rms_norm)"),
             ),
@@ -331,6 +430,8 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             alias=True,
             note="flash-attn-norm-and-loss-kernels-sagemaker",
             findings=(
+                Expected(2, 1, "raises ImportError on an XLA host"),
+                Expected(3, 1, "raises ImportError on an XLA host"),
                 Expected(5, 5, "or for RMSNorm x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight"),
                 Expected(6, 13, "`FusedCE` is flash-attn's fused cross-entropy kernel (Triton), not attention"),
             ),

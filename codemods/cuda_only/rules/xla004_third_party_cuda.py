@@ -9,10 +9,11 @@ from codemods.cuda_only.rules.third_party_cuda_cases import (
     HOST_ARRAYS,
     OPTIONAL_FLASH,
     PROFILED,
+    guarded_flash_valid,
     replaced_scaler_valid,
     third_party_cuda_invalid,
 )
-from codemods.engine.hooks import on_references
+from codemods.engine.hooks import on_nodes, on_references
 from codemods.engine.rule import Expected, Invalid, Rule, substituted, valid
 
 if TYPE_CHECKING:
@@ -60,8 +61,13 @@ THIRD_PARTY_CUDA = Rule(
     "gathers only parameters that ZeRO-3 partitioned (DeepSpeed's `is_zero_param`) and is a no-op for any other, and "
     "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported). "
     "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
-    "its import worked (in a `try` whose handler catches the ImportError and falls back, under `if flash_attn is not "
-    "None:`, or under a function of the file that returns False when the handler set it to None) is not reported. "
+    "its import worked (in a `try` whose handler catches the ImportError and falls back, after such a `try` whose "
+    "handler returns, `except ImportError: return False` (one that raises is no fallback), under `if flash_attn is not "
+    "None:`, or under a function of the file that returns False when the handler set it to None) is not reported, "
+    "nor is the handler's fallback binding (`unpad_input, pad_input = None, None`). A module-level import of it "
+    "outside a `try` is reported at the import: the module itself fails to import on an XLA host. flash-attn's "
+    "padding helpers (`flash_attn.bert_padding`: unpad_input, pad_input, index_first_axis, and einops' `rearrange` "
+    "it re-exports) are torch code, not kernels: their uses are reported for the import they need. "
     "Nor is a read of xformers' profiler state (`profiler._Profiler._CURRENT_PROFILER is not None`): Python "
     "bookkeeping around torch.profiler, no kernel; a call of it is. "
     "Apex's amp decorators (`amp.float_function`, `amp.half_function`, `amp.promote_function`, and their "
@@ -75,6 +81,7 @@ THIRD_PARTY_CUDA = Rule(
     ),
     valid=lambda: (
         valid(OPTIONAL_FLASH, note="flash-attn-behind-a-helper-that-asks-for-its-import"),
+        *guarded_flash_valid(),
         valid(PROFILED, note="a-read-of-xformers-profiler-state-runs-no-kernel"),
         valid(
             PROFILED.replace(
@@ -306,6 +313,10 @@ _FLASH_CROSS_ENTROPY = (
     "is flash-attn's fused cross-entropy kernel (Triton), not attention: use torch.nn.CrossEntropyLoss "
     "(torch.nn.functional.cross_entropy, label_smoothing included)"
 )
+_FLASH_IMPORT = (
+    "flash_attn imports only where its CUDA kernels were built, never on an XLA host (its import raises "
+    "ImportError there)"
+)
 _MODULES: dict[str, str] = {
     "deepspeed.": (
         "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
@@ -346,6 +357,17 @@ _MODULES: dict[str, str] = {
     "flash_attn.ops.triton.rotary.": _FLASH_ROTARY,
     "flash_attn.losses.cross_entropy.": _FLASH_CROSS_ENTROPY,
     "flash_attn.ops.triton.cross_entropy.": _FLASH_CROSS_ENTROPY,
+    # flash-attn's helpers in torch code (bert_padding's gather/scatter, utils' collectives): no kernel.
+    "flash_attn.bert_padding.": (
+        f"is flash-attn's padding helper (torch indexing, not a CUDA kernel), but {_FLASH_IMPORT}: index with "
+        "torch (`x.flatten(0, 1)[mask.flatten()]`, `torch.gather`), or keep the padding and hand the mask to "
+        "torch.nn.functional.scaled_dot_product_attention; unpadding gives a shape that depends on the data, "
+        "which XLA compiles anew for each count of tokens"
+    ),
+    "flash_attn.bert_padding.rearrange.": (
+        f"is einops' `rearrange`, which flash_attn.bert_padding re-exports, but {_FLASH_IMPORT}: import it from einops"
+    ),
+    "flash_attn.utils.": f"is a helper of flash-attn in torch code (not a CUDA kernel), but {_FLASH_IMPORT}",
     "flash_attn.ops.fused_dense.": (
         "is flash-attn's fused dense layer and MLP (a CUDA extension), not attention: use torch.nn.Linear and "
         "the activation, which XLA fuses"
@@ -407,6 +429,23 @@ _MODULES: dict[str, str] = {
         "torch.nn.CTCLoss (log_softmax the activations first: warp-ctc takes them unnormalised)"
     ),
 }
+
+
+@on_nodes(THIRD_PARTY_CUDA, types="Module")
+def _unguarded_imports(ctx: Context[Any], original: cst.Module, updated: cst.Module) -> cst.Module:
+    """A module-level import of a package an XLA host never has (flash_attn), outside a ``try``:
+    the module itself fails to import there."""
+    from codemods.cuda_only.rules.absent_on_xla import unguarded_imports
+
+    for statement, package in unguarded_imports(original):
+        ctx.report(
+            THIRD_PARTY_CUDA,
+            statement,
+            f"`{ctx.code(statement)}` raises ImportError on an XLA host: {package} installs only with its CUDA "
+            "kernels built, so importing this module (or any module that imports it) fails there; import it "
+            "in a `try` whose `except ImportError` falls back to torch code, or drop the dependency",
+        )
+    return updated
 
 
 @on_references(THIRD_PARTY_CUDA, names=frozenset(_APIS), modules=tuple(_MODULES))

@@ -44,6 +44,68 @@ _HANDED_A_DEVICE_TENSOR_PORTED = substituted(
         "torch.FloatTensor(a.shape[0], b.shape[0]).to(torch_xla.device())",
     ),
 )
+# An op that the file runs only on CUDA: the class is applied only under `x.is_cuda` (a torch
+# fallback otherwise), and one whose build and use are under `torch.cuda.is_available()`.
+_CUDA_DISPATCH = """
+import torch
+from torch.autograd import Function
+from torch.utils.cpp_extension import load
+
+_C = load("focal", sources=["focal.cpp", "focal_kernel.cu"])
+
+
+class _FocalLoss(Function):
+    @staticmethod
+    def forward(ctx, logits, targets):
+        return _C.focal_forward(logits, targets)
+
+
+focal_loss_cuda = _FocalLoss.apply
+
+
+def focal_loss_torch(logits, targets):
+    return torch.nn.functional.binary_cross_entropy_with_logits(logits, targets)
+
+
+class FocalLoss(torch.nn.Module):
+    def forward(self, logits, targets):
+        if logits.is_cuda:
+            loss = focal_loss_cuda
+        else:
+            loss = focal_loss_torch
+        return loss(logits, targets)
+"""
+_BUILT_UNDER_AVAILABILITY = """
+import torch
+import torch.nn.functional as F
+from torch.autograd import Function
+from torch.utils.cpp_extension import load
+
+if torch.cuda.is_available():
+    fused = load("fused", sources=["fused.cpp", "fused_kernel.cu"])
+
+
+class FusedActBackward(Function):
+    @staticmethod
+    def forward(ctx, grad, out):
+        return fused.fused_bias_act(grad, out)
+
+
+class FusedAct(Function):
+    @staticmethod
+    def forward(ctx, x, bias):
+        return fused.fused_bias_act(x, bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return FusedActBackward.apply(grad, grad), None
+
+
+def fused_act(x, bias, device="cpu"):
+    if torch.cuda.is_available() and device != "cpu":
+        return FusedAct.apply(x, bias)
+    return F.leaky_relu(x + bias)
+"""
 _HANDED_ONLY_CPU_TENSORS = substituted(
     _HANDED_A_DEVICE_TENSOR,
     ("torch.cuda.FloatTensor(a.shape[0], b.shape[0]).zero_()", "torch.zeros(a.shape[0], b.shape[0])"),
@@ -67,7 +129,10 @@ COMPILED_EXTENSION_OP = Rule(
     "the op: write it in torch operations (which XLA compiles), or keep the layer out of the model trained on "
     "XLA. Outside a forward, a call of such an op that hands it a tensor its function puts on the device "
     "(`iou = torch.cuda.FloatTensor(n, m)`, `x.cuda()`; on the XLA device after the port) raises at every call, "
-    "and is reported too. A single file whose folder is not known cannot tell an extension from a module it could not read: "
+    "and is reported too. An op in a class that the file reaches only under a test never true on XLA (every use of "
+    "the class, or of a module-level alias of it, `op_cuda = _Loss.apply`, under `if torch.cuda.is_available() "
+    "and device != 'cpu':` or `if logits.is_cuda:`, with a torch fallback in the other branch), and that no other "
+    "file of the project names, never runs there and is not reported. A single file whose folder is not known cannot tell an extension from a module it could not read: "
     "run the tool on the project for this check.",
     examples=lambda: (
         invalid(
@@ -94,6 +159,23 @@ COMPILED_EXTENSION_OP = Rule(
     ),
     valid=lambda: (
         valid(_HANDED_ONLY_CPU_TENSORS, note="an extension's op outside a forward, handed only CPU tensors"),
+        valid(_CUDA_DISPATCH, note="an op whose class the file applies only to CUDA tensors (`if logits.is_cuda:`)"),
+        valid(
+            _CUDA_DISPATCH,
+            target="sagemaker",
+            note="an op whose class the file applies only to CUDA tensors (sagemaker)",
+        ),
+        valid(
+            _BUILT_UNDER_AVAILABILITY,
+            note="an op built and applied only under `torch.cuda.is_available()` (a torch fallback on XLA)",
+        ),
+        valid(
+            substituted(
+                _BUILT_UNDER_AVAILABILITY, ("import load\n", "import load as build\n"), ("= load(", "= build(")
+            ),
+            target="sagemaker",
+            note="an op built and applied only under `torch.cuda.is_available()` (sagemaker, alias)",
+        ),
         valid(
             """
             import torch
@@ -135,6 +217,22 @@ COMPILED_EXTENSION_OP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            substituted(_CUDA_DISPATCH, ("            loss = focal_loss_torch", "            loss = _FocalLoss.apply")),
+            note="an op whose class the file also applies to tensors that are not CUDA ones",
+            findings=(Expected(11, 16, "`_C.focal_forward(...)` runs an op of a compiled extension"),),
+        ),
+        invalid(
+            substituted(
+                _BUILT_UNDER_AVAILABILITY, ("    return F.leaky_relu(x + bias)", "    return FusedAct.apply(x, bias)")
+            ),
+            target="sagemaker",
+            note="an op built under `torch.cuda.is_available()` but applied without it (sagemaker)",
+            findings=(
+                Expected(13, 16, "`fused.fused_bias_act(...)` runs an op of a compiled extension (`load(...)`"),
+                Expected(19, 16, "`fused.fused_bias_act(...)` runs an op of a compiled extension (`load(...)`"),
+            ),
+        ),
         invalid(
             """
             import torch
