@@ -35,6 +35,7 @@ from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
+from codemods.device.string_indices import StringIndices
 from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps
 from codemods.engine.nodes import (
     arg_value,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls):
+class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls, StringIndices):
     facts: Facts
 
     def __init__(self, walk: Walk) -> None:
@@ -345,6 +346,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
         callee = self.walk.callee
+        self.saw_call_for_indices(node)
         if callee is None and node.args and (func_name := dotted(node.func)) is not None:
             self.calls_with_names.append((func_name, node))
         helper_moves.saw_call(self.walk, node, callee, self.facts.imports.project_names, self.helper_calls)

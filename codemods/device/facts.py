@@ -122,6 +122,9 @@ class DeviceFacts:
     own_cuda_unproven: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # What this file hands such classes (ModuleSummary.own_cuda_arguments).
     own_cuda_arguments: set[tuple[str, str, int, str, str, str]] = field(default_factory=set)
+    # What this file hands callables of the project's other modules whose attributes are CUDA
+    # indices here (ModuleSummary.index_attributes_handed).
+    index_attributes_handed: set[tuple[str, str, int, str, str]] = field(default_factory=set)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # Of those, why the value is a CUDA index where the file does not hand it to `.cuda()` itself
     # (`net.to(gpu_ids[0])`: an element of a list of indices, device/listed_indices.py).

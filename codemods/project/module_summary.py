@@ -170,6 +170,10 @@ class ModuleSummary:
     # project class with its own ``cuda`` and no torch module, else ""; that class's module's path
     # where it is pending, else "").  device/own_cuda.py, for ``self.mac.cuda()`` of ``self.mac = mac``.
     own_cuda_arguments: frozenset[tuple[str, str, int, str, str, str]] = frozenset()
+    # What this module hands callables of other project modules whose attributes are CUDA indices
+    # here (``Net(args)``, ``"cuda:" + str(args.device)``): (their module's path, their name, the
+    # argument's index without self or -1 and its keyword, the attribute).  device/string_indices.py.
+    index_attributes_handed: frozenset[tuple[str, str, int, str, str]] = frozenset()
     # Functions that return a name of the module looked up at run time (``return
     # globals()[name]``): what they return may be any class of the module.
     globals_lookups: frozenset[str] = frozenset()
