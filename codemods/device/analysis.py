@@ -47,7 +47,7 @@ class DeviceAnalysis(DeviceWalk):
                 del part.replaced_parts[sub]
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
-        part.cuda_indices.update(name for name in self.string_indices if name not in self.string_names)
+        part.cuda_indices.update(name for name in self.string_index_names() if name not in self.string_names)
         self.project_string_indices()  # ``.to(args.device)``, ``args`` handed in with a CUDA index
         part.cuda_indices -= {n for n in part.cuda_indices if self.own_devices.own(n, self.device_assignments)}
         self._follow_indices()

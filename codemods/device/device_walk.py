@@ -220,6 +220,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             return
         if (other := dotted(value)) is not None:
             self.aliases.append((name, other))
+        self.saw_binding_for_indices(name, value, self.names_a_device(value))
         if is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)

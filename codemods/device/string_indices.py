@@ -60,6 +60,9 @@ class StringIndices(Analysis):
         self.namespace_calls_out: list[cst.Call] = []
         # Moves to a CUDA index of the project's other files: the move's device -> why.
         self.handed_index_why: dict[str, str] = {}
+        # Names bound to a device somewhere (``args.device = device``): no index, whatever string is
+        # built from them before.
+        self.device_bound: set[str] = set()
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self._saw_string(node)
@@ -72,6 +75,15 @@ class StringIndices(Analysis):
         self._saw_string(node)
         if type(node.func) in (cst.Name, cst.Attribute) and any(dotted(a.value) for a in node.args):
             self.namespace_calls_out.append(node)
+
+    def saw_binding_for_indices(self, name: str, value: cst.BaseExpression, names_a_device: bool) -> None:
+        """``name = value``: a device (a device string, ``torch.device(...)``, a name that holds one)?"""
+        if names_a_device or (type(value) is cst.Call and self.walk.resolve(value.func) == "torch.device"):
+            self.device_bound.add(name)
+
+    def string_index_names(self) -> set[str]:
+        """The names device strings are built from that nothing binds to a device."""
+        return set(self.string_indices) - self.device_bound
 
     def _saw_string(self, node: cst.CSTNode) -> None:
         if (name := interpolated_index(node)) is not None:
