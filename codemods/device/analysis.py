@@ -52,6 +52,7 @@ class DeviceAnalysis(DeviceWalk):
         part.cuda_indices -= {n for n in part.cuda_indices if self.own_devices.own(n, self.device_assignments)}
         self._follow_indices()
         self.handed_index_attributes()
+        self.parameter_attribute_moves()
         for call, device, name in self.moves_to + self.device_keywords:
             if name not in part.cuda_indices:
                 continue

@@ -247,6 +247,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         return api is not None and api.crashes_without_cuda
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        if type(node) is cst.Module:
+            self.module_seen = node  # (device/string_indices.py: the lines of moves)
         statements = node.body
         for statement, after in zip(statements, statements[1:]):
             call = lone_call(statement)

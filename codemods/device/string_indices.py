@@ -60,6 +60,7 @@ class StringIndices(Analysis):
         self.namespace_calls_out: list[cst.Call] = []
         # Moves to a CUDA index of the project's other files: the move's device -> why.
         self.handed_index_why: dict[str, str] = {}
+        self.module_seen: cst.Module | None = None  # (DeviceWalk's visit_Module sets it)
         # Names bound to a device somewhere (``args.device = device``): no index, whatever string is
         # built from them before.
         self.device_bound: set[str] = set()
@@ -112,6 +113,20 @@ class StringIndices(Analysis):
                 self.part.index_attributes_handed.update(
                     (found.summary.path, found.name, at, keyword, attribute) for attribute in attributes
                 )
+                for function, i, param, attribute, move in found.summary.parameter_attribute_moves:
+                    if (
+                        function == found.name
+                        and attribute in attributes
+                        and (i == index if arg.keyword is None else param == keyword)
+                        and arg.value not in self.part.pending_index_moves
+                    ):
+                        self.part.pending_index_moves[arg.value] = (
+                            f"`{found.name}` ({found.summary.path}, which this run does not convert) moves to "
+                            f"`{param}.{attribute}` ({move}), and `{handed}.{attribute}` is a CUDA index here "
+                            f"(`{self.string_indices.get(f'{handed}.{attribute}', f'{handed}.{attribute}')}`): an "
+                            "integer device is cuda:N, which fails without CUDA (\"Found no NVIDIA driver\"); "
+                            "converting the project (`xla-codemod convert .` at its root) moves it to the XLA device"
+                        )
 
     def project_string_indices(self) -> None:
         """``.to(args.device)`` (or ``device=args.device``) where ``args`` is a parameter of a callable
@@ -138,3 +153,25 @@ class StringIndices(Analysis):
                         "without CUDA"
                     )
                     break
+
+    def parameter_attribute_moves(self) -> None:
+        """For the project's other files: the moves to an attribute of a parameter of a top-level
+        function or of a class's ``__init__`` (``.to(args.device)`` in ``Net.__init__(self, args)``),
+        with their code and line (``parameter_attribute_moves``)."""
+        source = None
+        for call, _, name in (*self.moves_to, *self.device_keywords):
+            root, _, attribute = name.partition(".")
+            if not attribute or "." in attribute or root in ("self", "cls"):
+                continue
+            for function, params in self.function_params.items():
+                method = function.endswith(".__init__") and function.count(".") == 1
+                if root not in params or (function.count(".") and not method):
+                    continue
+                if source is None:
+                    source = self.module_seen.code if self.module_seen is not None else ""
+                written = _PRINTER.code_for_node(call)
+                at = source.find(written)
+                line = f", line {source.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+                self.part.parameter_attribute_moves.add(
+                    (function.removesuffix(".__init__"), params.index(root), root, attribute, f"`{written}`{line}")
+                )

@@ -328,6 +328,7 @@ class Project(ProjectFiles):
                 path=self.display(path),
                 pending=summary.pending and not in_run,
                 holds=() if in_run else summary.holds,
+                parameter_attribute_moves=frozenset() if in_run else summary.parameter_attribute_moves,
             )
             self._paths[summary.path] = path
         self._summaries[path] = summary

@@ -127,6 +127,7 @@ def summarise(
         returned_instances=tuple(sorted(facts.project.returned_instances)),
         own_cuda_arguments=frozenset(facts.device.own_cuda_arguments),
         index_attributes_handed=frozenset(facts.device.index_attributes_handed),
+        parameter_attribute_moves=frozenset(facts.device.parameter_attribute_moves),
         globals_lookups=frozenset(facts.project.globals_lookups),
         returned_optimizers=frozenset(facts.training.returned_optimizers),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),

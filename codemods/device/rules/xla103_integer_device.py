@@ -278,6 +278,11 @@ def _unsure_index_move(ctx: Context[Facts], original: cst.Call) -> str:
     )
 
 
+@reports_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.pending_index_moves)
+def _pending_index_move(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return ctx.facts.device.pending_index_moves[original]
+
+
 @on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.int_devices)
 def _integer_device(ctx: Context[Facts], original: cst.Integer, updated: cst.Integer) -> cst.BaseExpression:
     """``device = 0`` (or ``device: int = 0``) -> ``device = <the target's device>``; the value
