@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
 from codemods.device.rules.own_device_cases import own_device_invalid, own_device_valid
+from codemods.device.rules.string_index_cases import string_index_invalid, string_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -59,6 +60,7 @@ INTEGER_DEVICE = Rule(
     valid=lambda: (
         *listed_index_valid(),
         *own_device_valid(),
+        *string_index_valid(),
         valid(
             """
             import torch
@@ -110,6 +112,7 @@ INTEGER_DEVICE = Rule(
     invalid=lambda: (
         *listed_index_invalid(),
         *own_device_invalid(),
+        *string_index_invalid(),
         invalid(
             """
             import torch
