@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import call_args, dotted, is_cuda_device_string
+from codemods.engine.nodes import dotted, is_cuda_device_string
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 
@@ -124,7 +124,7 @@ class StringIndices(Analysis):
                             f"`{found.name}` ({found.summary.path}, which this run does not convert) moves to "
                             f"`{param}.{attribute}` ({move}), and `{handed}.{attribute}` is a CUDA index here "
                             f"(`{self.string_indices.get(f'{handed}.{attribute}', f'{handed}.{attribute}')}`): an "
-                            "integer device is cuda:N, which fails without CUDA (\"Found no NVIDIA driver\"); "
+                            'integer device is cuda:N, which fails without CUDA ("Found no NVIDIA driver"); '
                             "converting the project (`xla-codemod convert .` at its root) moves it to the XLA device"
                         )
 
@@ -144,7 +144,9 @@ class StringIndices(Analysis):
                     continue
                 callee = function.removesuffix(".__init__")
                 index = params.index(root)  # (the parameters without self)
-                callers = [path for path, attr in context.index_attributes_handed(callee, index, root) if attr == attribute]
+                callers = [
+                    path for path, attr in context.index_attributes_handed(callee, index, root) if attr == attribute
+                ]
                 if callers:
                     self.part.cuda_indices.add(name)
                     self.handed_index_why[name] = (

@@ -112,7 +112,7 @@ def test_train_py_converted_alone_reports_the_call_with_the_other_modules_line(
     assert message.startswith(
         "`Net` (model.py, which this run does not convert) moves to `args.device` (`torch.linspace(-1.0, 1.0, "
         '800).reshape(100, 8).to(args.device)`, line 8), and `args.device` is a CUDA index here (`"cuda:" + '
-        'str(args.device)`): an integer device is cuda:N'
+        "str(args.device)`): an integer device is cuda:N"
     )
 
 

@@ -28,8 +28,8 @@ INTEGER_DEVICE = Rule(
     fixable=True,
     why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`, or a CUDA device "
-    "string is built from it: `\"cuda:\" + str(args.device)`, `f\"cuda:{args.gpu}\"`) means cuda:N and "
-    "raises on XLA, where each process has one device (\"Found no NVIDIA driver\"). A namespace whose attribute "
+    'string is built from it: `"cuda:" + str(args.device)`, `f"cuda:{args.gpu}"`) means cuda:N and '
+    'raises on XLA, where each process has one device ("Found no NVIDIA driver"). A namespace whose attribute '
     "is such an index, handed to a callable of another module of the project (`Net(args)`, whose `__init__` "
     "does `.to(args.device)`), carries it there: converted with the project, that module's move becomes the "
     "XLA device; where the run does not convert that module, the call is reported with the move's line. An "
