@@ -207,13 +207,11 @@ class Project(ProjectFiles):
         )
 
     def index_attributes_handed(self, path: Path, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
-        """What the run's other files hand ``name`` of ``path`` whose attributes are CUDA indices there
-        (ImportContext.index_attributes_handed): (that file, the attribute); none while a summary is made."""
+        """ImportContext.index_attributes_handed, of ``path``; none while a summary is made (as own_cuda_handed)."""
         if self._reading:
             self._transient += 1
             return ()
-        target = resolved(path)
-        shown = self.display(target)
+        shown = self.display(target := resolved(path))
         return tuple(
             (summary.path, attribute)
             for file in sorted(self.in_run)
