@@ -47,11 +47,23 @@ class DeviceAnalysis(DeviceWalk):
                 del part.replaced_parts[sub]
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
+        part.cuda_indices.update(name for name in self.string_index_names() if name not in self.string_names)
+        self.project_string_indices()  # ``.to(args.device)``, ``args`` handed in with a CUDA index
         part.cuda_indices -= {n for n in part.cuda_indices if self.own_devices.own(n, self.device_assignments)}
         self._follow_indices()
-        part.index_moves.update(
-            (call, device) for call, device, name in self.moves_to + self.device_keywords if name in part.cuda_indices
-        )
+        self.handed_index_attributes()
+        self.parameter_attribute_moves()
+        for call, device, name in self.moves_to + self.device_keywords:
+            if name not in part.cuda_indices:
+                continue
+            part.index_moves[call] = device
+            if (why := self.handed_index_why.get(name)) is not None:
+                part.index_why[call] = why
+            elif name in self.string_indices:
+                part.index_why[call] = (
+                    f"this file builds a CUDA device from it (`{self.string_indices[name]}`): an integer device "
+                    "is cuda:N, which fails without CUDA"
+                )
         for name in self.device_args | set(self.set_device_names):
             for value, conds in self.cuda_string_values.get(name, ()) if not is_device_name(name) else ():
                 part.strings.add(value)  # device names had theirs collected where assigned
@@ -118,7 +130,9 @@ class DeviceAnalysis(DeviceWalk):
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its
             # `.to(rank)` uses are rewritten where they are).
-            if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
+            # (not one only built into a device string: ``f"cuda:{device}"`` would read the XLA device)
+            marked = name in part.cuda_indices and name not in self.string_indices
+            if is_device_name(name) and (name in self.device_args or marked):
                 part.int_devices.update(literals)
         part.gpu_requirements = {
             node: name

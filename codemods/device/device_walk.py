@@ -35,6 +35,7 @@ from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
+from codemods.device.string_indices import StringIndices
 from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps
 from codemods.engine.nodes import (
     arg_value,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls):
+class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls, StringIndices):
     facts: Facts
 
     def __init__(self, walk: Walk) -> None:
@@ -219,6 +220,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             return
         if (other := dotted(value)) is not None:
             self.aliases.append((name, other))
+        self.saw_binding_for_indices(name, value, self.names_a_device(value))
         if is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
@@ -245,6 +247,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         return api is not None and api.crashes_without_cuda
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        if type(node) is cst.Module:
+            self.module_seen = node  # (device/string_indices.py: the lines of moves)
         statements = node.body
         for statement, after in zip(statements, statements[1:]):
             call = lone_call(statement)
@@ -347,6 +351,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
         callee = self.walk.callee
+        self.saw_call_for_indices(node)
         if callee is None and node.args and (func_name := dotted(node.func)) is not None:
             self.calls_with_names.append((func_name, node))
         helper_moves.saw_call(self.walk, node, callee, self.facts.imports.project_names, self.helper_calls)

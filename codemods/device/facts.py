@@ -122,6 +122,16 @@ class DeviceFacts:
     own_cuda_unproven: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # What this file hands such classes (ModuleSummary.own_cuda_arguments).
     own_cuda_arguments: set[tuple[str, str, int, str, str, str]] = field(default_factory=set)
+    # What this file hands callables of the project's other modules whose attributes are CUDA
+    # indices here (ModuleSummary.index_attributes_handed).
+    index_attributes_handed: set[tuple[str, str, int, str, str]] = field(default_factory=set)
+    # Moves to an attribute of a parameter (``.to(args.device)`` in ``Net.__init__(self, args)``):
+    # (the callable, the parameter's index without self, the parameter, the attribute, the move's code
+    # and line) (ModuleSummary.parameter_attribute_moves).
+    parameter_attribute_moves: set[tuple[str, int, str, str, str]] = field(default_factory=set)
+    # A namespace handed to a callable of a module this run does not convert that moves to an
+    # attribute of it which is a CUDA index here (``Net(args)``): the argument -> the message (XLA103).
+    pending_index_moves: dict[cst.CSTNode, str] = field(default_factory=dict)
     index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     # Of those, why the value is a CUDA index where the file does not hand it to `.cuda()` itself
     # (`net.to(gpu_ids[0])`: an element of a list of indices, device/listed_indices.py).

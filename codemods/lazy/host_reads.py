@@ -11,6 +11,7 @@ only what it reads, and the carried graph keeps growing.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -81,6 +82,7 @@ class HostReadAnalysis(Analysis):
         reads: dict[cst.CSTNode, Site[cst.BaseExpression]] = {}
         site: Site[cst.BaseExpression]  # of a call, an implicit read, then a test
         values: dict[cst.CSTNode, cst.BaseExpression] = {}
+        pieces = _moved_in_pieces(site.node for site in self.flow.sites.calls)
         for site in self.flow.sites.calls:
             call = site.node
             assert type(call) is cst.Call
@@ -89,7 +91,11 @@ class HostReadAnalysis(Analysis):
             if method in READ_METHODS and target is not None:
                 if type(target) is cst.Call and method_name(target) in READ_METHODS:
                     continue  # t.cpu().numpy(): the read is the .cpu()
-                known_host = (dotted(target) or "") in self.flow.owner(site.scope, dotted(target) or "x").host
+                written = dotted(target) or ""
+                known_host = written in self.flow.owner(site.scope, written or "x").host
+                # ``dataset.train_idx.tolist()`` where the file moves ``dataset.x[nodes].to(device)``: an
+                # object whose tensors the file moves to the device piece by piece holds them on the host.
+                known_host = known_host or (written.count(".") == 1 and written.split(".")[0] in pieces)
                 device = self.flow.is_device(site.scope, target)
                 if device or (method in ("item", "tolist") and not known_host):
                     reads[call], values[call] = site, target
@@ -312,3 +318,24 @@ def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set
             continue  # runs when called, not in this step
         stack.extend(reversed(children(node)))
     return changed
+
+
+def _moved_in_pieces(calls: Iterable[cst.CSTNode]) -> set[str]:
+    """The names whose attributes the file moves to the device in pieces (``dataset`` of
+    ``dataset.x[nodes].float().to(device)``): a slice (or what a method makes of one) of an attribute
+    of the name, moved."""
+    found: set[str] = set()
+    for call in calls:
+        if type(call) is not cst.Call or method_name(call) not in ("to", "cuda"):
+            continue
+        value = receiver(call)
+        sliced = False
+        while type(value) is cst.Call or type(value) is cst.Subscript:
+            if type(value) is cst.Subscript:
+                sliced, value = True, value.value
+            else:
+                value = receiver(value)  # type: ignore[arg-type]  # narrowed by type(value) is cst.Call
+        name = dotted(value) if value is not None else None
+        if sliced and name is not None and name.count(".") == 1 and not name.startswith("self."):
+            found.add(name.split(".")[0])
+    return found

@@ -76,6 +76,12 @@ class ImportContext(Protocol):
         else; the path of that class's module where this run does not convert it, else "")."""
         ...
 
+    def index_attributes_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        """What the run's other files hand the callable ``name`` of this file at its parameter (``index``
+        without self, or by keyword) whose attributes are CUDA indices there (``args`` of ``Net(args)``,
+        ``"cuda:" + str(args.device)`` there): (that file as findings name it, the attribute)."""
+        ...
+
     def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:
         """The run's other files hand the callable ``name`` of this file, at its parameter (``index``
         without self, or by keyword), optimizer wrappers of the project only (project/handed_wrappers.py):
@@ -271,6 +277,9 @@ class GuessedImports:
         return None
 
     def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def index_attributes_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
         return ()
 
     def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:

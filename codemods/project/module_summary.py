@@ -176,6 +176,15 @@ class ModuleSummary:
     # project class with its own ``cuda`` and no torch module, else ""; that class's module's path
     # where it is pending, else "").  device/own_cuda.py, for ``self.mac.cuda()`` of ``self.mac = mac``.
     own_cuda_arguments: frozenset[tuple[str, str, int, str, str, str]] = frozenset()
+    # What this module hands callables of other project modules whose attributes are CUDA indices
+    # here (``Net(args)``, ``"cuda:" + str(args.device)``): (their module's path, their name, the
+    # argument's index without self or -1 and its keyword, the attribute).  device/string_indices.py.
+    index_attributes_handed: frozenset[tuple[str, str, int, str, str]] = frozenset()
+    # Moves to an attribute of a parameter of a top-level function or a class's ``__init__``
+    # (``.to(args.device)`` in ``Net.__init__(self, args)``): (the callable, the parameter's index
+    # without self, the parameter, the attribute, the move's code and line); none where this run
+    # converts the module (its own XLA103 ports them).
+    parameter_attribute_moves: frozenset[tuple[str, int, str, str, str]] = frozenset()
     # Functions that return a name of the module looked up at run time (``return
     # globals()[name]``): what they return may be any class of the module.
     globals_lookups: frozenset[str] = frozenset()

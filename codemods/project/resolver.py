@@ -206,6 +206,20 @@ class Project(ProjectFiles):
             if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
         )
 
+    def index_attributes_handed(self, path: Path, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        """ImportContext.index_attributes_handed, of ``path``; none while a summary is made (as own_cuda_handed)."""
+        if self._reading:
+            self._transient += 1
+            return ()
+        shown = self.display(target := resolved(path))
+        return tuple(
+            (summary.path, attribute)
+            for file in sorted(self.in_run)
+            if file != target and (summary := self.summary(file)) is not None
+            for there, callee, at, keyword, attribute in summary.index_attributes_handed
+            if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
+        )
+
     def wrapper_handed(self, path: Path, name: str, index: int, parameter: str) -> bool:
         """The run's other files hand ``name`` of ``path`` optimizer wrappers only, at least one
         (import_context.ImportContext.wrapper_handed), read from their summaries; False while a
@@ -312,6 +326,7 @@ class Project(ProjectFiles):
                 path=self.display(path),
                 pending=summary.pending and not in_run,
                 holds=() if in_run else summary.holds,
+                parameter_attribute_moves=frozenset() if in_run else summary.parameter_attribute_moves,
             )
             self._paths[summary.path] = path
         self._summaries[path] = summary
@@ -504,6 +519,9 @@ class FileImports:
 
     def wrapper_handed(self, name: str, index: int, parameter: str) -> bool:
         return self.project.wrapper_handed(self.path, name, index, parameter)
+
+    def index_attributes_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
+        return self.project.index_attributes_handed(self.path, name, index, parameter)
 
     def imports_a_training_step(self, data: bytes) -> bool:
         return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))

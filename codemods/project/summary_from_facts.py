@@ -129,6 +129,8 @@ def summarise(
         name_tables=tuple(sorted(facts.project.name_tables.items())),
         returned_instances=tuple(sorted(facts.project.returned_instances)),
         own_cuda_arguments=frozenset(facts.device.own_cuda_arguments),
+        index_attributes_handed=frozenset(facts.device.index_attributes_handed),
+        parameter_attribute_moves=frozenset(facts.device.parameter_attribute_moves),
         globals_lookups=frozenset(facts.project.globals_lookups),
         returned_optimizers=frozenset(facts.training.returned_optimizers),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),

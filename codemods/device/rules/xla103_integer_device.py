@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
 from codemods.device.rules.own_device_cases import own_device_invalid, own_device_valid
+from codemods.device.rules.string_index_cases import string_index_invalid, string_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -26,8 +27,13 @@ INTEGER_DEVICE = Rule(
     summary="An integer CUDA device index used as a device becomes the XLA device",
     fixable=True,
     why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
-    "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
-    "raises on XLA, where each process has one device. The index is "
+    "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`, or a CUDA device "
+    'string is built from it: `"cuda:" + str(args.device)`, `f"cuda:{args.gpu}"`) means cuda:N and '
+    'raises on XLA, where each process has one device ("Found no NVIDIA driver"). A namespace whose attribute '
+    "is such an index, handed to a callable of another module of the project (`Net(args)`, whose `__init__` "
+    "does `.to(args.device)`), carries it there: converted with the project, that module's move becomes the "
+    "XLA device; where the run does not convert that module, the call is reported with the move's line. An "
+    "attribute the file later binds to a device (`args.device = device`) is no index. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`). An int handed to a `device` parameter of a function "
     "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
@@ -59,6 +65,7 @@ INTEGER_DEVICE = Rule(
     valid=lambda: (
         *listed_index_valid(),
         *own_device_valid(),
+        *string_index_valid(),
         valid(
             """
             import torch
@@ -110,6 +117,7 @@ INTEGER_DEVICE = Rule(
     invalid=lambda: (
         *listed_index_invalid(),
         *own_device_invalid(),
+        *string_index_invalid(),
         invalid(
             """
             import torch
@@ -276,6 +284,11 @@ def _unsure_index_move(ctx: Context[Facts], original: cst.Call) -> str:
         f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
         "move fails without CUDA"
     )
+
+
+@reports_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.pending_index_moves)
+def _pending_index_move(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return ctx.facts.device.pending_index_moves[original]
 
 
 @on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.int_devices)

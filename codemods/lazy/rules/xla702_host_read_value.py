@@ -34,6 +34,31 @@ HOST_READ_VALUE = Rule(
         ),
     ),
     valid=lambda: (
+        # deep_gcns_torch's ogbn_proteins: the dataset's tensors move to the device in slices, so the
+        # dataset holds them on the host and reading one there runs no graph.
+        *(
+            valid(
+                f"""
+                import torch
+                {imports}
+
+                def train(dataset, model, optimizer, device, clusters):
+                    for nodes in clusters:
+                        x = dataset.x[nodes].float().to(device)
+                        inter = [n for n in nodes if n in dataset.train_idx.tolist()]
+                        loss = model(x)[inter].sum()
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                        {barrier}
+                """,
+                target=target,
+                note=f"an-attribute-of-an-object-moved-in-slices-{target}",
+            )
+            for target, imports, barrier in (
+                ("2.9", "import torch_xla\n                import torch_xla.core.xla_model as xm", "torch_xla.sync()"),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.mark_step()"),
+            )
+        ),
         valid(
             PYTHON_NUMBERS,
             python_numbers_ported("2.9"),
@@ -56,6 +81,24 @@ HOST_READ_VALUE = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def train(dataset, model, optimizer, device, clusters):
+                for nodes in clusters:
+                    x = dataset.x.to(device)[nodes]
+                    inter = [n for n in nodes if n in dataset.train_idx.tolist()]
+                    loss = model(x)[inter].sum()
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="an-attribute-of-an-object-moved-whole-is-still-reported",
+            findings=(Expected(8, 43, "`dataset.train_idx.tolist()` reads a device value to the host every step"),),
+        ),
         # A string formatted from a tensor and kept reads it every step.
         invalid(
             _loop('msg = "loss {:.3f}".format(loss)\nline = format(loss, ".3f")'),

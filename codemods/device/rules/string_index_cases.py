@@ -1,0 +1,101 @@
+"""XLA103's cases of a name a CUDA device string is built from (``"cuda:" + str(args.device)``,
+``f"cuda:{args.gpu}"``, ``"cuda:{}".format(gpu)``; device/string_indices.py): moved to as a device
+(``.to(args.device)``: ``.to(0)``, cuda:0), it becomes the target's device; left alone where the
+file binds the name to a device afterwards (``args.device = device``: a device, no index)."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
+
+# deep_gcns_torch's ogbn_proteins main.py: `--device` is `type=int, default=0`.
+CONCATENATED = """
+import torch
+
+
+def main(args):
+    device = torch.device("cuda:" + str(args.device))
+    table = torch.zeros(4).to(args.device)
+    return table, device
+"""
+
+# The same index through an f-string, a tensor made on it by keyword.
+FORMATTED = """
+import torch
+
+
+def main(args):
+    device = torch.device(f"cuda:{args.gpu}")
+    mask = torch.ones(4, device=args.gpu)
+    return mask, device
+"""
+
+_DEVICES = {
+    "2.9": ("import torch_xla\n", "torch_xla.device()"),
+    "sagemaker": ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
+}
+_WHY = "this file builds a CUDA device from it ("
+
+
+def string_index_invalid() -> tuple[Invalid, ...]:
+    aliased = substituted(CONCATENATED, ("import torch\n", "import torch as th\n"), ("torch.", "th."))
+    cases: list[Invalid] = []
+    for target, (imports, device) in _DEVICES.items():
+        for program, header in ((CONCATENATED, "import torch\n"), (aliased, "import torch as th\n")):
+            torch = "th" if program is aliased else "torch"
+            cases.append(
+                invalid(
+                    program,
+                    substituted(
+                        program,
+                        (header, f"{header}{imports}"),
+                        (f'{torch}.device("cuda:" + str(args.device))', device),
+                        (".to(args.device)", f".to({device})"),
+                    ),
+                    target=target,
+                    alias=program is aliased,
+                    note=f"an-index-built-into-a-cuda-string{'-alias' if program is aliased else ''}-{target}",
+                    findings=(
+                        Expected(
+                            7,
+                            len(f"    table = {torch}.zeros(4).to(") + 1,
+                            f'args.device -> {device}: {_WHY}`"cuda:" + str(args.device)`): an integer device is '
+                            "cuda:N, which fails without CUDA",
+                        ),
+                    ),
+                )
+            )
+        cases.append(
+            invalid(
+                FORMATTED,
+                substituted(
+                    FORMATTED,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ('torch.device(f"cuda:{args.gpu}")', device),
+                    ("device=args.gpu", f"device={device}"),
+                ),
+                target=target,
+                note=f"an-index-built-into-an-f-string-{target}",
+                findings=(Expected(7, 33, f'args.gpu -> {device}: {_WHY}`f"cuda:{{args.gpu}}"`)'),),
+            )
+        )
+    return tuple(cases)
+
+
+def string_index_valid() -> tuple[Valid, ...]:
+    cases: list[Valid] = []
+    for target, (imports, device) in _DEVICES.items():
+        # test.py of the same project: `args.device = device` makes the attribute the device itself.
+        rebound = substituted(CONCATENATED, ("    table = ", "    args.device = device\n    table = "))
+        cases.append(
+            valid(
+                rebound,
+                substituted(
+                    rebound,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ('torch.device("cuda:" + str(args.device))', device),
+                ),
+                target=target,
+                note=f"an-index-rebound-to-the-device-stays-{target}",
+            )
+        )
+    return tuple(cases)
