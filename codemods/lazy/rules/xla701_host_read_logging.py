@@ -23,7 +23,12 @@ HOST_READ_LOGGING = Rule(
     summary="A host read that only logs runs in xm.add_step_closure, with the iteration's values bound",
     fixable=True,
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
-    "execution every step; in a step closure it runs after the step's graph, reading values already computed.",
+    "execution every step; in a step closure it runs after the step's graph, reading values already computed. "
+    "A tensor the step changes in place after the statement is passed as a copy (`.detach().clone()`); a value "
+    "given an item by a string key after it (`logs[\"lr\"] = ...`) is a mapping, not a tensor, and its "
+    "statement stays (reported). The receiver of a `backward` handed a model or an optimizer "
+    "(`strategy.backward(loss, model, optimizer)`) is a training helper, not a tensor: what it returns is not "
+    "taken for device values.",
     examples=lambda: (
         Invalid(
             _loop('print(f"step {step} loss {loss.item():.4f}")'),
