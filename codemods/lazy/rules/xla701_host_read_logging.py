@@ -25,7 +25,7 @@ HOST_READ_LOGGING = Rule(
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
     "execution every step; in a step closure it runs after the step's graph, reading values already computed. "
     "A tensor the step changes in place after the statement is passed as a copy (`.detach().clone()`); a value "
-    "given an item by a string key after it (`logs[\"lr\"] = ...`) is a mapping, not a tensor, and its "
+    'given an item by a string key after it (`logs["lr"] = ...`) is a mapping, not a tensor, and its '
     "statement stays (reported). The receiver of a `backward` handed a model or an optimizer "
     "(`strategy.backward(loss, model, optimizer)`) is a training helper, not a tensor: what it returns is not "
     "taken for device values.",
@@ -131,7 +131,9 @@ HOST_READ_LOGGING = Rule(
                 torch_xla.sync()
             """,
             note="string-keyed-item-later-stays",
-            findings=(Expected(8, 11, "`logs` only logs, but stays: `logs` gets an item by a string key after this line"),),
+            findings=(
+                Expected(8, 11, "`logs` only logs, but stays: `logs` gets an item by a string key after this line"),
+            ),
         ),
         invalid(
             """
