@@ -209,6 +209,24 @@ class Context(Generic[SheetT]):
         follows, or None)."""
         self._tracked[original] = node
 
+    def rebuilt(self, before: Sequence[cst.CSTNode], after: Sequence[cst.CSTNode]) -> None:
+        """A block's statements ``before`` stand as ``after`` (position by position) once a hook
+        rebuilt the block (a removed statement's comments carried to the next one): the tracked
+        nodes and the findings' results that were one of them follow it (the seed line XLA515
+        adds its device seed after, found by its result)."""
+        if len(before) != len(after):
+            return
+        moved = {id(old): new for old, new in zip(before, after) if old is not new}
+        if not moved:
+            return
+        for original in list(self._tracked):
+            now = self._tracked.get(original)
+            if now is not None and id(now) in moved:
+                self._tracked[original] = moved[id(now)]
+        for finding in self.findings:
+            if finding.result is not None and id(finding.result) in moved:
+                finding.result = moved[id(finding.result)]
+
     # -- reading ------------------------------------------------------------------
 
     def parent(self) -> cst.CSTNode | None:
@@ -414,7 +432,10 @@ class Rewriter(cst.CSTTransformer):
     def _without_dropped(self, block: cst.CSTNode) -> cst.CSTNode:
         """``block``: an IndentedBlock or a Module."""
         assert type(block) is cst.IndentedBlock or type(block) is cst.Module
-        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+        dropped = self.ctx.dropped_statements
+        rebuilt = without_statements(with_lines_after(block, self.ctx.lines_after), dropped)
+        self.ctx.rebuilt([s for s in block.body if s not in dropped], rebuilt.body)
+        return rebuilt
 
 
 def _is_node(result: object) -> bool:

@@ -442,7 +442,9 @@ def _remove_stale_imports(ctx: Context[Facts], original: cst.Module, updated: cs
             body[index] = pruned
     if to_remove:
         insert_at -= sum(1 for s in body[:insert_at] if s in to_remove)
+        kept = [s for s in body if s not in to_remove]
         body = list(without_statements(updated.with_changes(body=body), to_remove).body)
+        ctx.rebuilt(kept, body)
     if anchor is not None:
         ctx.now_at(anchor, body[insert_at - 1] if insert_at else None)
     return updated.with_changes(body=body)

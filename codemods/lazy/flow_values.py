@@ -211,6 +211,19 @@ class FlowValues(Analysis):
                     return cls
         return None
 
+    def _hands_over_the_model(self, call: cst.Call) -> bool:
+        """A ``backward`` given a model or an optimizer (``strategy.backward(loss, self.model,
+        self.optimizer)``, DeepSpeed-style training helpers): a helper's method, not a tensor's
+        (Tensor.backward takes a gradient, flags and inputs), so its receiver holds no tensor."""
+        for arg in call.args:
+            name = dotted(arg.value)
+            last = (name or "").rsplit(".", 1)[-1].lower()
+            if name is not None and (
+                name in self.facts.training.models or last in ("model", "net", "module") or "optim" in last
+            ):
+                return True
+        return False
+
     def _is_model(self, func: str) -> bool:
         models = self.facts.training.models
         last = func.rsplit(".", 1)[-1].lower()
@@ -272,7 +285,7 @@ class FlowValues(Analysis):
             call = site.node
             assert type(call) is cst.Call
             if method_name(call) == "backward" and (name := dotted(receiver(call))) is not None:
-                if not name.endswith("accelerator"):
+                if not name.endswith("accelerator") and not self._hands_over_the_model(call):
                     self.owner(site.scope, name).device.add(name)
         # Device sets only grow here, and is_device reads nothing else that changes: what
         # was found a device value stays one, and is not asked again; what was not is asked

@@ -74,8 +74,19 @@ class HostReadAnalysis(Analysis):
         self._carried_state(self.found)
         for statement, closure in self.part.step_closures.items():
             values = {dotted(self.part.reads[read].value) for read in closure.reads if read in self.part.reads}
-            if changed := changed_in_place_after(closure.loop, statement, {v for v in values if v is not None}):
+            mappings: set[str] = set()
+            if changed := changed_in_place_after(
+                closure.loop, statement, {v for v in values if v is not None}, mappings
+            ):
                 self.part.step_closures[statement] = dataclasses.replace(closure, changed_later=frozenset(changed))
+            if mappings and closure.blocked is None:
+                name = sorted(mappings)[0]
+                self.part.step_closures[statement] = dataclasses.replace(
+                    closure,
+                    blocked=f'`{name}` gets an item by a string key after this line (`{name}["..."] = ...`), so it is '
+                    "a mapping, not a tensor: `.detach().clone()` does not copy it, and the closure would see the later "
+                    "items",
+                )
 
     def _host_reads(self) -> dict[cst.CSTNode, Site[cst.BaseExpression]]:
         """Every read of a device value to the host (in any loop), by node."""
@@ -276,11 +287,14 @@ def variables_in(node: cst.CSTNode) -> set[str]:
     return {sub.value for sub in found if type(sub) is cst.Name and id(sub) not in named}
 
 
-def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set[str]) -> set[str]:
+def changed_in_place_after(
+    loop: cst.CSTNode, statement: cst.CSTNode, names: set[str], mappings: set[str] | None = None
+) -> set[str]:
     """Which of the tensors ``names`` (name chains) the iteration changes in place after
     ``statement``, before its barrier: ``loss += w * reg`` (a tensor's ``+=`` is in place),
     ``loss.add_(...)``, ``loss[mask] = 0``; a name bound anew (``loss = ...``) holds another
-    tensor from there."""
+    tensor from there.  A name given an item by a string key (``logs["lr"] = lr``: no tensor
+    takes one) is a mapping, not a tensor: it goes into ``mappings``, not into the result."""
     changed: set[str] = set()
     watched = set(names)
     after = False
@@ -301,7 +315,12 @@ def changed_in_place_after(loop: cst.CSTNode, statement: cst.CSTNode, names: set
                 for assigned in node.targets:  # type: ignore[attr-defined]  # an Assign
                     target = assigned.target
                     if type(target) is cst.Subscript and (held := dotted(target.value)) in watched:
-                        changed.add(held)
+                        if _string_keyed(target):
+                            watched.discard(held)
+                            if mappings is not None:
+                                mappings.add(held)
+                        else:
+                            changed.add(held)
                     elif (held := dotted(target)) in watched:
                         watched.discard(held)  # bound anew: later changes are another tensor's
             elif kind is cst.Call:
@@ -339,3 +358,11 @@ def _moved_in_pieces(calls: Iterable[cst.CSTNode]) -> set[str]:
         if sliced and name is not None and name.count(".") == 1 and not name.startswith("self."):
             found.add(name.split(".")[0])
     return found
+
+
+def _string_keyed(target: cst.Subscript) -> bool:
+    """``logs["lr"]``, ``logs[f"{k}_mean"]``: an item by a string key (a mapping's; a tensor takes none)."""
+    if len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index:
+        return False
+    key = target.slice[0].slice.value
+    return type(key) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)

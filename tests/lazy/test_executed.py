@@ -19,6 +19,7 @@ the eager run).
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,8 @@ CASES = [
     LazyCase("lazy_short_last_batch.py", warmup=8, compiling_steps=4),
     # logs the loss, then adds to it in place: the closure gets a copy, and logs the base loss
     LazyCase("lazy_logged_before_in_place.py", warmup=3, same_output=True),  # the short batch compiles once
+    # a helper's backward (handed the model) and its dict of floats, logged then given an item: left as is
+    LazyCase("lazy_helper_logs_dict.py", warmup=3, same_output=True),
     LazyCase("hf_tokenizer_padding.py", warmup=3),  # padding=True -> "max_length"
     LazyCase("hf_trainer_code_args.py", warmup=3, huggingface=True),  # optim="adamw_torch_xla" in code
     LazyCase("hf_trainer_argparser.py", warmup=3, huggingface=True),  # optim set on the parsed arguments
@@ -176,3 +179,28 @@ def test_closure_given_the_tensor_changed_in_place_logs_the_total(tmp_path: Path
     total = [float(line.split()[2]) for line in base]
     losses = eager.losses
     assert all(abs(got - want) <= LOSS_ATOL + LOSS_RTOL * abs(want) for got, want in zip(total, losses))
+
+
+def test_dict_of_floats_copied_as_a_tensor_crashes(tmp_path: Path) -> None:
+    """Negative control: the converted helper-driven loop with its dict of floats logged in a step
+    closure as a tensor copy (``logs.detach().clone()``, what the port wrote when it took the
+    helper's ``backward`` for a tensor's) raises AttributeError: the port leaves that line alone."""
+    script = "lazy_helper_logs_dict.py"
+    converted = run_xla(Executed(script), tmp_path)
+    assert converted.losses, converted.output
+    path = converted.folder / script
+    text = path.read_text()
+    line = '        print("logs", logs)\n'
+    assert line in text and "add_step_closure" not in text
+    closure = '        xm.add_step_closure(lambda logs: print("logs", logs), args=(logs.detach().clone(),))\n'
+    path.write_text("import torch_xla.core.xla_model as xm\n" + text.replace(line, closure))
+    result = subprocess.run(
+        [sys.executable, str(XLA_RUNNER), script],
+        cwd=converted.folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0
+    assert "AttributeError: 'dict' object has no attribute 'detach'" in result.stderr

@@ -154,6 +154,48 @@ HOST_SEED = Rule(
                 Expected(9, 5, _message("s + 1", "torch_xla.manual_seed(s + 1)")),
             ),
         ),
+        # The line before goes (XLA502): its blank line moves onto the seed line, rebuilt; the seed still follows it.
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            torch.backends.cudnn.benchmark = True
+            torch.manual_seed(54321)
+            x = torch.randn(3)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.manual_seed(54321)
+            torch_xla.manual_seed(54321)
+            x = torch.randn(3)
+            """,
+            note="after-a-removed-line",
+            findings=(Expected(5, 1, _message("54321", "torch_xla.manual_seed(54321)")),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            torch.backends.cudnn.benchmark = True
+            torch.manual_seed(54321)
+            x = torch.randn(3)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            torch.manual_seed(54321)
+            xm.set_rng_state(54321)
+            x = torch.randn(3)
+            """,
+            target="sagemaker",
+            note="after-a-removed-line-sagemaker",
+            findings=(Expected(5, 1, _message("54321", "xm.set_rng_state(54321)")),),
+        ),
         invalid(
             """
             import torch

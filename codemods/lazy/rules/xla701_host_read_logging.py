@@ -23,7 +23,12 @@ HOST_READ_LOGGING = Rule(
     summary="A host read that only logs runs in xm.add_step_closure, with the iteration's values bound",
     fixable=True,
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
-    "execution every step; in a step closure it runs after the step's graph, reading values already computed.",
+    "execution every step; in a step closure it runs after the step's graph, reading values already computed. "
+    "A tensor the step changes in place after the statement is passed as a copy (`.detach().clone()`); a value "
+    'given an item by a string key after it (`logs["lr"] = ...`) is a mapping, not a tensor, and its '
+    "statement stays (reported). The receiver of a `backward` handed a model or an optimizer "
+    "(`strategy.backward(loss, model, optimizer)`) is a training helper, not a tensor: what it returns is not "
+    "taken for device values.",
     examples=lambda: (
         Invalid(
             _loop('print(f"step {step} loss {loss.item():.4f}")'),
@@ -65,8 +70,71 @@ HOST_READ_LOGGING = Rule(
             """,
             note="outside-training-loop",
         ),
+        # A training helper's backward, handed the model and the optimizer (DeepSpeed-style), is no
+        # tensor's: its other results (a dict of floats, reduced across ranks) are not device values.
+        valid(
+            """
+            import torch
+            from tqdm import tqdm
+
+            bar = tqdm(range(10))
+            for x in loader:
+                loss = model(x.to("cuda")).sum()
+                strategy.backward(loss, model, optimizer)
+                strategy.optimizer_step(optimizer, model, scheduler)
+                logs = strategy.all_reduce({"loss": loss.item()})
+                bar.set_postfix(logs)
+                logs["lr"] = scheduler.get_last_lr()[0]
+            """,
+            """
+            import torch
+            import torch_xla
+            from tqdm import tqdm
+
+            bar = tqdm(range(10))
+            for x in loader:
+                loss = model(x.to("xla")).sum()
+                strategy.backward(loss, model, optimizer)
+                strategy.optimizer_step(optimizer, model, scheduler)
+                logs = strategy.all_reduce({"loss": loss.item()})
+                bar.set_postfix(logs)
+                logs["lr"] = scheduler.get_last_lr()[0]
+                torch_xla.sync()
+            """,
+            note="helper-backward-with-the-model",
+        ),
     ),
     invalid=lambda: (
+        # A value the step treats as a device value but gives an item by a string key is a mapping:
+        # `.detach().clone()` would raise AttributeError, and the closure would see the later item.
+        invalid(
+            """
+            import torch
+
+            for x in loader:
+                loss = model(x.to("cuda")).sum()
+                engine.backward(loss)
+                logs = engine.summary()
+                print(logs)
+                logs["lr"] = 0.1
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x in loader:
+                loss = model(x.to("xla")).sum()
+                engine.backward(loss)
+                logs = engine.summary()
+                print(logs)
+                logs["lr"] = 0.1
+                torch_xla.sync()
+            """,
+            note="string-keyed-item-later-stays",
+            findings=(
+                Expected(8, 11, "`logs` only logs, but stays: `logs` gets an item by a string key after this line"),
+            ),
+        ),
         invalid(
             """
             import torch as th
