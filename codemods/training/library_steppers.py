@@ -84,6 +84,11 @@ class LibraryStepperAnalysis(Analysis):
         self.results: dict[cst.Call, list[str]] = {}  # a call -> last parts of the names its result is bound to
         # Calls that hand names on: (the call, its callee, the last parts of the names handed).
         self.handed: list[tuple[cst.Call, str | None, set[str]]] = []
+        self.instances: dict[str, str] = {}  # the last part of a name bound to a call's result -> its callee
+        self.methods: dict[cst.Call, str] = {}  # a call of a method -> the callee that built its object
+        # Names bound to what a call of another callable returns: (the call, its callee, the name as written);
+        # a project callable that builds an optimizer over an argument's parameters returns it (``finish``).
+        self.helper_results: list[tuple[cst.Call, str, str]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -97,6 +102,8 @@ class LibraryStepperAnalysis(Analysis):
         names = {_last(n) for arg in node.args for n in _names_in(arg.value)}
         if names:
             self.handed.append((node, self.walk.callee, names))
+            if self.walk.callee is None and (built_by := self._instance_class(func)) is not None:
+                self.methods[node] = built_by
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -117,6 +124,13 @@ class LibraryStepperAnalysis(Analysis):
             if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
                 if name is not None:
                     self.built[_last(name)] = name
+            elif callee is not None and name is not None:
+                self.helper_results.append((value, callee, name))
+            for target_name in targets:
+                if callee is None:
+                    self.instances.pop(target_name, None)
+                else:
+                    self.instances[target_name] = callee
             self.results[value] = targets
             return
         for held in _names_in(value):
@@ -135,6 +149,10 @@ class LibraryStepperAnalysis(Analysis):
 
     def finish(self) -> None:
         facts = self.facts
+        project = self.walk.analysis(ProjectAnalysis)
+        for call, callee, written in self.helper_results:
+            if _last(written) not in self.built and _builds_optimizer(call, callee, project):
+                self.built[_last(written)] = written
         if (
             not self.built
             or facts.project.context.test_file()
@@ -143,7 +161,6 @@ class LibraryStepperAnalysis(Analysis):
             or facts.huggingface.trainer_script
         ):
             return
-        project = self.walk.analysis(ProjectAnalysis)
         imported = facts.project.context.imported_in_run()
         for name, written in self.built.items():
             if imported and "." in written:
@@ -183,6 +200,17 @@ class LibraryStepperAnalysis(Analysis):
                     todo.append(bound)
         return carriers
 
+    def _instance_class(self, func: cst.BaseExpression) -> str | None:
+        """The callable that built the object whose method ``func`` is: ``engine.train`` after
+        ``engine = Engine()``, ``Engine().train``; None when the tool cannot tell."""
+        if type(func) is not cst.Attribute:
+            return None
+        held = func.value
+        if type(held) is cst.Call:
+            return self.walk.resolve(held.func)
+        name = dotted(held)
+        return None if name is None else self.instances.get(_last(name))
+
     def _verdict(self, call: cst.Call, callee: str | None, project: ProjectAnalysis) -> str | None:
         """What a call handed the optimizer does with it: "may step" (code the tool converts or
         cannot tell, or a followed callable that is no scheduler), None (it does not step it), or
@@ -193,7 +221,12 @@ class LibraryStepperAnalysis(Analysis):
                 return None
             if type(func) is cst.Attribute and func.attr.value in _INERT_METHODS:
                 return None
-            return "may step"
+            built_by = self.methods.get(call)
+            if built_by is None:
+                return "may step"
+            if project.library_package(built_by) is None or built_by in library_apis.LIBRARY_LOOPS:
+                return "may step"  # a followed package's or the project's object; a table's: reported there
+            callee = f"{built_by}.{func.attr.value}"  # type: ignore[attr-defined]  # an Attribute (_instance_class)
         if project.origin(dotted(func) or callee) is not None:
             return "may step"  # the project's code: the run converts it (or XLA003 asks for it)
         package = project.library_package(callee)
@@ -203,6 +236,34 @@ class LibraryStepperAnalysis(Analysis):
             return None if scheduler else "may step"
         if callee in _XLA_AWARE and arg_value(call, *_XLA_AWARE[callee]) is not None:
             return None  # handed the device, which the port makes the XLA device
+        if package == "composer" and _composer_tpu(call):
+            return None  # Composer's TPU device: it moves the model and loads each batch with XLA's loader
         if callee in library_apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
             return "may step"  # reported as what it is (XLA307's table, XLA004): not twice
         return None if any(word in last for word in _NO_STEP_WORDS) else package
+
+
+def _composer_tpu(call: cst.Call) -> bool:
+    """``device="tpu"`` or ``device=DeviceTPU()``: Composer's Trainer then moves the model to the XLA
+    device and wraps its train loader in ``pl.MpDeviceLoader``, which ends each step with the barrier
+    (composer/trainer/trainer.py, composer/devices/device_tpu.py)."""
+    device = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "device"), None)
+    if type(device) is cst.SimpleString:
+        return device.value[1:-1].lower() == "tpu"
+    if type(device) is cst.Call:
+        device = device.func
+    return device is not None and (dotted(device) or "").endswith("DeviceTPU")
+
+
+def _builds_optimizer(call: cst.Call, callee: str, project: ProjectAnalysis) -> bool:
+    """``callee`` is a callable of another module of the project that builds an optimizer over
+    the parameters of an argument ``call`` hands it (``build_optimizer(model, cfg)``), whose result
+    is that optimizer: ModuleSummary.optimizer_builders."""
+    found = project.origin(dotted(call.func) or callee)
+    if found is None or found.summary is None or not found.name:
+        return False
+    return any(
+        found.summary.builds_optimizer(found.name, None if arg.keyword else index, arg.keyword and arg.keyword.value)
+        for index, arg in enumerate(call.args)
+        if not arg.star
+    )

@@ -14,6 +14,7 @@ from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
+from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -63,44 +64,6 @@ _RUNNER = (
     "iteration: register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., "
     "priority='LOWEST'))"
 )
-# A loop that steps an optimizer handed to a scheduler factory; one wrapped by an unfollowed library.
-_SCHEDULED = """
-import torch
-from timm.scheduler import create_scheduler
-from transformers import get_linear_schedule_with_warmup
-
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
-lr_scheduler, _ = create_scheduler(args, optimizer)
-for batch in loader:
-    loss = model(batch).sum()
-    loss.backward()
-    optimizer.step()
-    scheduler.step()
-"""
-_LOOKAHEAD = """
-import torch
-import torch_optimizer
-
-base = torch.optim.SGD(model.parameters(), lr=0.1)
-optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
-for x, y in loader:
-    loss_fn(model(x), y).backward()
-    optimizer.step()
-"""
-
-
-def _stepped(program: str, last: str) -> str:
-    """``program`` as the port leaves its loop: ``optimizer`` stepped by torch_xla, the barrier after ``last``."""
-    at = last[: len(last) - len(last.lstrip())]
-    return substituted(
-        program,
-        ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
-        (last, f"{last}{at}torch_xla.sync()\n"),
-        ("optimizer.step()", "xm.optimizer_step(optimizer)"),
-    )
-
-
 # mmcv's runner, built directly and run; its near variant built over an optimizer the file builds.
 _EPOCH_RUNNER = """
 from mmcv.runner import EpochBasedRunner
@@ -210,16 +173,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             """,
             note="sb3-agent-only-loaded-for-evaluation",
         ),
-        valid(
-            _SCHEDULED,
-            _stepped(_SCHEDULED, "    scheduler.step()\n"),
-            note="a-stepped-optimizer-handed-to-scheduler-factories",
-        ),
-        valid(
-            _LOOKAHEAD,
-            _stepped(_LOOKAHEAD, "    optimizer.step()\n"),
-            note="an-optimizer-wrapped-by-an-unfollowed-library-and-stepped",
-        ),
+        *library_stepper_valid(),
         valid(
             """
             import torch
@@ -581,6 +535,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             findings=(Expected(4, 17, "`A2C` (stable-baselines3): it picks the device itself"),),
         ),
         *torch_ac_invalid(),
+        *library_stepper_invalid(),
     ),
 )
 
@@ -654,7 +609,7 @@ def _only_loaded(ctx: Context[Facts], table: cst.Dict) -> bool:
 def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
     module, _, name = callee.rpartition(".")
     context = ctx.facts.project.context
-    if context.test_file() or context.lookup(module, name) is not None:
+    if context.test_file() or context.lookup(module, name) is not None or context.names_project_module(module):
         return  # a unit test's runner trains nothing; the project's own copy is converted
     loop = library_apis.LIBRARY_LOOPS[callee]
     ctx.report(
@@ -669,7 +624,8 @@ def _unfollowed_library(ctx: Context[Facts], original: cst.Call) -> str:
     """A call of a package the tool does not follow, handed an optimizer that no code the tool
     sees steps (training/library_steppers.py): that library runs the steps."""
     stepper = ctx.facts.training.library_steppers[original]
+    capable = library_apis.XLA_CAPABLE_LIBRARIES.get(stepper.package)
     return ctx.target.advice(
         f"`{ctx.code(original.func)}` ({stepper.package}, a package the tool does not follow) is handed the "
-        f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}"
+        f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}{f'; {capable}' if capable else ''}"
     )
