@@ -1,18 +1,21 @@
 """Obligations 1 and 4 of SPEC section 5 for an optimizer that a package the tool does not follow
 (``apis.unfollowed_package``) is handed and steps itself: ``somelib.fit(model, optimizer, loader)``,
-``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``.  The file builds
-the optimizer over a model's parameters, and no code the tool sees steps it: the library runs the
+``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``, or a method of
+an object such a package built (``engine = Engine()``, ``engine.train(h, loader, 10, opt)``).  The file
+builds the optimizer over a model's parameters, or binds it from a call of a project function of another
+module that builds one over an argument's parameters (``opt = build_optimizer(model, cfg)``:
+ModuleSummary.optimizer_builders), and no code the tool sees steps it: the library runs the
 steps, with its own device choice and no step barrier, and the port cannot prove either (XLA307, at
 the call that hands it).
 
 Nothing is said where the optimizer may be stepped by code the tool sees or converts: a
 ``.step()`` on it or on what it is bound to (``for o in (opt_g, opt_d): o.step()``), a call that
 hands it to this file's code, to the project's, to a method of a value the tool cannot tell
-(``scaler.step(opt)``, ``accelerator.prepare(opt)``) or to a followed package's call that is no
+(``scaler.step(opt)``, ``accelerator.prepare(opt)``; an object a followed package or the project built) or to a followed package's call that is no
 scheduler (``xm.optimizer_step(opt)``, ``functools.partial(train, opt)``), a return of it (a
 factory), or a library call whose result the file steps (``opt = Lookahead(base)``).  Nor where a
 followed framework drives the file's training (Lightning, Accelerate, the Transformers Trainer:
-their rules), for a library of ``library_apis.LIBRARY_LOOPS`` (XLA307's table) or of
+their rules), for Composer's Trainer handed its TPU device, for a library of ``library_apis.LIBRARY_LOOPS`` (XLA307's table) or of
 ``apis.CUDA_ONLY_PACKAGES`` (XLA004), for a call that by its name only schedules the learning
 rate, saves, loads or logs, or in a test file; nor for an attribute (``self.optimizer``) of a file
 that other files of the run import, which may step it.  Names are matched by their last part across the

@@ -85,7 +85,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms), or any package the tool does not follow that is handed an "
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer), or any package the tool does not follow that is handed an "
     "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
@@ -126,14 +126,23 @@ LIBRARY_TRAINING_LOOP = Rule(
     "hands it that device, but the lazy graph grows across every step; an optimizer step post hook that calls the "
     "barrier (`algo.optimizer.register_step_post_hook(lambda *args: torch_xla.sync())`, checked on torch_xla 2.9: "
     "the parameters are device data again after each step; torch 1.13 has no step hooks, so on the sagemaker "
-    "target the optimizer's `step` is wrapped) ends each step. Beyond the table, an optimizer the file builds "
-    "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
+    "target the optimizer's `step` is wrapped) ends each step. coqui's `trainer.Trainer` (the TTS trainer) moves "
+    "the model and each batch to CUDA only when `torch.cuda.is_available()`, else leaves both on the CPU, builds "
+    "the optimizer itself and steps it in `fit()` with no barrier (nothing of torch_xla in it): an error at the "
+    "call, unless the project holds a `trainer` module of its own. Beyond the table, an optimizer the file builds "
+    "over a model's parameters, or binds from a call of a project function of another module that builds one over "
+    "an argument's parameters (`optimizer = build_optimizer(model, cfg)`), that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
     "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
     "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
-    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`; nor a name "
+    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`, or a "
+    "method of an object one built: torchnet's `engine = Engine()` then `engine.train(h, loader, epochs, optimizer)`; "
+    "nor a name "
     "whose head is a folder or module of the project, even one whose module file is missing), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
-    "obligations 1 and 4, so it is an error at that call. A call whose name says it only schedules the learning "
-    "rate, saves, loads or logs is not one, nor a file whose training Lightning, Accelerate or the Transformers "
+    "obligations 1 and 4, so it is an error at that call. Composer's Trainer with no `device=` is one: its "
+    "`get_device(None)` is the GPU when CUDA is available, else the CPU; with `device='tpu'` (or `DeviceTPU()`) it "
+    "moves the model to the XLA device and loads each batch through `pl.MpDeviceLoader`, which ends each step, and "
+    "it is not reported. A call whose name says it only schedules the learning rate, saves, loads or logs is not "
+    "one, nor a file whose training Lightning, Accelerate or the Transformers "
     "Trainer drives (their rules port it).",
     examples=lambda: (
         invalid(
