@@ -2,7 +2,8 @@
 (``apis.unfollowed_package``) is handed and steps itself: ``somelib.fit(model, optimizer, loader)``,
 ``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``, or a method of
 an object such a package built (``engine = Engine()``, ``engine.train(h, loader, 10, opt)``).  The file
-builds the optimizer over a model's parameters, or binds it from a call of a project function of another
+builds the optimizer over a model's parameters, or binds it from a call of a function of the file that
+returns one it builds (``create_optimizer(lr)``: wide-residual-networks), or of a project function of another
 module that builds one over an argument's parameters (``opt = build_optimizer(model, cfg)``:
 ModuleSummary.optimizer_builders), and no code the tool sees steps it: the library runs the
 steps, with its own device choice and no step barrier, and the port cannot prove either (XLA307, at
@@ -92,6 +93,8 @@ class LibraryStepperAnalysis(Analysis):
         # Names bound to what a call of another callable returns: (the call, its callee, the name as written);
         # a project callable that builds an optimizer over an argument's parameters returns it (``finish``).
         self.helper_results: list[tuple[cst.Call, str, str]] = []
+        self.functions: list[str] = []  # the functions the walk is in, innermost last
+        self.optimizer_functions: set[str] = set()  # functions of this file that return an optimizer they build
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -127,8 +130,8 @@ class LibraryStepperAnalysis(Analysis):
             if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
                 if name is not None:
                     self.built[_last(name)] = name
-            elif callee is not None and name is not None:
-                self.helper_results.append((value, callee, name))
+            elif name is not None and (helper := callee or dotted(value.func)) is not None:
+                self.helper_results.append((value, helper, name))
             for target_name in targets:
                 if callee is None:
                     self.instances.pop(target_name, None)
@@ -143,8 +146,23 @@ class LibraryStepperAnalysis(Analysis):
         if value is not None:
             self.returned.update(_last(n) for n in _names_in(value))
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node.name.value)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
     def visit_Return(self, node: cst.Return) -> None:
         self._hands_back(node.value)
+        value = node.value
+        if not self.functions or value is None:
+            return
+        if type(value) is cst.Call:  # ``return SGD([v for v in params.values()], lr)``
+            callee = self.walk.resolve(value.func)
+            if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
+                self.optimizer_functions.add(self.functions[-1])
+        elif (name := dotted(value)) is not None and _last(name) in self.built:  # ``opt = SGD(...); return opt``
+            self.optimizer_functions.add(self.functions[-1])
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.BaseExpression):
@@ -153,8 +171,10 @@ class LibraryStepperAnalysis(Analysis):
     def finish(self) -> None:
         facts = self.facts
         project = self.walk.analysis(ProjectAnalysis)
-        for call, callee, written in self.helper_results:
-            if _last(written) not in self.built and _builds_optimizer(call, callee, project):
+        for helper_call, helper, written in self.helper_results:
+            if _last(written) in self.built:
+                continue
+            if _last(helper) in self.optimizer_functions or _builds_optimizer(helper_call, helper, project):
                 self.built[_last(written)] = written
         if (
             not self.built
@@ -265,8 +285,11 @@ def _builds_optimizer(call: cst.Call, callee: str, project: ProjectAnalysis) -> 
     found = project.origin(dotted(call.func) or callee)
     if found is None or found.summary is None or not found.name:
         return False
+    summary, name = found.summary, found.name
     return any(
-        found.summary.builds_optimizer(found.name, None if arg.keyword else index, arg.keyword and arg.keyword.value)
+        summary.builds_optimizer(name, None, arg.keyword.value)
+        if arg.keyword is not None
+        else summary.builds_optimizer(name, index, None)
         for index, arg in enumerate(call.args)
         if not arg.star
     )

@@ -174,14 +174,18 @@ def test_an_optimizer_a_helper_of_another_module_builds(tmp_path: Path, target: 
     Composer's ``Trainer(optimizers=optimizer)`` with no device: Composer's get_device(None) is the CPU on an
     XLA host, and its steps end with no barrier; a loader the same module builds is no optimizer."""
     files = {"train.py": COMPOSER_SCRIPT, "pkg/__init__.py": "", "pkg/builders.py": BUILDERS}
-    found = _library_steppers(unfixed_findings(write_project(tmp_path / "p", "p", files), converted, target), "train.py")
+    found = _library_steppers(
+        unfixed_findings(write_project(tmp_path / "p", "p", files), converted, target), "train.py"
+    )
     assert [line for line, _ in found] == [9]
     assert found[0][1].startswith(
         "`Trainer` (composer, a package the tool does not follow) is handed the optimizer `optimizer`"
     )
-    assert found[0][1].endswith("Composer's Trainer runs on XLA when handed device='tpu', with the model on "
-                                f"{'torch_xla.device()' if target == '2.9' else 'xm.xla_device()'} before the "
-                                "optimizer is built (it raises otherwise)")
+    assert found[0][1].endswith(
+        "Composer's Trainer runs on XLA when handed device='tpu', with the model on "
+        f"{'torch_xla.device()' if target == '2.9' else 'xm.xla_device()'} before the "
+        "optimizer is built (it raises otherwise)"
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)

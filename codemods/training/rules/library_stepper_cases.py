@@ -113,6 +113,22 @@ def library_stepper_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
+            """
+            from torch.optim import SGD
+            from torchnet.engine import Engine
+
+            def main(params, h, loader, epochs):
+                def create_optimizer(lr):
+                    return SGD([v for v in params.values() if v.requires_grad], lr, momentum=0.9)
+
+                optimizer = create_optimizer(0.1)
+                engine = Engine()
+                engine.train(h, loader, epochs, optimizer)
+            """,
+            note="an-optimizer-a-helper-of-the-file-returns-handed-to-a-library-objects-method",
+            findings=(Expected(10, 5, f"`engine.train` (torchnet, {_STEPS}"),),
+        ),
+        invalid(
             _COMPOSER,
             note="composers-trainer-without-its-tpu-device",
             findings=(
@@ -180,6 +196,21 @@ def library_stepper_valid() -> tuple[Valid, ...]:
         ),
         valid(_COMPOSER_TPU, note="composers-trainer-on-its-tpu-device"),
         valid(
+            """
+            import torch
+            from torchnet.engine import Engine
+
+            def create_optimizer(model, lr):
+                return torch.optim.SGD(model.parameters(), lr)
+
+            def run(model, h, loader):
+                optimizer = create_optimizer(model, 0.1)
+                Engine().train(h, loader, 10, optimizer)
+                return optimizer
+            """,
+            note="an-optimizer-a-helper-of-the-file-returns-handed-back-by-its-caller",
+        ),
+        valid(
             substituted(
                 _COMPOSER_TPU,
                 ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
@@ -193,7 +224,10 @@ def library_stepper_valid() -> tuple[Valid, ...]:
         valid(
             substituted(
                 _TORCHNET,
-                ("from torchnet.engine import Engine\n", "\n\nclass Engine:\n    def train(self, h, loader, epochs, optimizer):\n        print(h, loader, epochs, optimizer)\n\n"),
+                (
+                    "from torchnet.engine import Engine\n",
+                    "\n\nclass Engine:\n    def train(self, h, loader, epochs, optimizer):\n        print(h, loader, epochs, optimizer)\n\n",
+                ),
             ),
             note="a-method-of-an-object-of-the-files-own-class",
         ),
