@@ -5,7 +5,8 @@ an object such a package built (``engine = Engine()``, ``engine.train(h, loader,
 builds the optimizer over a model's parameters, or binds it from a call of a function of the file that
 returns one it builds (``create_optimizer(lr)``: wide-residual-networks), or of a project function of another
 module that builds one over an argument's parameters (``opt = build_optimizer(model, cfg)``:
-ModuleSummary.optimizer_builders), and no code the tool sees steps it: the library runs the
+ModuleSummary.optimizer_builders), or hands by the keyword ``optimizer=`` or ``optimizers=`` (a registry's
+builder: llm-foundry), and no code the tool sees steps it: the library runs the
 steps, with its own device choice and no step barrier, and the port cannot prove either (XLA307, at
 the call that hands it).
 
@@ -48,6 +49,10 @@ _INERT_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", 
 _XLA_AWARE = {"ignite.engine.create_supervised_trainer": (3, "device")}
 # Words in a library callable's name that say it does not run the steps: it schedules the learning
 # rate, saves, loads or logs (``timm.scheduler.create_scheduler(args, opt)``, ``save_checkpoint``).
+# Keywords by which a call is handed an optimizer (Composer's ``optimizers=``, poutyne's ``optimizer=``).
+_OPTIMIZER_KEYWORDS = frozenset({"optimizer", "optimizers"})
+# Methods that run a library object's training loop: a result the file runs so is no optimizer.
+_RUNS = frozenset({"fit", "fit_generator", "learn", "run", "train"})
 _NO_STEP_WORDS = ("sched", "warmup", "lr", "save", "load", "checkpoint", "ckpt", "restore", "resume", "state", "log")
 
 
@@ -93,6 +98,8 @@ class LibraryStepperAnalysis(Analysis):
         # Names bound to what a call of another callable returns: (the call, its callee, the name as written);
         # a project callable that builds an optimizer over an argument's parameters returns it (``finish``).
         self.helper_results: list[tuple[cst.Call, str, str]] = []
+        self.run: set[str] = set()  # last parts of names the file runs a training loop of: ``trainer.fit()``
+        self.keyword_handed: dict[str, str] = {}  # names handed as ``optimizer=`` or ``optimizers=``
         self.functions: list[str] = []  # the functions the walk is in, innermost last
         self.optimizer_functions: set[str] = set()  # functions of this file that return an optimizer they build
 
@@ -103,9 +110,14 @@ class LibraryStepperAnalysis(Analysis):
                 self.stepped.add(_last(stepped))
             self.stepped.update(_last(n) for arg in node.args for n in _names_in(arg.value))
             return
+        if type(func) is cst.Attribute and func.attr.value in _RUNS and (runner := dotted(func.value)) is not None:
+            self.run.add(_last(runner))
         if not node.args:
             return
         names = {_last(n) for arg in node.args for n in _names_in(arg.value)}
+        for arg in node.args:  # ``Trainer(optimizers=optimizer)``: the library names what it is handed
+            if arg.keyword is not None and arg.keyword.value in _OPTIMIZER_KEYWORDS and (held := dotted(arg.value)):
+                self.keyword_handed.setdefault(_last(held), held)
         if names:
             self.handed.append((node, self.walk.callee, names))
             if self.walk.callee is None and (built_by := self._instance_class(func)) is not None:
@@ -176,6 +188,8 @@ class LibraryStepperAnalysis(Analysis):
                 continue
             if _last(helper) in self.optimizer_functions or _builds_optimizer(helper_call, helper, project):
                 self.built[_last(written)] = written
+        for name, written in self.keyword_handed.items():  # however it was built (a registry's builder)
+            self.built.setdefault(name, written)
         if (
             not self.built
             or facts.project.context.test_file()
@@ -193,8 +207,8 @@ class LibraryStepperAnalysis(Analysis):
                 continue
             found: list[tuple[cst.Call, str, str]] = []
             for call, callee, names in self.handed:
-                if not names & carriers:
-                    continue
+                if not names & carriers or name in self.results.get(call, ()):
+                    continue  # (the call that builds it, ``build_optimizer(model, cfg.optimizer)``, steps nothing)
                 verdict = self._verdict(call, callee, project)
                 if verdict == "may step":
                     break
@@ -208,6 +222,8 @@ class LibraryStepperAnalysis(Analysis):
         """What the library call returns (``opt = Lookahead(base)``) may be stepped by code the
         tool sees: a ``.step()`` on it, or a call that may step it (``xm.optimizer_step(opt)``)."""
         results = set(self.results.get(call, ()))
+        if results & self.run:
+            return False  # ``trainer.fit()``: the library's runner, which the file runs, is no optimizer
         return bool(results & (self.stepped | self.returned)) or any(
             names & results and self._verdict(other, callee, project) == "may step"
             for other, callee, names in self.handed

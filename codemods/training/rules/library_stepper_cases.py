@@ -73,6 +73,8 @@ for x, y in loader:
     optimizer.step()
 """
 
+_KEYWORD_LOOKAHEAD = substituted(_LOOKAHEAD, ("Lookahead(base, k=5", "Lookahead(optimizer=base, k=5"))
+
 
 def _stepped(program: str, last: str) -> str:
     """``program`` as the port leaves its loop: ``optimizer`` stepped by torch_xla, the barrier after ``last``."""
@@ -127,6 +129,20 @@ def library_stepper_invalid() -> tuple[Invalid, ...]:
             """,
             note="an-optimizer-a-helper-of-the-file-returns-handed-to-a-library-objects-method",
             findings=(Expected(10, 5, f"`engine.train` (torchnet, {_STEPS}"),),
+        ),
+        invalid(
+            """
+            from composer import Trainer
+
+            def train(cfg, model, loader):
+                optimizer_cfg = cfg.optimizer
+                optimizer = REGISTRY[cfg.name](model.parameters(), **optimizer_cfg)
+                trainer = Trainer(model=model, train_dataloader=loader, optimizers=optimizer)
+                trainer.fit()
+                return trainer
+            """,
+            note="an-optimizer-of-a-registry-handed-by-keyword-to-a-trainer-run-and-returned",
+            findings=(Expected(6, 15, f"`Trainer` (composer, {_STEPS}"),),
         ),
         invalid(
             _COMPOSER,
@@ -195,6 +211,11 @@ def library_stepper_valid() -> tuple[Valid, ...]:
             note="an-optimizer-wrapped-by-an-unfollowed-library-and-stepped",
         ),
         valid(_COMPOSER_TPU, note="composers-trainer-on-its-tpu-device"),
+        valid(
+            _KEYWORD_LOOKAHEAD,
+            _stepped(_KEYWORD_LOOKAHEAD, "    optimizer.step()\n"),
+            note="an-optimizer-handed-by-keyword-to-a-wrapper-the-file-steps",
+        ),
         valid(
             """
             import torch
