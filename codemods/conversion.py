@@ -21,7 +21,12 @@ from codemods.project.text_scans import imports_another_framework, takes_a_train
 # that names no torch): library_apis.LIBRARY_LOOPS; and the packages of CUDA-only kernels (apis.CUDA_ONLY_PACKAGES:
 # ``from apex import amp`` in a file that names no torch).
 _RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm") + tuple(
-    package.encode() for package in (*LIBRARY_LOOP_PACKAGES, *CUDA_ONLY_PACKAGES)
+    package.encode() for package in (*LIBRARY_LOOP_PACKAGES, *CUDA_ONLY_PACKAGES) if package != "trainer"
+)
+# coqui's ``trainer`` package (library_apis.LIBRARY_LOOPS), a word in countless files: only a line that
+# imports it (``from trainer import Trainer``, ``from trainer.trainer import ...``, ``import trainer``).
+_IMPORTS_COQUI_TRAINER = re.compile(
+    rb"^[ \t]*(?:from[ \t]+trainer(?:\.trainer)?[ \t]+import\b|import[ \t]+trainer\b)", re.MULTILINE
 )
 # TRL, whose name is inside other words (``ctrl_loss``, ``self.ctrl``): it counts only as a
 # module a line imports (``import trl``, ``import os, trl.trainer``, ``from trl import ...``),
@@ -102,7 +107,12 @@ def needs_parsing(raw: bytes) -> bool:
     torch or a library built on it, or takes a training step with a model and an optimizer that
     other modules make (SPADE's trainer.py: ``loss.backward(); self.opt.step()``, no torch)."""
     return (
-        (any(word in raw for word in _RELEVANT) or _imports_trl(raw) or takes_a_training_step(raw))
+        (
+            any(word in raw for word in _RELEVANT)
+            or _imports_trl(raw)
+            or (b"trainer" in raw and _IMPORTS_COQUI_TRAINER.search(raw) is not None)
+            or takes_a_training_step(raw)
+        )
         and SKIP_FILE.encode() not in raw
         and not another_frameworks_file(raw)
     )

@@ -244,6 +244,19 @@ _TORCH_AC_NAMES = {
     for a, m in (("A2CAlgo", "a2c"), ("PPOAlgo", "ppo"))
     for n in (a, f"algos.{a}", f"algos.{m}.{a}")
 }
+# coqui's Trainer (the ``trainer`` package, coqui-ai/Trainer 0.0.x, read at 7704b0f: trainer/trainer.py,
+# trainer/trainer_utils.py, the TTS trainer): ``use_cuda = torch.cuda.is_available()`` (False on an XLA host),
+# ``if self.use_cuda: self.model.cuda()`` and batches moved by ``to_cuda`` only with use_cuda; it builds the
+# optimizer itself (the model's get_optimizer or the config's) and steps it with a plain ``optimizer.step()``;
+# nothing of torch_xla anywhere ("TPU training" is a TODO of its docstring).
+_COQUI_TRAINER = LibraryLoop(
+    "coqui trainer",
+    "it moves the model and every batch to CUDA only when torch.cuda.is_available() (never on an XLA host: both "
+    "stay on the CPU), builds the optimizer itself and steps it in fit() with no step barrier",
+    "train the model in a loop of the project's own (the model on torch_xla.device() before its optimizer is "
+    "built, each batch on that device, torch_xla.sync() after each optimizer step); the Trainer has no XLA "
+    "device to select",
+)
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
     "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
@@ -274,8 +287,18 @@ LIBRARY_LOOPS = {
     "audiotools.ml.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "audiotools.ml.accelerator.Accelerator": _AUDIOTOOLS_ACCELERATOR,
     "basicsr.train_pipeline": _BASICSR_PIPELINE,
+    "trainer.Trainer": _COQUI_TRAINER,
+    "trainer.trainer.Trainer": _COQUI_TRAINER,
     **_SB3_NAMES,
     **_TORCH_AC_NAMES,
+}
+# Packages the tool does not follow that run a training loop on XLA when asked to, and how
+# (training/library_steppers.py does not report them then): Composer's Trainer with ``device="tpu"``
+# (composer/devices/device_tpu.py, trainer.py: the model moved to the XLA device, each batch through
+# ``pl.MpDeviceLoader``); its TPU device raises for a model that is not there yet.
+XLA_CAPABLE_LIBRARIES = {
+    "composer": "Composer's Trainer runs on XLA when handed device='tpu', with the model on torch_xla.device() "
+    "before the optimizer is built (it raises otherwise)",
 }
 # Library objects that read their rank themselves, unported (the XLA launcher's processes set no
 # LOCAL_RANK: torch_xla 2.9's launch calls xmp.spawn, which sets PJRT_LOCAL_PROCESS_RANK): every process

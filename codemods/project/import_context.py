@@ -229,6 +229,7 @@ _OUTSIDE = frozenset(
         "catalyst",
         "fastai",
         "ignite",
+        "torchnet",
     }
 ) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: library_apis.LIBRARY_LOOPS
 

@@ -1,18 +1,23 @@
 """Obligations 1 and 4 of SPEC section 5 for an optimizer that a package the tool does not follow
 (``apis.unfollowed_package``) is handed and steps itself: ``somelib.fit(model, optimizer, loader)``,
-``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``.  The file builds
-the optimizer over a model's parameters, and no code the tool sees steps it: the library runs the
+``trainer = somelib.Trainer(model=model, optimizer=opt)`` then ``trainer.train()``, or a method of
+an object such a package built (``engine = Engine()``, ``engine.train(h, loader, 10, opt)``).  The file
+builds the optimizer over a model's parameters, or binds it from a call of a function of the file that
+returns one it builds (``create_optimizer(lr)``: wide-residual-networks), or of a project function of another
+module that builds one over an argument's parameters (``opt = build_optimizer(model, cfg)``:
+ModuleSummary.optimizer_builders), or hands by the keyword ``optimizer=`` or ``optimizers=`` (a registry's
+builder: llm-foundry), and no code the tool sees steps it: the library runs the
 steps, with its own device choice and no step barrier, and the port cannot prove either (XLA307, at
 the call that hands it).
 
 Nothing is said where the optimizer may be stepped by code the tool sees or converts: a
 ``.step()`` on it or on what it is bound to (``for o in (opt_g, opt_d): o.step()``), a call that
 hands it to this file's code, to the project's, to a method of a value the tool cannot tell
-(``scaler.step(opt)``, ``accelerator.prepare(opt)``) or to a followed package's call that is no
+(``scaler.step(opt)``, ``accelerator.prepare(opt)``; an object a followed package or the project built) or to a followed package's call that is no
 scheduler (``xm.optimizer_step(opt)``, ``functools.partial(train, opt)``), a return of it (a
 factory), or a library call whose result the file steps (``opt = Lookahead(base)``).  Nor where a
 followed framework drives the file's training (Lightning, Accelerate, the Transformers Trainer:
-their rules), for a library of ``library_apis.LIBRARY_LOOPS`` (XLA307's table) or of
+their rules), for Composer's Trainer handed its TPU device, for a library of ``library_apis.LIBRARY_LOOPS`` (XLA307's table) or of
 ``apis.CUDA_ONLY_PACKAGES`` (XLA004), for a call that by its name only schedules the learning
 rate, saves, loads or logs, or in a test file; nor for an attribute (``self.optimizer``) of a file
 that other files of the run import, which may step it.  Names are matched by their last part across the
@@ -44,6 +49,10 @@ _INERT_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", 
 _XLA_AWARE = {"ignite.engine.create_supervised_trainer": (3, "device")}
 # Words in a library callable's name that say it does not run the steps: it schedules the learning
 # rate, saves, loads or logs (``timm.scheduler.create_scheduler(args, opt)``, ``save_checkpoint``).
+# Keywords by which a call is handed an optimizer (Composer's ``optimizers=``, poutyne's ``optimizer=``).
+_OPTIMIZER_KEYWORDS = frozenset({"optimizer", "optimizers"})
+# Methods that run a library object's training loop: a result the file runs so is no optimizer.
+_RUNS = frozenset({"fit", "fit_generator", "learn", "run", "train"})
 _NO_STEP_WORDS = ("sched", "warmup", "lr", "save", "load", "checkpoint", "ckpt", "restore", "resume", "state", "log")
 
 
@@ -84,6 +93,15 @@ class LibraryStepperAnalysis(Analysis):
         self.results: dict[cst.Call, list[str]] = {}  # a call -> last parts of the names its result is bound to
         # Calls that hand names on: (the call, its callee, the last parts of the names handed).
         self.handed: list[tuple[cst.Call, str | None, set[str]]] = []
+        self.instances: dict[str, str] = {}  # the last part of a name bound to a call's result -> its callee
+        self.methods: dict[cst.Call, str] = {}  # a call of a method -> the callee that built its object
+        # Names bound to what a call of another callable returns: (the call, its callee, the name as written);
+        # a project callable that builds an optimizer over an argument's parameters returns it (``finish``).
+        self.helper_results: list[tuple[cst.Call, str, str]] = []
+        self.run: set[str] = set()  # last parts of names the file runs a training loop of: ``trainer.fit()``
+        self.keyword_handed: dict[str, str] = {}  # names handed as ``optimizer=`` or ``optimizers=``
+        self.functions: list[str] = []  # the functions the walk is in, innermost last
+        self.optimizer_functions: set[str] = set()  # functions of this file that return an optimizer they build
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -92,11 +110,18 @@ class LibraryStepperAnalysis(Analysis):
                 self.stepped.add(_last(stepped))
             self.stepped.update(_last(n) for arg in node.args for n in _names_in(arg.value))
             return
+        if type(func) is cst.Attribute and func.attr.value in _RUNS and (runner := dotted(func.value)) is not None:
+            self.run.add(_last(runner))
         if not node.args:
             return
         names = {_last(n) for arg in node.args for n in _names_in(arg.value)}
+        for arg in node.args:  # ``Trainer(optimizers=optimizer)``: the library names what it is handed
+            if arg.keyword is not None and arg.keyword.value in _OPTIMIZER_KEYWORDS and (held := dotted(arg.value)):
+                self.keyword_handed.setdefault(_last(held), held)
         if names:
             self.handed.append((node, self.walk.callee, names))
+            if self.walk.callee is None and (built_by := self._instance_class(func)) is not None:
+                self.methods[node] = built_by
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -117,6 +142,13 @@ class LibraryStepperAnalysis(Analysis):
             if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
                 if name is not None:
                     self.built[_last(name)] = name
+            elif name is not None and (helper := callee or dotted(value.func)) is not None:
+                self.helper_results.append((value, helper, name))
+            for target_name in targets:
+                if callee is None:
+                    self.instances.pop(target_name, None)
+                else:
+                    self.instances[target_name] = callee
             self.results[value] = targets
             return
         for held in _names_in(value):
@@ -126,8 +158,23 @@ class LibraryStepperAnalysis(Analysis):
         if value is not None:
             self.returned.update(_last(n) for n in _names_in(value))
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node.name.value)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
     def visit_Return(self, node: cst.Return) -> None:
         self._hands_back(node.value)
+        value = node.value
+        if not self.functions or value is None:
+            return
+        if type(value) is cst.Call:  # ``return SGD([v for v in params.values()], lr)``
+            callee = self.walk.resolve(value.func)
+            if callee is not None and apis.is_optimizer_class(callee) and arg_value(value, 0, "params") is not None:
+                self.optimizer_functions.add(self.functions[-1])
+        elif (name := dotted(value)) is not None and _last(name) in self.built:  # ``opt = SGD(...); return opt``
+            self.optimizer_functions.add(self.functions[-1])
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.BaseExpression):
@@ -135,6 +182,14 @@ class LibraryStepperAnalysis(Analysis):
 
     def finish(self) -> None:
         facts = self.facts
+        project = self.walk.analysis(ProjectAnalysis)
+        for helper_call, helper, written in self.helper_results:
+            if _last(written) in self.built:
+                continue
+            if _last(helper) in self.optimizer_functions or _builds_optimizer(helper_call, helper, project):
+                self.built[_last(written)] = written
+        for name, written in self.keyword_handed.items():  # however it was built (a registry's builder)
+            self.built.setdefault(name, written)
         if (
             not self.built
             or facts.project.context.test_file()
@@ -143,7 +198,6 @@ class LibraryStepperAnalysis(Analysis):
             or facts.huggingface.trainer_script
         ):
             return
-        project = self.walk.analysis(ProjectAnalysis)
         imported = facts.project.context.imported_in_run()
         for name, written in self.built.items():
             if imported and "." in written:
@@ -153,8 +207,8 @@ class LibraryStepperAnalysis(Analysis):
                 continue
             found: list[tuple[cst.Call, str, str]] = []
             for call, callee, names in self.handed:
-                if not names & carriers:
-                    continue
+                if not names & carriers or name in self.results.get(call, ()):
+                    continue  # (the call that builds it, ``build_optimizer(model, cfg.optimizer)``, steps nothing)
                 verdict = self._verdict(call, callee, project)
                 if verdict == "may step":
                     break
@@ -168,6 +222,8 @@ class LibraryStepperAnalysis(Analysis):
         """What the library call returns (``opt = Lookahead(base)``) may be stepped by code the
         tool sees: a ``.step()`` on it, or a call that may step it (``xm.optimizer_step(opt)``)."""
         results = set(self.results.get(call, ()))
+        if results & self.run:
+            return False  # ``trainer.fit()``: the library's runner, which the file runs, is no optimizer
         return bool(results & (self.stepped | self.returned)) or any(
             names & results and self._verdict(other, callee, project) == "may step"
             for other, callee, names in self.handed
@@ -183,6 +239,17 @@ class LibraryStepperAnalysis(Analysis):
                     todo.append(bound)
         return carriers
 
+    def _instance_class(self, func: cst.BaseExpression) -> str | None:
+        """The callable that built the object whose method ``func`` is: ``engine.train`` after
+        ``engine = Engine()``, ``Engine().train``; None when the tool cannot tell."""
+        if type(func) is not cst.Attribute:
+            return None
+        held = func.value
+        if type(held) is cst.Call:
+            return self.walk.resolve(held.func)
+        name = dotted(held)
+        return None if name is None else self.instances.get(_last(name))
+
     def _verdict(self, call: cst.Call, callee: str | None, project: ProjectAnalysis) -> str | None:
         """What a call handed the optimizer does with it: "may step" (code the tool converts or
         cannot tell, or a followed callable that is no scheduler), None (it does not step it), or
@@ -193,7 +260,12 @@ class LibraryStepperAnalysis(Analysis):
                 return None
             if type(func) is cst.Attribute and func.attr.value in _INERT_METHODS:
                 return None
-            return "may step"
+            built_by = self.methods.get(call)
+            if built_by is None:
+                return "may step"
+            if project.library_package(built_by) is None or built_by in library_apis.LIBRARY_LOOPS:
+                return "may step"  # a followed package's or the project's object; a table's: reported there
+            callee = f"{built_by}.{func.attr.value}"  # type: ignore[attr-defined]  # an Attribute (_instance_class)
         if project.origin(dotted(func) or callee) is not None:
             return "may step"  # the project's code: the run converts it (or XLA003 asks for it)
         package = project.library_package(callee)
@@ -203,6 +275,37 @@ class LibraryStepperAnalysis(Analysis):
             return None if scheduler else "may step"
         if callee in _XLA_AWARE and arg_value(call, *_XLA_AWARE[callee]) is not None:
             return None  # handed the device, which the port makes the XLA device
+        if package == "composer" and _composer_tpu(call):
+            return None  # Composer's TPU device: it moves the model and loads each batch with XLA's loader
         if callee in library_apis.LIBRARY_LOOPS or package in apis.CUDA_ONLY_PACKAGES:
             return "may step"  # reported as what it is (XLA307's table, XLA004): not twice
         return None if any(word in last for word in _NO_STEP_WORDS) else package
+
+
+def _composer_tpu(call: cst.Call) -> bool:
+    """``device="tpu"`` or ``device=DeviceTPU()``: Composer's Trainer then moves the model to the XLA
+    device and wraps its train loader in ``pl.MpDeviceLoader``, which ends each step with the barrier
+    (composer/trainer/trainer.py, composer/devices/device_tpu.py)."""
+    device = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "device"), None)
+    if type(device) is cst.SimpleString:
+        return device.value[1:-1].lower() == "tpu"
+    if type(device) is cst.Call:
+        device = device.func
+    return device is not None and (dotted(device) or "").endswith("DeviceTPU")
+
+
+def _builds_optimizer(call: cst.Call, callee: str, project: ProjectAnalysis) -> bool:
+    """``callee`` is a callable of another module of the project that builds an optimizer over
+    the parameters of an argument ``call`` hands it (``build_optimizer(model, cfg)``), whose result
+    is that optimizer: ModuleSummary.optimizer_builders."""
+    found = project.origin(dotted(call.func) or callee)
+    if found is None or found.summary is None or not found.name:
+        return False
+    summary, name = found.summary, found.name
+    return any(
+        summary.builds_optimizer(name, None, arg.keyword.value)
+        if arg.keyword is not None
+        else summary.builds_optimizer(name, index, None)
+        for index, arg in enumerate(call.args)
+        if not arg.star
+    )

@@ -88,6 +88,21 @@ def test_an_import_of_trl_gets_a_file_parsed(source: str) -> None:
     assert needs_parsing(source.encode())
 
 
+@pytest.mark.parametrize(
+    ("source", "parsed"),
+    [
+        ("from trainer import Trainer, TrainerArgs\n", True),
+        ("from trainer.trainer import Trainer\n", True),
+        ("import trainer\n", True),
+        ("trainer = make_trainer()\ntrainer.fit()\n", False),
+        ('cells = ["from trainer import Trainer"]\n', False),
+    ],
+)
+def test_only_an_import_of_coquis_trainer_gets_a_file_parsed(source: str, parsed: bool) -> None:
+    """coqui's ``trainer`` package is XLA307's (library_apis.LIBRARY_LOOPS); the word is in countless files."""
+    assert needs_parsing(source.encode()) is parsed
+
+
 def test_skip_file_comment() -> None:
     source = "# xla-codemod: skip-file\n" + SCRIPT
     assert convert_source(source).output == source

@@ -140,3 +140,81 @@ def test_a_folder_without_python_files_is_no_project_module(tmp_path: Path, targ
     found = _library_steppers(unfixed_findings(folder, ["pre/main.py"], target), "main.py")
     assert [line for line, _ in found] == [8]
     assert found[0][1].startswith("`train_epoch` (train, a package the tool does not follow)")
+
+
+BUILDERS = """\
+import torch
+
+
+def build_optimizer(model, cfg):
+    return torch.optim.AdamW(model.parameters(), lr=cfg["lr"])
+
+
+def build_loader(cfg):
+    return torch.utils.data.DataLoader(range(cfg["n"]), batch_size=2)
+"""
+COMPOSER_SCRIPT = """\
+from composer import Trainer
+
+from pkg.builders import build_loader, build_optimizer
+
+
+def main(cfg, model):
+    optimizer = build_optimizer(model, cfg)
+    loader = build_loader(cfg)
+    trainer = Trainer(model=model, train_dataloader=loader, optimizers=optimizer, max_duration="1ep")
+    trainer.fit()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("converted", [["train.py"], ["train.py", "pkg/builders.py"]])
+def test_an_optimizer_a_helper_of_another_module_builds(tmp_path: Path, target: str, converted: list[str]) -> None:
+    """llm-foundry's train(): ``optimizer = build_optimizer(model, ...)`` (llmfoundry/utils/builders.py), then
+    Composer's ``Trainer(optimizers=optimizer)`` with no device: Composer's get_device(None) is the CPU on an
+    XLA host, and its steps end with no barrier."""
+    files = {"train.py": COMPOSER_SCRIPT, "pkg/__init__.py": "", "pkg/builders.py": BUILDERS}
+    found = _library_steppers(
+        unfixed_findings(write_project(tmp_path / "p", "p", files), converted, target), "train.py"
+    )
+    assert [line for line, _ in found] == [9]
+    assert found[0][1].startswith(
+        "`Trainer` (composer, a package the tool does not follow) is handed the optimizer `optimizer`"
+    )
+    assert found[0][1].endswith(
+        "Composer's Trainer runs on XLA when handed device='tpu', with the model on "
+        f"{'torch_xla.device()' if target == '2.9' else 'xm.xla_device()'} before the "
+        "optimizer is built (it raises otherwise)"
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_composer_on_its_tpu_device(tmp_path: Path, target: str) -> None:
+    on_tpu = COMPOSER_SCRIPT.replace('max_duration="1ep")', 'max_duration="1ep", device="tpu")')
+    files = {"train.py": on_tpu, "pkg/__init__.py": "", "pkg/builders.py": BUILDERS}
+    folder = write_project(tmp_path / "p", "p", files)
+    assert _library_steppers(unfixed_findings(folder, ["train.py"], target), "train.py") == []
+
+
+COQUI_SCRIPT = """\
+from trainer import Trainer, TrainerArgs
+
+
+def main(config, model, out_path, train):
+    trainer = Trainer(TrainerArgs(), config, out_path, model=model, train_samples=train)
+    trainer.fit()
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_coquis_trainer_and_a_trainer_module_of_the_project(tmp_path: Path, target: str) -> None:
+    """coqui TTS's bin/train_tts.py: the ``trainer`` package builds and steps its own optimizer, on CUDA only when
+    torch.cuda.is_available(); a project whose own ``trainer.py`` the script imports has it converted instead."""
+
+    def coqui(folder: Path) -> list[int]:
+        findings = unfixed_findings(folder, ["train.py"], target)["train.py"]
+        return [line for rule, line, message in findings if rule == "XLA307" and "(coqui trainer)" in message]
+
+    assert coqui(write_project(tmp_path / "p", "p", {"train.py": COQUI_SCRIPT})) == [5]
+    own = {"train.py": COQUI_SCRIPT, "trainer.py": "class Trainer: ...\n\n\nclass TrainerArgs: ...\n"}
+    assert coqui(write_project(tmp_path / "q", "q", own)) == []

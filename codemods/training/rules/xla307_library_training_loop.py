@@ -14,6 +14,7 @@ from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
+from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -63,44 +64,6 @@ _RUNNER = (
     "iteration: register a hook whose after_train_iter calls torch_xla.sync() (runner.register_hook(..., "
     "priority='LOWEST'))"
 )
-# A loop that steps an optimizer handed to a scheduler factory; one wrapped by an unfollowed library.
-_SCHEDULED = """
-import torch
-from timm.scheduler import create_scheduler
-from transformers import get_linear_schedule_with_warmup
-
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-scheduler = get_linear_schedule_with_warmup(optimizer, 100, 1000)
-lr_scheduler, _ = create_scheduler(args, optimizer)
-for batch in loader:
-    loss = model(batch).sum()
-    loss.backward()
-    optimizer.step()
-    scheduler.step()
-"""
-_LOOKAHEAD = """
-import torch
-import torch_optimizer
-
-base = torch.optim.SGD(model.parameters(), lr=0.1)
-optimizer = torch_optimizer.Lookahead(base, k=5, alpha=0.5)
-for x, y in loader:
-    loss_fn(model(x), y).backward()
-    optimizer.step()
-"""
-
-
-def _stepped(program: str, last: str) -> str:
-    """``program`` as the port leaves its loop: ``optimizer`` stepped by torch_xla, the barrier after ``last``."""
-    at = last[: len(last) - len(last.lstrip())]
-    return substituted(
-        program,
-        ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
-        (last, f"{last}{at}torch_xla.sync()\n"),
-        ("optimizer.step()", "xm.optimizer_step(optimizer)"),
-    )
-
-
 # mmcv's runner, built directly and run; its near variant built over an optimizer the file builds.
 _EPOCH_RUNNER = """
 from mmcv.runner import EpochBasedRunner
@@ -122,7 +85,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms), or any package the tool does not follow that is handed an "
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer), or any package the tool does not follow that is handed an "
     "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
@@ -163,14 +126,25 @@ LIBRARY_TRAINING_LOOP = Rule(
     "hands it that device, but the lazy graph grows across every step; an optimizer step post hook that calls the "
     "barrier (`algo.optimizer.register_step_post_hook(lambda *args: torch_xla.sync())`, checked on torch_xla 2.9: "
     "the parameters are device data again after each step; torch 1.13 has no step hooks, so on the sagemaker "
-    "target the optimizer's `step` is wrapped) ends each step. Beyond the table, an optimizer the file builds "
-    "over a model's parameters that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
+    "target the optimizer's `step` is wrapped) ends each step. coqui's `trainer.Trainer` (the TTS trainer) moves "
+    "the model and each batch to CUDA only when `torch.cuda.is_available()`, else leaves both on the CPU, builds "
+    "the optimizer itself and steps it in `fit()` with no barrier (nothing of torch_xla in it): an error at the "
+    "call, unless the project holds a `trainer` module of its own. Beyond the table, an optimizer the file builds "
+    "over a model's parameters, or binds from a call of a function of the file that returns one it builds, or of a "
+    "project function of another module that builds one over an argument's parameters (`optimizer = "
+    "build_optimizer(model, cfg)`), or hands by the keyword `optimizer=` or `optimizers=` however it was built (a "
+    "registry's builder), that no code the tool sees steps (no `.step()` on it or on a name bound from it, "
     "not handed to the project's code, to a method of a value the tool cannot tell or to a followed package's "
     "call, not returned), handed to a call of a package the tool does not follow (neither the standard library "
-    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`; nor a name "
+    "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`, or a "
+    "method of an object one built: torchnet's `engine = Engine()` then `engine.train(h, loader, epochs, optimizer)`; "
+    "nor a name "
     "whose head is a folder or module of the project, even one whose module file is missing), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
-    "obligations 1 and 4, so it is an error at that call. A call whose name says it only schedules the learning "
-    "rate, saves, loads or logs is not one, nor a file whose training Lightning, Accelerate or the Transformers "
+    "obligations 1 and 4, so it is an error at that call. Composer's Trainer with no `device=` is one: its "
+    "`get_device(None)` is the GPU when CUDA is available, else the CPU; with `device='tpu'` (or `DeviceTPU()`) it "
+    "moves the model to the XLA device and loads each batch through `pl.MpDeviceLoader`, which ends each step, and "
+    "it is not reported. A call whose name says it only schedules the learning rate, saves, loads or logs is not "
+    "one, nor a file whose training Lightning, Accelerate or the Transformers "
     "Trainer drives (their rules port it).",
     examples=lambda: (
         invalid(
@@ -210,16 +184,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             """,
             note="sb3-agent-only-loaded-for-evaluation",
         ),
-        valid(
-            _SCHEDULED,
-            _stepped(_SCHEDULED, "    scheduler.step()\n"),
-            note="a-stepped-optimizer-handed-to-scheduler-factories",
-        ),
-        valid(
-            _LOOKAHEAD,
-            _stepped(_LOOKAHEAD, "    optimizer.step()\n"),
-            note="an-optimizer-wrapped-by-an-unfollowed-library-and-stepped",
-        ),
+        *library_stepper_valid(),
         valid(
             """
             import torch
@@ -581,6 +546,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             findings=(Expected(4, 17, "`A2C` (stable-baselines3): it picks the device itself"),),
         ),
         *torch_ac_invalid(),
+        *library_stepper_invalid(),
     ),
 )
 
@@ -654,7 +620,7 @@ def _only_loaded(ctx: Context[Facts], table: cst.Dict) -> bool:
 def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
     module, _, name = callee.rpartition(".")
     context = ctx.facts.project.context
-    if context.test_file() or context.lookup(module, name) is not None:
+    if context.test_file() or context.lookup(module, name) is not None or context.names_project_module(module):
         return  # a unit test's runner trains nothing; the project's own copy is converted
     loop = library_apis.LIBRARY_LOOPS[callee]
     ctx.report(
@@ -669,7 +635,8 @@ def _unfollowed_library(ctx: Context[Facts], original: cst.Call) -> str:
     """A call of a package the tool does not follow, handed an optimizer that no code the tool
     sees steps (training/library_steppers.py): that library runs the steps."""
     stepper = ctx.facts.training.library_steppers[original]
+    capable = library_apis.XLA_CAPABLE_LIBRARIES.get(stepper.package)
     return ctx.target.advice(
         f"`{ctx.code(original.func)}` ({stepper.package}, a package the tool does not follow) is handed the "
-        f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}"
+        f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}{f'; {capable}' if capable else ''}"
     )
