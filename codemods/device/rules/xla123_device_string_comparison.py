@@ -254,8 +254,14 @@ DEVICE_STRING_COMPARISON = Rule(
     'and `device.startswith("cuda")` becomes `device.startswith(("cuda", "xla"))`. A caller that still passes '
     '"cuda" gets what it got. It applies where the run may hand the comparison a rewritten string: the file '
     'rewrites a "cuda" device string, or another file of the run imports it (a whole-project run converts '
-    "that file, whose strings become \"xla\"). A comparison of a torch.device's `.type` is XLA110's; a file that "
-    'also compares the name with "xla" already tells the two apart, and stays.',
+    'that file, whose strings become "xla"). Where the comparison is the test of an `if` (or a conditional '
+    'expression), the code it runs for "cuda" must choose the device (a "cuda" device string, `torch.device("cuda")`, '
+    "`.cuda()`) and hold no CUDA-only API (`torch.cuda.get_device_name`, `torch.cuda.Event`, streams, cuDNN "
+    "settings, `pin_memory_device`, any torch.cuda API but `is_available` and `device_count`): widened, the XLA run "
+    "would enter that branch and crash, where the comparison as written skips it on XLA, which runs correctly; such a "
+    "comparison is left as it is, without a finding. A comparison of a torch.device's `.type` is XLA110's; a file that "
+    'also compares the name with "xla" (`== "xla"`, `!= "xla"`, `"xla" in device`, `device.startswith("xla")`, '
+    '`device in ("cpu", "xla")`) already tells the two apart, and stays.',
     examples=lambda: (
         invalid(
             DEVICE_CONFIG,
