@@ -627,7 +627,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             if value == "xla" and value not in listed and "cuda" in listed:
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
-        part.widened_checks = widened_candidates(self.facts, self.comparisons)  # after XLA114's
+        part.widened_checks = widened_candidates(self.facts, self.comparisons, self.project.module)  # after XLA114's
         for call in self.helper_calls:
             helper = library_apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:

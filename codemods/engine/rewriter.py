@@ -277,8 +277,9 @@ class Context(Generic[SheetT]):
 
 
 def _unfixed(message: str) -> str:
-    """A fix's message when the fix is not made: "X -> {new}: why" reads "X: why"."""
-    return re.sub(r"\s*->\s*\{new\}", "", message).replace("{new}", "the XLA form")
+    """A fix's message when the fix is not made: "X -> {new}: why" (or "X -> `{new}`: why") reads
+    "X: why"."""
+    return re.sub(r"\s*->\s*(`?)\{new\}\1", "", message).replace("{new}", "the XLA form")
 
 
 class Concern:

@@ -9,9 +9,10 @@ import libcst as cst
 
 from codemods.engine.nodes import string_value
 
-_EQUALITY = (cst.Equal, cst.NotEqual)
-_MEMBERSHIP = (cst.In, cst.NotIn)
-_LISTED = (cst.Tuple, cst.List, cst.Set)
+# The comparison shapes XLA123 reads and widens (also device/widened_checks.py's).
+EQUALITY = (cst.Equal, cst.NotEqual)
+MEMBERSHIP = (cst.In, cst.NotIn)
+LISTED = (cst.Tuple, cst.List, cst.Set)
 
 
 def widened(check: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -20,18 +21,18 @@ def widened(check: cst.BaseExpression) -> cst.BaseExpression | None:
     if type(check) is cst.Call:
         prefix = check.args[0].value
         if type(prefix) is cst.Tuple:
-            return check.with_changes(args=[check.args[0].with_changes(value=_with_xla(prefix))])
+            return check.with_changes(args=[check.args[0].with_changes(value=_with_xla(prefix)), *check.args[1:]])
         if type(prefix) is not cst.SimpleString:
             return None
         pair = cst.Tuple([cst.Element(prefix), cst.Element(_xla_like(prefix))])
-        return check.with_changes(args=[check.args[0].with_changes(value=pair)])
+        return check.with_changes(args=[check.args[0].with_changes(value=pair), *check.args[1:]])
     if type(check) is not cst.Comparison:
         return None
     target = check.comparisons[0]
     operator, left, right = target.operator, check.left, target.comparator
-    if type(operator) in _MEMBERSHIP and type(right) in _LISTED:
+    if type(operator) in MEMBERSHIP and type(right) in LISTED:
         return check.with_changes(comparisons=[target.with_changes(comparator=_with_xla(right))])
-    if type(operator) not in _EQUALITY:
+    if type(operator) not in EQUALITY:
         return None
     literal, operand = (left, right) if string_value(left) == "cuda" else (right, left)
     if type(literal) is not cst.SimpleString:

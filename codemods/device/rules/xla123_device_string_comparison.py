@@ -45,6 +45,197 @@ DEVICE_CONFIG_PORTED = """
         return torch.nn.Linear(2, 2).to(device_config(device))
 """
 
+# Checks whose "cuda" branch holds CUDA-only code (or chooses no device): widened, the XLA run would
+# enter it and crash; as written it skips it there.
+CUDA_ONLY_BRANCHES = """
+    import torch
+
+
+    def stats(device):
+        if device == "cuda":
+            return torch.cuda.get_device_name(0)
+        return "cpu"
+
+
+    def timer(device):
+        if device.startswith("cuda"):
+            return torch.cuda.Event(enable_timing=True)
+        return None
+
+
+    def loader_kwargs(device):
+        if device == "cuda":
+            return {"pin_memory": True, "pin_memory_device": "cuda"}
+        return {}
+
+
+    def compiled(model, device):
+        if device == "cuda":
+            model = model.half()
+        return model
+
+
+    def main(device="cuda"):
+        model = compiled(torch.nn.Linear(2, 2).to(device), device)
+        return model, stats(device), timer(device), loader_kwargs(device)
+"""
+
+CUDA_ONLY_BRANCHES_PORTED = """
+    import torch
+    import torch_xla  # noqa: F401  (registers the "xla" device)
+
+
+    def stats(device):
+        if device == "cuda":
+            return torch.cuda.get_device_name(0)
+        return "cpu"
+
+
+    def timer(device):
+        if device.startswith("cuda"):
+            return torch.cuda.Event(enable_timing=True)
+        return None
+
+
+    def loader_kwargs(device):
+        if device == "cuda":
+            return {"pin_memory": True, "pin_memory_device": "xla"}
+        return {}
+
+
+    def compiled(model, device):
+        if device == "cuda":
+            model = model.half()
+        return model
+
+
+    def main(device="xla"):
+        model = compiled(torch.nn.Linear(2, 2).to(device), device)
+        return model, stats(device), timer(device), loader_kwargs(device)
+"""
+
+# Files that also compare the name with "xla" in the other shapes.
+TOLD_APART = """
+    import torch
+
+
+    def pick(device):
+        if device == "cuda":
+            return torch.device("cuda")
+        if "xla" in device:
+            return torch.device("xla")
+        return torch.device("cpu")
+
+
+    def prefixed(device):
+        if device.startswith("cuda"):
+            return torch.device("cuda")
+        if device.startswith("xla"):
+            return torch.device("xla")
+        return torch.device("cpu")
+
+
+    def build(device="cuda"):
+        return torch.nn.Linear(2, 2).to(pick(device)), prefixed(device)
+"""
+
+TOLD_APART_PORTED = """
+    import torch
+    import torch_xla
+
+
+    def pick(device):
+        if device == "cuda":
+            return torch_xla.device()
+        if "xla" in device:
+            return torch.device("xla")
+        return torch.device("cpu")
+
+
+    def prefixed(device):
+        if device.startswith("cuda"):
+            return torch_xla.device()
+        if device.startswith("xla"):
+            return torch.device("xla")
+        return torch.device("cpu")
+
+
+    def build(device="xla"):
+        return torch.nn.Linear(2, 2).to(pick(device)), prefixed(device)
+"""
+
+TOLD_APART_OTHERWISE = """
+    import torch
+
+
+    def pick(device):
+        if device != "xla" and device == "cuda":
+            return torch.device("cuda")
+        return torch.device("cpu")
+
+
+    def listed(device):
+        if device in ("cpu", "xla"):
+            return torch.device("cpu")
+        if device == "cuda":
+            return torch.device("cuda")
+        return None
+
+
+    def build(device="cuda"):
+        return torch.nn.Linear(2, 2).to(pick(device)), listed(device)
+"""
+
+TOLD_APART_OTHERWISE_PORTED = """
+    import torch
+    import torch_xla
+
+
+    def pick(device):
+        if device != "xla" and device == "cuda":
+            return torch_xla.device()
+        return torch.device("cpu")
+
+
+    def listed(device):
+        if device in ("cpu", "xla"):
+            return torch.device("cpu")
+        if device == "cuda":
+            return torch_xla.device()
+        return None
+
+
+    def build(device="xla"):
+        return torch.nn.Linear(2, 2).to(pick(device)), listed(device)
+"""
+
+# A file with its own non-XLA path: reported, not fixed.
+OPTIONAL_XLA = """
+    import torch
+
+    try:
+        import torch_xla
+    except ImportError:
+        torch_xla = None
+
+
+    def device_config(device):
+        if device == "cuda":
+            return torch.device("cuda")
+        return torch.device("cpu")
+
+
+    def build(device="cuda"):
+        return torch.nn.Linear(2, 2).to(device_config(device))
+"""
+
+
+def _on_sagemaker(ported: str) -> str:
+    return ported.replace("import torch_xla\n", "import torch_xla.core.xla_model as xm\n").replace(
+        "torch_xla.device()", "xm.xla_device()"
+    )
+
+
 MESSAGE = 'the port writes "xla" where the project wrote "cuda" (XLA101)'
 
 DEVICE_STRING_COMPARISON = Rule(
@@ -63,8 +254,14 @@ DEVICE_STRING_COMPARISON = Rule(
     'and `device.startswith("cuda")` becomes `device.startswith(("cuda", "xla"))`. A caller that still passes '
     '"cuda" gets what it got. It applies where the run may hand the comparison a rewritten string: the file '
     'rewrites a "cuda" device string, or another file of the run imports it (a whole-project run converts '
-    "that file, whose strings become \"xla\"). A comparison of a torch.device's `.type` is XLA110's; a file that "
-    'also compares the name with "xla" already tells the two apart, and stays.',
+    'that file, whose strings become "xla"). Where the comparison is the test of an `if` (or a conditional '
+    'expression), the code it runs for "cuda" must choose the device (a "cuda" device string, `torch.device("cuda")`, '
+    "`.cuda()`) and hold no CUDA-only API (`torch.cuda.get_device_name`, `torch.cuda.Event`, streams, cuDNN "
+    "settings, `pin_memory_device`, any torch.cuda API but `is_available` and `device_count`): widened, the XLA run "
+    "would enter that branch and crash, where the comparison as written skips it on XLA, which runs correctly; such a "
+    "comparison is left as it is, without a finding. A comparison of a torch.device's `.type` is XLA110's; a file that "
+    'also compares the name with "xla" (`== "xla"`, `!= "xla"`, `"xla" in device`, `device.startswith("xla")`, '
+    '`device in ("cpu", "xla")`) already tells the two apart, and stays.',
     examples=lambda: (
         invalid(
             DEVICE_CONFIG,
@@ -108,6 +305,18 @@ DEVICE_STRING_COMPARISON = Rule(
             """,
             target="sagemaker",
             note="no-string-the-port-rewrites-reaches-it",
+        ),
+        *(
+            valid(CUDA_ONLY_BRANCHES, CUDA_ONLY_BRANCHES_PORTED, target=target, note=f"cuda-only-branches-{target}")
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            valid(before, ported if target == "2.9" else _on_sagemaker(ported), target=target, note=f"{note}-{target}")
+            for before, ported, note in (
+                (TOLD_APART, TOLD_APART_PORTED, "told-apart-by-membership-and-prefix"),
+                (TOLD_APART_OTHERWISE, TOLD_APART_OTHERWISE_PORTED, "told-apart-by-inequality-and-listing"),
+            )
+            for target in ("2.9", "sagemaker")
         ),
         valid(DEVICE_CONFIG_PORTED, note="already-ported"),
     ),
@@ -187,6 +396,22 @@ DEVICE_STRING_COMPARISON = Rule(
                 Expected(6, 12, 'device in ("cuda", "mps", "xla")'),
                 Expected(10, 12, 'device.startswith(("cuda", "xla"))'),
             ),
+        ),
+        *(
+            invalid(
+                OPTIONAL_XLA,
+                target=target,
+                note=f"not-fixed-with-its-own-non-xla-path-{target}",
+                findings=(
+                    Expected(
+                        10,
+                        8,
+                        f'`device == "cuda"`: {MESSAGE}, and `device` may hold it here, so it also accepts "xla" '
+                        "(not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path)",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
 )
