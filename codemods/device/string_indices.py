@@ -8,20 +8,25 @@ other files hand this file's callables (``.to(args.device)`` in ``Net.__init__(s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, is_cuda_device_string
+from codemods.engine.positions import print_back
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.device.facts import DeviceFacts
+    from codemods.engine.positions import Positions
     from codemods.engine.walk import Walk
     from codemods.facts import Facts
 
 _PRINTER = cst.Module(body=[])
+# Calls whose arguments are devices (besides ``.to``, ``.cuda`` and any ``device=``).
+_DEVICE_CALLS = frozenset({"torch.device", "torch.cuda.set_device", "torch.cuda.device"})
 
 
 def interpolated_index(node: cst.CSTNode) -> str | None:
@@ -55,15 +60,21 @@ class StringIndices(Analysis):
         super().__init__(walk)
         # name -> the first device string built from it (its code, for the finding)
         self.string_indices: dict[str, str] = {}
-        # Calls of what the imports may resolve to a project callable, with a name among their
-        # arguments (``Net(args)``): the call.
+        # Calls of what the imports may resolve to a project callable, with arguments (``Net(args)``):
+        # the call.
         self.namespace_calls_out: list[cst.Call] = []
-        # Moves to a CUDA index of the project's other files: the move's device -> why.
+        # Moves to a CUDA index that the run's other files hand this file: the name moved to -> why.
         self.handed_index_why: dict[str, str] = {}
-        self.module_seen: cst.Module | None = None  # (DeviceWalk's visit_Module sets it)
+        self.module_seen: cst.Module | None = None  # (set by DeviceWalk._block, its visit_Module)
         # Names bound to a device somewhere (``args.device = device``): no index, whatever string is
         # built from them before.
         self.device_bound: set[str] = set()
+        # Device strings built from a name, before it is known whether they are used as a device
+        # (``torch.device(...)``, ``.to(...)``) or only shown (``print("cuda:" + str(args.device))``).
+        self.built_strings: list[tuple[cst.CSTNode, str]] = []
+        self.calls_by_id: dict[int, cst.Call] = {}  # every call walked, by id (the string's consumer)
+        self.bound_values: dict[int, str] = {}  # the id of a value bound to a name -> the name
+        self._positions: Positions | None = None
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self._saw_string(node)
@@ -74,21 +85,64 @@ class StringIndices(Analysis):
     def saw_call_for_indices(self, node: cst.Call) -> None:
         """``"cuda:{}".format(x)``; a call handing names on (``Net(args)``)."""
         self._saw_string(node)
-        if type(node.func) in (cst.Name, cst.Attribute) and any(dotted(a.value) for a in node.args):
+        self.calls_by_id[id(node)] = node
+        if type(node.func) in (cst.Name, cst.Attribute) and node.args:
             self.namespace_calls_out.append(node)
 
     def saw_binding_for_indices(self, name: str, value: cst.BaseExpression, names_a_device: bool) -> None:
         """``name = value``: a device (a device string, ``torch.device(...)``, a name that holds one)?"""
+        self.bound_values[id(value)] = name
         if names_a_device or (type(value) is cst.Call and self.walk.resolve(value.func) == "torch.device"):
             self.device_bound.add(name)
 
     def string_index_names(self) -> set[str]:
-        """The names device strings are built from that nothing binds to a device."""
+        """The names device strings used as a device are built from that nothing binds to a device
+        (a string only shown, ``print("cuda:" + str(args.device))``, makes no index)."""
+        used = {name for _, _, name in (*self.moves_to, *self.device_keywords)}
+        used |= {dotted(arg.value) or "" for call in self.calls_by_id.values() for arg in self._device_args(call)}
+        for node, name in self.built_strings:
+            if self._used_as_a_device(node, used):
+                self.string_indices.setdefault(name, _PRINTER.code_for_node(node))
         return set(self.string_indices) - self.device_bound
 
     def _saw_string(self, node: cst.CSTNode) -> None:
         if (name := interpolated_index(node)) is not None:
-            self.string_indices.setdefault(name, _PRINTER.code_for_node(node))
+            self.built_strings.append((node, name))
+
+    def _used_as_a_device(self, node: cst.CSTNode, used: set[str]) -> bool:
+        """The string is a device: an argument of ``torch.device``/``torch.cuda.set_device``/
+        ``torch.cuda.device``, of ``.to``/``.cuda``, a ``device=``; or bound to a name that is one of
+        those (``dev = f"cuda:{gpu}"``, ``.to(dev)``).  Through a conditional or parentheses, not
+        through any other call (``print``, ``logger.info``, ``"{}".format``: shown).  ``used``: the
+        names used as a device."""
+        parents, key, inner = self.walk.parents, id(node), id(node)
+        for _ in range(4):  # the string, an IfExp / BooleanOperation, an Arg, the call
+            if key in self.bound_values:
+                return self.bound_values[key] in used
+            parent = parents.get(key)
+            if parent is None:
+                return False
+            if (call := self.calls_by_id.get(parent)) is not None:
+                return any(id(arg) == key or id(arg.value) == inner for arg in self._device_args(call))
+            inner, key = key, parent
+        return False
+
+    def _device_args(self, call: cst.Call) -> list[cst.Arg]:
+        """The arguments of ``call`` that are devices."""
+        qualified = self.walk.resolve(call.func) or ""
+        method = call.func.attr.value if type(call.func) is cst.Attribute else ""
+        if qualified in _DEVICE_CALLS or method in ("to", "cuda"):
+            return [arg for arg in call.args if arg.keyword is None or arg.keyword.value == "device"]
+        return [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "device"]
+
+    def _line(self, node: cst.CSTNode) -> str:
+        """``, line N`` of a node of this file (its position metadata), or nothing."""
+        if self.module_seen is None:
+            return ""
+        if self._positions is None:
+            self._positions = print_back(self.module_seen).positions(self.walk.parents)
+        start = self._positions.get(node)
+        return f", line {start[0]}" if start is not None else ""
 
     def handed_index_attributes(self) -> None:
         """What this file hands callables of the project's other modules whose attributes are
@@ -113,6 +167,10 @@ class StringIndices(Analysis):
                 self.part.index_attributes_handed.update(
                     (found.summary.path, found.name, at, keyword, attribute) for attribute in attributes
                 )
+                # Every call, with all the index attributes of what it hands (none: anything else):
+                # ``*, line N:<attributes>`` (project_string_indices moves only where all are).
+                every = f"*{self._line(call)}:{','.join(attributes)}"
+                self.part.index_attributes_handed.add((found.summary.path, found.name, at, keyword, every))
                 for function, i, param, attribute, move in found.summary.parameter_attribute_moves:
                     if (
                         function == found.name
@@ -130,23 +188,34 @@ class StringIndices(Analysis):
 
     def project_string_indices(self) -> None:
         """``.to(args.device)`` (or ``device=args.device``) where ``args`` is a parameter of a callable
-        of this file (a function, or a class's ``__init__``) that a file of the run hands a namespace
-        whose ``device`` is a CUDA index there: a CUDA index here too."""
+        of this file (a function, or a class's ``__init__``) that the run's other files hand a
+        namespace whose ``device`` is a CUDA index there: a CUDA index here too, where every call of
+        the callable the run's other files make hands one.  Where one hands anything else (``Net(cfg)``,
+        ``cfg.device`` no index there) the move stays, reported (XLA103, naming both calls): the
+        other call's value may be a device (``"cpu"``) that the XLA device must not replace."""
         context = self.facts.project.context
         moved = {name for _, _, name in (*self.moves_to, *self.device_keywords)}
+        unsure: dict[str, str] = {}
         for name in sorted(moved - self.part.cuda_indices):
             root, _, attribute = name.partition(".")
             if not attribute or "." in attribute:
                 continue
-            for function, params in self.function_params.items():
-                method = function.endswith(".__init__") and function.count(".") == 1
-                if root not in params or root in ("self", "cls") or (function.count(".") and not method):
-                    continue
-                callee = function.removesuffix(".__init__")
-                index = params.index(root)  # (the parameters without self)
-                callers = [
-                    path for path, attr in context.index_attributes_handed(callee, index, root) if attr == attribute
+            for callee, index in parameter_callables(self.function_params, root):
+                handed = context.index_attributes_handed(callee, index, root)
+                callers = [path for path, attr in handed if attr == attribute]
+                others = [
+                    path + attr.partition(":")[0].removeprefix("*")
+                    for path, attr in handed
+                    if attr.startswith("*") and attribute not in attr.partition(":")[2].split(",")
                 ]
+                if callers and others:
+                    unsure[name] = (
+                        f"{callers[0]} hands `{callee}` its `{root}`, whose `{attribute}` is a CUDA index there (a "
+                        f"`cuda:` device string is built from it), but {', '.join(sorted(set(others)))} hands it "
+                        f"something whose `{attribute}` is not one: left as it is; where it is an index, move to "
+                        "the XLA device instead (an integer device is cuda:N, which fails without CUDA)"
+                    )
+                    break
                 if callers:
                     self.part.cuda_indices.add(name)
                     self.handed_index_why[name] = (
@@ -155,25 +224,30 @@ class StringIndices(Analysis):
                         "without CUDA"
                     )
                     break
+        for _, device, name in (*self.moves_to, *self.device_keywords):
+            if name in unsure:
+                self.part.pending_index_moves.setdefault(device, unsure[name])
 
     def parameter_attribute_moves(self) -> None:
         """For the project's other files: the moves to an attribute of a parameter of a top-level
         function or of a class's ``__init__`` (``.to(args.device)`` in ``Net.__init__(self, args)``),
         with their code and line (``parameter_attribute_moves``)."""
-        source = None
         for call, _, name in (*self.moves_to, *self.device_keywords):
             root, _, attribute = name.partition(".")
-            if not attribute or "." in attribute or root in ("self", "cls"):
+            if not attribute or "." in attribute:
                 continue
-            for function, params in self.function_params.items():
-                method = function.endswith(".__init__") and function.count(".") == 1
-                if root not in params or (function.count(".") and not method):
-                    continue
-                if source is None:
-                    source = self.module_seen.code if self.module_seen is not None else ""
-                written = _PRINTER.code_for_node(call)
-                at = source.find(written)
-                line = f", line {source.count(chr(10), 0, at) + 1}" if at >= 0 else ""
-                self.part.parameter_attribute_moves.add(
-                    (function.removesuffix(".__init__"), params.index(root), root, attribute, f"`{written}`{line}")
-                )
+            for callee, index in parameter_callables(self.function_params, root):
+                written = f"`{_PRINTER.code_for_node(call)}`{self._line(call)}"
+                self.part.parameter_attribute_moves.add((callee, index, root, attribute, written))
+
+
+def parameter_callables(function_params: dict[str, list[str]], root: str) -> Iterator[tuple[str, int]]:
+    """The callables of a file that take ``root`` (not ``self``/``cls``) as a parameter: its
+    top-level functions and its classes' ``__init__`` (named by the class, as they are called), with
+    the parameter's index (without ``self``)."""
+    if root in ("self", "cls"):
+        return
+    for function, params in function_params.items():
+        method = function.endswith(".__init__") and function.count(".") == 1
+        if root in params and (not function.count(".") or method):
+            yield function.removesuffix(".__init__"), params.index(root)

@@ -128,3 +128,58 @@ def test_nothing_where_the_attribute_is_bound_to_the_device_before_it_is_handed_
         "train.py": [],
     }
     assert _reports(tmp_path / "alone", target, ["train.py"], rebind=rebind) == {"train.py": []}
+
+
+OTHER = """\
+import argparse
+
+import torch
+
+from model import Net
+
+
+@torch.no_grad()
+def evaluate():
+    cfg = argparse.Namespace(device="cpu")
+    return Net(cfg)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_caller_handing_a_namespace_without_the_index_leaves_the_move_and_reports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    # evaluate.py hands `Net` a namespace whose `device` is "cpu": the XLA device would move its
+    # table too, so the move stays, reported with both calls.
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, "strindex", {**files(), "evaluate.py": OTHER})
+    job = Job("check", target, RuleSelection())
+    names = ["args.py", "model.py", "train.py", "evaluate.py"]
+    reports = run([(str(tmp_path / name), job) for name in names], workers=1)
+    found = {
+        Path(r.path).name: [(f.line, f.message, f.fixed) for f in r.findings if f.rule == "XLA103"] for r in reports
+    }
+    assert found["train.py"] == found["args.py"] == found["evaluate.py"] == []
+    ((line, message, fixed),) = found["model.py"]
+    assert (line, fixed) == (8, False)
+    assert message == (
+        "train.py hands `Net` its `args`, whose `device` is a CUDA index there (a `cuda:` device string is built "
+        "from it), but evaluate.py, line 11 hands it something whose `device` is not one: left as it is; where it "
+        "is an index, move to the XLA device instead (an integer device is cuda:N, which fails without CUDA)"
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_device_string_only_printed_hands_no_index_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    project = files()
+    project["train.py"] = project["train.py"].replace(
+        '        device = torch.device("cuda:" + str(args.device))',
+        '        print("cuda:" + str(args.device))\n        device = torch.device("cuda")',
+    )
+    write_project(tmp_path, "strindex", project)
+    job = Job("check", target, RuleSelection())
+    reports = run([(str(tmp_path / name), job) for name in ["args.py", "model.py", "train.py"]], workers=1)
+    assert [(Path(r.path).name, f.line) for r in reports for f in r.findings if f.rule == "XLA103"] == []

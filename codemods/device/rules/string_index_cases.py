@@ -29,6 +29,20 @@ def main(args):
     return mask, device
 """
 
+# A device string only shown (a log line), never used as a device: no index.
+PRINTED = """
+import logging
+
+import torch
+
+
+def main(args):
+    print("cuda:" + str(args.device))
+    logging.info("using %s", f"cuda:{args.device}")
+    table = torch.zeros(4).to(args.device)
+    return table
+"""
+
 _DEVICES = {
     "2.9": ("import torch_xla\n", "torch_xla.device()"),
     "sagemaker": ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
@@ -98,4 +112,5 @@ def string_index_valid() -> tuple[Valid, ...]:
                 note=f"an-index-rebound-to-the-device-stays-{target}",
             )
         )
+        cases.append(valid(PRINTED, target=target, note=f"a-device-string-only-printed-makes-no-index-{target}"))
     return tuple(cases)
