@@ -310,4 +310,6 @@ LIBRARY_RANKS = {
 }
 # The packages those names come from: a file that names one is read even if it names no torch
 # (Real-ESRGAN's train.py only calls basicsr's train_pipeline).
-LIBRARY_LOOP_PACKAGES = tuple(sorted({name.split(".", 1)[0] for name in LIBRARY_LOOPS}))
+# Composer's Trainer (XLA_CAPABLE_LIBRARIES) too: a file that only builds it with a registry's optimizer
+# names no torch (llm-foundry's train loop).
+LIBRARY_LOOP_PACKAGES = tuple(sorted({name.split(".", 1)[0] for name in LIBRARY_LOOPS} | set(XLA_CAPABLE_LIBRARIES)))

@@ -360,9 +360,8 @@ _MODULES: dict[str, str] = {
     # flash-attn's helpers in torch code (bert_padding's gather/scatter, utils' collectives): no kernel.
     "flash_attn.bert_padding.": (
         f"is flash-attn's padding helper (torch indexing, not a CUDA kernel), but {_FLASH_IMPORT}: index with "
-        "torch (`x.flatten(0, 1)[mask.flatten()]`, `torch.gather`), or keep the padding and hand the mask to "
-        "torch.nn.functional.scaled_dot_product_attention; unpadding gives a shape that depends on the data, "
-        "which XLA compiles anew for each count of tokens"
+        "torch (`x.flatten(0, 1)[mask.flatten()]`, `torch.gather`), or keep the padding and mask the attention "
+        "scores; unpadding gives a shape that depends on the data, which XLA compiles anew for each count of tokens"
     ),
     "flash_attn.bert_padding.rearrange.": (
         f"is einops' `rearrange`, which flash_attn.bert_padding re-exports, but {_FLASH_IMPORT}: import it from einops"
