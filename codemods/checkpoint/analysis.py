@@ -634,7 +634,10 @@ def _all_to_the_cpu(location: cst.BaseExpression) -> bool:
 
 def _shown_device(location: cst.BaseExpression) -> cst.BaseExpression:
     """The device a map location spells as text (``str(self.device)``, ``f"{device}"``: "cuda:0",
-    "xla:0" once the device is ported, which torch.load cannot restore onto), else the location."""
+    "xla:0" once the device is ported, which torch.load cannot restore onto; ``args.device.type``:
+    "xla"), else the location."""
+    if type(location) is cst.Attribute and location.attr.value == "type":
+        return location.value
     if (
         type(location) is cst.Call
         and type(location.func) is cst.Name

@@ -35,7 +35,7 @@ from codemods.cuda_only.module_reads import ModuleReads
 from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
-from codemods.cuda_only.sparse_tensors import SparseTensors
+from codemods.cuda_only.sparse_tensors import RETURNED, SparseTensors
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -144,7 +144,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
-        self.sparse_events.append(("bind", [dotted(t.target) for t in node.targets], node.value))
+        self.sparse_events.append(self.bind_event(node))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._stores(node.targets[0].target, node.value if len(node.targets) == 1 else None, node)
@@ -452,7 +452,7 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
 
     def visit_Return(self, node: cst.Return) -> None:
         function = self.walk.enclosing_function
-        if function is not None and node.value is not None and type(sparse_core(node.value)) is cst.Call:
+        if function is not None and node.value is not None and type(sparse_core(node.value)) in RETURNED:
             self.sparse_events.append(("return", self.walk.qualname, node.value))
 
     def _project_calls(self) -> None:

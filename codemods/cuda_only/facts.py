@@ -15,10 +15,12 @@ Effect = Literal["none", "branch", "breaks"]
 
 if TYPE_CHECKING:
     # What may bind or move a sparse tensor, in order (analysis.py), tagged by its kind:
-    # ("bind", the targets' name chains (None: not one), the value) | ("move", the call, what
-    # it moves) | ("return", the function's qualified name, the value returned).
+    # ("bind", the targets' name chains (None: not one), the value, the enclosing function's
+    # qualified name or "") | ("unpack", the name chains of a tuple target's elements, the value,
+    # that scope) | ("move", the call, what it moves) | ("return", the function's qualified name,
+    # the value returned).
     SparseEvent = (
-        tuple[Literal["bind"], list[str | None], cst.BaseExpression]
+        tuple[Literal["bind", "unpack"], list[str | None], cst.BaseExpression, str]
         | tuple[Literal["move"], cst.Call, cst.BaseExpression]
         | tuple[Literal["return"], str, cst.BaseExpression]
     )
@@ -93,6 +95,8 @@ class CudaOnlyFacts:
     sparse_moves: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
     # For other files: the functions of this one that return a sparse tensor (qualified).
     sparse_returns: set[str] = field(default_factory=set)
+    # And the elements of the tuples they return that are (``return adj, features``: (qualified, 0)).
+    sparse_element_returns: set[tuple[str, int]] = field(default_factory=set)
     sparse_products: set[cst.Call] = field(default_factory=set)
     # ``x.to_sparse()`` in a forward or a method it reaches (the tensor is on the device), and
     # a sparse tensor made on the device (``torch.sparse_coo_tensor(..., device=device)``: the

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from codemods.cuda_only.facts import CudaOnlyFacts, SparseEvent
     from codemods.facts import Facts
 
+# What a return may hand back a sparse tensor in: a call that makes one (or returns one), a name
+# bound to one in the function (``adj = torch.sparse.FloatTensor(...)``, ``return adj``), a tuple
+# of such (``return adj, features``).
+RETURNED = frozenset({cst.Call, cst.Name, cst.Tuple})
+
 
 class SparseTensors(Analysis):
     """The part of CudaOnlyAnalysis that follows sparse tensors (its walk records the events)."""
@@ -39,6 +44,17 @@ class SparseTensors(Analysis):
     function_calls: dict[str, set[str]]
     # Sparse tensors made with a ``device=`` not the CPU: where it ends is asked in conclude.
     sparse_made_on: list[tuple[cst.Call, cst.BaseExpression, str]]
+
+    def bind_event(self, node: cst.Assign) -> SparseEvent:
+        """``adj = ...`` (a "bind" of each target), ``adj, features = load_data()`` (an "unpack" of
+        the tuple's elements), in the enclosing function's scope."""
+        scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+        target = node.targets[0].target
+        if len(node.targets) == 1 and type(target) in (cst.Tuple, cst.List):
+            assert isinstance(target, (cst.Tuple, cst.List))
+            elements = [None if type(e) is cst.StarredElement else dotted(e.value) for e in target.elements]
+            return ("unpack", elements, node.value, scope)
+        return ("bind", [dotted(t.target) for t in node.targets], node.value, scope)
 
     def _sparse_call(self, node: cst.Call, callee: str | None) -> None:
         """A sparse product or ``.to_sparse()`` in a function, and a sparse tensor made with a
@@ -105,6 +121,72 @@ class SparseTensors(Analysis):
             if scope in reached or any(scope.startswith(f"{outer}.") for outer in reached):
                 (self.part.sparse_products if product else self.part.sparse_conversions).add(node)
 
+    def _unpacks_sparse(self, value: cst.BaseExpression, index: int) -> bool:
+        """``value`` is a call of a function of this file or of the project whose returned tuple
+        holds a sparse tensor at ``index`` (``A, features = load_data(...)``: ``load_data`` returns
+        ``A, features`` with ``A = to_sparse(...)``)."""
+        if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
+            return False
+        short = callee.removeprefix("self.")
+        if any(q.rsplit(".", 1)[-1] == short and i == index for q, i in self.part.sparse_element_returns):
+            return True
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        return (
+            found is not None
+            and found.summary is not None
+            and (found.name, index) in found.summary.sparse_element_returns
+        )
+
+    def _sparse_returns(self) -> None:
+        """The functions of this file that return a sparse tensor, whole or as an element of a
+        tuple: made in the return (``return torch.sparse.FloatTensor(...)``), or bound to a name
+        in the function first (``adj = to_sparse(...)``, ``return adj``; ``return adj, features``).
+        Replayed until nothing changes (a function may return what one defined below makes)."""
+        returned: set[tuple[str, str | None]] = set()
+        for event in self.sparse_events:
+            if event[0] == "return":
+                values = event[2].elements if type(event[2]) is cst.Tuple else [event[2]]
+                returned.update((event[1], dotted(v.value if type(v) is cst.Element else v)) for v in values)
+        changed = True
+        while changed:
+            changed = False
+            held: dict[str, set[str]] = {}  # by scope: its names bound to a sparse tensor
+            for event in self.sparse_events:
+                if event[0] in ("bind", "unpack"):
+                    here = held.setdefault(event[3], set())
+                    kept = dotted(sparse_core(event[2])) in here  # ``adj = adj.coalesce()``
+                    for index, name in enumerate(event[1]):
+                        if name is None:
+                            continue
+                        here.discard(name)
+                        if (event[3], name) in returned and (
+                            self._unpacks_sparse(event[2], index)
+                            if event[0] == "unpack"
+                            else kept or self._makes_sparse(event[2])
+                        ):
+                            here.add(name)
+                elif event[0] == "return":
+                    changed |= self._returns_sparse(event[1], event[2], held.get(event[1], set()))
+
+    def _returns_sparse(self, function: str, value: cst.BaseExpression, held: set[str]) -> bool:
+        """Notes that ``function`` returns a sparse tensor (or one in a tuple) in ``value``, given
+        the names of its scope bound to one: whether that is new."""
+        if type(value) is cst.Tuple:
+            new = set()
+            for index, element in enumerate(value.elements):
+                if type(element) is cst.Element and (
+                    dotted(element.value) in held or self._makes_sparse(element.value)
+                ):
+                    new.add((function, index))
+            new -= self.part.sparse_element_returns
+            self.part.sparse_element_returns.update(new)
+            return bool(new)
+        if function in self.part.sparse_returns or not (dotted(value) in held or self._makes_sparse(value)):
+            return False
+        self.part.sparse_returns.add(function)
+        self.sparse_returning.add(function.rsplit(".", 1)[-1])
+        return True
+
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``,
         also followed by ``.coalesce()``; a call of a function of this file or of the
@@ -170,18 +252,22 @@ class SparseTensors(Analysis):
         tensor (``adj.cuda()``, ``self.Graph.coalesce().to(device)``) or of a sparse value
         (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
         names: set[str] = set()
-        for event in self.sparse_events:
-            if event[0] == "return" and self._makes_sparse(event[2]):
-                self.part.sparse_returns.add(event[1])
-                self.sparse_returning.add(event[1].rsplit(".", 1)[-1])
+        self._sparse_returns()
         # Only what is moved somewhere needs its value looked at (a project callee is looked up).
         moved_names = {dotted(sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
         for event in self.sparse_events:
             if event[0] == "bind":
                 bound = {n for n in event[1] if n is not None}
+                kept = dotted(sparse_core(event[2])) in names  # ``adj = adj.coalesce()``
                 names.difference_update(bound)
-                if bound & moved_names and self._makes_sparse(event[2]):
+                if bound & moved_names and (kept or self._makes_sparse(event[2])):
                     names.update(bound)
+            elif event[0] == "unpack":
+                for index, name in enumerate(event[1]):
+                    if name is not None:
+                        names.discard(name)
+                        if name in moved_names and self._unpacks_sparse(event[2], index):
+                            names.add(name)
             elif event[0] == "move":
                 subject = event[1]
                 moved = sparse_core(event[2])

@@ -114,6 +114,8 @@ class ModuleSummary:
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
+    # The elements of a returned tuple that are one (``return adj, features``: (function, 0)).
+    sparse_element_returns: frozenset[tuple[str, int]] = frozenset()
     # Functions and methods whose every return reads a number to the host (``Net.get_step``
     # returning ``self.step.item()``): a call of one gives a Python number, no device tensor.
     host_returns: frozenset[str] = frozenset()

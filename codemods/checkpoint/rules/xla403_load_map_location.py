@@ -59,9 +59,10 @@ LOAD_MAP_LOCATION = Rule(
     fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device (`map_location=<the XLA device>` raises, and so does its text, `str(self.device)` or "
-    '`f"{device}"`: "xla:0" once the device is ported); loaded on the CPU, `load_state_dict` copies a state dict\'s '
-    "tensors to wherever the model is. A checkpoint that holds a whole pickled module (`model = torch.load(p)`, "
-    '`model = ckpt["model"]`) has no load_state_dict after it: on the CPU the module would meet batches on the XLA '
+    '`f"{device}"`: "xla:0" once the device is ported, or its type, `args.device.type`: "xla"); loaded on the CPU, '
+    "`load_state_dict` copies a state dict's tensors to wherever the model is. A checkpoint that holds a whole "
+    'pickled module (`model = torch.load(p)`, `model = ckpt["model"]`) has no load_state_dict after it: on the CPU '
+    "the module would meet batches on the XLA "
     "device, so the port moves it there after the load (`.to(<XLA device>)`), unless the code moves it already. "
     "A name is taken for a module when it is a model of the file, or called, or a module's method is called on it "
     "(the finding says which); a loaded value the code reads as a dict is none, though a function of another scope "

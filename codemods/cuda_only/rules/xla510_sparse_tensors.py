@@ -40,6 +40,27 @@ _DIFFUSION_CELL_PORTED = substituted(
     ("from torch import nn\n", "from torch import nn\nimport torch_xla\n"),
     ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
 )
+# GRAND's load_data: the helper binds the sparse tensor to a name and returns it in a tuple; the
+# script unpacks the tuple and moves the adjacency under its CUDA flag.
+_RETURNED_IN_A_TUPLE = """
+import torch
+
+
+def to_sparse(indices, values, n):
+    return torch.sparse.FloatTensor(indices, values, torch.Size([n, n]))
+
+
+def load_data(indices, values, n):
+    A = to_sparse(indices, values, n)
+    features = torch.ones(n, 4)
+    return A, features
+
+
+A, features = load_data(indices, values, n)
+if args.cuda:
+    features = features.cuda()
+    A = A.cuda()
+"""
 _ALIASED = (
     ("from torch import nn\n", "from torch import nn\nfrom torch import smm, sparse_coo_tensor as coo\n"),
     ("torch.sparse_coo_tensor(", "coo("),
@@ -60,7 +81,7 @@ SPARSE_TENSORS = Rule(
     "`torch.sparse.FloatTensor`, `.to_sparse()`) is reported, and so is a sparse product in a `forward`, where "
     "the model's tensors are on the device, or in a function a forward calls (`self._gconv(x)`), as is "
     "`x.to_sparse()` there; so is a sparse tensor made on the device (`torch.sparse_coo_tensor(i, v, shape, "
-    "device=device)` where `device` is, or becomes after the port, the XLA device). A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`); a move to the CPU is left alone. Densify the tensor before the move (`adj.to_dense()`) and multiply "
+    "device=device)` where `device` is, or becomes after the port, the XLA device). A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`), made in the return or bound to a name in the function first (`adj = to_sparse(...)`, `return adj`), also as an element of a returned tuple the caller unpacks (GRAND's `return A, features`, then `A, features = load_data(...)`, `A = A.cuda()`); a move to the CPU is left alone. The move is still ported (a kept `.cuda()` raises without CUDA too, and a move to a device variable goes to XLA with the variable): the error says it crashes. The tool does not densify it: later sparse-only calls (`A._indices()`, `torch.sparse.sum`) would break and a dense adjacency costs n^2 memory. Densify the tensor before the move (`adj.to_dense()`) and multiply "
     "with `torch.mm` or `@`: XLA runs dense products well (a dense adjacency costs n^2 memory).",
     examples=lambda: (
         invalid(
@@ -155,8 +176,103 @@ SPARSE_TENSORS = Rule(
             """,
             note="made-on-the-cpu-and-multiplied-outside-the-forward",
         ),
+        valid(
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("    return A, features\n", "    A = A.to_dense()\n    return A, features\n"),
+                ("A.cuda()", "A.to_dense().cuda()"),
+            ),
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                ("    return A, features\n", "    A = A.to_dense()\n    return A, features\n"),
+                ("A.cuda()", "A.to_dense().cuda()"),
+                (".cuda()", ".to(torch_xla.device())"),
+            ),
+            note="a-returned-name-densified-before-the-return",
+        ),
+        valid(
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("    return A, features\n", "    return features, A\n"),
+                ("    features = features.cuda()\n", ""),
+            ),
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                ("    return A, features\n", "    return features, A\n"),
+                ("    features = features.cuda()\n", ""),
+                (".cuda()", ".to(torch_xla.device())"),
+            ),
+            note="the-moved-name-unpacks-the-dense-element",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def load_adj(i, v, n):
+                adj = torch.sparse.FloatTensor(i, v, torch.Size([n, n]))
+                adj = adj.coalesce()
+                return adj
+
+
+            A = load_adj(i, v, n)
+            A = A.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def load_adj(i, v, n):
+                adj = torch.sparse.FloatTensor(i, v, torch.Size([n, n]))
+                adj = adj.coalesce()
+                return adj
+
+
+            A = load_adj(i, v, n)
+            A = A.to(torch_xla.device())
+            """,
+            note="a-helper-binds-the-sparse-tensor-to-a-name-and-returns-it",
+            findings=(Expected(12, 5, "`A` holds a sparse tensor, which XLA cannot hold"),),
+        ),
+        invalid(
+            _RETURNED_IN_A_TUPLE,
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("import torch\n", "import torch\nimport torch_xla\n"),
+                (".cuda()", ".to(torch_xla.device())"),
+            ),
+            note="a-helper-returns-the-sparse-tensor-in-a-tuple-the-script-unpacks",
+            findings=(Expected(18, 9, "`A` holds a sparse tensor, which XLA cannot hold"),),
+        ),
+        invalid(
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                ("import torch\n", "import torch as T\nfrom torch import sparse_csr_tensor as csr\n"),
+                ("torch.sparse.FloatTensor(indices, values, torch.Size([n, n]))", "csr(indices, values, values)"),
+                ("torch.ones", "T.ones"),
+                ("    A = to_sparse(indices, values, n)\n", "    A = T.ones(n, n).to_sparse()\n"),
+            ),
+            substituted(
+                _RETURNED_IN_A_TUPLE,
+                (
+                    "import torch\n",
+                    "import torch as T\nfrom torch import sparse_csr_tensor as csr\nimport torch_xla.core.xla_model as xm\n",
+                ),
+                ("torch.sparse.FloatTensor(indices, values, torch.Size([n, n]))", "csr(indices, values, values)"),
+                ("torch.ones", "T.ones"),
+                ("    A = to_sparse(indices, values, n)\n", "    A = T.ones(n, n).to_sparse()\n"),
+                (".cuda()", ".to(xm.xla_device())"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="a-tuple-element-made-sparse-by-to-sparse-aliases-sagemaker",
+            findings=(Expected(19, 9, "`A` holds a sparse tensor, which XLA cannot hold"),),
+        ),
         invalid(
             _DIFFUSION_CELL,
             _DIFFUSION_CELL_PORTED,
