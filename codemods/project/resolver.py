@@ -37,6 +37,7 @@ from pathlib import Path
 from codemods.engine import speed
 from codemods.files import FileProblem, read_bytes
 from codemods.project.folder_scans import package_modules
+from codemods.project.import_context import OwnsByLookup
 from codemods.project.module_summary import Found, ModuleSummary, StarNames
 from codemods.project.project_files import ProjectFiles
 from codemods.project.project_scans import names_file
@@ -458,7 +459,7 @@ class Project(ProjectFiles):
         return found
 
 
-class FileImports:
+class FileImports(OwnsByLookup):
     """Where one file's imports lead (see the module docstring)."""
 
     def __init__(self, project: Project, path: Path, folders: Sequence[Path] = ()) -> None:
