@@ -116,6 +116,42 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="the type of the device a tensor parameter is on (sagemaker: XLA202 spells it torch_xla's)",
         ),
         valid(
+            """
+            import torch
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch.autocast(enabled=False, device_type=x.device.type):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            note="the type of the device a forward's keyword-only input is on",
+            target_only=True,
+        ),
+        valid(
+            """
+            import torch
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch.autocast(enabled=False, device_type=x.device.type):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch_xla.amp.autocast(enabled=False):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            target="sagemaker",
+            note="the type of the device a forward's keyword-only input is on (sagemaker: XLA202 spells it torch_xla's)",
+        ),
+        valid(
             _trainer_with_autocast_on("self.device"),
             note="the-type-of-the-device-it-trains-on",
             target_only=True,
@@ -133,6 +169,18 @@ AUTOCAST_DEVICE_TYPE = Rule(
             """,
             note="the device of a value not known to be a tensor",
             findings=(Expected(5, 10, "autocast's device type comes from `args.device.type`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def forward(x, shape):
+                with torch.autocast(enabled=False, device_type=x.device.type):
+                    return torch.nn.functional.layer_norm(x, shape)
+            """,
+            note="a plain function named forward is no layer's: its parameter is not known to be a tensor",
+            findings=(Expected(5, 10, "autocast's device type comes from `x.device.type`"),),
         ),
         invalid(
             _trainer_with_autocast_on("self.amp_device"),
