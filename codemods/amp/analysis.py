@@ -133,7 +133,9 @@ class AmpAnalysis(Analysis):
         if function is None or name in ("self", "cls"):
             return False
         params = function.params
-        param = next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+        param = next(
+            (p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None
+        )
         if param is None:
             return False
         annotation = param.annotation.annotation if param.annotation is not None else None
