@@ -238,14 +238,24 @@ class StringIndices(Analysis):
                 others = [
                     path + attr.partition(":")[0].removeprefix("*")
                     for path, attr in handed
-                    if attr.startswith("*") and attribute not in attr.partition(":")[2].split(",")
+                    if attr.startswith("*") and attr != "*?:" and attribute not in attr.partition(":")[2].split(",")
                 ]
-                if callers and others:
+                unseen = sorted({path for path, attr in handed if attr == "*?:"})
+                if callers and (others or unseen):
+                    but = []
+                    if others:
+                        but.append(
+                            f"{', '.join(sorted(set(others)))} hands it something whose `{attribute}` is not one"
+                        )
+                    if unseen:
+                        but.append(
+                            f"{', '.join(unseen)} may call it too, where the tool does not read (it names no torch)"
+                        )
                     unsure[name] = (
                         f"{callers[0]} hands `{callee}` its `{root}`, whose `{attribute}` is a CUDA index there (a "
-                        f"`cuda:` device string is built from it), but {', '.join(sorted(set(others)))} hands it "
-                        f"something whose `{attribute}` is not one: left as it is; where it is an index, move to "
-                        "the XLA device instead (an integer device is cuda:N, which fails without CUDA)"
+                        f"`cuda:` device string is built from it), but {', and '.join(but)}: left as it is; where it "
+                        "is an index, move to the XLA device instead (an integer device is cuda:N, which fails without "
+                        "CUDA)"
                     )
                     break
                 if callers:

@@ -8,10 +8,14 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.roots import resolved
 from codemods.project.text_scans import built_extensions, takes_a_training_step
+
+if TYPE_CHECKING:
+    from codemods.project.resolver import Project
 
 # A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
 METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
@@ -93,4 +97,24 @@ def extensions_built(root: Path, display: Callable[[Path], str]) -> tuple[tuple[
         except FileProblem:
             continue
         found.extend((name, display(path)) for name in built_extensions(data))
+    return tuple(found)
+
+
+def unseen_callers(project: Project, target: Path, name: str) -> tuple[tuple[str, str], ...]:
+    """The files of the run the tool does not parse (they name no torch: ``ModuleSummary.unread``)
+    that import ``target`` and name ``name``: they may call it with anything, where the tool cannot
+    see it (``"*?:"``: ImportContext.index_attributes_handed's entry for a call not seen)."""
+    from codemods.project.resolver import imported_files
+
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    found: list[tuple[str, str]] = []
+    for file in sorted(project.in_run):
+        if file == target or (summary := project.summary(file)) is None or not summary.unread:
+            continue
+        try:
+            data = read_bytes(str(file))
+        except FileProblem:
+            continue
+        if word.search(data) and target in imported_files(project, file, data):
+            found.append((summary.path, "*?:"))
     return tuple(found)
