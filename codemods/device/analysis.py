@@ -72,7 +72,11 @@ class DeviceAnalysis(DeviceWalk):
             for value, conds in self.cuda_string_values.get(name, ()) if not is_device_name(name) else ():
                 part.strings.add(value)  # device names had theirs collected where assigned
                 self.device_code.update(conds)  # `if torch.cuda.is_available(): device_type = "cuda"` picks it
-        part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
+        part.index_guards = {
+            node: name
+            for node, name in self.index_guard_candidates
+            if name in part.cuda_indices and self.index_here(name, node)
+        }
         part.generators = {
             call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))
         }

@@ -79,7 +79,9 @@ class StringIndices(Analysis):
         # an index only in those scopes, not wherever the same name is written.
         self.string_only: set[str] = set()
         self.calls_by_id: dict[int, cst.Call] = {}  # every call walked, by id (the string's consumer)
-        self.call_scopes: dict[int, str] = {}  # the qualified name of the scope of each call walked, by id
+        # The qualified name of the scope of each call walked (and of each ``if`` that moves only a
+        # given index), by id: those nodes are held by calls_by_id and index_guard_candidates.
+        self.call_scopes: dict[int, str] = {}
         # Of string_only, the callables whose parameter every caller of the run's other files hands
         # a namespace holding it as a CUDA index (project_string_indices): an index there too.
         self.handed_scopes: dict[str, set[str]] = {}
@@ -117,7 +119,7 @@ class StringIndices(Analysis):
                 self.string_scopes.setdefault(name, set()).add(scope)
         return set(self.string_indices) - self.device_bound
 
-    def index_here(self, name: str, call: cst.Call) -> bool:
+    def index_here(self, name: str, call: cst.Call | cst.If) -> bool:
         """``name`` is a CUDA index at ``call``: an index not only by a device string built from it,
         or the call is in a scope where such a string is built (``setup``'s ``f"cuda:{args.device}"``
         makes no index of ``args.device`` in ``run2(args)``, whose ``args`` may be another namespace)."""
@@ -127,7 +129,7 @@ class StringIndices(Analysis):
             or (self.in_scopes(call, self.handed_scopes.get(name, set())))
         )
 
-    def in_scopes(self, call: cst.Call, scopes: set[str]) -> bool:
+    def in_scopes(self, call: cst.Call | cst.If, scopes: set[str]) -> bool:
         """``call`` is in one of ``scopes`` (or a function nested in one; "" is the module's)."""
         scope = self.call_scopes.get(id(call), "")
         return any(not s or scope == s or scope.startswith(f"{s}.") for s in scopes)
