@@ -48,7 +48,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
     "cannot read is reported, except the `.type` of the device the file moves its tensors or models to "
     "(`x.to(self.device)` beside `torch.autocast(device_type=self.device.type)`): that is the device it trains "
     "on, which the port makes XLA's (where it does not, the device rules report the move); nor the "
-    "`.device.type` of a tensor the function is handed (a `forward`'s input, a parameter annotated `torch.Tensor`: "
+    "`.device.type` of a tensor the function is handed (an input of a class's `forward` method, keyword-only too, not of a plain function named so; a parameter annotated `torch.Tensor`: "
     "`torch.autocast(enabled=False, device_type=x.device.type)`), which is 'xla' for an XLA tensor.",
     examples=lambda: (
         Invalid(
