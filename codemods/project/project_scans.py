@@ -8,14 +8,12 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
+from codemods.project.module_summary import ModuleSummary
 from codemods.project.roots import resolved
 from codemods.project.text_scans import built_extensions, takes_a_training_step
-
-if TYPE_CHECKING:
-    from codemods.project.resolver import Project
 
 # A method of a class: ``def`` indented (a nested function matches too; its summary names no such method).
 METHOD = re.compile(rb"^[ \t]+def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
@@ -100,12 +98,25 @@ def extensions_built(root: Path, display: Callable[[Path], str]) -> tuple[tuple[
     return tuple(found)
 
 
-def unseen_callers(project: Project, target: Path, name: str) -> tuple[tuple[str, str], ...]:
+class _Run(Protocol):
+    """What unseen_callers reads of the resolver's Project."""
+
+    @property
+    def in_run(self) -> set[Path]: ...
+
+    def summary(self, path: Path) -> ModuleSummary | None: ...
+
+
+_R = TypeVar("_R", bound=_Run)
+
+
+def unseen_callers(
+    project: _R, target: Path, name: str, imported_files: Callable[[_R, Path, bytes], set[Path]]
+) -> tuple[tuple[str, str], ...]:
     """The files of the run the tool does not parse (they name no torch: ``ModuleSummary.unread``)
     that import ``target`` and name ``name``: they may call it with anything, where the tool cannot
-    see it (``"*?:"``: ImportContext.index_attributes_handed's entry for a call not seen)."""
-    from codemods.project.resolver import imported_files
-
+    see it (``"*?:"``: ImportContext.index_attributes_handed's entry for a call not seen).
+    ``imported_files``: the resolver's (the project files a file imports)."""
     word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
     found: list[tuple[str, str]] = []
     for file in sorted(project.in_run):

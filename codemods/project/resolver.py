@@ -219,7 +219,7 @@ class Project(ProjectFiles):
             if file != target and (summary := self.summary(file)) is not None
             for there, callee, at, keyword, attribute in summary.index_attributes_handed
             if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
-        ) + unseen_callers(self, target, name)
+        ) + unseen_callers(self, target, name, imported_files)
 
     def wrapper_handed(self, path: Path, name: str, index: int, parameter: str) -> bool:
         """The run's other files hand ``name`` of ``path`` optimizer wrappers only, at least one
