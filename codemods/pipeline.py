@@ -108,7 +108,7 @@ def convert_source(
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))
     if not is_read(raw, imports):
-        return Conversion(source, source, [], summary=ModuleSummary())
+        return Conversion(source, source, [], summary=ModuleSummary(unread=True))
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
             f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit for conversion "

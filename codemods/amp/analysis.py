@@ -117,8 +117,9 @@ class AmpAnalysis(Analysis):
         return found
 
     def _tensor_device_type(self, device: cst.BaseExpression | None) -> bool:
-        """``x.device.type`` where ``x`` is a tensor the function is handed: a parameter of a
-        ``forward`` (a layer's input) or one annotated ``torch.Tensor``."""
+        """``x.device.type`` where ``x`` is a tensor the function is handed: a parameter (keyword-only
+        too) of a ``forward`` method of a class (a layer's input; a plain function named ``forward``
+        is no layer's) or one annotated ``torch.Tensor``."""
         if not (
             type(device) is cst.Attribute
             and device.attr.value == "type"
@@ -131,12 +132,27 @@ class AmpAnalysis(Analysis):
         name = device.value.value.value
         if function is None or name in ("self", "cls"):
             return False
-        param = next((p for p in function.params.params if p.name.value == name), None)
+        params = function.params
+        param = next(
+            (p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None
+        )
         if param is None:
             return False
         annotation = param.annotation.annotation if param.annotation is not None else None
-        return function.name.value == "forward" or (
+        return self._layer_forward(function) or (
             annotation is not None and self.walk.resolve(annotation) == "torch.Tensor"
+        )
+
+    def _layer_forward(self, function: cst.FunctionDef) -> bool:
+        """``function`` is the ``forward`` method of a class (its first parameter ``self``, the
+        function directly in the class: a layer's forward), not a plain function of that name."""
+        first = next(iter((*function.params.posonly_params, *function.params.params)), None)
+        return (
+            function.name.value == "forward"
+            and self.walk.class_depth > 0
+            and len(self.walk.functions) == 1
+            and first is not None
+            and first.name.value == "self"
         )
 
     def _autocast(

@@ -47,17 +47,21 @@ class DeviceAnalysis(DeviceWalk):
                 del part.replaced_parts[sub]
         part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
+        before = set(part.cuda_indices)
         part.cuda_indices.update(name for name in self.string_index_names() if name not in self.string_names)
+        self.string_only = part.cuda_indices - before  # (indices in the scopes that build the strings only)
         self.project_string_indices()  # ``.to(args.device)``, ``args`` handed in with a CUDA index
         part.cuda_indices -= {n for n in part.cuda_indices if self.own_devices.own(n, self.device_assignments)}
         self._follow_indices()
         self.handed_index_attributes()
         self.parameter_attribute_moves()
         for call, device, name in self.moves_to + self.device_keywords:
-            if name not in part.cuda_indices:
+            if name not in part.cuda_indices or not self.index_here(name, call):
                 continue
             part.index_moves[call] = device
-            if (why := self.handed_index_why.get(name)) is not None:
+            if (why := self.handed_index_why.get(name)) is not None and not (
+                name in self.string_only and self.in_scopes(call, self.string_scopes.get(name, set()))
+            ):
                 part.index_why[call] = why
             elif name in self.string_indices:
                 part.index_why[call] = (
@@ -68,7 +72,11 @@ class DeviceAnalysis(DeviceWalk):
             for value, conds in self.cuda_string_values.get(name, ()) if not is_device_name(name) else ():
                 part.strings.add(value)  # device names had theirs collected where assigned
                 self.device_code.update(conds)  # `if torch.cuda.is_available(): device_type = "cuda"` picks it
-        part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
+        part.index_guards = {
+            node: name
+            for node, name in self.index_guard_candidates
+            if name in part.cuda_indices and self.index_here(name, node)
+        }
         part.generators = {
             call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))
         }
@@ -78,7 +86,7 @@ class DeviceAnalysis(DeviceWalk):
         part.calls.update(
             call
             for call, name in self.index_device_calls
-            if (name in part.cuda_indices or shapes.named_like_an_index(name))
+            if ((name in part.cuda_indices and self.index_here(name, call)) or shapes.named_like_an_index(name))
             and name not in self.device_assignments
             and name not in self.string_names
             and name not in self.cuda_string_names

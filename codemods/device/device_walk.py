@@ -291,6 +291,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
     def visit_If(self, node: cst.If) -> None:
         if (guarded := shapes.moves_only_if_given(node)) is not None:
             self.index_guard_candidates.append((node, guarded))
+            self.call_scopes[id(node)] = self.walk.qualname  # (held there: its index is scoped as a call's)
         self.cond_refs[node] = shapes.names_in(node.test)
         self.part.count_checks.update(shapes.count_truths(node.test, self.walk))
         if mentions(node.test, self.part.is_available_call):

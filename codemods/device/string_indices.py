@@ -71,8 +71,20 @@ class StringIndices(Analysis):
         self.device_bound: set[str] = set()
         # Device strings built from a name, before it is known whether they are used as a device
         # (``torch.device(...)``, ``.to(...)``) or only shown (``print("cuda:" + str(args.device))``).
-        self.built_strings: list[tuple[cst.CSTNode, str]] = []
+        self.built_strings: list[tuple[cst.CSTNode, str, str]] = []  # (the string, the name, its scope)
+        # The scopes a name is a CUDA index in, by the strings used as a device built from it there
+        # (a function, and the functions nested in it; a class for ``self.gpu``; "" the module).
+        self.string_scopes: dict[str, set[str]] = {}
+        # Names that are CUDA indices only by the strings built from them (DeviceAnalysis.finish):
+        # an index only in those scopes, not wherever the same name is written.
+        self.string_only: set[str] = set()
         self.calls_by_id: dict[int, cst.Call] = {}  # every call walked, by id (the string's consumer)
+        # The qualified name of the scope of each call walked (and of each ``if`` that moves only a
+        # given index), by id: those nodes are held by calls_by_id and index_guard_candidates.
+        self.call_scopes: dict[int, str] = {}
+        # Of string_only, the callables whose parameter every caller of the run's other files hands
+        # a namespace holding it as a CUDA index (project_string_indices): an index there too.
+        self.handed_scopes: dict[str, set[str]] = {}
         self.bound_values: dict[int, str] = {}  # the id of a value bound to a name -> the name
         self._positions: Positions | None = None
 
@@ -86,6 +98,7 @@ class StringIndices(Analysis):
         """``"cuda:{}".format(x)``; a call handing names on (``Net(args)``)."""
         self._saw_string(node)
         self.calls_by_id[id(node)] = node
+        self.call_scopes[id(node)] = self.walk.qualname
         if type(node.func) in (cst.Name, cst.Attribute) and node.args:
             self.namespace_calls_out.append(node)
 
@@ -100,14 +113,33 @@ class StringIndices(Analysis):
         (a string only shown, ``print("cuda:" + str(args.device))``, makes no index)."""
         used = {name for _, _, name in (*self.moves_to, *self.device_keywords)}
         used |= {dotted(arg.value) or "" for call in self.calls_by_id.values() for arg in self._device_args(call)}
-        for node, name in self.built_strings:
+        for node, name, scope in self.built_strings:
             if self._used_as_a_device(node, used):
                 self.string_indices.setdefault(name, _PRINTER.code_for_node(node))
+                self.string_scopes.setdefault(name, set()).add(scope)
         return set(self.string_indices) - self.device_bound
+
+    def index_here(self, name: str, call: cst.Call | cst.If) -> bool:
+        """``name`` is a CUDA index at ``call``: an index not only by a device string built from it,
+        or the call is in a scope where such a string is built (``setup``'s ``f"cuda:{args.device}"``
+        makes no index of ``args.device`` in ``run2(args)``, whose ``args`` may be another namespace)."""
+        return (
+            name not in self.string_only
+            or self.in_scopes(call, self.string_scopes.get(name, set()))
+            or (self.in_scopes(call, self.handed_scopes.get(name, set())))
+        )
+
+    def in_scopes(self, call: cst.Call | cst.If, scopes: set[str]) -> bool:
+        """``call`` is in one of ``scopes`` (or a function nested in one; "" is the module's)."""
+        scope = self.call_scopes.get(id(call), "")
+        return any(not s or scope == s or scope.startswith(f"{s}.") for s in scopes)
 
     def _saw_string(self, node: cst.CSTNode) -> None:
         if (name := interpolated_index(node)) is not None:
-            self.built_strings.append((node, name))
+            scope = self.walk.qualname
+            if name.partition(".")[0] in ("self", "cls") and self.walk.class_depth:
+                scope = scope.rpartition(".")[0]  # (an attribute of the instance: its class's methods share it)
+            self.built_strings.append((node, name, scope))
 
     def _used_as_a_device(self, node: cst.CSTNode, used: set[str]) -> bool:
         """The string is a device: an argument of ``torch.device``/``torch.cuda.set_device``/
@@ -161,6 +193,7 @@ class StringIndices(Analysis):
                     for index_name in self.part.cuda_indices
                     if handed is not None
                     and index_name.startswith(f"{handed}.")
+                    and self.index_here(index_name, call)
                     and "." not in index_name.removeprefix(f"{handed}.")
                 )
                 at, keyword = (-1, arg.keyword.value) if arg.keyword is not None else (index, "")
@@ -194,9 +227,10 @@ class StringIndices(Analysis):
         ``cfg.device`` no index there) the move stays, reported (XLA103, naming both calls): the
         other call's value may be a device (``"cpu"``) that the XLA device must not replace."""
         context = self.facts.project.context
-        moved = {name for _, _, name in (*self.moves_to, *self.device_keywords)}
+        indices = self.part.cuda_indices
+        moved = {name for call, _, name in (*self.moves_to, *self.device_keywords) if not self._moved_index(name, call)}
         unsure: dict[str, str] = {}
-        for name in sorted(moved - self.part.cuda_indices):
+        for name in sorted(moved):
             root, _, attribute = name.partition(".")
             if not attribute or "." in attribute:
                 continue
@@ -206,27 +240,42 @@ class StringIndices(Analysis):
                 others = [
                     path + attr.partition(":")[0].removeprefix("*")
                     for path, attr in handed
-                    if attr.startswith("*") and attribute not in attr.partition(":")[2].split(",")
+                    if attr.startswith("*") and attr != "*?:" and attribute not in attr.partition(":")[2].split(",")
                 ]
-                if callers and others:
+                unseen = sorted({path for path, attr in handed if attr == "*?:"})
+                if callers and (others or unseen):
+                    but = []
+                    if others:
+                        but.append(
+                            f"{', '.join(sorted(set(others)))} hands it something whose `{attribute}` is not one"
+                        )
+                    if unseen:
+                        but.append(
+                            f"{', '.join(unseen)} may call it too, where the tool does not read (it names no torch)"
+                        )
                     unsure[name] = (
                         f"{callers[0]} hands `{callee}` its `{root}`, whose `{attribute}` is a CUDA index there (a "
-                        f"`cuda:` device string is built from it), but {', '.join(sorted(set(others)))} hands it "
-                        f"something whose `{attribute}` is not one: left as it is; where it is an index, move to "
-                        "the XLA device instead (an integer device is cuda:N, which fails without CUDA)"
+                        f"`cuda:` device string is built from it), but {', and '.join(but)}: left as it is; where it "
+                        "is an index, move to the XLA device instead (an integer device is cuda:N, which fails without "
+                        "CUDA)"
                     )
                     break
                 if callers:
-                    self.part.cuda_indices.add(name)
+                    indices.add(name)  # (one only by strings built elsewhere in the file is there already)
+                    scope = f"{callee}.__init__" if f"{callee}.__init__" in self.function_params else callee
+                    self.handed_scopes.setdefault(name, set()).add(scope)
                     self.handed_index_why[name] = (
                         f"{callers[0]} hands `{callee}` its `{root}`, whose `{attribute}` is a CUDA index there "
                         "(a `cuda:` device string is built from it): an integer device is cuda:N, which fails "
                         "without CUDA"
                     )
                     break
-        for _, device, name in (*self.moves_to, *self.device_keywords):
-            if name in unsure:
+        for call, device, name in (*self.moves_to, *self.device_keywords):
+            if name in unsure and not self._moved_index(name, call):
                 self.part.pending_index_moves.setdefault(device, unsure[name])
+
+    def _moved_index(self, name: str, call: cst.Call) -> bool:
+        return name in self.part.cuda_indices and self.index_here(name, call)
 
     def parameter_attribute_moves(self) -> None:
         """For the project's other files: the moves to an attribute of a parameter of a top-level

@@ -33,6 +33,12 @@ class ImportContext(Protocol):
         module file is missing."""
         ...
 
+    def owns(self, callee: str) -> bool:
+        """The dotted name ``callee`` (``basicsr.train.train_pipeline``) is the project's own: its
+        module defines the name, or its module's head is a module or folder of the project (a copy
+        of a library the project carries is converted as its code, not reported as the library)."""
+        ...
+
     def leaves_out_imports(self, data: bytes) -> bool:
         """This file is converted by the run and imports project modules the run does not
         convert (a quick textual scan): a file that names no torch is read then too, for
@@ -184,6 +190,15 @@ class ImportContext(Protocol):
         ...
 
 
+class OwnsByLookup:
+    """``ImportContext.owns``, from the context's ``lookup`` and ``names_project_module`` (one
+    decision for every rule that asks whether a library's name is the project's own copy)."""
+
+    def owns(self: ImportContext, callee: str) -> bool:
+        module, _, name = callee.rpartition(".")
+        return self.lookup(module, name) is not None or self.names_project_module(module)
+
+
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
     {
@@ -234,7 +249,7 @@ _OUTSIDE = frozenset(
 ) | frozenset(LIBRARY_LOOP_PACKAGES)  # mmcv, basicsr and the like: library_apis.LIBRARY_LOOPS
 
 
-class GuessedImports:
+class GuessedImports(OwnsByLookup):
     """Without the file's location: a module that is neither the standard library nor a
     well-known package is taken for a project module that could not be read."""
 

@@ -58,6 +58,9 @@ class ModuleSummary:
     amp_methods: frozenset[str] = frozenset()
     # Still needs converting: neither converted in this run nor ported already.
     pending: bool = False
+    # The file is not parsed (it names no torch, pipeline.is_read): what it calls is not known
+    # (project_scans.unseen_callers).
+    unread: bool = False
     # Names it imports from elsewhere (a package's __init__ re-exporting): name -> (module, name there).
     imported: tuple[tuple[str, str, str], ...] = ()
     # Callables that move an argument to the device: (name, index without self, parameter,

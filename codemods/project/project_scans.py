@@ -8,8 +8,10 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
+from codemods.project.module_summary import ModuleSummary
 from codemods.project.roots import resolved
 from codemods.project.text_scans import built_extensions, takes_a_training_step
 
@@ -93,4 +95,37 @@ def extensions_built(root: Path, display: Callable[[Path], str]) -> tuple[tuple[
         except FileProblem:
             continue
         found.extend((name, display(path)) for name in built_extensions(data))
+    return tuple(found)
+
+
+class _Run(Protocol):
+    """What unseen_callers reads of the resolver's Project."""
+
+    @property
+    def in_run(self) -> set[Path]: ...
+
+    def summary(self, path: Path) -> ModuleSummary | None: ...
+
+
+_R = TypeVar("_R", bound=_Run)
+
+
+def unseen_callers(
+    project: _R, target: Path, name: str, imported_files: Callable[[_R, Path, bytes], set[Path]]
+) -> tuple[tuple[str, str], ...]:
+    """The files of the run the tool does not parse (they name no torch: ``ModuleSummary.unread``)
+    that import ``target`` and name ``name``: they may call it with anything, where the tool cannot
+    see it (``"*?:"``: ImportContext.index_attributes_handed's entry for a call not seen).
+    ``imported_files``: the resolver's (the project files a file imports)."""
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    found: list[tuple[str, str]] = []
+    for file in sorted(project.in_run):
+        if file == target or (summary := project.summary(file)) is None or not summary.unread:
+            continue
+        try:
+            data = read_bytes(str(file))
+        except FileProblem:
+            continue
+        if word.search(data) and target in imported_files(project, file, data):
+            found.append((summary.path, "*?:"))
     return tuple(found)

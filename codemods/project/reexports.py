@@ -26,7 +26,7 @@ def with_reexports(
     hold a dict of the classes it imports (``train_factory = {'ctdet': CtdetTrainer}``): its
     summary says where they come from, in a run that converts it as in one that reads it.
     ``star_names``: what its star imports of project modules bind (None: they bind nothing known)."""
-    if summary is None or summary != ModuleSummary():
+    if summary is None or replace(summary, unread=False) != ModuleSummary():
         return summary
     try:
         tree = ast.parse(data)

@@ -37,9 +37,10 @@ from pathlib import Path
 from codemods.engine import speed
 from codemods.files import FileProblem, read_bytes
 from codemods.project.folder_scans import package_modules
+from codemods.project.import_context import OwnsByLookup
 from codemods.project.module_summary import Found, ModuleSummary, StarNames
 from codemods.project.project_files import ProjectFiles
-from codemods.project.project_scans import names_file
+from codemods.project.project_scans import names_file, unseen_callers
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
@@ -218,7 +219,7 @@ class Project(ProjectFiles):
             if file != target and (summary := self.summary(file)) is not None
             for there, callee, at, keyword, attribute in summary.index_attributes_handed
             if there == shown and callee == name and (at == index if at >= 0 else keyword == parameter)
-        )
+        ) + unseen_callers(self, target, name, imported_files)
 
     def wrapper_handed(self, path: Path, name: str, index: int, parameter: str) -> bool:
         """The run's other files hand ``name`` of ``path`` optimizer wrappers only, at least one
@@ -458,7 +459,7 @@ class Project(ProjectFiles):
         return found
 
 
-class FileImports:
+class FileImports(OwnsByLookup):
     """Where one file's imports lead (see the module docstring)."""
 
     def __init__(self, project: Project, path: Path, folders: Sequence[Path] = ()) -> None:

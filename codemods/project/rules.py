@@ -420,12 +420,10 @@ def _library_loop(ctx: Context[Facts], module: cst.Module) -> str:
     from codemods import library_apis
     from codemods.engine.nodes import walk
 
-    context = ctx.facts.project.context
     for node in walk(module):
         if type(node) is not cst.Call or (callee := ctx.resolve(node.func)) not in library_apis.LIBRARY_LOOPS:
             continue
-        library, _, name = callee.rpartition(".")
-        if context.lookup(library, name) is None and not context.names_project_module(library):
+        if not ctx.facts.project.context.owns(callee):
             return (
                 f" except the steps' barrier: the loop that runs them is `{ctx.code(node.func)}`'s "
                 f"({library_apis.LIBRARY_LOOPS[callee].library}), which no conversion of the project reaches (XLA307 says "

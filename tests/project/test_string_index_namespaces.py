@@ -183,3 +183,39 @@ def test_a_device_string_only_printed_hands_no_index_on(
     job = Job("check", target, RuleSelection())
     reports = run([(str(tmp_path / name), job) for name in ["args.py", "model.py", "train.py"]], workers=1)
     assert [(Path(r.path).name, f.line) for r in reports for f in r.findings if f.rule == "XLA103"] == []
+
+
+# A caller in a file that names no torch (the run does not parse it: its summary is unread): what it
+# hands `Net` is not known, so the move stays, reported.
+SERVE = """\
+import argparse
+
+from model import Net
+
+
+def build(table_size):
+    cfg = argparse.Namespace(size=table_size)
+    return Net(cfg)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_caller_in_a_file_without_torch_leaves_the_move_and_reports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, "strindex", {**files(), "serve.py": SERVE})
+    job = Job("check", target, RuleSelection())
+    names = ["args.py", "model.py", "train.py", "serve.py"]
+    reports = run([(str(tmp_path / name), job) for name in names], workers=1)
+    found = {
+        Path(r.path).name: [(f.line, f.message, f.fixed) for f in r.findings if f.rule == "XLA103"] for r in reports
+    }
+    assert found["train.py"] == found["args.py"] == found["serve.py"] == []
+    ((line, message, fixed),) = found["model.py"]
+    assert (line, fixed) == (8, False)
+    assert message == (
+        "train.py hands `Net` its `args`, whose `device` is a CUDA index there (a `cuda:` device string is built "
+        "from it), but serve.py may call it too, where the tool does not read (it names no torch): left as it is; "
+        "where it is an index, move to the XLA device instead (an integer device is cuda:N, which fails without CUDA)"
+    )

@@ -48,7 +48,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
     "cannot read is reported, except the `.type` of the device the file moves its tensors or models to "
     "(`x.to(self.device)` beside `torch.autocast(device_type=self.device.type)`): that is the device it trains "
     "on, which the port makes XLA's (where it does not, the device rules report the move); nor the "
-    "`.device.type` of a tensor the function is handed (a `forward`'s input, a parameter annotated `torch.Tensor`: "
+    "`.device.type` of a tensor the function is handed (an input of a class's `forward` method, keyword-only too, not of a plain function named so; a parameter annotated `torch.Tensor`: "
     "`torch.autocast(enabled=False, device_type=x.device.type)`), which is 'xla' for an XLA tensor.",
     examples=lambda: (
         Invalid(
@@ -116,6 +116,42 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="the type of the device a tensor parameter is on (sagemaker: XLA202 spells it torch_xla's)",
         ),
         valid(
+            """
+            import torch
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch.autocast(enabled=False, device_type=x.device.type):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            note="the type of the device a forward's keyword-only input is on",
+            target_only=True,
+        ),
+        valid(
+            """
+            import torch
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch.autocast(enabled=False, device_type=x.device.type):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class LowPrecisionNorm(torch.nn.LayerNorm):
+                def forward(self, *, x):
+                    with torch_xla.amp.autocast(enabled=False):
+                        return torch.nn.functional.layer_norm(x, self.normalized_shape)
+            """,
+            target="sagemaker",
+            note="the type of the device a forward's keyword-only input is on (sagemaker: XLA202 spells it torch_xla's)",
+        ),
+        valid(
             _trainer_with_autocast_on("self.device"),
             note="the-type-of-the-device-it-trains-on",
             target_only=True,
@@ -133,6 +169,18 @@ AUTOCAST_DEVICE_TYPE = Rule(
             """,
             note="the device of a value not known to be a tensor",
             findings=(Expected(5, 10, "autocast's device type comes from `args.device.type`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def forward(x, shape):
+                with torch.autocast(enabled=False, device_type=x.device.type):
+                    return torch.nn.functional.layer_norm(x, shape)
+            """,
+            note="a plain function named forward is no layer's: its parameter is not known to be a tensor",
+            findings=(Expected(5, 10, "autocast's device type comes from `x.device.type`"),),
         ),
         invalid(
             _trainer_with_autocast_on("self.amp_device"),

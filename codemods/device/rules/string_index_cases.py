@@ -43,6 +43,22 @@ def main(args):
     return table
 """
 
+# The string built in one function, the same name moved to in another (``run2(args)``, whose ``args``
+# may be another namespace): an index only where the string is built.
+SCOPED = """
+import torch
+
+
+def setup(args):
+    device = torch.device(f"cuda:{args.device}")
+    table = torch.zeros(4).to(args.device)
+    return table, device
+
+
+def run2(args):
+    return torch.zeros(4).to(args.device)
+"""
+
 _DEVICES = {
     "2.9": ("import torch_xla\n", "torch_xla.device()"),
     "sagemaker": ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
@@ -92,6 +108,22 @@ def string_index_invalid() -> tuple[Invalid, ...]:
                 findings=(Expected(7, 33, f'args.gpu -> {device}: {_WHY}`f"cuda:{{args.gpu}}"`)'),),
             )
         )
+        cases.append(
+            invalid(
+                SCOPED,
+                substituted(
+                    SCOPED,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ('torch.device(f"cuda:{args.device}")', device),
+                    ("    table = torch.zeros(4).to(args.device)", f"    table = torch.zeros(4).to({device})"),
+                ),
+                target=target,
+                note=f"an-index-only-in-the-function-that-builds-its-string-{target}",
+                findings=(
+                    Expected(7, 31, f'args.device -> {device}: {_WHY}`f"cuda:{{args.device}}"`): an integer device'),
+                ),
+            )
+        )
     return tuple(cases)
 
 
@@ -113,4 +145,20 @@ def string_index_valid() -> tuple[Valid, ...]:
             )
         )
         cases.append(valid(PRINTED, target=target, note=f"a-device-string-only-printed-makes-no-index-{target}"))
+        # run2 alone, beside setup's string: its ``args`` is no namespace known to hold an index.
+        split = substituted(
+            SCOPED, ("    table = torch.zeros(4).to(args.device)\n", ""), ("return table, device", "return device")
+        )
+        cases.append(
+            valid(
+                split,
+                substituted(
+                    split,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ('torch.device(f"cuda:{args.device}")', device),
+                ),
+                target=target,
+                note=f"a-name-moved-to-in-another-function-than-its-string-stays-{target}",
+            )
+        )
     return tuple(cases)

@@ -29,10 +29,15 @@ INTEGER_DEVICE = Rule(
     why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`, or a CUDA device "
     'string is built from it: `"cuda:" + str(args.device)`, `f"cuda:{args.gpu}"`) means cuda:N and '
-    'raises on XLA, where each process has one device ("Found no NVIDIA driver"). A namespace whose attribute '
+    'raises on XLA, where each process has one device ("Found no NVIDIA driver"). A name a device string is '
+    "built from is an index in the function that builds the string (and those nested in it; for `self.gpu`, its "
+    "class's methods) only: the same name moved to in another function (`run2(args)`) may hold another namespace. "
+    "A namespace whose attribute "
     "is such an index, handed to a callable of another module of the project (`Net(args)`, whose `__init__` "
     "does `.to(args.device)`), carries it there: converted with the project, that module's move becomes the "
-    "XLA device; where the run does not convert that module, the call is reported with the move's line. An "
+    "XLA device where every caller of the run hands one (a caller in a file that names no torch, which the tool "
+    "does not read, may hand anything: the move stays, reported); where the run does not convert that module, "
+    "the call is reported with the move's line. An "
     "attribute the file later binds to a device (`args.device = device`) is no index. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`). An int handed to a `device` parameter of a function "

@@ -618,9 +618,8 @@ def _only_loaded(ctx: Context[Facts], table: cst.Dict) -> bool:
 
 
 def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
-    module, _, name = callee.rpartition(".")
     context = ctx.facts.project.context
-    if context.test_file() or context.lookup(module, name) is not None or context.names_project_module(module):
+    if context.test_file() or context.owns(callee):
         return  # a unit test's runner trains nothing; the project's own copy is converted
     loop = library_apis.LIBRARY_LOOPS[callee]
     ctx.report(
