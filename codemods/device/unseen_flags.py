@@ -110,7 +110,7 @@ def env_guard(
     source = _source(test, scope, assigned, reads, tainted)
     if source is None:
         return None
-    through = f" (through `{source}`)" if source else ""
+    through = f" (through `{source}`)" if source and source != dotted(test) else ""
     return (
         f"`{_code(test)}` is decided by `{_VARIABLE}`{through}, and `{_code(move)}` moves to the device only "
         f"under it: on an XLA host (a TPU VM) `{_VARIABLE}` is normally unset, so the test is False, {_NEVER_RUNS}; "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.handed_flag_cases import handed_check_cases
+from codemods.device.rules.visible_devices_cases import visible_devices_cases, visible_devices_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -151,6 +152,7 @@ GUARDED_MOVE = Rule(
         ),
     ),
     valid=lambda: (
+        *visible_devices_valid(),
         valid(
             """
             import torch
@@ -241,6 +243,7 @@ GUARDED_MOVE = Rule(
     ),
     invalid=lambda: (
         *handed_check_cases(),
+        *visible_devices_cases(),
         invalid(
             _FLAG_HELPER,
             _ported(
