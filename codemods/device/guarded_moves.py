@@ -274,9 +274,7 @@ class GuardedMoveAnalysis(Analysis):
                 ):
                     self.part.guarded_moves[cond.test] = found
                     break
-                flag = handed_flag(
-                    cond.test, move.scope, self.params, self.keyword_only, self.assigned, self.switches
-                )
+                flag = handed_flag(cond.test, move.scope, self.params, self.keyword_only, self.assigned, self.switches)
                 if flag is None:
                     continue
                 if alone is None:

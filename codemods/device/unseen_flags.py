@@ -45,9 +45,7 @@ def cuda_env_read(node: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str
     if type(node) is cst.Subscript and len(node.slice) == 1:
         index = node.slice[0].slice
         return (
-            type(index) is cst.Index
-            and string_value(index.value) == _VARIABLE
-            and resolve(node.value) == "os.environ"
+            type(index) is cst.Index and string_value(index.value) == _VARIABLE and resolve(node.value) == "os.environ"
         )
     return False
 
@@ -86,7 +84,7 @@ def _source(
     reads: Collection[int],
     tainted: Mapping[tuple[str, str], str],
 ) -> str | None:
-    """"" where ``node`` holds a read itself, the tainted name it starts from where it reads one, else None."""
+    """The empty string where ``node`` holds a read itself, the tainted name it starts from where it reads one, else None."""
     for sub in walk(node):
         if id(sub) in reads:
             return ""
