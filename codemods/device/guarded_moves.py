@@ -22,6 +22,7 @@ import libcst as cst
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.facts import negated_check
+from codemods.device.unseen_flags import cuda_env_read, env_guard, env_tainted, handed_flag, handed_message
 from codemods.engine.nodes import (
     arg_value,
     args_by_position,
@@ -86,6 +87,8 @@ class GuardedMoveAnalysis(Analysis):
         # the conditions with a start in their ``else`` (a group starts either way).
         self.group_starts: list[tuple[cst.Call, str, tuple[cst.If | cst.IfExp, ...]]] = []
         self.group_elses: set[int] = set()
+        self.env_reads: set[int] = set()  # reads of CUDA_VISIBLE_DEVICES (device/unseen_flags.py)
+        self.switches: set[str] = set()  # the file's command-line switches, without dashes
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -109,7 +112,15 @@ class GuardedMoveAnalysis(Analysis):
                 scope = "" if "." in name else self._scope()
                 self.assigned[(scope, name)].append(node.value)
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if cuda_env_read(node, self.walk.resolve):
+            self.env_reads.add(id(node))
+
     def visit_Call(self, node: cst.Call) -> None:
+        if cuda_env_read(node, self.walk.resolve):
+            self.env_reads.add(id(node))
+        if method_name(node) == "add_argument":
+            self.switches.update(s.lstrip("-") for a in node.args if (s := string_value(a.value)) is not None)
         if id(node) in self.ddp_device_args:
             return
         if self.walk.callee in apis.DDP_CLASSES:
@@ -245,7 +256,33 @@ class GuardedMoveAnalysis(Analysis):
                     break
                 if type(cond) is cst.If and (param := self._param(cond.test, move.scope)) is not None:
                     device.flag_moves.add(param)
+        self._unseen_flags(moves, both_ways)
         self._handed_flags(project)
+
+    def _unseen_flags(self, moves: list[_Move], both_ways: set[int]) -> None:
+        """Moves under a flag read from ``CUDA_VISIBLE_DEVICES``, or under a parameter's flag that a
+        file this run does not convert sets beside a CUDA check (device/unseen_flags.py)."""
+        tainted = env_tainted(self.assigned, self.env_reads) if self.env_reads else {}
+        context = self.facts.project.context
+        alone: bool | None = None  # no file of the run imports this one (asked once)
+        for move in moves:
+            for cond in reversed(move.conds):
+                if id(cond) in both_ways or cond.test in self.part.guarded_moves:
+                    break
+                if self.env_reads and (
+                    found := env_guard(cond.test, move.scope, self.assigned, self.env_reads, tainted, move.node)
+                ):
+                    self.part.guarded_moves[cond.test] = found
+                    break
+                flag = handed_flag(cond.test, move.scope, self.params, self.keyword_only, self.assigned, self.switches)
+                if flag is None:
+                    continue
+                if alone is None:
+                    alone = context.converted() and context.launched_importer(False) == ("", None)
+                setter = context.cuda_checked(flag[1], handed=True) if alone else None
+                if setter is not None:
+                    self.part.guarded_moves[cond.test] = handed_message(flag[0], move.node, setter)
+                    break
 
     def _moves(self, helper: str, scope: str, in_project: bool, project: ProjectAnalysis) -> bool:
         if in_project:

@@ -122,6 +122,7 @@ class Mentions:
         self._texts: tuple[tuple[Path, bytes], ...] | None | bool = False  # (False: unread)
         self._answers: dict[tuple[Path, str], bool] = {}
         self._settings: dict[str, tuple[Path, ...] | None] = {}  # cuda_checked's scan, by attribute
+        self._handed: dict[str, tuple[Path, ...]] = {}  # cuda_checked's scan with ``handed``, by attribute
 
     def texts(self) -> tuple[tuple[Path, bytes], ...] | None:
         """The project's texts (mention_texts), read once; None when the project is too large to scan."""
@@ -145,15 +146,21 @@ class Mentions:
             self._answers[key] = any(needle in data and word.search(data) for file, data in texts if file != key[0])
         return self._answers[key]
 
-    def cuda_checked(self, path: Path, attribute: str) -> Path | None:
+    def cuda_checked(self, path: Path, attribute: str, handed: bool = False) -> Path | None:
         """The file (``path`` last) that sets ``self.<attribute>`` to CUDA's availability check
         (``self.train_on_gpu = torch.cuda.is_available()``, a config class's flag), and no file
-        sets it otherwise; None: none, or the project too large to scan."""
+        sets it otherwise; None: none, or the project too large to scan.  With ``handed``: the
+        first file other than ``path`` that sets ``<name>.<attribute>`` (``hyp_params.use_cuda =
+        use_cuda``, a namespace it hands on) and calls ``torch.cuda.is_available()``."""
         if self._texts is False:
             self._texts = mention_texts(self.root)
         texts = self._texts
         if not isinstance(texts, tuple):
             return None
+        if handed:
+            if attribute not in self._handed:
+                self._handed[attribute] = _handed_settings((*texts, *self._launchers_above()), attribute)
+            return next((file for file in self._handed[attribute] if file != resolved(path)), None)
         if attribute not in self._settings:
             self._settings[attribute] = _cuda_settings(texts, attribute)
         files = self._settings[attribute]
@@ -162,6 +169,23 @@ class Mentions:
         me = resolved(path)
         # The first file that sets it, unless that is ``path``: then the next other one, or ``path``.
         return next((file for file in files if file != me), files[0] if files else None)
+
+    def _launchers_above(self) -> tuple[tuple[Path, bytes], ...]:
+        """The scripts beside a project folder without a root marker that import it as a package
+        (``main.py`` beside ``src/``, doing ``from src import train``): a copy of a repository
+        without .git whose run on ``src/train.py`` finds its root at ``src``."""
+        if any((self.root / marker).exists() for marker in (".git", "pyproject.toml", "setup.py", "setup.cfg")):
+            return ()
+        imports = re.compile(rb"(?m)^\s*(?:from|import)\s+" + re.escape(self.root.name.encode()) + rb"\b")
+        found: list[tuple[Path, bytes]] = []
+        for path in sorted(self.root.parent.glob("*.py")):
+            try:
+                data = path.read_bytes()
+            except OSError:  # unreadable: not read
+                continue
+            if imports.search(data) is not None:
+                found.append((resolved(path), _FULL_LINE_COMMENT.sub(b"", data)))
+        return tuple(found)
 
 
 def _cuda_settings(texts: tuple[tuple[Path, bytes], ...], attribute: str) -> tuple[Path, ...] | None:
@@ -179,3 +203,14 @@ def _cuda_settings(texts: tuple[tuple[Path, bytes], ...], attribute: str) -> tup
             if not files or files[-1] != file:
                 files.append(file)
     return tuple(files)
+
+
+def _handed_settings(texts: tuple[tuple[Path, bytes], ...], attribute: str) -> tuple[Path, ...]:
+    """The files (in ``texts``' order) that set ``<name>.<attribute>`` (not ``self``'s) and call
+    ``torch.cuda.is_available()``."""
+    set_to = re.compile(rb"(?<![\w.])(?!self\.)[A-Za-z_]\w*\." + re.escape(attribute.encode()) + rb"\s*=(?!=)")
+    return tuple(
+        file
+        for file, data in texts
+        if file.suffix == ".py" and b"cuda.is_available()" in data and set_to.search(data) is not None
+    )

@@ -163,9 +163,11 @@ class ImportContext(Protocol):
         as a word, this file included; None: the project's files are not known."""
         ...
 
-    def cuda_checked(self, attribute: str) -> str | None:
+    def cuda_checked(self, attribute: str, handed: bool = False) -> str | None:
         """The project file that sets ``self.<attribute>`` only to ``torch.cuda.is_available()``
-        (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known."""
+        (a config class's ``self.train_on_gpu``), as findings name it; None: none, or not known.
+        With ``handed``: another file that sets ``<name>.<attribute>`` (a namespace it hands on:
+        ``hyp_params.use_cuda = use_cuda``) and calls ``torch.cuda.is_available()``."""
         ...
 
     def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:
@@ -328,7 +330,7 @@ class GuessedImports(OwnsByLookup):
     def launchers(self) -> tuple[tuple[str, str], ...]:
         return ()  # the file's folder is not known
 
-    def cuda_checked(self, attribute: str) -> str | None:
+    def cuda_checked(self, attribute: str, handed: bool = False) -> str | None:
         return None  # the project's files are not known
 
     def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:

@@ -159,10 +159,11 @@ class ProjectFiles:
             answer = answer or found
         return answer
 
-    def cuda_checked(self, path: Path, attribute: str) -> str | None:
+    def cuda_checked(self, path: Path, attribute: str, handed: bool = False) -> str | None:
         """The file (as findings name it) that sets ``self.<attribute>`` to CUDA's availability
-        check, the only value the project gives it (folder_scans.Mentions)."""
-        found = self._mentions.cuda_checked(path, attribute)
+        check, the only value the project gives it (folder_scans.Mentions); with ``handed``, one
+        that sets a namespace's ``<attribute>`` beside such a check."""
+        found = self._mentions.cuda_checked(path, attribute, handed)
         return None if found is None else self.display(found)
 
     def built_extensions(self) -> tuple[tuple[str, str], ...]:

@@ -555,8 +555,8 @@ class FileImports(OwnsByLookup):
     def mentioned_outside(self, path: str, name: str) -> bool | None:
         return self.project.mentioned_elsewhere(Path(path), name)
 
-    def cuda_checked(self, attribute: str) -> str | None:
-        return self.project.cuda_checked(self.path, attribute)
+    def cuda_checked(self, attribute: str, handed: bool = False) -> str | None:
+        return self.project.cuda_checked(self.path, attribute, handed)
 
     def host_written(self, paths: frozenset[tuple[str, tuple[str, ...] | None]]) -> bool | None:
         return self.project.host_written(paths)

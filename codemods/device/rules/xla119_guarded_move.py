@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.handed_flag_cases import handed_check_cases
+from codemods.device.rules.visible_devices_cases import visible_devices_cases, visible_devices_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -125,7 +126,21 @@ GUARDED_MOVE = Rule(
     "(`is_cuda = next(self.parameters()).is_cuda`) that alone runs a swap of its own parts between devices (DALLE2's "
     "`self.one_unet_in_gpu(unet)`, which parks the other unets on the CPU) is no finding, nor XLA105's: on XLA the "
     "swap is skipped and the parts stay where the module is, on the XLA device; forcing it would only move them "
-    "back and forth. Under the same check a move of anything else (an input, `img.cuda()`) is reported.",
+    "back and forth. Under the same check a move of anything else (an input, `img.cuda()`) is reported. A flag "
+    "read from `CUDA_VISIBLE_DEVICES` (`os.environ.get`, `os.getenv`, `os.environ[...]`, through the names it is "
+    'assigned to: ProDiff\'s `self.all_gpu_ids = [int(x) for x in os.environ.get("CUDA_VISIBLE_DEVICES", "")'
+    '.split(",") if x]`, `self.on_gpu = self.num_gpus > 0`) that guards a move is an error at the guard too: the port '
+    "leaves the environment alone, and on an XLA host (a TPU VM) the variable is normally unset, so the flag is False "
+    "and the move never runs; decide with the XLA device (`torch_xla.device()`, the runtime's device count) instead. A "
+    "read that only feeds a log line or a count that guards no move chooses nothing and is no finding. In a file that "
+    "no file of the run imports (a run on one module), a move under an attribute of a parameter (`def "
+    "initiate(hyp_params, ...)`: `if hyp_params.use_cuda: model = model.cuda()`, Multimodal-Transformer's "
+    "src/train.py) that the file neither sets nor declares as a switch (`--use_cuda`) is an error at the guard where "
+    "another file of the project (or a script beside a package folder without a root marker that imports it) sets "
+    "that attribute on a namespace and calls `torch.cuda.is_available()` (main.py's `hyp_params.use_cuda = "
+    "use_cuda`): that check stays there, False on an XLA host, so the flag is False; the finding names that file and "
+    "says that converting the project follows the flag there (its check is dropped, XLA104). A run on the project "
+    "makes no such finding.",
     instead='Make the check hold on an XLA host: `device.type in ("cuda", "xla")` for a device type compared '
     "with 'cuda', no check for `torch.cuda.is_available()`; or move on every path.",
     examples=lambda: (
@@ -151,6 +166,7 @@ GUARDED_MOVE = Rule(
         ),
     ),
     valid=lambda: (
+        *visible_devices_valid(),
         valid(
             """
             import torch
@@ -241,6 +257,7 @@ GUARDED_MOVE = Rule(
     ),
     invalid=lambda: (
         *handed_check_cases(),
+        *visible_devices_cases(),
         invalid(
             _FLAG_HELPER,
             _ported(
