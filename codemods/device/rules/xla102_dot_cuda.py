@@ -411,6 +411,27 @@ def _own_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) -> st
     )
 
 
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.module_cuda_pending)
+def _module_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) -> str:
+    path, function = ctx.facts.device.module_cuda_pending[original]
+    return (
+        f"`{ctx.code(original)}` runs the project's function `{function}` of {path}, which this run does not "
+        f"convert: a function named `cuda` moves what it is handed to CUDA, which fails without it (it is no "
+        f"`.cuda()` of a module or tensor: as `.to()` it would raise AttributeError and drop its argument); "
+        f"convert {path} too, and its moves become moves to the XLA device"
+    )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.self_to_recursion)
+def _self_cuda_in_own_to(ctx: Context[Facts], original: cst.Call) -> str:
+    cls = ctx.facts.device.self_to_recursion[original]
+    return (
+        f"`{ctx.code(original)}` is in `{cls}.to`, the class's own `to`: as `self.to(<XLA device>)` it would "
+        f"call this method itself (unbounded recursion), and as it is it moves to CUDA, which fails without "
+        f"it; move to the XLA device here otherwise (`super().to(device)`, or the class's tensors one by one)"
+    )
+
+
 @on_facts(DOT_CUDA, nodes=lambda facts: facts.device.dot_cuda)
 def _dot_cuda(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     import libcst as cst
