@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.own_device_api_cases import own_device_api_dot_cuda_invalid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -103,6 +104,7 @@ DOT_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        *own_device_api_dot_cuda_invalid(),
         invalid(
             """
             import copy

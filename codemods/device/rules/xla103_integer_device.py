@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
+from codemods.device.rules.own_device_api_cases import own_device_api_index_invalid
 from codemods.device.rules.own_device_cases import own_device_invalid, own_device_valid
 from codemods.device.rules.string_index_cases import string_index_invalid, string_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
@@ -116,6 +117,7 @@ INTEGER_DEVICE = Rule(
     ),
     invalid=lambda: (
         *listed_index_invalid(),
+        *own_device_api_index_invalid(),
         *own_device_invalid(),
         *string_index_invalid(),
         invalid(
