@@ -122,6 +122,9 @@ class DeviceFacts:
     # ``self.cuda()`` in the method ``to`` of a class of this file that has its own ``to`` and no
     # ``cuda`` of its own (left: as ``self.to(...)`` it would call that method itself): the class.
     self_to_recursion: dict[cst.Call, str] = field(default_factory=dict)
+    # ``self.cuda()`` that runs a base's own ``cuda``, of a project module this run does not convert:
+    # (the base, that module's path).
+    self_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # Those moved as a module or tensor whose receiver ``__init__`` binds to a parameter of a class
     # with its own ``cuda`` (``self.mac = mac``) that no file of the run is seen to hand a known
     # instance: (the class, the parameter), for XLA102's message.

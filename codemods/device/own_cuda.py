@@ -109,7 +109,9 @@ class OwnCudaCalls(Analysis):
             entry = self.facts.project.classes.get(scope)
             if entry is None or (method := self.self_cuda_methods.get(call)) is None:
                 return False
-            if "cuda" in entry[1]:
+            if (owner := self._cuda_owner(scope, None, set())) is not None:
+                if owner[1] is not None:  # a base's, of a module this run does not convert
+                    self.part.self_cuda_pending[call] = (owner[0], owner[1])
                 return True
             if "to" in entry[1] and method == f"{scope}.to":
                 self.part.self_to_recursion[call] = scope
@@ -126,6 +128,31 @@ class OwnCudaCalls(Analysis):
         if function is not None and function.summary is not None and function.summary.pending:
             self.part.module_cuda_pending[call] = (function.summary.path, function.name or "cuda")
         return True
+
+    def _cuda_owner(self, cls: str, summary: ModuleSummary | None, seen: set[str]) -> tuple[str, str | None] | None:
+        """The class whose own ``cuda`` ``self.cuda()`` in ``cls`` runs: ``cls`` or a base of it, of this file
+        (``summary`` None) or of a project module (``summary``); with that module's path where this run does
+        not convert it.  None: no class of the project on the way defines ``cuda`` (a torch module's)."""
+        entry = self.facts.project.classes.get(cls) if summary is None else _summary_class(summary, cls)
+        if entry is None or (key := f"{summary.path if summary else ''}:{cls}") in seen:
+            return None
+        seen.add(key)
+        bases, methods = entry
+        if "cuda" in methods:
+            return cls, summary.path if summary is not None and summary.pending else None
+        for base in bases:
+            if summary is not None and _summary_class(summary, base) is not None:
+                found = self._cuda_owner(base, summary, seen)
+            elif summary is None and base in self.facts.project.classes:
+                found = self._cuda_owner(base, None, seen)
+            elif summary is None and (origin := self.walk.analysis(ProjectAnalysis).origin(base)) is not None:
+                there = origin.summary
+                found = self._cuda_owner(origin.name, there, seen) if there is not None and origin.name else None
+            else:
+                found = None
+            if found is not None:
+                return found
+        return None
 
     def _handed(self, call: cst.Call, scope: str) -> None:
         """What ``call`` (a call of project classes with their own ``cuda``) hands them."""

@@ -7,7 +7,7 @@ functions hand ``.cuda()`` under the same name."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, invalid, substituted
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
 _XLA_IMPORT = {"2.9": "import torch_xla\n", "sagemaker": "import torch_xla.core.xla_model as xm\n"}
 _XLA_DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
@@ -186,3 +186,35 @@ def own_device_api_index_invalid() -> tuple[Invalid, ...]:
         )
     )
     return tuple(cases)
+
+
+INHERITED = """\
+import torch
+
+
+class Base:
+    def __init__(self, x):
+        self.x = x
+
+    def cuda(self):
+        return self
+
+
+class Graph(Base):
+    def to(self, device):
+        if torch.device(device).type == "cpu":
+            return self
+        return self.cuda()
+
+    def gpu(self):
+        return self.cuda()
+"""
+
+
+def own_device_api_dot_cuda_valid() -> tuple[Valid, ...]:
+    """``self.cuda()`` of a class whose base of the file has its own ``cuda``: that method runs, whatever
+    the class's own ``to``; nothing to say."""
+    return tuple(
+        valid(INHERITED, target=target, note="self-cuda-of-a-base-with-its-own-cuda" + suffix)
+        for target, suffix in (("2.9", ""), ("sagemaker", "-sagemaker"))
+    )

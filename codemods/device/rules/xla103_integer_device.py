@@ -37,7 +37,7 @@ INTEGER_DEVICE = Rule(
     "attribute the file later binds to a device (`args.device = device`) is no index. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`); a local that a function binds itself only to a string "
-    "(`\"cpu\"`) or to another value's `.device` (`device = edge_list.device`) is no index there, whatever other "
+    '(`"cpu"`) or to another value\'s `.device` (`device = edge_list.device`) is no index there, whatever other '
     "functions hand `.cuda()` under the same name: its moves stay; and a `.cuda(device)` that XLA102 leaves (a "
     "project function's `utils.cuda`, a class's own `self.cuda`) marks no index. An int handed to a `device` parameter of a function "
     "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
