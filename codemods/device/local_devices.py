@@ -45,7 +45,7 @@ class LocalDevices(Analysis):
         scope = self.move_scopes.get(call)
         if scope is None or "." in name or name in self.function_params.get(scope, ()):
             return False
-        values = self.local_values.get((scope, name))
+        values = self.local_values.get((scope, name), [])
         return bool(values) and all(_no_index(value, indices) for value in values)
 
 
