@@ -56,7 +56,11 @@ class DeviceAnalysis(DeviceWalk):
         self.handed_index_attributes()
         self.parameter_attribute_moves()
         for call, device, name in self.moves_to + self.device_keywords:
-            if name not in part.cuda_indices or not self.index_here(name, call):
+            if (
+                name not in part.cuda_indices
+                or not self.index_here(name, call)
+                or self.own_local_device(call, name, part.cuda_indices)
+            ):
                 continue
             part.index_moves[call] = device
             if (why := self.handed_index_why.get(name)) is not None and not (

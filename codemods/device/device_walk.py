@@ -29,6 +29,7 @@ from codemods.device import (
 from codemods.device.config_shapes import index_key
 from codemods.device.cuda_defaults import CudaDefaults, subscript_flag
 from codemods.device.kept_checks import KeptChecks
+from codemods.device.local_devices import LocalDevices
 from codemods.device.own_cuda import OwnCudaCalls
 from codemods.device.ported_devices import PortedDevices
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
-class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls, StringIndices):
+class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCalls, StringIndices, LocalDevices):
     facts: Facts
 
     def __init__(self, walk: Walk) -> None:
@@ -377,6 +378,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
                 self.moves_to.append((node, device, name))  # type: ignore[arg-type]  # dotted(device) is not None (checked above), so device is not None
+                self.saw_device_use(node)
             elif type(device) is cst.Integer:  # `.to(0)`: cuda:0
                 self.part.index_moves[node] = device
         elif method == "cuda":
@@ -386,7 +388,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             if (index := arg_value(node, 0, "device")) is not None:
                 self.part.replaced_parts.update((sub, (node, DOT_CUDA)) for sub in walk(index))
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
-                self.part.cuda_indices.add(name)
+                self.cuda_index_args.append((node, name))  # an index, where the call stays XLA102's
         elif method == "startswith" and shapes.prefix_tested(node) is not None:
             self.part.cuda_checks.add(node)  # ``device.type.startswith("cuda")``: as ``device.type == "cuda"``
         elif method == "pin_memory":
@@ -414,6 +416,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
                 self.device_args.add(name)
                 if moves:
                     self.device_keywords.append((node, device, name))
+                    self.saw_device_use(node)
             elif moves and type(device) is cst.Integer:  # `torch.zeros(n, device=1)`: cuda:1
                 self.part.index_moves[node] = device
         if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):

@@ -116,6 +116,15 @@ class DeviceFacts:
     # Of the `.cuda()` calls of a project class's own method (device/own_cuda.py, left as they are),
     # those whose class's module this run does not convert: (the class, that module's path).
     own_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # ``utils.cuda(batch)``: a function of a project module (left as it is), whose module this run
+    # does not convert: (that module's path, the function there).
+    module_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # ``self.cuda()`` in the method ``to`` of a class of this file that has its own ``to`` and no
+    # ``cuda`` of its own (left: as ``self.to(...)`` it would call that method itself): the class.
+    self_to_recursion: dict[cst.Call, str] = field(default_factory=dict)
+    # ``self.cuda()`` that runs a base's own ``cuda``, of a project module this run does not convert:
+    # (the base, that module's path).
+    self_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
     # Those moved as a module or tensor whose receiver ``__init__`` binds to a parameter of a class
     # with its own ``cuda`` (``self.mac = mac``) that no file of the run is seen to hand a known
     # instance: (the class, the parameter), for XLA102's message.

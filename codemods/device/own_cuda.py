@@ -50,6 +50,10 @@ class OwnCudaCalls(Analysis):
         self.own_cuda_bound: dict[tuple[str, str], list[cst.Call | tuple[str, int, str] | None]] = defaultdict(list)
         self.own_cuda_receivers: list[tuple[cst.Call, str, str]] = []  # (call, scope, receiver)
         self.own_cuda_built: list[tuple[cst.Call, str]] = []  # (a call bound to a name, its scope)
+        self.self_cuda_methods: dict[cst.Call, str] = {}  # ``self.cuda()``: the method it is in
+        # ``x.cuda(gpu)``: the call and the name handed as its device, a CUDA index where the call is a
+        # move (no project function's or class's own ``cuda``: ``self.cuda(device)`` of a ``Graph``).
+        self.cuda_index_args: list[tuple[cst.Call, str]] = []
 
     def _scope_of(self, name: str) -> str:
         qualname = self.walk.qualname
@@ -72,11 +76,18 @@ class OwnCudaCalls(Analysis):
     def leave_Call(self, node: cst.Call) -> None:
         if method_name(node) == "cuda" and (name := dotted(receiver(node))) is not None:
             self.own_cuda_receivers.append((node, self._scope_of(name), name))
+            if name == "self" and self.walk.class_depth:
+                self.self_cuda_methods[node] = self.walk.qualname
 
     def _own_cuda_calls(self) -> None:
         """Take out of ``dot_cuda`` the calls of a project class's own ``cuda``; those of a module this
         run does not convert are reported (``own_cuda_pending``).  Record what the file hands such
-        classes (``own_cuda_arguments``, for the files that define them)."""
+        classes (``own_cuda_arguments``, for the files that define them).  Take out, too, the calls
+        of a project module's function ``cuda`` (``utils.cuda(batch)``) and ``self.cuda()`` in a class
+        with its own ``cuda`` or, in its own ``to``, where ``self.to(...)`` would call that method itself."""
+        for call, scope, name in self.own_cuda_receivers:
+            if call in self.part.dot_cuda and self._not_a_move(call, scope, name):
+                self.part.dot_cuda.discard(call)
         for call, scope, name in self.own_cuda_receivers:
             if call not in self.part.dot_cuda or (classes := self._classes_of(scope, name, call)) is None:
                 continue
@@ -86,6 +97,62 @@ class OwnCudaCalls(Analysis):
                 self.part.own_cuda_pending[call] = pending[0]
         for call, scope in self.own_cuda_built:
             self._handed(call, scope)
+        self.part.cuda_indices.update(name for call, name in self.cuda_index_args if call in self.part.dot_cuda)
+
+    def _not_a_move(self, call: cst.Call, scope: str, name: str) -> bool:
+        """``call`` (``name.cuda(...)``) is no Tensor.cuda or Module.cuda that XLA102 may make a ``.to``:
+        a project module's function (reported where its module is not converted in this run:
+        ``module_cuda_pending``), or ``self.cuda()`` of a class of this file that defines ``cuda`` (that
+        method runs, ported with the file), or ``self.cuda()`` in the class's own ``to`` (reported:
+        ``self_to_recursion``)."""
+        if name == "self":
+            entry = self.facts.project.classes.get(scope)
+            if entry is None or (method := self.self_cuda_methods.get(call)) is None:
+                return False
+            if (owner := self._cuda_owner(scope, None, set())) is not None:
+                if owner[1] is not None:  # a base's, of a module this run does not convert
+                    self.part.self_cuda_pending[call] = (owner[0], owner[1])
+                return True
+            if "to" in entry[1] and method == f"{scope}.to":
+                self.part.self_to_recursion[call] = scope
+                return True
+            return False
+        table = self.facts.imports.table
+        if "." in name or name in table.rebound or name not in self.facts.imports.project_names:
+            return False
+        project = self.walk.analysis(ProjectAnalysis)
+        module = project.origin(name)
+        if module is None or module.name or module.summary is None:
+            return False  # a class, a function or an instance the module binds; or no module read
+        function = project.origin(f"{name}.cuda")
+        if function is not None and function.summary is not None and function.summary.pending:
+            self.part.module_cuda_pending[call] = (function.summary.path, function.name or "cuda")
+        return True
+
+    def _cuda_owner(self, cls: str, summary: ModuleSummary | None, seen: set[str]) -> tuple[str, str | None] | None:
+        """The class whose own ``cuda`` ``self.cuda()`` in ``cls`` runs: ``cls`` or a base of it, of this file
+        (``summary`` None) or of a project module (``summary``); with that module's path where this run does
+        not convert it.  None: no class of the project on the way defines ``cuda`` (a torch module's)."""
+        entry = self.facts.project.classes.get(cls) if summary is None else _summary_class(summary, cls)
+        if entry is None or (key := f"{summary.path if summary else ''}:{cls}") in seen:
+            return None
+        seen.add(key)
+        bases, methods = entry
+        if "cuda" in methods:
+            return cls, summary.path if summary is not None and summary.pending else None
+        for base in bases:
+            if summary is not None and _summary_class(summary, base) is not None:
+                found = self._cuda_owner(base, summary, seen)
+            elif summary is None and base in self.facts.project.classes:
+                found = self._cuda_owner(base, None, seen)
+            elif summary is None and (origin := self.walk.analysis(ProjectAnalysis).origin(base)) is not None:
+                there = origin.summary
+                found = self._cuda_owner(origin.name, there, seen) if there is not None and origin.name else None
+            else:
+                found = None
+            if found is not None:
+                return found
+        return None
 
     def _handed(self, call: cst.Call, scope: str) -> None:
         """What ``call`` (a call of project classes with their own ``cuda``) hands them."""

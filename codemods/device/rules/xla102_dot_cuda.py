@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.own_device_api_cases import own_device_api_dot_cuda_invalid, own_device_api_dot_cuda_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -23,7 +24,14 @@ DOT_CUDA = Rule(
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments. A function named `cuda` of an imported module "
     "(`import utils`, `utils.cuda(x)`: a project's helper) is no such move and stays (its own body is ported), "
-    "unless the file binds that name otherwise too (`model = model.Net()`, a parameter). Nor is `obj.cuda()` "
+    "unless the file binds that name otherwise too (`model = model.Net()`, a parameter); so is one of a project "
+    "module imported from its package (`from torchdrug import utils`, `utils.cuda(batch, device=device)`: as "
+    "`utils.to(...)` it dropped the batch and raised AttributeError), and where this run does not convert the "
+    "module that defines it, the call is an error naming that module. `self.cuda()` in a class of the file that "
+    "defines its own `cuda`, or inherits it from a base of the project, runs that method and stays (an error "
+    "where the run does not convert the base's module); in the class's own `to` (a class with no such `cuda`) "
+    "it is an error, not rewritten: as `self.to(...)` it would call that method itself, without end. "
+    "Nor is `obj.cuda()` "
     "where every binding of `obj` is a call of a project class that defines its own `cuda` method and is no torch "
     "module or tensor (`self.sampler = Sampler(probs)`, a plain class: it has no `.to`, and converting it so "
     "raises AttributeError): the call stays, and runs that method, whose body is ported where its module is "
@@ -57,6 +65,7 @@ DOT_CUDA = Rule(
         ),
     ),
     valid=lambda: (
+        *own_device_api_dot_cuda_valid(),
         valid(
             """
             import torch
@@ -103,6 +112,7 @@ DOT_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        *own_device_api_dot_cuda_invalid(),
         invalid(
             """
             import copy
@@ -408,6 +418,37 @@ def _own_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) -> st
         f"`{ctx.code(original)}` runs `{cls}.cuda()` of {path}, which this run does not convert: it moves "
         f"the instance's state to CUDA and fails without it (`{cls}` is no module or tensor: it has no `.to`); "
         f"convert {path} too, and its `.cuda()` calls become moves to the XLA device"
+    )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.module_cuda_pending)
+def _module_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) -> str:
+    path, function = ctx.facts.device.module_cuda_pending[original]
+    return (
+        f"`{ctx.code(original)}` runs the project's function `{function}` of {path}, which this run does not "
+        f"convert: a function named `cuda` moves what it is handed to CUDA, which fails without it (it is no "
+        f"`.cuda()` of a module or tensor: as `.to()` it would raise AttributeError and drop its argument); "
+        f"convert {path} too, and its moves become moves to the XLA device"
+    )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.self_cuda_pending)
+def _self_cuda_of_a_pending_base(ctx: Context[Facts], original: cst.Call) -> str:
+    cls, path = ctx.facts.device.self_cuda_pending[original]
+    return (
+        f"`{ctx.code(original)}` runs `{cls}.cuda()` of {path} (a base of this class), which this run does not "
+        f"convert: it moves the instance's state to CUDA and fails without it; convert {path} too, and its "
+        f"`.cuda()` calls become moves to the XLA device"
+    )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.self_to_recursion)
+def _self_cuda_in_own_to(ctx: Context[Facts], original: cst.Call) -> str:
+    cls = ctx.facts.device.self_to_recursion[original]
+    return (
+        f"`{ctx.code(original)}` is in `{cls}.to`, the class's own `to`: as `self.to(<XLA device>)` it would "
+        f"call this method itself (unbounded recursion), and as it is it moves to CUDA, which fails without "
+        f"it; move to the XLA device here otherwise (`super().to(device)`, or the class's tensors one by one)"
     )
 
 

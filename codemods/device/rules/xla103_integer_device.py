@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.listed_index_cases import listed_index_invalid, listed_index_valid
+from codemods.device.rules.own_device_api_cases import own_device_api_index_invalid
 from codemods.device.rules.own_device_cases import own_device_invalid, own_device_valid
 from codemods.device.rules.string_index_cases import string_index_invalid, string_index_valid
 from codemods.engine.hooks import on_facts, reports_facts
@@ -40,7 +41,10 @@ INTEGER_DEVICE = Rule(
     "the call is reported with the move's line. An "
     "attribute the file later binds to a device (`args.device = device`) is no index. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
-    "functions it is passed to (`Trainer(model, rank)`). An int handed to a `device` parameter of a function "
+    "functions it is passed to (`Trainer(model, rank)`); a local that a function binds itself only to a string "
+    '(`"cpu"`) or to another value\'s `.device` (`device = edge_list.device`) is no index there, whatever other '
+    "functions hand `.cuda()` under the same name: its moves stay; and a `.cuda(device)` that XLA102 leaves (a "
+    "project function's `utils.cuda`, a class's own `self.cuda`) marks no index. An int handed to a `device` parameter of a function "
     "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
     "`rank: int` parameter) becomes the XLA device at the call. An element of a list of GPU numbers "
     "(`net.to(gpu_ids[0])`) is one where the file hands the list to `device_ids=` or an element to `.cuda()`, or "
@@ -121,6 +125,7 @@ INTEGER_DEVICE = Rule(
     ),
     invalid=lambda: (
         *listed_index_invalid(),
+        *own_device_api_index_invalid(),
         *own_device_invalid(),
         *string_index_invalid(),
         invalid(
