@@ -270,7 +270,7 @@ _DETECTRON2_INSTEAD = (
 )
 _DETECTRON2_DEFAULT_TRAINER = LibraryLoop(
     "detectron2",
-    "it moves the model to torch.device(cfg.MODEL.DEVICE), \"cuda\" by default (no CUDA on an XLA host: the move "
+    'it moves the model to torch.device(cfg.MODEL.DEVICE), "cuda" by default (no CUDA on an XLA host: the move '
     "fails), builds the optimizer itself and trains through SimpleTrainer (AMPTrainer with SOLVER.AMP.ENABLED, "
     "which asserts torch.cuda.is_available()), whose run_step steps the optimizer with no step barrier",
     _DETECTRON2_INSTEAD,

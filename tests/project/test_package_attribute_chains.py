@@ -164,7 +164,7 @@ def test_a_single_file_run_follows_the_chain_to_the_packages_training_step(
     message = findings[0][2]
     assert message.startswith("what this file uses of pkg/algos/qlearning/cql.py, which this run does not convert")
     assert "`CQLImpl` in pkg/algos/qlearning/impl.py has `self.optim.step()` (line 12)" in message
-    assert "`process_device` in pkg/base.py has `f\"cuda:{value}\"` (line 6)" in message
+    assert '`process_device` in pkg/base.py has `f"cuda:{value}"` (line 6)' in message
     assert "converting the project (`xla-codemod convert .` at its root)" in message
     assert (tmp_path / "scripts" / "train.py").read_text() == TRAIN.format(module=module, chain=chain)
 
