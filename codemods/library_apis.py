@@ -257,6 +257,43 @@ _COQUI_TRAINER = LibraryLoop(
     "built, each batch on that device, torch_xla.sync() after each optimizer step); the Trainer has no XLA "
     "device to select",
 )
+# detectron2 (facebookresearch/detectron2, read at 02b5c4e: detectron2/engine/defaults.py, train_loop.py,
+# modeling/meta_arch/build.py, config/defaults.py; nothing of torch_xla in it): DefaultTrainer's __init__ builds
+# the model with build_model, ``model.to(torch.device(cfg.MODEL.DEVICE))`` with ``_C.MODEL.DEVICE = "cuda"``,
+# then the optimizer, and trains through SimpleTrainer, or AMPTrainer with SOLVER.AMP.ENABLED; their
+# run_step ends in a plain ``self.optimizer.step()`` (AMPTrainer: ``grad_scaler.step``, after
+# ``assert torch.cuda.is_available()``), and TrainerBase.train runs before_step, run_step, after_step with
+# no barrier.  A hook's after_step runs after each run_step.
+_DETECTRON2_INSTEAD = (
+    "build the model on the XLA device and train it in a loop of the project's own (each batch on the XLA device, "
+    "torch_xla.sync() after each optimizer step); detectron2 has no XLA support"
+)
+_DETECTRON2_DEFAULT_TRAINER = LibraryLoop(
+    "detectron2",
+    'it moves the model to torch.device(cfg.MODEL.DEVICE), "cuda" by default (no CUDA on an XLA host: the move '
+    "fails), builds the optimizer itself and trains through SimpleTrainer (AMPTrainer with SOLVER.AMP.ENABLED, "
+    "which asserts torch.cuda.is_available()), whose run_step steps the optimizer with no step barrier",
+    _DETECTRON2_INSTEAD,
+)
+_DETECTRON2_SIMPLE_TRAINER = LibraryLoop(
+    "detectron2",
+    "its run_step steps the optimizer with a plain optimizer.step() and its train() ends no step with a barrier: "
+    "on XLA the lazy graph grows with every iteration",
+    "register a hook whose after_step calls torch_xla.sync() (a detectron2.engine.HookBase subclass, "
+    "trainer.register_hooks([...])), with the model on the XLA device (and each batch: run_step hands the model "
+    "the batch as the loader made it)",
+)
+_DETECTRON2_AMP_TRAINER = LibraryLoop(
+    "detectron2",
+    "its run_step asserts torch.cuda.is_available() (an AssertionError on an XLA host), then runs CUDA autocast "
+    "and steps through a CUDA GradScaler",
+    "train with detectron2's SimpleTrainer (no CUDA autocast) and a hook whose after_step calls torch_xla.sync()",
+)
+_DETECTRON2_NAMES = {
+    **{f"detectron2.engine.{m}DefaultTrainer": _DETECTRON2_DEFAULT_TRAINER for m in ("", "defaults.")},
+    **{f"detectron2.engine.{m}SimpleTrainer": _DETECTRON2_SIMPLE_TRAINER for m in ("", "train_loop.")},
+    **{f"detectron2.engine.{m}AMPTrainer": _DETECTRON2_AMP_TRAINER for m in ("", "train_loop.")},
+}
 _INIT_DIST_INSTEAD = "start the process group with dist.init_process_group('xla', init_method='xla://') instead"
 LIBRARY_LOOPS = {
     "mmcv.runner.init_dist": LibraryLoop("mmcv", _INIT_DIST, _INIT_DIST_INSTEAD),
@@ -291,6 +328,7 @@ LIBRARY_LOOPS = {
     "trainer.trainer.Trainer": _COQUI_TRAINER,
     **_SB3_NAMES,
     **_TORCH_AC_NAMES,
+    **_DETECTRON2_NAMES,
 }
 # Packages the tool does not follow that run a training loop on XLA when asked to, and how
 # (training/library_steppers.py does not report them then): Composer's Trainer with ``device="tpu"``

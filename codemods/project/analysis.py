@@ -83,6 +83,7 @@ class ProjectAnalysis(CalleeOrigins):
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
         self.module_aliases: list[tuple[str, str]] = []  # module-level ``name = other.attr``: (name, what it holds)
         self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
+        self.attribute_chains: set[tuple[str, ...]] = set()  # ``pkg.algos.CQLConfig``: its names, of a project name
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
         # A name that imports of several project modules bind (``from tasks.glue.get_trainer import get_trainer``
         # in one branch, ``from tasks.qa.get_trainer import get_trainer`` in another): each (module, name, import).
@@ -406,6 +407,8 @@ class ProjectAnalysis(CalleeOrigins):
         root = value
         while type(root) is cst.Attribute:
             root = root.value
+        if type(root) is cst.Name and root.value in self.facts.imports.project_names and type(value) is cst.Attribute:
+            self.attribute_chains.add(tuple((dotted(node) or "").split(".")))
         if not (
             type(root) is cst.Name
             and root.value not in self.facts.imports.project_names

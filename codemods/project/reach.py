@@ -58,6 +58,7 @@ def unported_uses(analysis: Any) -> None:
             if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
                 used = used_of(Found(found.summary, ""))
             uses.append((node, found.summary, used))
+    uses += chain_uses(analysis)
     # ``from deepctr_torch.models import *``: the names the file calls that it neither
     # defines nor imports by name.
     bare = {callee for _, callee in analysis.calls if "." not in callee} - analysis.top_level
@@ -103,6 +104,30 @@ def unported_uses(analysis: Any) -> None:
         analysis.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
     if analysis.part.unported_uses:
         analysis.part.unported_module = analysis.module
+
+
+def chain_uses(analysis: Any) -> list[tuple[cst.CSTNode, ModuleSummary, list[str]]]:
+    """``import d3rlpy`` then ``d3rlpy.algos.CQLConfig(...)``: the name at the end of a chain of attributes
+    through the package's submodules (``algos``, a module its ``__init__`` imports, re-exporting
+    ``CQLConfig`` by a star import), followed as ``from d3rlpy.algos import CQLConfig`` would be, at the
+    import of the package."""
+    context = analysis.part.context
+    project_names = analysis.facts.imports.project_names
+    uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+    for local, *chain in sorted(analysis.attribute_chains):
+        module, name = project_names[local]
+        node = analysis.import_nodes.get(local)
+        if name or node is None:
+            continue  # (an imported class or function: its attributes are its methods, followed as such)
+        for attribute in chain:
+            found = context.lookup(module, attribute)
+            if found is None or found.summary is None:
+                break
+            if found.name:  # the class or function the chain names (its own attributes are its methods)
+                uses.append((node, found.summary, [found.name]))
+                break
+            module = f"{module}.{attribute}"  # a submodule: the next attribute is one of its names
+    return uses
 
 
 def registry_calls(analysis: Any) -> None:

@@ -15,6 +15,7 @@ from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
+from codemods.training.rules.library_trainer_cases import detectron2_invalid, detectron2_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -85,7 +86,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer), or any package the tool does not follow that is handed an "
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer, detectron2's trainers), or any package the tool does not follow that is handed an "
     "optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
@@ -129,7 +130,12 @@ LIBRARY_TRAINING_LOOP = Rule(
     "target the optimizer's `step` is wrapped) ends each step. coqui's `trainer.Trainer` (the TTS trainer) moves "
     "the model and each batch to CUDA only when `torch.cuda.is_available()`, else leaves both on the CPU, builds "
     "the optimizer itself and steps it in `fit()` with no barrier (nothing of torch_xla in it): an error at the "
-    "call, unless the project holds a `trainer` module of its own. Beyond the table, an optimizer the file builds "
+    "call, unless the project holds a `trainer` module of its own. detectron2's `DefaultTrainer` (built directly or, "
+    "as in AdelaiDet's tools/train_net.py, through a subclass: an error at the base) moves the model to "
+    '`torch.device(cfg.MODEL.DEVICE)`, `"cuda"` by default, which fails on an XLA host, builds the optimizer itself '
+    "and trains through `SimpleTrainer`, whose `run_step` ends in a plain `optimizer.step()` and whose loop ends no "
+    "step with a barrier (a hook's `after_step`, run after each `run_step`, can call it); `AMPTrainer` asserts "
+    "`torch.cuda.is_available()` in its `run_step`; nothing in detectron2 names torch_xla. Beyond the table, an optimizer the file builds "
     "over a model's parameters, or binds from a call of a function of the file that returns one it builds, or of a "
     "project function of another module that builds one over an argument's parameters (`optimizer = "
     "build_optimizer(model, cfg)`), or hands by the keyword `optimizer=` or `optimizers=` however it was built (a "
@@ -185,6 +191,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="sb3-agent-only-loaded-for-evaluation",
         ),
         *library_stepper_valid(),
+        *detectron2_valid(),
         valid(
             """
             import torch
@@ -547,6 +554,7 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
         *torch_ac_invalid(),
         *library_stepper_invalid(),
+        *detectron2_invalid(),
     ),
 )
 
