@@ -123,7 +123,9 @@ DISABLED_AUTOCAST = Rule(
             """,
             target="sagemaker",
             note="cuda-autocast-off-sagemaker",
-            findings=(Expected(4, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(enabled=False) (autocast off"),),
+            findings=(
+                Expected(4, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(enabled=False) (autocast off"),
+            ),
         ),
     ),
 )
