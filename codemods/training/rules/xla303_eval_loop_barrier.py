@@ -131,7 +131,7 @@ class TargetLoss(torch.nn.Module):
 _TARGET_LOSS_UNCALLED = substituted(
     _TARGET_LOSS,
     ("def prepare(self, targets, anchors):", "def prepare(self, targets):"),
-    ("iou(t.boxes, anchors).max(1)[1]", "t.scores.max(0)[1]"),
+    ("iou(t.boxes, anchors).max(1)[1]", "self.match(t.scores)[1]"),
     (
         "(self, logits, targets, anchors):\n        return torch.nn.functional.cross_entropy(logits, "
         "torch.cat(self.prepare(targets, anchors)))",
@@ -632,7 +632,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         invalid(
             _TARGET_LOSS_UNCALLED,
-            with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
+            with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[self.match(t.scores)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
             findings=(Expected(10, 13, "loop over the device (no call in every iteration reads a value to the host"),),
         ),
