@@ -126,7 +126,7 @@ def _defined(module: cst.Module) -> set[str]:
     for node in walk(module):
         if isinstance(node, cst.Import | cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
+                bound: cst.BaseExpression = alias.asname.name if alias.asname is not None else alias.name
                 while isinstance(bound, cst.Attribute):
                     bound = bound.value
                 if isinstance(bound, cst.Name):
@@ -182,7 +182,7 @@ def _handed_built(function: cst.FunctionDef, parameter: tuple[int, str], module:
         if scope is None or scope is function:
             return False
         read = _read_names(given)
-        if read and not _built_here(read, scope, module, depth + 1):  # type: ignore[arg-type]  # a FunctionDef or the Module, by the loop above
+        if read and not _built_here(read, scope, module, depth + 1):
             return False
     return True
 
