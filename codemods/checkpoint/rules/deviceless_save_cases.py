@@ -1,4 +1,4 @@
-"""XLA401's cases of a file that names no device and trains nothing (checkpoint/deviceless.py): a
+"""XLA401's cases of a file that names no device and trains nothing (checkpoint/rules/deviceless.py): a
 checkpoint conversion script (load, rename the keys, save; its load gets XLA403's map location) and a
 preprocessing script whose ``main(hp, args)`` the file calls with its parsed arguments keep
 ``torch.save``; the same scripts with a move, a helper handed what it saves, or a model of the file

@@ -535,10 +535,10 @@ def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
 
 def _deviceless(ctx: Context[Facts], original: cst.Call) -> bool:
     """A save in a file that names no device and trains nothing, of what the file binds itself
-    (checkpoint/deviceless.py): a conversion or preprocessing script's host tensors."""
+    (checkpoint/rules/deviceless.py): a conversion or preprocessing script's host tensors."""
     import libcst as cst
 
-    from codemods.checkpoint.deviceless import bound_here, names_no_device
+    from codemods.checkpoint.rules.deviceless import bound_here, names_no_device
     from codemods.engine.nodes import arg_value
 
     saved = arg_value(original, 0, "obj")
