@@ -93,6 +93,7 @@ class LoopPlans(StepDrivers):
             loop.node not in part.loops_within_a_step
             and any(d == CUDA or is_device_name(d) for d in loop.moved.values())
             and not only_moves(loop.node)
+            and not self._builds_items(loop)
             and not over_weights(loop.node)
             and not _in_a_move_method(loop)
             and not self._in_a_step_iteration(loop)
@@ -130,9 +131,29 @@ class LoopPlans(StepDrivers):
             outer = self.loop_records.get(id(loop.outer)) if loop.outer is not None else None
             if outer is None or outer.owner != loop.owner or loop.dead:
                 continue
-            if steps_each_part(loop.node) and self._trains(loop, steps, by_name):
+            if (steps_each_part(loop.node) and self._trains(loop, steps, by_name)) or self._accumulates(loop, outer):
                 self.part_loops.add(loop.node)
                 self.part_loop_outers.add(outer.node)
+
+    def _accumulates(self, loop: _Loop, outer: _Loop) -> bool:
+        """A loop of micro-batches (gradient accumulation: ``for i in range(batch_chunk):`` with
+        ``loss_i.backward()``) that steps no optimizer, in the body of a loop that steps one
+        itself (``optimizer.step()`` after it): one training step's parts, whose gradients add up
+        until the outer iteration steps; that iteration is the training loop's.  An inner loop over
+        a loader or a data set (a whole epoch's gradients, stepped once) keeps its own barrier."""
+        return (
+            loop.backward
+            and (_counts(loop.node) or not iterates_data(loop.node, self.facts.loaders.names, self.walk.resolve))
+            and not self._steps_an_optimizer(loop)
+            and self._steps_an_optimizer(outer)
+        )
+
+    def _steps_an_optimizer(self, loop: _Loop) -> bool:
+        """``optimizer.step()`` in the loop, or the port's ``xm.optimizer_step(optimizer)`` (converted again)."""
+        return any(self.part.is_optimizer(r) for r in loop.step_receivers) or any(
+            type(sub) is cst.Call and (self.walk.resolve(sub.func) or "").endswith("xla_model.optimizer_step")
+            for sub in walk(loop.node)
+        )
 
     def note_locked_steps(
         self, module: cst.Module | None, steps: set[str], by_name: dict[str, list[_Function]]
@@ -177,6 +198,17 @@ class LoopPlans(StepDrivers):
                     scopes.append(fn.node)
                     pending.extend(fn.called)
         return scopes
+
+    def _builds_items(self, loop: _Loop) -> bool:
+        """A loop that moves each item of a container that is no data set to the device and
+        reshapes or reduces it there, calling nothing else (detectron2 models' per-image targets:
+        ``for instances in gt_instances: heatmaps.append(instances.heatmap.to(device).max(dim=0)[0])``):
+        a few operations per item, part of the computation that uses them (a model's forward, its
+        step), no evaluation; over a loader or a data set each iteration's graph adds up, and a
+        barrier ends it."""
+        return only_moves(loop.node, reshaped=True) and not iterates_data(
+            loop.node, self.facts.loaders.names, self.walk.resolve
+        )
 
     def _in_a_step_iteration(self, loop: _Loop) -> bool:
         """The loop runs in every iteration of a loop that steps in its own body (a backward pass
@@ -398,3 +430,8 @@ def _calls_a_host_read(loop: _Loop, by_name: dict[str, list[_Function]]) -> bool
         "." not in called and (found := by_name.get(called)) and all(fn.host_read for fn in found)
         for called in loop.called
     )
+
+
+def _counts(node: cst.CSTNode) -> bool:
+    """A ``for`` over ``range(...)`` (``range(batch_chunk)``: a count, whatever its bound is named)."""
+    return type(node) is cst.For and type(node.iter) is cst.Call and dotted(node.iter.func) == "range"

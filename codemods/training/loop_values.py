@@ -183,62 +183,75 @@ _CONTAINER_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "list", "tu
 _HOST_TENSORS = frozenset({"from_numpy", "as_tensor", "tensor", "Tensor", "to_tensor", "image_to_tensor"})
 
 
-def only_moves(node: cst.CSTNode) -> bool:
+def only_moves(node: cst.CSTNode, reshaped: bool = False) -> bool:
     """The loop's body only moves tensors or containers to the device and stores them
     (``for k, v in batch.items(): batch[k] = v.to(device)``, ``xs.append(x.cuda())``, with
     ``if ...: continue`` and nested loops of the same): no forward of a model, nothing that
-    grows a graph from one iteration to the next (it is part of the step it feeds)."""
+    grows a graph from one iteration to the next (it is part of the step it feeds).
+    ``reshaped``: also the tensor methods that reshape or reduce each item where it is
+    (``x.to(device).max(dim=0)[0]``, ``.view``, ``.sum``): a target built per item."""
     if not isinstance(node, (cst.For, cst.While)) or node.orelse is not None:
         return False
-    return _moves_only(node.body)
+    return _moves_only(node.body, reshaped)
 
 
-def _moves_only(suite: cst.BaseSuite) -> bool:
+def _moves_only(suite: cst.BaseSuite, reshaped: bool) -> bool:
     statements = suite.body if isinstance(suite, cst.IndentedBlock) else (suite,)
     for statement in statements:
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            if not all(_small_moves_only(small) for small in statement.body):
+            if not all(_small_moves_only(small, reshaped) for small in statement.body):
                 return False
         elif isinstance(statement, cst.If):
-            if not _moves_only(statement.body):
+            if not _moves_only(statement.body, reshaped):
                 return False
             orelse = statement.orelse
             if isinstance(orelse, cst.If):
-                if not _moves_only(cst.IndentedBlock(body=(orelse,))):
+                if not _moves_only(cst.IndentedBlock(body=(orelse,)), reshaped):
                     return False
-            elif orelse is not None and not _moves_only(orelse.body):
+            elif orelse is not None and not _moves_only(orelse.body, reshaped):
                 return False
         elif isinstance(statement, cst.For):
-            if statement.orelse is not None or not _moves_only(statement.body):
+            if statement.orelse is not None or not _moves_only(statement.body, reshaped):
                 return False
         else:
             return False
     return True
 
 
-def _small_moves_only(small: cst.BaseSmallStatement) -> bool:
+def _small_moves_only(small: cst.BaseSmallStatement, reshaped: bool) -> bool:
     if isinstance(small, (cst.Pass, cst.Continue, cst.Break)):
         return True
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
-        return small.value is not None and _calls_only_moves(small.value)
+        return small.value is not None and _calls_only_moves(small.value, reshaped)
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        return method_name(small.value) in _MOVE_HELPERS | _MOVES and _calls_only_moves(small.value)
+        return method_name(small.value) in _MOVE_HELPERS | _MOVES and _calls_only_moves(small.value, reshaped)
     return False
 
 
-def _calls_only_moves(value: cst.CSTNode) -> bool:
+def _calls_only_moves(value: cst.CSTNode, reshaped: bool) -> bool:
     """Every call in the expression is a move, a cast, a container's or a container builtin, or
-    makes a tensor of host data."""
+    makes a tensor of host data (``reshaped``: or reshapes or reduces a tensor where it is)."""
     for sub in walk(value):
         if type(sub) is not cst.Call:
             continue
         method = method_name(sub)
         if method in _MOVES or method in _MOVE_HELPERS or method in _HOST_TENSORS:
             continue
+        if reshaped and type(sub.func) is cst.Attribute and method in _RESHAPES:
+            continue
         if type(sub.func) is cst.Name and (sub.func.value in _CONTAINER_BUILTINS or sub.func.value in _HOST_TENSORS):
             continue
         return False
     return True
+
+
+# Tensor methods that reshape or reduce a tensor where it is (no model, no helper: a few operations per item).
+_RESHAPES = frozenset(
+    (
+        "max min sum mean amax amin argmax argmin view reshape squeeze unsqueeze flatten permute transpose t "
+        "clone detach clamp clamp_ abs gt lt ge le eq ne any all"
+    ).split()
+)
 
 
 # (and its submodules: ``for name, module in model.named_modules()`` patches or inspects the model)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from codemods import apis
 from codemods.amp.rules.xla204_float16_autocast import fix_dtype
 from codemods.amp.rules.xla210_autocast_device_type import report_device_variable
+from codemods.amp.rules.xla214_disabled_autocast import DISABLED_AUTOCAST, NOTE, disabled
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.release_names.rules import XLA_RELEASE_NAMES
@@ -431,6 +432,9 @@ def _autocast(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
         # torch 1.13's CUDA autocast raises "Current CUDA Device does not support bfloat16" before Ampere.
         dtype_note = " (bfloat16 there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"
     rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
+    if call.flavor == "cuda" and disabled(call):
+        # Off: float32 under it as on XLA without autocast (XLA214, info).
+        rule, dtype_note = DISABLED_AUTOCAST, NOTE
     release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
 
     def build() -> cst.Call | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.checkpoint.rules.deviceless_save_cases import deviceless_invalid, deviceless_valid
 from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.checkpoint.rules.private_file_cases import private_file_invalid, private_file_valid
@@ -130,7 +131,12 @@ XLA_SAVE = Rule(
     "function (`model = torch.nn.Embedding(n, d)`, also through a function of the file that builds and returns it, "
     "then `torch.save(model.state_dict(), path)`), and host data; each name is followed to the assignment that "
     "reaches the save, and a parameter, a name a loop or a `try` may rebind, or any other call, may hold device "
-    "tensors: that save becomes xm.save. A save into a file that only its own process reads back stays `torch.save` "
+    "tensors: that save becomes xm.save. A save stays `torch.save` too in a file that names no device and trains nothing (no "
+    "`.cuda()`, `.to(...)`, device, GPU or XLA name or string, no optimizer, `backward` or `step`: a checkpoint "
+    'conversion script, `ckpt = torch.load(p)`, `torch.save(rename(ckpt["model"]), out)`, or a preprocessing '
+    "script's spectrograms) of what the file binds itself, followed through its names (a parameter only where "
+    "every call of the function in the file hands it such a value; never a free name or a model of the file): "
+    "nothing there moves a tensor (where one process writes). A save into a file that only its own process reads back stays `torch.save` "
     "in every run: an in-memory buffer (`buf = io.BytesIO()`, then `buf.seek(0)` and `torch.load(buf)`, DeiT's "
     "`_load_checkpoint_for_ema`), a temporary file (`tempfile.TemporaryFile()`, also bound by `with ... as f`) or a "
     'file opened to be written and read (`open(path, "w+b")`): xm.save writes on the master only, so every other '
@@ -156,6 +162,7 @@ XLA_SAVE = Rule(
     ),
     valid=lambda: (
         *host_save_valid(),
+        *deviceless_valid(),
         *private_file_valid(),
         *(
             valid(
@@ -268,6 +275,7 @@ XLA_SAVE = Rule(
     invalid=lambda: (
         *indirect_guard_invalid(),
         *host_save_invalid(),
+        *deviceless_invalid(),
         *private_file_invalid(),
         *(
             invalid(
@@ -488,7 +496,7 @@ def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
 
     problem = ctx.facts.checkpoint.saves[original]
     distributed = ctx.facts.distributed
-    if original in ctx.facts.checkpoint.host_saves and not distributed.multi_process:
+    if (original in ctx.facts.checkpoint.host_saves or _deviceless(ctx, original)) and not distributed.multi_process:
         return updated  # no device tensor to move, and one process writes
     if problem is None and ctx.target.save_waits_for_all and original in distributed.guarded_saves:
         return _guarded_save(ctx, original, updated)
@@ -523,6 +531,23 @@ def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
         build,
         result=lambda call: call.func,
     )
+
+
+def _deviceless(ctx: Context[Facts], original: cst.Call) -> bool:
+    """A save in a file that names no device and trains nothing, of what the file binds itself
+    (checkpoint/rules/deviceless.py): a conversion or preprocessing script's host tensors."""
+    import libcst as cst
+
+    from codemods.checkpoint.rules.deviceless import bound_here, names_no_device
+    from codemods.engine.nodes import arg_value
+
+    saved = arg_value(original, 0, "obj")
+    module = ctx.ancestors[0] if ctx.ancestors else None
+    if saved is None or not isinstance(module, cst.Module):
+        return False
+    scope = next((a for a in reversed(ctx.ancestors) if isinstance(a, cst.FunctionDef)), module)
+    models = set(ctx.facts.training.models)
+    return names_no_device(module) and bound_here(saved, scope, module, models)
 
 
 def _guarded_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:

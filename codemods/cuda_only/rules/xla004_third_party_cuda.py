@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE, RMS_NORM_ADVICE
+from codemods.cuda_only.rules.deepspeed_apis import OPS, STATE_QUERIES, deepspeed_invalid, queries_valid
 from codemods.cuda_only.rules.third_party_cuda_cases import (
     HOST_ARRAYS,
     OPTIONAL_FLASH,
@@ -60,6 +61,12 @@ THIRD_PARTY_CUDA = Rule(
     "imports it needs still need DeepSpeed installed. `deepspeed.zero.GatheredParameters(...)` is not reported either: it "
     "gathers only parameters that ZeRO-3 partitioned (DeepSpeed's `is_zero_param`) and is a no-op for any other, and "
     "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported). "
+    "Nor are DeepSpeed's queries of its own state and version (`deepspeed.comm.is_initialized()`, "
+    "`deepspeed.checkpointing.is_configured()`, `deepspeed.__version__`): plain Python, they answer False where "
+    "DeepSpeed was never set up, as on XLA (`deepspeed.init_distributed` and the DeepSpeed calls they guard are "
+    "reported). DeepSpeed's kernels (`deepspeed.ops`) are named by what they compute: its optimizers, "
+    "DeepSpeed4Science's EvoformerAttention (an attention kernel: the plain attention path), its fused transformer "
+    "layer and its sparse attention. "
     "flash-attn builds its CUDA kernels when it is installed, so an XLA host never has it: a use reached only where "
     "its import worked (in a `try` whose handler catches the ImportError and falls back, after such a `try` whose "
     "handler returns, `except ImportError: return False` (one that raises is no fallback), under `if flash_attn is not "
@@ -251,8 +258,9 @@ THIRD_PARTY_CUDA = Rule(
             note="torch-alternatives",
         ),
         *replaced_scaler_valid(),
+        *queries_valid(),
     ),
-    invalid=third_party_cuda_invalid,
+    invalid=lambda: (*third_party_cuda_invalid(), *deepspeed_invalid()),
 )
 
 
@@ -322,10 +330,7 @@ _MODULES: dict[str, str] = {
         "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
         "(train with torch.optim and the XLA optimizer step)"
     ),
-    "deepspeed.ops.": (
-        "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
-        "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP"
-    ),
+    **OPS,
     "deepspeed.zero.": (
         "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
         "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)"
@@ -456,6 +461,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
+        or qualified in STATE_QUERIES
         or (qualified.startswith("mmcv.ops.") and not _TORCH_MMCV_OPS.isdisjoint(qualified.split(".")[2:]))
         or qualified in _APEX_PASSES_THROUGH
         or _handed_numpy_arrays(ctx, original, qualified)

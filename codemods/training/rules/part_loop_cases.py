@@ -68,6 +68,51 @@ def train(model, optimizer, batches):
             optimizer.step()
 """
 
+# Gradient accumulation over micro-batches (Multimodal-Transformer's ``for i in range(batch_chunk)``,
+# run only when the batch is split): the inner loop backs each chunk and steps nothing; the loop
+# around it steps the optimizer once per batch, and its iteration ends with the one barrier.
+_ACCUMULATED = """
+import torch
+
+
+def train(model, optimizer, loader, chunks):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        optimizer.zero_grad()
+        if chunks > 1:
+            for i in range(chunks):
+                loss = torch.nn.functional.mse_loss(model(x.chunk(chunks)[i]), y.chunk(chunks)[i]) / chunks
+                loss.backward()
+        else:
+            torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+"""
+
+
+def _accumulated(device: str, barrier: str, imported: str) -> str:
+    return substituted(
+        _ACCUMULATED,
+        ("import torch\n", f"import torch\n{imported}import torch_xla.core.xla_model as xm\n"),
+        ("x.cuda(), y.cuda()", f"x.to({device}), y.to({device})"),
+        ("        optimizer.step()\n", f"        xm.optimizer_step(optimizer)\n        {barrier}\n"),
+    )
+
+
+# A whole epoch's gradients over a loader, stepped once per epoch: the inner loop over the loader
+# keeps a barrier of its own (each batch's graph would add up over the epoch).
+_EPOCH_OF_GRADIENTS = """
+import torch
+
+
+def train(model, optimizer, train_loader, epochs):
+    for epoch in range(epochs):
+        optimizer.zero_grad()
+        for x, y in train_loader:
+            loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+            loss.backward()
+        optimizer.step()
+"""
+
 PART_LOOP_VALID: tuple[Valid, ...] = (valid(_PARTS_PORTED, note="a-ported-step-over-its-parts-needs-nothing-more"),)
 
 PART_LOOP_INVALID: tuple[Invalid, ...] = (
@@ -120,5 +165,34 @@ PART_LOOP_INVALID: tuple[Invalid, ...] = (
         ),
         note="a-loop-computing-its-own-loss-per-chunk-keeps-its-barrier",
         findings=(Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),),
+    ),
+    invalid(
+        _ACCUMULATED,
+        _accumulated("torch_xla.device()", "torch_xla.sync()", "import torch_xla\n"),
+        note="a-loop-of-micro-batches-that-steps-nothing-is-a-part-of-the-iterations-step",
+        findings=(Expected(17, 9, "training loop: torch_xla.sync() ends every iteration"),),
+    ),
+    invalid(
+        _ACCUMULATED,
+        _accumulated("xm.xla_device()", "xm.mark_step()", ""),
+        target="sagemaker",
+        note="a-loop-of-micro-batches-that-steps-nothing-is-a-part-of-the-iterations-step-sagemaker",
+        findings=(Expected(16, 9, "training loop: xm.mark_step() ends every iteration"),),
+    ),
+    invalid(
+        _EPOCH_OF_GRADIENTS,
+        substituted(
+            _EPOCH_OF_GRADIENTS,
+            ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
+            ("x.cuda()", "x.to(torch_xla.device())"),
+            ("y.cuda()", "y.to(torch_xla.device())"),
+            ("            loss.backward()\n", "            loss.backward()\n            torch_xla.sync()\n"),
+            ("        optimizer.step()\n", "        xm.optimizer_step(optimizer)\n        torch_xla.sync()\n"),
+        ),
+        note="an-inner-loop-over-a-loader-that-steps-nothing-keeps-its-barrier",
+        findings=(
+            Expected(12, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(14, 9, "training loop: torch_xla.sync() ends every iteration"),
+        ),
     ),
 )

@@ -105,7 +105,9 @@ TRAINING_LOOP_BARRIER = Rule(
     "torch.autograd.Function, whose backward runs each layer's backward in turn): they run inside the "
     "backward pass of a step. Nor is a loop that builds modules and their optimizers and constructs a class "
     "with them and the loss function (`AdversarialLoss(adversary, optimizer, loss=loss)`): the class stores "
-    "them, and a method called later takes the step." + PORTED_LOOPS_WHY + LOCKED_WHY + OWN,
+    "them, and a method called later takes the step. Nor is a loop of micro-batches that backs each and steps "
+    "nothing (gradient accumulation) inside a loop that steps: the outer iteration gets the barrier; over a "
+    "loader, the inner loop keeps its own." + PORTED_LOOPS_WHY + LOCKED_WHY + OWN,
     examples=lambda: (
         invalid(
             """

@@ -131,7 +131,7 @@ class TargetLoss(torch.nn.Module):
 _TARGET_LOSS_UNCALLED = substituted(
     _TARGET_LOSS,
     ("def prepare(self, targets, anchors):", "def prepare(self, targets):"),
-    ("iou(t.boxes, anchors).max(1)[1]", "t.scores.max(0)[1]"),
+    ("iou(t.boxes, anchors).max(1)[1]", "self.match(t.scores)[1]"),
     (
         "(self, logits, targets, anchors):\n        return torch.nn.functional.cross_entropy(logits, "
         "torch.cat(self.prepare(targets, anchors)))",
@@ -187,7 +187,10 @@ EVAL_LOOP_BARRIER = Rule(
     "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`), or a batch's "
     "tensors (`for k, v in batch.items(): batch[k] = v.to(device)`, `xs.append(x.cuda())`, a container's own "
     "`d.to_device(device)`: moves, casts, container reads and writes and tensors made of host data, `torch.from_numpy(v)`, no model's forward), "
-    "computes nothing and gets none. A loop that runs within another loop's iteration gets none: one "
+    "computes nothing and gets none; so does one over the items of a container that is no data set that also "
+    "reshapes or reduces each where it is (a model's per-image targets: `heatmaps.append(inst.heatmap.to(device)"
+    ".max(dim=0)[0])`, calling nothing else), part of the computation that uses them; over a loader it keeps one. "
+    "A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or the `__call__` a loss module defines instead, or a method "
     "either calls through `self`) is part of the training step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
@@ -632,7 +635,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
         invalid(
             _TARGET_LOSS_UNCALLED,
-            with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[t.scores.max(0)[1]])\n"),
+            with_barrier(_TARGET_LOSS_UNCALLED, "            out.append(t.labels[self.match(t.scores)[1]])\n"),
             note="a-loss-modules-method-its-__call__-does-not-call",
             findings=(Expected(10, 13, "loop over the device (no call in every iteration reads a value to the host"),),
         ),

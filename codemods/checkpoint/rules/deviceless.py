@@ -1,0 +1,215 @@
+"""A file that names no device and trains nothing: a checkpoint conversion script (load, rename the
+keys, save), a preprocessing script (audio to mel spectrograms, saved one per file).  Nothing in it
+moves a tensor anywhere, so what it builds and saves from what it binds itself (``ckpt =
+torch.load(p)``, ``model = ckpt["model"]``, ``mel = stft.mel_spectrogram(wav)``) is on the host as the
+port leaves it (its loads get ``map_location="cpu"``, XLA403), and where one process writes, torch.save
+stays (XLA401): xm.save would move nothing.  A name the save reads that the file does not bind (a
+parameter, a free name: ``torch.save(model.state_dict(), p)`` in a helper handed the model) may hold
+device tensors of another module: that save stays a checkpoint.
+
+A file names a device when any of its names or attributes reads as one (a word ``cuda``,
+``device``, ``gpu``, ``xla``, ``tpu``, ``accelerator``), any string mentions one, or a ``.to(...)`` call moves something; it trains
+when it calls ``backward``, ``step``, ``zero_grad`` or ``fit``, or names an optimizer (``optim``)."""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+import libcst as cst
+
+from codemods.engine.nodes import walk
+
+# A word of a name or string (not inside another word: ``output`` names no TPU).
+_DEVICE_WORD = re.compile(r"(?<![a-z])(cuda|devices?|n?gpus?|xla|tpus?|mps|accelerator)(?![a-z])", re.IGNORECASE)
+_TRAINS = frozenset({"backward", "step", "zero_grad", "fit", "optimizer_step"})
+
+
+def names_no_device(module: cst.Module) -> bool:
+    """No name, attribute or string of ``module`` reads as a device, no ``.to(...)`` moves, and
+    nothing trains (see the module docstring)."""
+    for node in walk(module):
+        if isinstance(node, cst.Name):
+            if _DEVICE_WORD.search(node.value) or node.value in _TRAINS or "optim" in node.value.lower():
+                return False
+        elif isinstance(node, cst.SimpleString | cst.FormattedStringText):
+            if _DEVICE_WORD.search(node.value):
+                return False
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            return False
+    return True
+
+
+def bound_here(
+    saved: cst.BaseExpression, scope: cst.Module | cst.FunctionDef, module: cst.Module, models: set[str]
+) -> bool:
+    """Every name ``saved`` reads is bound in ``scope`` to what the file builds itself, followed through
+    the values bound to it (assignments, ``for`` and comprehension targets, ``with ... as``): a parameter
+    only where every call of the function in the file hands it such a value (a function nothing in the
+    file calls is handed its parameters by another module), never a free or imported name.  Called
+    functions and methods are not followed: in a file that names no device, a call returns what it
+    returns on the host.  A model of the file (``models``) is left out: a module is what a training
+    script moves, and its whole-module save is XLA402's."""
+    read = _read_names(saved)
+    if any(name.removesuffix("()") in models for name in read):
+        return False
+    return _built_here(read, scope, module, 0)
+
+
+def _built_here(names: set[str], scope: cst.Module | cst.FunctionDef, module: cst.Module, depth: int) -> bool:
+    if not names or depth > _DEPTH:
+        return False
+    bound = _bindings(scope)
+    parameters = _parameters(scope)
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name.endswith("()"):
+            name = name[:-2]
+            if name not in bound and name not in parameters:
+                if name in _defined(module) or name in _BUILTINS:
+                    continue  # a module, function or class the file imports or defines: called, not followed
+                return False
+        if name in parameters:
+            if not _handed_built(scope, parameters[name], module, depth):  # type: ignore[arg-type]  # a module has no parameters
+                return False
+            continue
+        if name not in bound:
+            return False
+        for value in bound[name]:
+            todo.extend(_read_names(value))
+    return True
+
+
+_DEPTH = 3
+_BUILTINS = frozenset(dir(builtins))
+_CONSTANTS = frozenset({"True", "False", "None", "Ellipsis"})
+
+
+def _bindings(scope: cst.Module | cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """The values bound to each name of ``scope`` (not of the functions and classes inside it)."""
+    bound: dict[str, list[cst.BaseExpression]] = {}
+
+    def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        for node in walk(target):
+            if isinstance(node, cst.Name):
+                bound.setdefault(node.value, []).append(value)
+
+    body = scope.body if isinstance(scope, cst.Module) else scope.body
+    stack: list[cst.CSTNode] = [body] if isinstance(body, cst.CSTNode) else list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                bind(target.target, node.value)
+        elif isinstance(node, cst.AnnAssign | cst.AugAssign) and node.value is not None:
+            bind(node.target, node.value)
+        elif isinstance(node, cst.For | cst.CompFor):
+            bind(node.target, node.iter)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            bind(node.asname.name, node.item)
+        elif isinstance(node, cst.Import | cst.ImportFrom):
+            continue
+        stack.extend(node.children)
+    return bound
+
+
+def _defined(module: cst.Module) -> set[str]:
+    """The names the file imports, and its module-level functions and classes."""
+    names: set[str] = set()
+    for node in walk(module):
+        if isinstance(node, cst.Import | cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                bound: cst.BaseExpression = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute):
+                    bound = bound.value
+                if isinstance(bound, cst.Name):
+                    names.add(bound.value)
+    names.update(s.name.value for s in module.body if isinstance(s, cst.FunctionDef | cst.ClassDef))
+    return names
+
+
+def _parameters(scope: cst.Module | cst.FunctionDef) -> dict[str, tuple[int, str]]:
+    """A function's parameters: name -> (position, name); -1 for one given only by keyword."""
+    if isinstance(scope, cst.Module):
+        return {}
+    params = scope.params
+    found: dict[str, tuple[int, str]] = {}
+    for i, p in enumerate([*params.posonly_params, *params.params]):
+        found[p.name.value] = (i, p.name.value)
+    for p in params.kwonly_params:
+        found[p.name.value] = (-1, p.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found[star.name.value] = (-2, star.name.value)
+    return found
+
+
+def _handed_built(function: cst.FunctionDef, parameter: tuple[int, str], module: cst.Module, depth: int) -> bool:
+    """Every call of ``function`` by its name in the file (there is one at least) hands ``parameter``
+    a value built in the file, read in the scope of the call (the module's, or a function's)."""
+    from codemods.engine.nodes import parents_of
+
+    position, name = parameter
+    if position == -2:
+        return False
+    parents = parents_of(module)
+    calls = [
+        n
+        for n in walk(module)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == function.name.value
+    ]
+    if not calls:
+        return False
+    for call in calls:
+        if any(arg.star for arg in call.args):
+            return False
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+        positional = [a for a in call.args if a.keyword is None]
+        if given is None and 0 <= position < len(positional):
+            given = positional[position].value
+        if given is None:
+            continue  # the parameter's default
+        scope: cst.CSTNode | None = parents.get(id(call))
+        while scope is not None and not isinstance(scope, cst.FunctionDef | cst.Module):
+            scope = parents.get(id(scope))
+        if scope is None or scope is function:
+            return False
+        read = _read_names(given)
+        if read and not _built_here(read, scope, module, depth + 1):
+            return False
+    return True
+
+
+def _read_names(value: cst.BaseExpression) -> set[str]:
+    """The names ``value`` reads: the roots of its attribute chains, the names it hands to calls, and
+    the roots of what it calls, marked ``()`` (an attribute's name and a keyword aside); the targets
+    of its comprehensions are its own."""
+    skipped: set[int] = set()
+    callees: set[int] = set()
+    own: set[str] = set()
+    for node in walk(value):
+        if isinstance(node, cst.Attribute):
+            skipped.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skipped.add(id(node.keyword))
+        elif isinstance(node, cst.Call):
+            func: cst.BaseExpression = node.func
+            while isinstance(func, cst.Attribute):
+                func = func.value
+            if isinstance(func, cst.Name):
+                callees.add(id(func))
+        elif isinstance(node, cst.CompFor):
+            own.update(n.value for n in walk(node.target) if isinstance(n, cst.Name))
+    names = {
+        node.value + ("()" if id(node) in callees else "")
+        for node in walk(value)
+        if isinstance(node, cst.Name) and id(node) not in skipped and node.value not in _CONSTANTS
+    }
+    return {n for n in names if n.removesuffix("()") not in own}
