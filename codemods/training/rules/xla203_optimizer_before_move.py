@@ -469,3 +469,51 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         f"module to XLA replaces its parameters{accelerate}, so move it first: {{new}}",
         build,
     )
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.handed_optimizer_moves)
+def _handed_optimizer_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: the callable cannot rebuild an optimizer its caller built (its class,
+    groups and state are the caller's); it stands unless a file of the run hands it one."""
+    from codemods.training.held_conditions import StandsUnlessOptimizerHandedTo
+
+    moved = ctx.facts.training.handed_optimizer_moves[original]
+    where = "to the XLA device" if moved.xla else "to a device that may be the XLA device"
+    callable_name = moved.handed.callable
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves `{moved.model}` {where} after the caller built the optimizer handed in as "
+        f"`{moved.optimizer}` over its parameters (no file of this run calls `{callable_name}` with one): moving a "
+        f"module to XLA replaces its Parameter objects, so `{moved.optimizer}` steps the stale CPU copies and "
+        f"training changes nothing; have callers move the model to the XLA device before building the optimizer, "
+        f"or build the optimizer after this move (e.g. from `{moved.model}.parameters()`)",
+        held=StandsUnlessOptimizerHandedTo(moved.handed),
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.split_prepares)
+def _split_prepare(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: which call should prepare the optimizer (and whether a wrapper holding it
+    can be handed instead) is the script's layout; Accelerate's own check does not see it."""
+    split = ctx.facts.training.split_prepares[original]
+    if split.receiver not in ctx.facts.huggingface.accelerators:
+        return updated
+    models = " and ".join(f"`{m}`" for m in split.models)
+    plain = [f"`{name}`" for name, _, holder in split.stale if holder is None]
+    held = [f"`{name}` (an instance of `{holder}`, which prepares its optimizer on its own)" for name, _, holder in split.stale if holder]
+    named = " and ".join([*plain, *held])
+    many = len(split.stale) > 1
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{split.receiver}.prepare` moves {models} to the XLA device, but the optimizer{'s' if many else ''} "
+        f"{named}, built over {'their' if len(split.models) > 1 else 'its'} parameters before (`{split.stale[0][1]}`), "
+        f"{'are' if many else 'is'} not prepared in this call: moving a module to XLA replaces its Parameter objects, "
+        "and Accelerate re-points only the optimizers prepared in the same call as the model at the moved ones, so "
+        f"{'they step' if many else 'it steps'} the stale CPU copies and training changes nothing; prepare "
+        f"{'them' if many else 'it'} in this call, `{split.receiver}.prepare(model, optimizer, ...)` (the optimizer "
+        f"itself, not an object holding it), or build {'them' if many else 'it'} after it",
+    )
+    return updated
