@@ -46,8 +46,8 @@ from codemods.training.handed_parameters import (
     through_bound,
 )
 from codemods.training.listed_modules import untraced_loop_moves
-from codemods.training.split_prepares import split_prepares
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, returns_the_module, root_in
+from codemods.training.split_prepares import split_prepares
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis

@@ -41,6 +41,11 @@ def _names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(node) if type(n) is cst.Name}
 
 
+def _dotted_names(node: cst.CSTNode) -> set[str]:
+    """The names and attribute chains ``node`` reads (``self.model``, ``self``, ``model``...)."""
+    return {name for n in walk(node) if type(n) in (cst.Name, cst.Attribute) and (name := dotted(n)) is not None}
+
+
 def _pairs(node: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """What an assignment writes, each with the value it gets where the tuple shows it
     (``self.model, self.optimizer = task, optimizer``)."""
@@ -84,13 +89,21 @@ def _repairs(node: cst.CSTNode, optimizer: str, models: set[str], held: set[str]
         if written is not None and (written in names or any(written.startswith(f"{name}.") for name in names)):
             if not (value is not None and dotted(value) in names):  # ``self.optimizer = optimizer`` keeps it
                 return True
+        # built again from the handed one over the model: ``self.optimizer = type(optimizer)(task.parameters())``
+        if (
+            value is not None
+            and dotted(value) is None
+            and _dotted_names(value) & names
+            and _dotted_names(value) & models
+        ):
+            return True
     if type(node) is cst.Call:
         func = node.func
         if type(func) is cst.Attribute and dotted(func.value) in names:
             return func.attr.value not in _KEEPS  # add_param_group, __init__, _switch_parameters, ...
         handed = [a for a in node.args if dotted(a.value) in names]
         # handed with the model (``accelerator.prepare(model, optimizer)``, ``amp.initialize``)
-        return bool(handed) and any(_names(a.value) & models for a in node.args if a not in handed)
+        return bool(handed) and any(_dotted_names(a.value) & models for a in node.args if a not in handed)
     return False
 
 

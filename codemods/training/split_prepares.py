@@ -54,7 +54,9 @@ def _canonical(name: str, aliases: dict[str, str]) -> str:
     while name not in seen:
         seen.add(name)
         parts = name.split(".")
-        root = next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1) if ".".join(parts[:cut]) in aliases), None)
+        root = next(
+            (".".join(parts[:cut]) for cut in range(len(parts), 0, -1) if ".".join(parts[:cut]) in aliases), None
+        )
         if root is None:
             break
         name = aliases[root] + name[len(root) :]
@@ -146,9 +148,7 @@ def split_prepares(
         _scan(part, body, wrappers, resolve)
 
 
-def _scan(
-    part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: Callable[[str], str | None]
-) -> None:
+def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: Callable[[str], str | None]) -> None:
     aliases: dict[str, str] = {}
     built: dict[str, _Built] = {}
     # The findings of this body, dropped for an optimizer built again later (it is not the one stepped).

@@ -31,6 +31,7 @@ from codemods.training.rules.programs import (
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_valid
 from codemods.training.rules.round_trip_rebuilds import round_trip_rebuild_valid
 from codemods.training.rules.round_trips import round_trip_valid
+from codemods.training.rules.split_optimizer_cases import split_optimizer_invalid, split_optimizer_valid
 from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_valid
 from codemods.training.rules.wrapped_models import wrapped_model_valid
 
@@ -72,10 +73,30 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "build the optimizer after the move, or move the model first to the XLA device (in a file that uses Accelerate "
     "the message says why `accelerator.prepare` does not repair it: it maps the optimizer's parameters from the model's "
     "as it finds them, already moved, so an optimizer built before the script's own move keeps the CPU copies; an "
-    "optimizer built before `prepare` moves the model is fine and gets no finding; a device picked on a flag "
+    "optimizer built before `prepare` moves the model is fine and gets no finding when it is prepared in the same "
+    "call as the model, `accelerator.prepare(model, optimizer)`: Accelerate re-points only the optimizers of that "
+    "call at the moved parameters; an `accelerator.prepare` that moves a model apart from the optimizers built over "
+    "its parameters before it (prepared alone before it, `optimizer = accelerator.prepare(optimizer)`, or not at all, "
+    "or held by a module class of the file whose `__init__` prepares the optimizer it is handed on its own, "
+    "audiolm-pytorch's `OptimizerWithWarmupSchedule`) is reported at that call, naming them: they step the stale CPU "
+    "copies; a device picked on a flag "
     "that holds only an availability check, `self.use_cuda = torch.cuda.is_available()` then "
     "`torch.device('cuda:0' if self.use_cuda else 'cpu')`, is the XLA device on every path once XLA104 switches the "
     "flag on, so that model is moved first; not where the flag also guards CUDA-only code, which XLA104 leaves). "
+    "An optimizer built in a method over an attribute that `__init__` bound to a model it was handed "
+    "(`self.model = model`) and did not move, before the same method moves it (`self.optimizer = Adam(self.model"
+    ".parameters())`, then `self.model.to(self.device)`: DIG's `TrainModel.train`), is reported at the optimizer, "
+    "ported as for a parameter where the move goes to the XLA device on every path (moves of other methods are "
+    "not followed here: they may run before it). A callable handed both a model and an optimizer (a parameter named "
+    "like one) that moves the model itself (torchdrug's `Engine.__init__`: `task = task.cuda(self.device)`, then "
+    "`self.optimizer = optimizer`) is reported at that move, where no file of the run calls it (a caller in the run "
+    "is followed: XLA203 at its optimizer moves the model first, and a caller that built the optimizer after moving "
+    "the model needs nothing): its callers build the optimizer over the parameters the model had before, so it steps "
+    "stale CPU copies; not where it binds the optimizer again after the move (`self.optimizer = type(optimizer)"
+    "(task.parameters(), **optimizer.defaults)`, in `__init__` or another method of the class), sets or adds its "
+    "groups (`optimizer.param_groups[0]['params'] = ...`, `add_param_group`), or hands it to a call together with "
+    "the model (`accelerator.prepare(task, optimizer)`); `optimizer.load_state_dict(...)` keeps the optimizer's own "
+    "Parameter objects, so it repairs nothing. "
     "A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
     "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
@@ -267,8 +288,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *stale_parameter_list_valid(),
         *loop_moved_valid(),
         *module_cast_valid(),
+        *split_optimizer_valid(),
     ),
-    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid()),
+    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid(), *split_optimizer_invalid()),
 )
 
 
@@ -502,7 +524,11 @@ def _split_prepare(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -
         return updated
     models = " and ".join(f"`{m}`" for m in split.models)
     plain = [f"`{name}`" for name, _, holder in split.stale if holder is None]
-    held = [f"`{name}` (an instance of `{holder}`, which prepares its optimizer on its own)" for name, _, holder in split.stale if holder]
+    held = [
+        f"`{name}` (an instance of `{holder}`, which prepares its optimizer on its own)"
+        for name, _, holder in split.stale
+        if holder
+    ]
     named = " and ".join([*plain, *held])
     many = len(split.stale) > 1
     ctx.report(
