@@ -453,11 +453,11 @@ class EarlyOptimizers(ConditionalMoves):
             # A method of a class: the attributes ``__init__`` kept, followed only to the moves
             # of this method (another method's may run before it).
             owner, _, method = scope.qualname.rpartition(".")
-            held = kept.get(owner, (set(), set())) if method != "__init__" else (set(), set())
-            on_cpu |= held[0]
-            unknown |= held[1]
-            handed_in |= held[1]
-            inherited = held[0] | held[1]
+            built_held, handed_held = kept.get(owner, (set(), set())) if method != "__init__" else (set(), set())
+            on_cpu |= built_held
+            unknown |= handed_held
+            handed_in |= handed_held
+            inherited = built_held | handed_held
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, event in enumerate(events):

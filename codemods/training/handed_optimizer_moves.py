@@ -49,22 +49,20 @@ def _dotted_names(node: cst.CSTNode) -> set[str]:
 def _pairs(node: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """What an assignment writes, each with the value it gets where the tuple shows it
     (``self.model, self.optimizer = task, optimizer``)."""
-    if type(node) is cst.Assign:
+    if isinstance(node, cst.Assign):
         targets = [t.target for t in node.targets]
-    elif type(node) in (cst.AnnAssign, cst.AugAssign):
-        targets = [node.target]  # type: ignore[attr-defined]
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        targets = [node.target]
     else:
         return []
     value = getattr(node, "value", None)
     pairs: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
     for target in targets:
-        if type(target) in (cst.Tuple, cst.List):
-            elements = [e.value for e in target.elements]  # type: ignore[attr-defined]
-            values = (
-                [e.value for e in value.elements]
-                if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(elements)  # type: ignore[union-attr]
-                else [None] * len(elements)
-            )
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            values: list[cst.BaseExpression | None] = [None] * len(elements)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+                values = [e.value for e in value.elements]
             pairs.extend(zip(elements, values))
         else:
             pairs.append((target, value))

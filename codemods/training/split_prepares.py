@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
@@ -44,8 +44,8 @@ def _in_body(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _in_body(child)
 
 
-def _is_prepare(node: cst.CSTNode) -> bool:
-    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "prepare"
+def _is_prepare(node: cst.CSTNode | None) -> TypeGuard[cst.Call]:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "prepare"
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:
@@ -77,8 +77,8 @@ def _targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
 
 
 def _elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if type(target) in (cst.Tuple, cst.List):
-        return [e.value for e in target.elements]  # type: ignore[attr-defined]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [e.value for e in target.elements]
     return [target]
 
 
@@ -99,7 +99,7 @@ def alone_preparers(functions: list[_Function], module: cst.Module) -> set[str]:
         for node in _in_body(function.node.body):
             if not _is_prepare(node):
                 continue
-            names = [(dotted(a.value) or "").rsplit(".", 1)[-1].lower() for a in node.args]  # type: ignore[attr-defined]
+            names = [(dotted(a.value) or "").rsplit(".", 1)[-1].lower() for a in node.args]
             if names and all("optim" in n or "sched" in n for n in names) and any("optim" in n for n in names):
                 found.add(owner)
     return found
@@ -155,7 +155,7 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
     pending: dict[cst.Call, SplitPrepare] = {}
     for node in _in_body(body):
         if _is_prepare(node):
-            _prepare(pending, node, built, aliases)  # type: ignore[arg-type]
+            _prepare(pending, node, built, aliases)
             continue
         targets = _targets(node)
         value = getattr(node, "value", None)
@@ -180,13 +180,13 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
                 continue
             aliases.pop(name, None)
             built.pop(name, None)
-            for call, found in list(pending.items()):
-                if any(stale[0] == name for stale in found.stale):
-                    kept = tuple(stale for stale in found.stale if stale[0] != name)
+            for prepared, split in list(pending.items()):
+                if any(stale[0] == name for stale in split.stale):
+                    kept = tuple(stale for stale in split.stale if stale[0] != name)
                     if kept:
-                        pending[call] = SplitPrepare(found.receiver, found.models, kept)
+                        pending[prepared] = SplitPrepare(split.receiver, split.models, kept)
                     else:
-                        del pending[call]
+                        del pending[prepared]
             if len(elements) != 1:
                 continue
             if (source := dotted(value)) is not None:
