@@ -1,4 +1,4 @@
-"""Obligation 2 of SPEC section 5 for a callable handed both a model and the optimizer its
+"""Obligation 2 of SPEC section 5 for a class handed both a model and the optimizer its
 caller built over that model's parameters, which then moves the model itself (torchdrug's
 ``Engine(task, ..., optimizer, gpus=[0])`` doing ``task = task.cuda(self.device)``): moving a
 module to XLA replaces its Parameter objects, so the optimizer handed in steps stale CPU
@@ -121,16 +121,20 @@ def handed_optimizer_moves(
     called: Callable[[str], bool],
     goes_to_xla: Callable[[str | None], bool],
 ) -> None:
-    """Record in ``part.handed_optimizer_moves`` each move of a model parameter by a callable
-    also handed an optimizer (a parameter named like one) that it keeps or steps unrepaired."""
+    """Record in ``part.handed_optimizer_moves`` each move of a model parameter of a class's
+    ``__init__`` also handed an optimizer (a parameter named like one) that it keeps unrepaired."""
     early = " ".join(e.moved_by for e in part.optimizer_before_move.values())
     for function in functions:
         node = function.node
         if node is None or not function.qualname or f"in `{function.qualname}`" in early:
             continue
         owner, dot, method = function.qualname.rpartition(".")
-        # As callers call it: the class for what ``__init__`` is handed.
-        callable_name = owner if method == "__init__" and dot else function.qualname
+        if not dot or method != "__init__":
+            # A function handed both (``train(model, optimizer, device)``) often moves again what its
+            # caller moved before building the optimizer: a class that places the model it is handed
+            # (a trainer, an engine) is where callers hand it on the CPU.
+            continue
+        callable_name = owner  # as callers call it
         if called(callable_name.rsplit(".", 1)[-1]):
             continue  # the file's caller is followed (XLA203 at its optimizer)
         handed = [*function.params, *function.keyword_params]
