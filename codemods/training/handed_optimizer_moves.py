@@ -89,10 +89,9 @@ def _repairs(node: cst.CSTNode, optimizer: str, models: set[str], held: set[str]
                 return True
         # built again from the handed one over the model: ``self.optimizer = type(optimizer)(task.parameters())``
         if (
-            value is not None
-            and dotted(value) is None
+            isinstance(value, cst.Call)
             and _dotted_names(value) & names
-            and _dotted_names(value) & models
+            and any(_dotted_names(a.value) & models for a in value.args)
         ):
             return True
     if type(node) is cst.Call:

@@ -137,6 +137,17 @@ def test_a_caller_of_the_run_is_reported_at_its_optimizer_not_the_move(
             ),
             True,
         ),
+        # A checkpoint of both in another method reads them, it builds nothing.
+        (
+            (
+                "    def train(self):\n",
+                '    def save(self, path):\n        state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}\n'
+                "        torch.save(state, path)\n\n    def train(self):\n",
+            ),
+            True,
+        ),
+        # A function handed both (not a class placing what it is handed) is left to its callers.
+        (("class Engine:\n    def __init__(self, task,", "class Engine:\n    def setup(self, task,"), False),
         # The move goes to the CPU: nothing is replaced by XLA.
         (("task = task.cuda(self.device)", "task = task.cpu()"), False),
     ],
