@@ -37,6 +37,7 @@ from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
+from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
     argument_name,
     handed_device,
@@ -46,6 +47,7 @@ from codemods.training.handed_parameters import (
 )
 from codemods.training.listed_modules import untraced_loop_moves
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls, returns_the_module, root_in
+from codemods.training.split_prepares import split_prepares
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -70,6 +72,7 @@ class EarlyOptimizers(ConditionalMoves):
     device: DeviceAnalysis
     module_classes: set[str]
     function_records: dict[int, _Function]
+    module_node: cst.Module | None
     # Calls inside an optimizer's parameters argument, and the name each call's value is
     # assigned to (``optimizer = build(model, cfg)``).
     optimizer_inputs: set[cst.Call]
@@ -436,13 +439,25 @@ class EarlyOptimizers(ConditionalMoves):
                 if event[0] == "move" and str(event[1]).startswith("self."):
                     key = (scope.qualname.rpartition(".")[0], str(event[1]))
                     attribute_moves.setdefault(key, []).append((scope.qualname, event[2], event[3]))
-        for scope, events in zip(scopes, scope_events):
+        # The attributes each class's ``__init__`` leaves bound to a model it built or was handed
+        # and did not move (``self.model = model``): (on the CPU, handed in) by class.
+        kept: dict[str, tuple[set[str], set[str]]] = {}
+        inits_first = sorted(zip(scopes, scope_events), key=lambda pair: not pair[0].qualname.endswith(".__init__"))
+        for scope, events in inits_first:
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
             # of a star import), or handed in (a parameter of the function): a model only
             # if the optimizer steps its parameters and this function moves it later.
             handed_in = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
             unknown = set(handed_in)
+            # A method of a class: the attributes ``__init__`` kept, followed only to the moves
+            # of this method (another method's may run before it).
+            owner, _, method = scope.qualname.rpartition(".")
+            built_held, handed_held = kept.get(owner, (set(), set())) if method != "__init__" else (set(), set())
+            on_cpu |= built_held
+            unknown |= handed_held
+            handed_in |= handed_held
+            inherited = built_held | handed_held
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, event in enumerate(events):
@@ -488,6 +503,9 @@ class EarlyOptimizers(ConditionalMoves):
                     unknown.discard(name)
                 elif event[0] == "untraced":
                     self._untraced(name, event, on_cpu, events[index + 1 :])
+                elif event[0] == "optimizer" and (root := root_in(name, inherited)) is not None:
+                    if later := moves_of(root, events[index + 1 :], aliases):
+                        self._early(root, event, later, root in handed_in)
                 elif event[0] == "optimizer" and (root := root_in(name, unknown)) is not None:
                     later = moves_of(root, events[index + 1 :], aliases) or moved_by_methods(
                         scope.qualname, written, attribute_moves, _held_as(root, events)
@@ -521,6 +539,16 @@ class EarlyOptimizers(ConditionalMoves):
                         self._early(model, event, later)
                     else:
                         self._untraced_loop(scope.qualname, model, written, event, events)
+            if method == "__init__":
+                kept[owner] = _kept_attributes(aliases, on_cpu, unknown)
+        functions = list(self.function_records.values())
+        calls = {
+            (dotted(n.func) or "").rsplit(".", 1)[-1]
+            for n in (walk(self.module_node) if self.module_node is not None else ())
+            if type(n) is cst.Call
+        }
+        handed_optimizer_moves(self.part, functions, calls.__contains__, self._goes_to_xla)
+        split_prepares(self.part, functions, self.module_node, self.walk.resolve_dotted)
 
     def _early(
         self,
@@ -578,6 +606,16 @@ class EarlyOptimizers(ConditionalMoves):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
+
+
+def _kept_attributes(aliases: dict[str, str], on_cpu: set[str], unknown: set[str]) -> tuple[set[str], set[str]]:
+    """The attributes of ``self`` an ``__init__`` leaves on a model it built and did not move
+    (``self.model = Net()``), and on one it was handed (``self.model = model``)."""
+    built = {name for name in on_cpu if name.startswith("self.")}
+    built |= {attr for attr, source in aliases.items() if attr.startswith("self.") and source in on_cpu}
+    handed = {name for name in unknown if name.startswith("self.")}
+    handed |= {attr for attr, source in aliases.items() if attr.startswith("self.") and source in unknown}
+    return built, handed
 
 
 def _held_as(name: str, events: list[FollowedEvent]) -> list[str]:

@@ -56,6 +56,29 @@ class EarlyOptimizer:
 
 
 @dataclass(frozen=True)
+class HandedOptimizerMove:
+    """A move of a model a callable is handed next to an optimizer built by its caller
+    (training/handed_optimizer_moves.py)."""
+
+    model: str  # the parameter moved
+    optimizer: str  # the parameter the optimizer is handed in as
+    function: str  # the callable's qualified name
+    xla: bool  # the move goes to the XLA device on every path
+    handed: CallerOptimizer  # as callers hand it: the finding stands unless a file of the run does
+
+
+@dataclass(frozen=True)
+class SplitPrepare:
+    """An ``accelerator.prepare`` call that moves a model without the optimizers built over its
+    parameters before it (training/split_prepares.py)."""
+
+    receiver: str  # the accelerator as written; the hook reports only where the fact sheet knows it as one
+    models: tuple[str, ...]  # the prepared arguments the optimizers are over
+    # (the optimizer's name, its construction as written, the class of a non-optimizer holding it or None)
+    stale: tuple[tuple[str, str, str | None], ...]
+
+
+@dataclass(frozen=True)
 class StaleParameterList:
     """An optimizer built over parameters a module class collected in ``__init__``
     (``self.params1 = list(self.convs.parameters())``), after the caller moved the instance to
@@ -248,6 +271,10 @@ class TrainingFacts:
     # still on the CPU and is moved to the device later, in this function, in another
     # one, or by a callable of another project file (``Trainer(model, ...)``).
     optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
+    # Moves of a model handed in next to its optimizer (handed_optimizer_moves.py).
+    handed_optimizer_moves: dict[cst.Call, HandedOptimizerMove] = field(default_factory=dict)
+    # ``accelerator.prepare`` calls of a model apart from its optimizers (split_prepares.py).
+    split_prepares: dict[cst.Call, SplitPrepare] = field(default_factory=dict)
     # Optimizers (or the calls of unread callables that feed them) whose parameters come
     # from what the tool cannot follow, while a model of the function moves later.
     untraced_parameters: dict[cst.Call, UntracedParameters] = field(default_factory=dict)

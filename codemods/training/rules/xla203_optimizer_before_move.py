@@ -31,6 +31,7 @@ from codemods.training.rules.programs import (
 from codemods.training.rules.returned_optimizer_cases import returned_optimizer_valid
 from codemods.training.rules.round_trip_rebuilds import round_trip_rebuild_valid
 from codemods.training.rules.round_trips import round_trip_valid
+from codemods.training.rules.split_optimizer_cases import split_optimizer_invalid, split_optimizer_valid
 from codemods.training.rules.stale_parameter_list_cases import stale_parameter_list_valid
 from codemods.training.rules.wrapped_models import wrapped_model_valid
 
@@ -72,10 +73,31 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "build the optimizer after the move, or move the model first to the XLA device (in a file that uses Accelerate "
     "the message says why `accelerator.prepare` does not repair it: it maps the optimizer's parameters from the model's "
     "as it finds them, already moved, so an optimizer built before the script's own move keeps the CPU copies; an "
-    "optimizer built before `prepare` moves the model is fine and gets no finding; a device picked on a flag "
+    "optimizer built before `prepare` moves the model is fine and gets no finding when it is prepared in the same "
+    "call as the model, `accelerator.prepare(model, optimizer)`: Accelerate re-points only the optimizers of that "
+    "call at the moved parameters; an `accelerator.prepare` that moves a model apart from the optimizers built over "
+    "its parameters before it (prepared alone before it, `optimizer = accelerator.prepare(optimizer)`, or not at all, "
+    "or held by a module class of the file whose `__init__` prepares the optimizer it is handed on its own, "
+    "audiolm-pytorch's `OptimizerWithWarmupSchedule`) is reported at that call, naming them: they step the stale CPU "
+    "copies; a device picked on a flag "
     "that holds only an availability check, `self.use_cuda = torch.cuda.is_available()` then "
     "`torch.device('cuda:0' if self.use_cuda else 'cpu')`, is the XLA device on every path once XLA104 switches the "
     "flag on, so that model is moved first; not where the flag also guards CUDA-only code, which XLA104 leaves). "
+    "An optimizer built in a method over an attribute that `__init__` bound to a model it was handed "
+    "(`self.model = model`) and did not move, before the same method moves it (`self.optimizer = Adam(self.model"
+    ".parameters())`, then `self.model.to(self.device)`: DIG's `TrainModel.train`), is reported at the optimizer, "
+    "ported as for a parameter where the move goes to the XLA device on every path (moves of other methods are "
+    "not followed here: they may run before it). A class whose `__init__` is handed both a model and an optimizer (a "
+    "parameter named like one) and moves the model itself (torchdrug's `Engine.__init__`: `task = task.cuda(self.device)`, then "
+    "`self.optimizer = optimizer`) is reported at that move, where no file of the run calls it (a caller in the run "
+    "is followed: XLA203 at its optimizer moves the model first, and a caller that built the optimizer after moving "
+    "the model needs nothing; a function handed both, `train(model, optimizer, device)`, often moves again what its "
+    "caller moved before building the optimizer, and is not reported): its callers build the optimizer over the parameters the model had before, so it steps "
+    "stale CPU copies; not where it binds the optimizer again after the move (`self.optimizer = type(optimizer)"
+    "(task.parameters(), **optimizer.defaults)`, in `__init__` or another method of the class), sets or adds its "
+    "groups (`optimizer.param_groups[0]['params'] = ...`, `add_param_group`), or hands it to a call together with "
+    "the model (`accelerator.prepare(task, optimizer)`); `optimizer.load_state_dict(...)` keeps the optimizer's own "
+    "Parameter objects, so it repairs nothing. "
     "A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
     "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
@@ -267,8 +289,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *stale_parameter_list_valid(),
         *loop_moved_valid(),
         *module_cast_valid(),
+        *split_optimizer_valid(),
     ),
-    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid()),
+    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid(), *split_optimizer_invalid()),
 )
 
 
@@ -469,3 +492,55 @@ def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst
         f"module to XLA replaces its parameters{accelerate}, so move it first: {{new}}",
         build,
     )
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.handed_optimizer_moves)
+def _handed_optimizer_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: the callable cannot rebuild an optimizer its caller built (its class,
+    groups and state are the caller's); it stands unless a file of the run hands it one."""
+    from codemods.training.held_conditions import StandsUnlessOptimizerHandedTo
+
+    moved = ctx.facts.training.handed_optimizer_moves[original]
+    where = "to the XLA device" if moved.xla else "to a device that may be the XLA device"
+    callable_name = moved.handed.callable
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves `{moved.model}` {where} after the caller built the optimizer handed in as "
+        f"`{moved.optimizer}` over its parameters (no file of this run calls `{callable_name}` with one): moving a "
+        f"module to XLA replaces its Parameter objects, so `{moved.optimizer}` steps the stale CPU copies and "
+        f"training changes nothing; have callers move the model to the XLA device before building the optimizer, "
+        f"or build the optimizer after this move (e.g. from `{moved.model}.parameters()`)",
+        held=StandsUnlessOptimizerHandedTo(moved.handed),
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.split_prepares)
+def _split_prepare(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: which call should prepare the optimizer (and whether a wrapper holding it
+    can be handed instead) is the script's layout; Accelerate's own check does not see it."""
+    split = ctx.facts.training.split_prepares[original]
+    if split.receiver not in ctx.facts.huggingface.accelerators:
+        return updated
+    models = " and ".join(f"`{m}`" for m in split.models)
+    plain = [f"`{name}`" for name, _, holder in split.stale if holder is None]
+    held = [
+        f"`{name}` (an instance of `{holder}`, which prepares its optimizer on its own)"
+        for name, _, holder in split.stale
+        if holder
+    ]
+    named = " and ".join([*plain, *held])
+    many = len(split.stale) > 1
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{split.receiver}.prepare` moves {models} to the XLA device, but the optimizer{'s' if many else ''} "
+        f"{named}, built over {'their' if len(split.models) > 1 else 'its'} parameters before (`{split.stale[0][1]}`), "
+        f"{'are' if many else 'is'} not prepared in this call: moving a module to XLA replaces its Parameter objects, "
+        "and Accelerate re-points only the optimizers prepared in the same call as the model at the moved ones, so "
+        f"{'they step' if many else 'it steps'} the stale CPU copies and training changes nothing; prepare "
+        f"{'them' if many else 'it'} in this call, `{split.receiver}.prepare(model, optimizer, ...)` (the optimizer "
+        f"itself, not an object holding it), or build {'them' if many else 'it'} after it",
+    )
+    return updated
