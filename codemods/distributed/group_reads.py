@@ -60,6 +60,4 @@ def _returns_without_group(w: Walk, statement: cst.CSTNode) -> bool:
     body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else (statement.body,)
     last = body[-1] if body else None
     smalls = last.body if isinstance(last, cst.SimpleStatementLine) else ()
-    return any(type(s) in (cst.Return, cst.Raise) for s in smalls) and _conjuncts_check(
-        w, statement.test, negated=True
-    )
+    return any(type(s) in (cst.Return, cst.Raise) for s in smalls) and _conjuncts_check(w, statement.test, negated=True)

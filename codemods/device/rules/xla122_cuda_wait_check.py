@@ -170,7 +170,9 @@ CUDA_WAIT_CHECK = Rule(
             _WAIT_EXPRESSION,
             _WAIT_EXPRESSION_PORTED,
             note="a-wait-in-a-conditional-expression",
-            findings=(Expected(8, 5, f"`torch.cuda.is_available()` {WAIT_MESSAGE}: check dropped -> xm.wait_device_ops()"),),
+            findings=(
+                Expected(8, 5, f"`torch.cuda.is_available()` {WAIT_MESSAGE}: check dropped -> xm.wait_device_ops()"),
+            ),
         ),
         invalid(
             _WAIT_EXPRESSION,
