@@ -138,6 +138,8 @@ class DeviceAnalysis(DeviceWalk):
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
+                if selection in self.worth_running:  # ``torch.cuda.synchronize() if ... else None``
+                    part.wait_ifs.add(selection)
         host_moves.mark(part, self.availability_ifs, self.availability_ifexps)
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its

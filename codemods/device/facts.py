@@ -51,7 +51,7 @@ class DeviceFacts:
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
     # Of ``ifs``, the checks around nothing but a CUDA wait (``if torch.cuda.is_available():
     # torch.cuda.synchronize()``): skipped on XLA, the code ran as it is (XLA122, a note).
-    wait_ifs: set[cst.If] = field(default_factory=set)
+    wait_ifs: set[cst.If | cst.IfExp] = field(default_factory=set)
     # Of those, the checks that stay because, dropped, their code would read a name that only the
     # code of another check that stays binds (the value: that name; the other check's blocker is
     # their value in blocked_ifs).

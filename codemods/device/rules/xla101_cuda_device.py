@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.cuda_query_cases import cuda_query_invalid, cuda_query_valid
 from codemods.device.rules.ordinal_cases import ordinal_cases, ordinal_valid_cases
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
@@ -79,7 +80,9 @@ CUDA_DEVICE = Rule(
     'nothing there). The default of a device key\'s lookup is a device string too (`config.get("device", '
     '"cuda:0")`, `getattr(args, "device", "cuda")`), as is a name stored under a config\'s device key '
     '(`config["device"] = "cuda:" + str(rank)`); where a project config file may still set the key to CUDA, '
-    "XLA112 says so at the read.",
+    "XLA112 says so at the read. A CUDA device handed to a CUDA-only API that never runs on XLA (after `if not "
+    'torch.cuda.is_available(): return`: `torch.cuda.get_device_properties(torch.device("cuda"))`) stays, with no '
+    "finding: the API asks about a CUDA device (the XLA device would make it raise) and an XLA host never reaches it.",
     examples=lambda: (
         invalid(
             """
@@ -161,6 +164,7 @@ CUDA_DEVICE = Rule(
             note="alias-of-torch-device-on-the-cpu",
         ),
         *ordinal_valid_cases(),
+        *cuda_query_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -439,6 +443,7 @@ CUDA_DEVICE = Rule(
             ),
         ),
         *ordinal_cases(),
+        *cuda_query_invalid(),
     ),
 )
 
@@ -449,6 +454,8 @@ def _device_string(
 ) -> cst.BaseExpression:
     from codemods.engine.nodes import quoted_like, string_value
 
+    if _handed_to_cuda_off_xla(ctx, original):
+        return updated
     xla = ctx.target.device_string
     note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
     if original in ctx.facts.device.flag_test_strings:
@@ -471,6 +478,8 @@ def _device_string(
 def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     import libcst as cst
 
+    if _handed_to_cuda_off_xla(ctx, original):
+        return updated
     build = ctx.device
     func = original.func
     if (
@@ -534,3 +543,19 @@ def _names_a_kind(call: cst.Call) -> bool:
 
     value = call.args[0].value
     return string_value(value) is not None or is_cuda_device_string(value) or type(value).__name__ == "IfExp"
+
+
+def _handed_to_cuda_off_xla(ctx: Context[Facts], original: cst.CSTNode) -> bool:
+    """The device is an argument of a CUDA-only API that never runs on XLA (audiolm-pytorch's
+    ``if not torch.cuda.is_available() or not flash: return`` then
+    ``torch.cuda.get_device_properties(torch.device("cuda"))``; the CUDA-only analysis's
+    ``guarded_cuda``): the API asks about a CUDA device, where the XLA device would make it raise,
+    and on XLA it is never reached, so the device stays (no finding)."""
+    import libcst as cst
+
+    guarded = ctx.facts.cuda_only.guarded_cuda
+    ancestors = ctx.ancestors
+    for index, node in enumerate(ancestors[:-1]):
+        if isinstance(node, cst.Call) and node.func in guarded and ancestors[index + 1] is not node.func:
+            return True
+    return False

@@ -361,15 +361,18 @@ def _selection(ctx: Context[Facts], original: cst.IfExp, updated: cst.IfExp) -> 
             return folded if ctx.imports.require_package("torch_xla") else None
         return as_expression(folded)
 
-    new = ctx.fix(
+    rule, message = (
         CUDA_AVAILABLE_DEVICE,
-        original,
         "a move to the host under an accelerator check, which is False on XLA: an XLA tensor needs it too "
         "(`.numpy()` raises on one), a CPU tensor is unchanged -> {new}"
         if original in device.host_moves
         else "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
-        build,
     )
+    if original in device.wait_ifs:  # ``torch.cuda.synchronize() if torch.cuda.is_available() else None``
+        from codemods.device.rules.xla122_cuda_wait_check import CUDA_WAIT_CHECK, WAIT_MESSAGE
+
+        rule, message = CUDA_WAIT_CHECK, f"`{ctx.code(original.test)}` {WAIT_MESSAGE}: check dropped -> {{new}}"
+    new = ctx.fix(rule, original, message, build)
     if new is None:
         return updated
     ctx.forget_fixes_inside(original)

@@ -1,5 +1,6 @@
 """XLA122 cuda-wait-check: an availability check around nothing but a CUDA wait
-(``if torch.cuda.is_available(): torch.cuda.synchronize()``, the device facts' ``wait_ifs``).
+(``if torch.cuda.is_available(): torch.cuda.synchronize()``, also ``torch.cuda.synchronize() if
+torch.cuda.is_available() else None``: the device facts' ``wait_ifs``).
 XLA104's hook drops the check and XLA501's ports the wait; both report under this note."""
 
 from __future__ import annotations
@@ -39,6 +40,30 @@ def timed(step, batches):
     return time.perf_counter() - start
 """
 
+# YOLOP's timing helper: the wait in a conditional expression, no device picked.
+_WAIT_EXPRESSION = """
+import time
+
+import torch
+
+
+def time_synchronized():
+    torch.cuda.synchronize() if torch.cuda.is_available() else None
+    return time.time()
+"""
+
+_WAIT_EXPRESSION_PORTED = """
+import time
+
+import torch
+import torch_xla.core.xla_model as xm
+
+
+def time_synchronized():
+    xm.wait_device_ops()
+    return time.time()
+"""
+
 WAIT_MESSAGE = (
     "is False on an XLA host, so the wait under it never ran there and the code ran as it is (a timing around it "
     "measured work not yet done)"
@@ -54,7 +79,8 @@ CUDA_WAIT_CHECK = Rule(
     "`if torch.cuda.is_available(): torch.cuda.synchronize()`) is skipped there: the script runs as it is, only a "
     "time measured around the wait covers work not yet done. The port drops the check and makes the wait "
     "`xm.wait_device_ops()`, which waits for the work already sent to the XLA device (XLA501 says so for a wait that no check "
-    "guards, which raises without CUDA: an error). A check that also picks the device or guards other device code "
+    "guards, which raises without CUDA: an error). So does a wait in a conditional expression (YOLOP's "
+    "`torch.cuda.synchronize() if torch.cuda.is_available() else None`), which picks no device. A check that also picks the device or guards other device code "
     "is XLA104's.",
     examples=lambda: (
         invalid(
@@ -139,6 +165,28 @@ CUDA_WAIT_CHECK = Rule(
                 Expected(12, 5, "waits for the work already sent to the XLA device"),
                 Expected(12, 8, "check dropped"),
             ),
+        ),
+        invalid(
+            _WAIT_EXPRESSION,
+            _WAIT_EXPRESSION_PORTED,
+            note="a-wait-in-a-conditional-expression",
+            findings=(
+                Expected(8, 5, f"`torch.cuda.is_available()` {WAIT_MESSAGE}: check dropped -> xm.wait_device_ops()"),
+            ),
+        ),
+        invalid(
+            _WAIT_EXPRESSION,
+            _WAIT_EXPRESSION_PORTED,
+            target="sagemaker",
+            note="a-wait-in-a-conditional-expression-sagemaker",
+            findings=(Expected(8, 5, f"`torch.cuda.is_available()` {WAIT_MESSAGE}: check dropped"),),
+        ),
+        invalid(
+            _WAIT_EXPRESSION.replace("import torch\n", "import torch as th\n").replace("torch.cuda", "th.cuda"),
+            _WAIT_EXPRESSION_PORTED.replace("import torch\n", "import torch as th\n"),
+            alias=True,
+            note="a-wait-in-a-conditional-expression-aliased",
+            findings=(Expected(8, 5, f"`th.cuda.is_available()` {WAIT_MESSAGE}"),),
         ),
     ),
 )
