@@ -117,6 +117,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
     if not dropped:
         return updated
     names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
+    subclass = " (a DistributedDataParallel subclass)" if original in ctx.facts.distributed.ddp_subclass_calls else ""
 
     def build() -> cst.Call:
         to_remove = []
@@ -130,7 +131,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
         updated,
         DDP_DEVICE_IDS,
         original,
-        f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
+        f"{names} removed from {ctx.code(original.func)}(...){subclass}: it wraps the model on this process's XLA "
         f"device and {_reduces(ctx.facts, ctx.target.rendezvous)} (a plain optimizer step is enough; an "
         "xm.optimizer_step reduces them once more, to the same values)",
         build,
