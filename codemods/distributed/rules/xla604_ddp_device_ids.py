@@ -55,6 +55,37 @@ DDP_DEVICE_IDS = Rule(
             """,
             note="no-device-ids",
         ),
+        valid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                pass
+
+
+            def wrap(model):
+                return Wrapper(model, find_unused_parameters=True)
+            """,
+            note="subclass-without-device-ids",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class DDP(torch.nn.Module):
+                def __init__(self, module, device_ids=None):
+                    super().__init__()
+                    self.module = module
+
+
+            def wrap(model, rank):
+                return DDP(model, device_ids=[rank])
+            """,
+            note="module-named-ddp",
+            target="sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -105,18 +136,93 @@ DDP_DEVICE_IDS = Rule(
                 ),
             ),
         ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                def forward(self, *inputs):
+                    return self.module.training_step(*inputs)
+
+
+            def wrap(model, rank):
+                return Wrapper(model, device_ids=[rank], find_unused_parameters=True)
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                def forward(self, *inputs):
+                    return self.module.training_step(*inputs)
+
+
+            def wrap(model, rank):
+                return Wrapper(model, find_unused_parameters=True)
+            """,
+            note="subclass",
+            findings=(Expected(10, 12, "device_ids removed from Wrapper(...) (a DistributedDataParallel subclass)"),),
+        ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel as TorchDDP
+
+
+            class Base(TorchDDP):
+                pass
+
+
+            class DDP(Base):
+                pass
+
+
+            def wrap(model, rank):
+                model = DDP(model, [rank], rank)
+                return model
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as TorchDDP
+
+
+            class Base(TorchDDP):
+                pass
+
+
+            class DDP(Base):
+                pass
+
+
+            def wrap(model, rank):
+                model = DDP(model)
+                return model
+            """,
+            note="subclass-of-subclass",
+            alias=True,
+            target="sagemaker",
+            findings=(
+                Expected(13, 13, "device_ids, output_device removed from DDP(...) (a DistributedDataParallel subclass)"),
+            ),
+        ),
     ),
 )
 
 
 @on_facts(DDP_DEVICE_IDS, nodes=lambda facts: facts.distributed.ddp_calls)
 def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    from codemods.engine.nodes import counterpart, without_args
+    from codemods.distributed.ddp import DDP_PARAMETERS
+    from codemods.engine.nodes import args_by_position, counterpart, without_args
 
     dropped, _ = ctx.facts.distributed.ddp_calls[original]
     if not dropped:
         return updated
-    names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
+    names = ", ".join(
+        sorted(
+            name
+            for name, arg in args_by_position(original, DDP_PARAMETERS)
+            if any(arg is gone for gone in dropped)  # (``DDP(model, [rank], rank)``: both, by position)
+        )
+    )
     subclass = " (a DistributedDataParallel subclass)" if original in ctx.facts.distributed.ddp_subclass_calls else ""
 
     def build() -> cst.Call:
