@@ -25,7 +25,12 @@ DDP_DEVICE_IDS = Rule(
     "all-reduces the gradients itself, so a plain optimizer step is enough: the tool leaves the steps of a file "
     "that wraps a model in DDP plain. A step in another module of the project, which cannot see the wrap, is "
     "ported to xm.optimizer_step (XLA201): it all-reduces the gradients DDP already averaged once more, to the "
-    "same values (one more all-reduce per step; make that step plain by hand to save it).",
+    "same values (one more all-reduce per step; make that step plain by hand to save it). A subclass of "
+    "DistributedDataParallel (of the file, or of another module of the project, through its bases) takes DDP's "
+    "arguments and wraps the model as DDP does: its device_ids go the same way (with them torch's forward moves the "
+    "inputs to the XLA device of that index, which a process of a PJRT run, driving one device, does not have). A "
+    "subclass whose own forward scatters the inputs with `self.device_ids` (None once they go) needs porting by "
+    "hand; the tool does not look into that forward.",
     examples=lambda: (
         invalid(
             """
