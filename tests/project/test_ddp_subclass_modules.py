@@ -9,6 +9,7 @@ name deriving from ``nn.Module`` keeps its arguments (negative control)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -80,7 +81,9 @@ class Trainer:
 DDP_LINE = 19
 
 
-def _findings(folder: Path, names: list[str], target: str, mode: str = "check") -> dict[str, list[Finding]]:
+def _findings(
+    folder: Path, names: list[str], target: str, mode: Literal["check", "write"] = "check"
+) -> dict[str, list[Finding]]:
     job = Job(mode, target, RuleSelection())
     reports = run([(str(folder / name), job) for name in names], workers=1)
     return {Path(r.path).resolve().relative_to(folder.resolve()).as_posix(): r.findings for r in reports}
@@ -88,7 +91,12 @@ def _findings(folder: Path, names: list[str], target: str, mode: str = "check") 
 
 def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, utils: str, trainer: str = TRAINER) -> Path:
     monkeypatch.chdir(tmp_path)
-    files = {"utils/__init__.py": "", "utils/ddp_utils.py": utils, "utils/derived.py": DERIVED_UTILS, "trainer.py": trainer}
+    files = {
+        "utils/__init__.py": "",
+        "utils/ddp_utils.py": utils,
+        "utils/derived.py": DERIVED_UTILS,
+        "trainer.py": trainer,
+    }
     return write_project(tmp_path, "proj", files)
 
 

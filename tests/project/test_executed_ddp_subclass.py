@@ -3,9 +3,10 @@ list's ProDiff shape: ``class DDP(DistributedDataParallel)`` in ``utils/ddp_util
 worker that mp.spawn starts with ``device_ids=[rank]``, on torch_xla 2.9 (CPU, one device).
 
 The port drops the subclass's device_ids as torch's DDP's (XLA604): the worker trains over the xla
-process group.  The negative control is the port with the device_ids kept, as the worker of index 1
-of a two-device run passes them (``device_ids=[1]``): each PJRT process drives one device, and DDP's
-forward moves the inputs to ``xla:1``, which it does not have."""
+process group.  The negative control is the port with the device_ids kept as the worker of index 1 of
+a two-device run passes them (``device_ids=[1]``): a PJRT process drives xla:0 alone, and DDP's forward
+copies the inputs to xla:1 through a side stream, which XLA does not have (TypeError), before the first
+step."""
 
 from __future__ import annotations
 
@@ -77,6 +78,8 @@ def test_the_subclass_without_device_ids_trains_on_xla(tmp_path: Path) -> None:
 def test_the_device_ids_of_another_worker_break_the_subclass(tmp_path: Path) -> None:
     folder = converted_project(tmp_path / "xla", "ddpsub", FILES)
     script = folder / "train.py"
-    script.write_text(script.read_text().replace(PORTED, "model = DDP(model, device_ids=[1], find_unused_parameters=True)"))
+    kept = "model = DDP(model, device_ids=[1], find_unused_parameters=True)"
+    script.write_text(script.read_text().replace(PORTED, kept))
     got = run_script(folder, "train.py", runner=False, check=False)
     assert got.returncode != 0 and not got.losses, got.output
+    assert "does not support the context manager protocol" in got.stderr, got.stderr[-3000:]

@@ -27,8 +27,9 @@ DDP_DEVICE_IDS = Rule(
     "ported to xm.optimizer_step (XLA201): it all-reduces the gradients DDP already averaged once more, to the "
     "same values (one more all-reduce per step; make that step plain by hand to save it). A subclass of "
     "DistributedDataParallel (of the file, or of another module of the project, through its bases) takes DDP's "
-    "arguments and wraps the model as DDP does: its device_ids go the same way (with them torch's forward moves the "
-    "inputs to the XLA device of that index, which a process of a PJRT run, driving one device, does not have). A "
+    "arguments and wraps the model as DDP does: its device_ids go the same way (with them, in every process but "
+    "the first, torch's forward copies the inputs to the device of that index, not the process's own: a PJRT "
+    "process drives xla:0 alone, and the copy's side stream does not exist on XLA: TypeError). A "
     "subclass whose own forward scatters the inputs with `self.device_ids` (None once they go) needs porting by "
     "hand; the tool does not look into that forward.",
     examples=lambda: (
@@ -206,7 +207,9 @@ DDP_DEVICE_IDS = Rule(
             alias=True,
             target="sagemaker",
             findings=(
-                Expected(13, 13, "device_ids, output_device removed from DDP(...) (a DistributedDataParallel subclass)"),
+                Expected(
+                    13, 13, "device_ids, output_device removed from DDP(...) (a DistributedDataParallel subclass)"
+                ),
             ),
         ),
     ),
@@ -215,7 +218,6 @@ DDP_DEVICE_IDS = Rule(
 
 @on_facts(DDP_DEVICE_IDS, nodes=lambda facts: facts.distributed.ddp_calls)
 def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    from codemods.distributed.ddp import DDP_PARAMETERS
     from codemods.engine.nodes import args_by_position, counterpart, without_args
 
     dropped, _ = ctx.facts.distributed.ddp_calls[original]
@@ -224,7 +226,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
     names = ", ".join(
         sorted(
             name
-            for name, arg in args_by_position(original, DDP_PARAMETERS)
+            for name, arg in args_by_position(original, ("module", "device_ids", "output_device"))
             if any(arg is gone for gone in dropped)  # (``DDP(model, [rank], rank)``: both, by position)
         )
     )
