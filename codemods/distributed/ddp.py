@@ -24,6 +24,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk, assignments, attributes_named
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_bases import ddp_class, project_class_of
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class DdpAnalysis(Analysis):
 
     name = "ddp"
     fills = "distributed"
-    reads = ("device",)
+    reads = ("device", "project")
     conclude_reads = ("amp", "huggingface", "imports", "project")
 
     def __init__(self, walk: Walk) -> None:
@@ -79,6 +80,10 @@ class DdpAnalysis(Analysis):
         # Classes of the file: their bases (qualified where imported, and as written) and whether
         # they define ``scatter``.
         self.classes: dict[str, tuple[list[tuple[str, str]], bool]] = {}
+        # Calls of a name that is no torch DDP (it may be a DDP subclass, of the file or of another
+        # module: known once the walk is over): (callee as written, the call, its position in the
+        # walk when at module level, the names it is bound to and the scope).
+        self.maybe_ddp: list[tuple[str, cst.Call, int | None, tuple[str, ...], str]] = []
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -126,6 +131,8 @@ class DdpAnalysis(Analysis):
             core = attribute.value
         if type(core) is cst.Call:
             callee = self.walk.resolve(core.func)
+            if callee not in apis.DDP_CLASSES and (written := dotted(core.func)) is not None:
+                self.maybe_ddp.append((written, core, None, (name,), self.walk.qualname))
             if callee in apis.DDP_CLASSES:
                 self.ddp_names.add(name)
                 self.ddp_holders[(self.walk.qualname, name)] = core
@@ -172,6 +179,9 @@ class DdpAnalysis(Analysis):
             self.dp_scopes[node] = self.walk.qualname
             if self.walk.module_level:
                 self.module_level_dp.add(node)
+        elif func is not None:
+            where = None if self.walk.scopes else len(self.walk.parents)
+            self.maybe_ddp.append((func, node, where, (), self.walk.qualname))
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
@@ -184,12 +194,51 @@ class DdpAnalysis(Analysis):
                 self.returned_at.append((node.value, self.walk.qualname, -1))
 
     def _ddp(self, node: cst.Call) -> None:
+        self._ddp_arguments(node)
+        self._distributed_code(node)
+
+    def _ddp_arguments(self, node: cst.Call) -> None:
         dropped = tuple(
             arg for name, arg in args_by_position(node, DDP_PARAMETERS) if name in ("device_ids", "output_device")
         )
         bucket_view = call_args(node)[1].get("gradient_as_bucket_view")
         self.part.ddp_calls[node] = (dropped, bucket_view is None)
-        self._distributed_code(node)
+
+    def _ddp_subclasses(self) -> None:
+        """The file's classes that derive from torch's DistributedDataParallel (directly, through
+        another of its classes, or through a class of another project module: module_bases), and
+        the constructions of those or of such a class imported from another module: a subclass
+        takes DDP's arguments (its device_ids go as torch DDP's do, XLA604) and wraps the model
+        as DDP does."""
+        project = self.walk.analysis(ProjectAnalysis)
+        found = self.part.ddp_classes
+        changed = True
+        while changed:
+            changed = False
+            for name, (bases, _) in self.classes.items():
+                if name not in found and any(
+                    qualified in apis.DDP_CLASSES
+                    or written in found
+                    or (written not in self.classes and project_class_of(project, (written,), ddp_class))
+                    for qualified, written in bases
+                ):
+                    found.add(name)
+                    changed = True
+        for written, call, where, names, scope in self.maybe_ddp:
+            if written in self.classes:
+                if written not in found:
+                    continue
+            elif not project_class_of(project, (written,), ddp_class):
+                continue
+            if call not in self.part.ddp_subclass_calls:
+                self.part.ddp_subclass_calls[call] = written
+                self.ddp_references.append(call)
+                self._ddp_arguments(call)
+            if where is not None:  # (one entry per call has it: visit_Call's)
+                self.module_code.append((where, call))
+            for name in names:
+                self.ddp_names.add(name)
+                self.ddp_holders[(scope, name)] = call
 
     def _distributed_code(self, node: cst.CSTNode) -> None:
         if not self.walk.scopes:  # module level: no launcher can start it
@@ -198,6 +247,7 @@ class DdpAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def finish(self) -> None:
+        self._ddp_subclasses()
         # DistributedDataParallel in a branch the device rewrite removes does not count.
         removed = {id(sub) for branch in self._removed_branches() for sub in walk(branch)}
         self.part.ddp = any(id(reference) not in removed for reference in self.ddp_references)
@@ -267,7 +317,10 @@ class DdpAnalysis(Analysis):
         device_ids, XLA604), so a caller's batches that relied on it stay on the CPU."""
         for value, function, index in self.returned_at:
             wrapper: cst.Call | None = None
-            if type(value) is cst.Call and self.walk.resolve(value.func) in (*DATA_PARALLEL, *apis.DDP_CLASSES):
+            if type(value) is cst.Call and (
+                self.walk.resolve(value.func) in (*DATA_PARALLEL, *apis.DDP_CLASSES)
+                or value in self.part.ddp_subclass_calls
+            ):
                 wrapper = value
             elif (name := dotted(value)) is not None:
                 wrapper = next(
@@ -280,7 +333,7 @@ class DdpAnalysis(Analysis):
                 )
             if wrapper is None:
                 continue
-            if self.walk.resolve(wrapper.func) in apis.DDP_CLASSES and not any(
+            if wrapper in self.part.ddp_calls and not any(
                 name == "device_ids" and dotted(arg.value) != "None"
                 for name, arg in args_by_position(wrapper, DDP_PARAMETERS)
             ):

@@ -133,6 +133,11 @@ class DistributedFacts:
     # gradient_as_bucket_view=True.
     ddp_calls: dict[cst.Call, tuple[tuple[cst.Arg, ...], bool]] = field(default_factory=dict)
     ddp_inputs: set[cst.Call] = field(default_factory=set)
+    # The module's classes that derive from torch's DistributedDataParallel, here or through a
+    # class of another project module (``class DDP(DistributedDataParallel)``).
+    ddp_classes: set[str] = field(default_factory=set)
+    # Constructions of such classes (of this module or another): the class as written.
+    ddp_subclass_calls: dict[cst.Call, str] = field(default_factory=dict)
     # nn.DataParallel constructions: removed (True) or reported; their statements that
     # only rewrap a name (``model = DataParallel(model)``) go; ``.module`` accesses on
     # the unwrapped names become the name.

@@ -253,6 +253,8 @@ class ModuleSummary:
     trainer_classes: frozenset[str] = frozenset()
     # Classes whose ``forward`` is a module's (``nn.Module`` subclasses: TrainingFacts.forward_classes).
     forward_classes: frozenset[str] = frozenset()
+    # Classes that derive from torch's DistributedDataParallel (DistributedFacts.ddp_classes).
+    ddp_classes: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()

@@ -101,6 +101,7 @@ def summarise(
         argument_classes=frozenset(facts.huggingface.argument_classes),
         trainer_classes=frozenset(facts.huggingface.trainer_classes),
         forward_classes=frozenset(facts.training.forward_classes),
+        ddp_classes=frozenset(facts.distributed.ddp_classes),
         device_flags=tuple(
             sorted(
                 (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()

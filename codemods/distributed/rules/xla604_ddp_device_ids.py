@@ -25,7 +25,13 @@ DDP_DEVICE_IDS = Rule(
     "all-reduces the gradients itself, so a plain optimizer step is enough: the tool leaves the steps of a file "
     "that wraps a model in DDP plain. A step in another module of the project, which cannot see the wrap, is "
     "ported to xm.optimizer_step (XLA201): it all-reduces the gradients DDP already averaged once more, to the "
-    "same values (one more all-reduce per step; make that step plain by hand to save it).",
+    "same values (one more all-reduce per step; make that step plain by hand to save it). A subclass of "
+    "DistributedDataParallel (of the file, or of another module of the project, through its bases) takes DDP's "
+    "arguments and wraps the model as DDP does: its device_ids go the same way (with them, in every process but "
+    "the first, torch's forward copies the inputs to the device of that index, not the process's own: a PJRT "
+    "process drives xla:0 alone, and the copy's side stream does not exist on XLA: TypeError). A "
+    "subclass whose own forward scatters the inputs with `self.device_ids` (None once they go) needs porting by "
+    "hand; the tool does not look into that forward.",
     examples=lambda: (
         invalid(
             """
@@ -54,6 +60,37 @@ DDP_DEVICE_IDS = Rule(
             model = DDP(model)
             """,
             note="no-device-ids",
+        ),
+        valid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                pass
+
+
+            def wrap(model):
+                return Wrapper(model, find_unused_parameters=True)
+            """,
+            note="subclass-without-device-ids",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class DDP(torch.nn.Module):
+                def __init__(self, module, device_ids=None):
+                    super().__init__()
+                    self.module = module
+
+
+            def wrap(model, rank):
+                return DDP(model, device_ids=[rank])
+            """,
+            note="module-named-ddp",
+            target="sagemaker",
         ),
     ),
     invalid=lambda: (
@@ -105,18 +142,95 @@ DDP_DEVICE_IDS = Rule(
                 ),
             ),
         ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                def forward(self, *inputs):
+                    return self.module.training_step(*inputs)
+
+
+            def wrap(model, rank):
+                return Wrapper(model, device_ids=[rank], find_unused_parameters=True)
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            class Wrapper(DistributedDataParallel):
+                def forward(self, *inputs):
+                    return self.module.training_step(*inputs)
+
+
+            def wrap(model, rank):
+                return Wrapper(model, find_unused_parameters=True)
+            """,
+            note="subclass",
+            findings=(Expected(10, 12, "device_ids removed from Wrapper(...) (a DistributedDataParallel subclass)"),),
+        ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel as TorchDDP
+
+
+            class Base(TorchDDP):
+                pass
+
+
+            class DDP(Base):
+                pass
+
+
+            def wrap(model, rank):
+                model = DDP(model, [rank], rank)
+                return model
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as TorchDDP
+
+
+            class Base(TorchDDP):
+                pass
+
+
+            class DDP(Base):
+                pass
+
+
+            def wrap(model, rank):
+                model = DDP(model)
+                return model
+            """,
+            note="subclass-of-subclass",
+            alias=True,
+            target="sagemaker",
+            findings=(
+                Expected(
+                    13, 13, "device_ids, output_device removed from DDP(...) (a DistributedDataParallel subclass)"
+                ),
+            ),
+        ),
     ),
 )
 
 
 @on_facts(DDP_DEVICE_IDS, nodes=lambda facts: facts.distributed.ddp_calls)
 def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    from codemods.engine.nodes import counterpart, without_args
+    from codemods.engine.nodes import args_by_position, counterpart, without_args
 
     dropped, _ = ctx.facts.distributed.ddp_calls[original]
     if not dropped:
         return updated
-    names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
+    names = ", ".join(
+        sorted(
+            name
+            for name, arg in args_by_position(original, ("module", "device_ids", "output_device"))
+            if any(arg is gone for gone in dropped)  # (``DDP(model, [rank], rank)``: both, by position)
+        )
+    )
+    subclass = " (a DistributedDataParallel subclass)" if original in ctx.facts.distributed.ddp_subclass_calls else ""
 
     def build() -> cst.Call:
         to_remove = []
@@ -130,7 +244,7 @@ def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call
         updated,
         DDP_DEVICE_IDS,
         original,
-        f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
+        f"{names} removed from {ctx.code(original.func)}(...){subclass}: it wraps the model on this process's XLA "
         f"device and {_reduces(ctx.facts, ctx.target.rendezvous)} (a plain optimizer step is enough; an "
         "xm.optimizer_step reduces them once more, to the same values)",
         build,
