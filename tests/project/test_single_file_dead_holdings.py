@@ -63,7 +63,9 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_code_under_a_kept_cuda_flag_and_a_datasets_own_cache_are_no_error(tmp_path: Path, target: str) -> None:
-    assert script_findings(tmp_path, {"utils.py": UTILS, "dataset.py": DATASET, "train.py": TRAIN}, target, "XLA003") == []
+    assert (
+        script_findings(tmp_path, {"utils.py": UTILS, "dataset.py": DATASET, "train.py": TRAIN}, target, "XLA003") == []
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)

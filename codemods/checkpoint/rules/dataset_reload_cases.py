@@ -69,8 +69,12 @@ def dataset_reload_valid() -> tuple[Valid, ...]:
 
 
 def dataset_reload_invalid() -> tuple[Invalid, ...]:
-    moved = substituted(_RELOADED, ("        torch.save((", "        self.data = self.data.cuda()\n        torch.save(("))
-    other = substituted(_RELOADED, ("self.extra = torch.load(self.processed_paths[0])", "self.extra = torch.load(root)"))
+    moved = substituted(
+        _RELOADED, ("        torch.save((", "        self.data = self.data.cuda()\n        torch.save((")
+    )
+    other = substituted(
+        _RELOADED, ("self.extra = torch.load(self.processed_paths[0])", "self.extra = torch.load(root)")
+    )
     return tuple(
         invalid(
             code,
