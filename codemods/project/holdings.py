@@ -323,7 +323,7 @@ def _under_cuda_flags(
             return any(sides) if type(expr.operator) is cst.And else all(sides)
         if type(expr) is cst.IfExp:
             return false_on_xla(expr.body, function, depth + 1) and false_on_xla(expr.orelse, function, depth + 1)
-        return availability_check(expr)
+        return availability_check(expr) and not any(id(sub) in changed for sub in walk(expr))
 
     functions: list[int | None] = [None]
     skipped: set[int] = set()
