@@ -5,6 +5,8 @@ written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -75,6 +77,7 @@ class CheckpointAnalysis(Analysis):
         self.saving_datasets: set[str] = set()
         self.dataset_loads: list[tuple[cst.Call, str]] = []
         self.dataset_saves: dict[str, list[tuple[cst.BaseExpression | None, str]]] = {}  # with the save's scope
+        self.dataset_files: dict[str, set[str | None]] = {}  # the files they save, as written (_file_text)
         # Per Dataset class, the attributes its ``__init__`` binds to its own parameters (``self.data =
         # data``): the data it is built from, read by ``process()``.
         self.dataset_inputs: dict[str, set[str]] = {}
@@ -296,12 +299,24 @@ class CheckpointAnalysis(Analysis):
         scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
         self.scoped.setdefault(("" if "." in name else scope, name), []).append((value, scope))
 
-    def _built_values(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
-        """``_values_of``, a load's value (what a file holds: ``self.ids = torch.load(ids_file)``) none
-        that the module builds: a name bound to one is not followed as built on the CPU."""
-        values = self._values_of(name, scope)
-        if values is not None and any(value in self.unmoved for value, _ in values):  # self.unmoved: every load
-            return [(cst.Name("a_loaded_value"), scope)]  # a name bound nowhere: not built here
+    def _cache_values(self, cls: str) -> Callable[[str, str], list[tuple[cst.BaseExpression, str]] | None]:
+        """``_values_of`` for what the Dataset class ``cls`` saves, leaving out its reloads of the files it
+        saves itself (``self.data, self.slices = torch.load(self.processed_paths[0])`` in ``__init__``, the file
+        ``process()`` saves ``(self.data, self.slices)`` to): they hold what the class saved there, nothing new;
+        a name bound to any other load (what a file holds) is none that the module builds."""
+        files = self.dataset_files.get(cls, set()) - {None}
+        reloads = {
+            load for load, owner in self.dataset_loads if owner == cls and _file_text(arg_value(load, 0, "f")) in files
+        }
+
+        def values(name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
+            found = self._values_of(name, scope)
+            if found is not None and reloads:
+                found = [(value, at) for value, at in found if value not in reloads]
+            if found is not None and any(value in self.unmoved for value, _ in found):  # self.unmoved: every load
+                return [(cst.Name("a_loaded_value"), scope)]  # a name bound nowhere: not built here
+            return found
+
         return values
 
     def _values_of(self, name: str, scope: str) -> list[tuple[cst.BaseExpression, str]] | None:
@@ -372,6 +387,7 @@ class CheckpointAnalysis(Analysis):
                 self.dataset_saves.setdefault(self.class_names[-1], []).append(
                     (arg_value(node, 0, "obj"), self.walk.qualname)
                 )
+                self.dataset_files.setdefault(self.class_names[-1], set()).add(_file_text(target))
             return
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
@@ -426,7 +442,9 @@ class CheckpointAnalysis(Analysis):
             if cls in self.saving_datasets
             and all(
                 value is not None
-                and built_off_device(value, scope, self._built_values, self.dataset_inputs.get(cls, set()) | parameters)
+                and built_off_device(
+                    value, scope, self._cache_values(cls), self.dataset_inputs.get(cls, set()) | parameters
+                )
                 for value, scope in self.dataset_saves[cls]
             )
         }
@@ -586,6 +604,13 @@ class CheckpointAnalysis(Analysis):
                 and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
             ):
                 self.part.host_data_loads.add(load)
+
+
+def _file_text(path: cst.BaseExpression | None) -> str | None:
+    """A file argument as written, whitespace left out (``self.processed_paths[0]``), or None."""
+    if path is None:
+        return None
+    return re.sub(r"\s+", "", cst.Module([]).code_for_node(path))
 
 
 # What a Dataset's ``__init__`` may compute its inputs with (``int(percent) if percent >= 1 else percent``).

@@ -103,6 +103,7 @@ def holdings(
     held: dict[tuple[str, str], str] = {}
     reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     skipped = _after_cuda_returns(module, parents, findings, availability_check) if availability_check else set()
+    skipped |= _under_cuda_flags(module, findings, availability_check) if availability_check else set()
     skipped |= _tensor_chosen(module, findings, parents)
     found = [
         (_cause(finding.rule, finding.original), finding.original, finding.fixed)
@@ -281,6 +282,65 @@ def _after_cuda_returns(
             unreachable.update(id(later) for later in body[index + 1 :])
             break
     return unreachable
+
+
+def _under_cuda_flags(
+    module: cst.Module, findings: Sequence[PendingFinding], availability_check: Callable[[cst.BaseExpression], bool]
+) -> set[int]:
+    """The bodies of the ``if`` statements no XLA host enters: a test that is False without CUDA as the
+    conversion leaves it (a CUDA availability check it keeps, ``False``, an ``and`` with one of them, an
+    ``or`` or a conditional expression of them alone), also through a name of the function that every
+    assignment there binds to one (YOLOP's ``cuda = False if cpu_request else torch.cuda.is_available()``,
+    ``if cuda: ng = torch.cuda.device_count()``): what they hold never runs there."""
+    from codemods.engine.nodes import walk
+
+    changed = {id(sub) for f in findings if f.fixed and f.original is not None for sub in walk(f.original)}
+    nodes = walk(module)
+    if not any(type(node) is cst.If for node in nodes):
+        return set()
+    bound: dict[tuple[int, str], list[cst.BaseExpression]] = {}  # (function, name) -> each value bound
+    for function in (node for node in nodes if type(node) is cst.FunctionDef):
+        for node in walk(function.body):
+            if type(node) is cst.Assign:
+                for target in node.targets:
+                    key = (id(function), target.target.value if type(target.target) is cst.Name else "")
+                    bound.setdefault(key, []).append(node.value if type(target.target) is cst.Name else cst.Name("x"))
+            elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr):
+                for name in walk(getattr(node, "target", None) or getattr(node, "asname", None) or node):
+                    if type(name) is cst.Name:
+                        bound.setdefault((id(function), name.value), []).append(cst.Name("x"))
+
+    def false_on_xla(expr: cst.BaseExpression, function: int | None, depth: int = 0) -> bool:
+        if depth > 4 or id(expr) in changed:
+            return False
+        if type(expr) is cst.Name:
+            if expr.value == "False":
+                return True
+            values = bound.get((function, expr.value), []) if function is not None else []
+            return bool(values) and all(false_on_xla(v, function, depth + 1) for v in values)
+        if type(expr) is cst.BooleanOperation:
+            sides = (false_on_xla(expr.left, function, depth + 1), false_on_xla(expr.right, function, depth + 1))
+            return any(sides) if type(expr.operator) is cst.And else all(sides)
+        if type(expr) is cst.IfExp:
+            return false_on_xla(expr.body, function, depth + 1) and false_on_xla(expr.orelse, function, depth + 1)
+        return availability_check(expr) and not any(id(sub) in changed for sub in walk(expr))
+
+    functions: list[int | None] = [None]
+    skipped: set[int] = set()
+
+    class _Ifs(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            functions.append(id(node))
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            functions.pop()
+
+        def visit_If(self, node: cst.If) -> None:
+            if false_on_xla(node.test, functions[-1]):
+                skipped.add(id(node.body))
+
+    module.visit(_Ifs())
+    return skipped
 
 
 def _ends_in_exit(block: cst.BaseSuite) -> bool:

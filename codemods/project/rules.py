@@ -47,7 +47,12 @@ CROSS_FILE = Rule(
     "training loop (one that calls a project's step function is the loop): its training "
     "loop is in a module no single-file run can follow; not code no XLA host reaches, after an `if not "
     "torch.cuda.is_available(): ...; return` the conversion keeps: a DataParallel class's `self.module.cuda(...)` "
-    'past its early return without CUDA; not a device a tensor\'s own CUDA check picks (`torch.device("cuda") if '
+    "past its early return without CUDA, nor the body of an `if` whose test the conversion keeps and that is False "
+    "without CUDA (a kept availability check, or a name the function binds only to one or to False: YOLOP's `cuda = "
+    "False if cpu_request else torch.cuda.is_available()`, then `if cuda: ng = torch.cuda.device_count()`); not a "
+    "PyTorch Geometric Dataset's reload of the processed cache it saves itself of data it builds on the CPU (XLA403: "
+    "DIG's `self.data, self.slices = torch.load(self.processed_paths[0])`); "
+    'not a device a tensor\'s own CUDA check picks (`torch.device("cuda") if '
     'x.is_cuda else torch.device("cpu")` in a loss: unconverted, it picks the CPU for an XLA tensor, and torch_xla '
     "uploads what goes there where it meets that tensor), nor moves such a check skips (`if x.is_cuda: labels = "
     "labels.cuda()`) whose values only meet XLA tensors where torch_xla takes a CPU tensor (arithmetic, a host read, "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.checkpoint.rules.cpu_fallback_load_cases import cpu_fallback_invalid, cpu_fallback_valid
 from codemods.checkpoint.rules.dataset_input_cases import dataset_input_invalid, dataset_input_valid
+from codemods.checkpoint.rules.dataset_reload_cases import dataset_reload_invalid, dataset_reload_valid
 from codemods.checkpoint.rules.dead_branches import (
     dead_branch_invalid,
     dead_branch_valid,
@@ -103,6 +104,9 @@ LOAD_MAP_LOCATION = Rule(
     "Geometric's `InMemoryDataset`) that loads what it saves itself (`torch.save(self.collate(items), path)` in "
     "`process()`, `torch.load(path)` in `__init__`: its processed cache of CPU-built data, whose `torch.save` stays "
     "as it is) gets no finding: the value analysis takes a Dataset's saves for host data, which hold no CUDA storage; "
+    "the attributes its `__init__` binds to that reload (`self.data, self.slices = torch.load(path)`, which `process()` "
+    "binds again to what it reads and collates and saves there: DIG's SentiGraphDataset) add nothing but what the "
+    "class saved there, and a cache of ids it builds (`self.ids = list(range(n))`) is host data; "
     "so are the data its `__init__` is given and binds (`self.data = data`, `self.percent = int(percent)`), which "
     "`process()` builds the cache from (SEAL's subgraphs of an OGB graph), and what `__init__` computes of its "
     "parameters (`self.Arow = SparseRowIndexer(A)`, `self.links = links[perm]`, handed by `process()` to a function "
@@ -155,6 +159,7 @@ LOAD_MAP_LOCATION = Rule(
         *fresh_file_valid(),
         *private_file_valid(),
         *dataset_input_valid(),
+        *dataset_reload_valid(),
         *module_set_valid(),
         *shown_device_valid(),
         *(
@@ -195,6 +200,7 @@ LOAD_MAP_LOCATION = Rule(
     invalid=lambda: (
         *cpu_fallback_invalid(),
         *dataset_input_invalid(),
+        *dataset_reload_invalid(),
         invalid(
             """
             import torch
@@ -343,45 +349,6 @@ LOAD_MAP_LOCATION = Rule(
             alias=True,
             note="no-cuda-in-the-file-sagemaker",
             findings=(Expected(3, 31, 'torch.load(...) -> map_location="cpu"'),),
-        ),
-        *(
-            invalid(
-                """
-                import os
-                import torch
-
-                class PairDataset(torch.utils.data.Dataset):
-                    def __init__(self, ids_file):
-                        if os.path.exists(ids_file):
-                            self.ids = torch.load(ids_file)
-                        else:
-                            self.ids = list(range(64))
-                            torch.save(self.ids, ids_file)
-                """,
-                """
-                import os
-                import torch
-
-                class PairDataset(torch.utils.data.Dataset):
-                    def __init__(self, ids_file):
-                        if os.path.exists(ids_file):
-                            self.ids = torch.load(ids_file, map_location="cpu")
-                        else:
-                            self.ids = list(range(64))
-                            torch.save(self.ids, ids_file)
-                """,
-                target=target,
-                note=f"a-reload-of-host-data-still-gets-the-map-location-{target}",
-                findings=(
-                    Expected(
-                        7,
-                        45,
-                        'torch.load(...) -> map_location="cpu": this module saves host data there (no CUDA storages), '
-                        "which loads the same anywhere",
-                    ),
-                ),
-            )
-            for target in ("2.9", "sagemaker")
         ),
         *(
             invalid(
