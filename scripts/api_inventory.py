@@ -61,6 +61,7 @@ MODULES = (
     "torch.nn.parallel",
     "torch.nn.parallel.distributed",
     "torch.optim",
+    "torch.utils.checkpoint",
     "torch.utils.data",
     "torch.utils.data.distributed",
     "torch.utils.model_zoo",

@@ -45,15 +45,15 @@ OPS: dict[str, str] = {
     "deepspeed.ops.deepspeed4science.": (
         "is DeepSpeed4Science's EvoformerAttention, a CUDA attention kernel (CUTLASS), not an optimizer: take the "
         "plain attention path, softmax(q @ k^T / sqrt(d) + sum of the biases) @ v in torch operations, which XLA "
-        "fuses (or torch.nn.functional.scaled_dot_product_attention with the summed biases as attn_mask)"
+        "fuses"
     ),
     "deepspeed.ops.transformer.": (
         "is DeepSpeed's fused transformer layer (CUDA kernels), not an optimizer: use torch.nn.TransformerEncoderLayer "
         "or the model's own layer in torch operations, which XLA fuses"
     ),
     "deepspeed.ops.sparse_attention.": (
-        "is DeepSpeed's block-sparse attention (Triton kernels), not an optimizer: use "
-        "torch.nn.functional.scaled_dot_product_attention with the sparsity layout as attn_mask, which XLA lowers"
+        "is DeepSpeed's block-sparse attention (Triton kernels), not an optimizer: write the attention with "
+        "torch.matmul and torch.softmax, the sparsity layout as an additive mask, which XLA compiles"
     ),
 }
 
