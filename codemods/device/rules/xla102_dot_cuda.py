@@ -432,6 +432,17 @@ def _module_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) ->
     )
 
 
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.module_cuda_unsure)
+def _module_cuda_or_another_binding(ctx: Context[Facts], original: cst.Call) -> str:
+    name = ctx.facts.device.module_cuda_unsure[original]
+    return (
+        f"`{ctx.code(original)}` may run the function `cuda` of the project module `{name}` this file imports, "
+        f"or `.cuda()` of something else this file binds to `{name}` (a `global`, a module-level assignment or "
+        "a comprehension's target): left as it is; where it is a module or tensor, move it to the XLA device "
+        "instead (`.cuda()` fails without CUDA)"
+    )
+
+
 @reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.self_cuda_pending)
 def _self_cuda_of_a_pending_base(ctx: Context[Facts], original: cst.Call) -> str:
     cls, path = ctx.facts.device.self_cuda_pending[original]
