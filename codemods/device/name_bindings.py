@@ -25,10 +25,11 @@ def binding_at(
 ) -> Binding:
     """How ``name`` read at ``call`` is bound: ``local`` (by a function enclosing the call, or a
     comprehension around it), ``module`` (by the module's imports only), ``unsure``."""
-    if module is None or None in functions:
+    defs = [function for function in functions if function is not None]
+    if module is None or len(defs) < len(functions):
         return "unsure"  # (the module not seen; a lambda's parameters not looked at)
     unsure = False
-    for function in reversed(functions):
+    for function in reversed(defs):
         params = function.params
         every = (*params.posonly_params, *params.params, *params.kwonly_params)
         stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
