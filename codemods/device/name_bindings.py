@@ -26,8 +26,17 @@ def binding_at(
     """How ``name`` read at ``call`` is bound: ``local`` (by a function enclosing the call, or a
     comprehension around it), ``module`` (by the module's imports only), ``unsure``."""
     defs = [function for function in functions if function is not None]
-    if module is None or len(defs) < len(functions):
-        return "unsure"  # (the module not seen; a lambda's parameters not looked at)
+    if module is None:
+        return "unsure"
+    if len(defs) < len(functions):  # in a lambda: its parameters
+        inner = defs[-1] if defs else module
+        for node in _walk(inner):
+            if isinstance(node, cst.Lambda) and any(sub is call for sub in _walk(node)):
+                params = node.params
+                every = (*params.posonly_params, *params.params, *params.kwonly_params)
+                stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+                if name in {p.name.value for p in (*every, *stars)}:
+                    return "local"
     unsure = False
     for function in reversed(defs):
         params = function.params

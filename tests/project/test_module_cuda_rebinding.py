@@ -25,6 +25,10 @@ def third(tu):
 def fourth(xs):
     ys = [utils for utils in xs]
     return utils.cuda(ys)
+
+
+def fifth(xs):
+    return [*map(lambda b: utils.cuda(b), xs), *map(lambda utils: utils.cuda(), xs)]
 """
 
 
@@ -43,6 +47,7 @@ def test_a_name_bound_elsewhere_leaves_the_module_call_and_moves_the_locals(
     assert f"    return [utils.to({DEVICE[target]}) for utils in xs]\n" in converted
     assert f"    return tu.to({DEVICE[target]})\n" in converted
     assert "    return utils.cuda(ys)\n" in converted
+    assert f"lambda b: utils.cuda(b), xs), *map(lambda utils: utils.to({DEVICE[target]}), xs)]" in converted
     unsure = [f for f in found if not f.fixed]
     assert len(unsure) == 1 and unsure[0].message.startswith(
         "`utils.cuda(ys)` may run the function `cuda` of the project module `utils` this file imports, or "
