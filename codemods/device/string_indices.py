@@ -299,8 +299,7 @@ class StringIndices(Analysis):
                 for index, param in enumerate(self.function_params.get(callee, [])):
                     handed = [(call, _handed(call, index, param)) for call in callee_calls]
                     for name in sorted(scopes):
-                        root, dot, attribute = name.partition(".")
-                        forms = {root: f"{param}{dot}{attribute}"} | ({name: param} if attribute else {})
+                        forms = _handed_forms(name, param)
                         indexed = [
                             (call, forms[value])
                             for call, value in handed
@@ -314,9 +313,8 @@ class StringIndices(Analysis):
                         if others or len({n for _, n in indexed}) > 1:
                             if callee not in unsure.get(new, (set(), ""))[0]:
                                 other = others[0] if others else indexed[-1][0]
-                                unsure.setdefault(new, (set(), ""))[0].add(callee)
                                 unsure[new] = (
-                                    unsure[new][0],
+                                    {*unsure.get(new, (set(), ""))[0], callee},
                                     f"{first} hands `{callee}` its `{param}`, which holds a CUDA index there "
                                     f"(`{strings[name]}`), but `{self._call_code(other)}`"
                                     f"{self._line(other)} hands it something else: left as it is; where it is an "
@@ -348,8 +346,7 @@ class StringIndices(Analysis):
                 for index, param in enumerate(self.function_params[callee]):
                     value = _handed(call, index, param)
                     for name in sorted(scopes):
-                        root, dot, attribute = name.partition(".")
-                        forms = {root: f"{param}{dot}{attribute}"} | ({name: param} if attribute else {})
+                        forms = _handed_forms(name, param)
                         if value in forms and self.in_scopes(call, scopes[name]) and forms[value] not in unsure:
                             unsure[forms[value]] = (
                                 {callee},
@@ -364,8 +361,7 @@ class StringIndices(Analysis):
             for callee, callee_calls in sorted(calls.items()):
                 for index, param in enumerate(self.function_params.get(callee, [])):
                     for name, (where, why) in sorted(unsure.items()):
-                        root, dot, attribute = name.partition(".")
-                        forms = {root: f"{param}{dot}{attribute}"} | ({name: param} if attribute else {})
+                        forms = _handed_forms(name, param)
                         for call in callee_calls:
                             value = _handed(call, index, param)
                             if value in forms and self.in_scopes(call, where) and not self.in_scopes(call, {callee}):
@@ -414,6 +410,14 @@ class StringIndices(Analysis):
             for callee, index in parameter_callables(self.function_params, root):
                 written = f"`{_PRINTER.code_for_node(call)}`{self._line(call)}"
                 self.part.parameter_attribute_moves.add((callee, index, root, attribute, written))
+
+
+def _handed_forms(name: str, param: str) -> dict[str, str]:
+    """What a call may hand ``param`` for ``name`` (``args.gpu``) to be an index there, and the name
+    that is then an index in the callee: the namespace (``args``: ``param.gpu``) or the index itself
+    (``args.gpu``: ``param``)."""
+    root, dot, attribute = name.partition(".")
+    return {root: f"{param}{dot}{attribute}"} | ({name: param} if attribute else {})
 
 
 def _handed(call: cst.Call, index: int, param: str) -> str | None:
