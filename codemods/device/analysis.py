@@ -50,6 +50,7 @@ class DeviceAnalysis(DeviceWalk):
         before = set(part.cuda_indices)
         part.cuda_indices.update(name for name in self.string_index_names() if name not in self.string_names)
         self.string_only = part.cuda_indices - before  # (indices in the scopes that build the strings only)
+        self.local_handed_scopes()  # ``evaluate(args, ...)`` in the function that builds the string
         self.project_string_indices()  # ``.to(args.device)``, ``args`` handed in with a CUDA index
         part.cuda_indices -= {n for n in part.cuda_indices if self.own_devices.own(n, self.device_assignments)}
         self._follow_indices()
@@ -97,8 +98,9 @@ class DeviceAnalysis(DeviceWalk):
         )
         part.unsure_index_moves = {
             call
-            for call, _, name in self.moves_to
+            for call, device, name in self.moves_to
             if name not in part.cuda_indices
+            and device not in part.pending_index_moves  # (reported as such)
             and shapes.named_like_an_index(name)
             and not self._names_a_known_device(name)
             and name not in self.holding_devices

@@ -119,6 +119,10 @@ class DeviceFacts:
     # ``utils.cuda(batch)``: a function of a project module (left as it is), whose module this run
     # does not convert: (that module's path, the function there).
     module_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
+    # ``utils.cuda(batch)`` where ``utils`` may be that module or another binding of the name (a
+    # ``global``, a module-level assignment, a comprehension's target elsewhere in the function):
+    # left as it is, reported (XLA102).  The name.
+    module_cuda_unsure: dict[cst.Call, str] = field(default_factory=dict)
     # ``self.cuda()`` in the method ``to`` of a class of this file that has its own ``to`` and no
     # ``cuda`` of its own (left: as ``self.to(...)`` it would call that method itself): the class.
     self_to_recursion: dict[cst.Call, str] = field(default_factory=dict)

@@ -12,6 +12,7 @@ others: "Expected all tensors to be on the same device")."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -46,12 +47,25 @@ class LocalDevices(Analysis):
         if scope is None or "." in name or name in self.function_params.get(scope, ()):
             return False
         values = self.local_values.get((scope, name), [])
-        return bool(values) and all(_no_index(value, indices) for value in values)
+        resolve = self.walk.resolve
+        return bool(values) and all(_no_index(value, indices, resolve) for value in values)
 
 
-def _no_index(value: cst.BaseExpression, indices: set[str]) -> bool:
+def _no_index(
+    value: cst.BaseExpression, indices: set[str], resolve: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """``value`` is a device that is no CUDA index: ``"cpu"``, ``x.device``, ``torch.device("cpu")``
+    (also ``torch.device("meta", ...)``, under any alias of torch)."""
     if type(value) is cst.IfExp:
-        return _no_index(value.body, indices) and _no_index(value.orelse, indices)
+        return _no_index(value.body, indices, resolve) and _no_index(value.orelse, indices, resolve)
+    if type(value) is cst.Call and resolve(value.func) == "torch.device" and value.args:
+        first = value.args[0]
+        return (
+            type(first.value) is cst.SimpleString
+            and first.keyword is None
+            and not first.star
+            and (not is_cuda_device_string(first.value))
+        )
     if type(value) is cst.SimpleString:
         return not is_cuda_device_string(value)  # "cpu"
     if type(value) is cst.Attribute and value.attr.value == "device":

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.name_bindings import binding_at
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, assignments
 from codemods.project.analysis import ProjectAnalysis
@@ -40,9 +41,12 @@ class OwnCudaCalls(Analysis):
     facts: Facts
     part: DeviceFacts
     function_params: dict[str, list[str]]
+    module_seen: cst.Module | None  # (device/string_indices.py's)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
+        # ``utils.cuda(...)``: the functions enclosing the call (None: a lambda), innermost last.
+        self.cuda_call_functions: dict[cst.Call, list[cst.FunctionDef | None]] = {}
         # What each name chain is bound to, by scope (the class for ``self.x``, else the function,
         # "" at module level): the call bound (what it builds is the project analysis's
         # ``call_builders``, or a class of this file), a parameter of the function binding it
@@ -76,6 +80,8 @@ class OwnCudaCalls(Analysis):
     def leave_Call(self, node: cst.Call) -> None:
         if method_name(node) == "cuda" and (name := dotted(receiver(node))) is not None:
             self.own_cuda_receivers.append((node, self._scope_of(name), name))
+            if "." not in name:
+                self.cuda_call_functions[node] = list(self.walk.functions)
             if name == "self" and self.walk.class_depth:
                 self.self_cuda_methods[node] = self.walk.qualname
 
@@ -117,13 +123,18 @@ class OwnCudaCalls(Analysis):
                 self.part.self_to_recursion[call] = scope
                 return True
             return False
-        table = self.facts.imports.table
-        if "." in name or name in table.rebound or name not in self.facts.imports.project_names:
+        if "." in name or name not in self.facts.imports.project_names:
             return False
+        bound = binding_at(name, call, self.cuda_call_functions.get(call, []), self.module_seen)
+        if bound == "local":
+            return False  # (a parameter, ``for utils in ...``: no module)
         project = self.walk.analysis(ProjectAnalysis)
         module = project.origin(name)
         if module is None or module.name or module.summary is None:
             return False  # a class, a function or an instance the module binds; or no module read
+        if bound == "unsure":
+            self.part.module_cuda_unsure[call] = name
+            return True
         function = project.origin(f"{name}.cuda")
         if function is not None and function.summary is not None and function.summary.pending:
             self.part.module_cuda_pending[call] = (function.summary.path, function.name or "cuda")

@@ -274,6 +274,128 @@ class StringIndices(Analysis):
             if name in unsure and not self._moved_index(name, call):
                 self.part.pending_index_moves.setdefault(device, unsure[name])
 
+    def local_handed_scopes(self) -> None:
+        """The functions of this file that a scope where a name is a CUDA index only by the strings
+        built from it hands the namespace holding it (``evaluate(args, model, x)`` in ``main``, which
+        builds ``f"cuda:{args.gpu}"``: ``.to(args.gpu)`` in ``evaluate``), and on from those: an index
+        there too (``handed_scopes``), under the parameter's name, where every call of the file hands
+        one.  Where one hands anything else (``evaluate(cfg, ...)``) the moves there stay, reported
+        (XLA103, "left as it is"): that value may be a device (``"cpu"``)."""
+        scopes = {
+            name: set(self.string_scopes.get(name, set()))
+            for name in self.string_only
+            if name.partition(".")[0] not in ("self", "cls") and self.string_scopes.get(name)
+        }
+        strings = {name: self.string_indices.get(name, name) for name in scopes}
+        calls: dict[str, list[cst.Call]] = {}
+        for call in self.namespace_calls_out:
+            if (callee := self._local_callee(call)) is not None:
+                calls.setdefault(callee, []).append(call)
+        unsure: dict[str, tuple[set[str], str]] = {}  # name -> (the callables it is unsure in, why)
+        changed = True
+        while changed:
+            changed = False
+            for callee, callee_calls in sorted(calls.items()):
+                for index, param in enumerate(self.function_params.get(callee, [])):
+                    handed = [(call, _handed(call, index, param)) for call in callee_calls]
+                    for name in sorted(scopes):
+                        forms = _handed_forms(name, param)
+                        indexed = [
+                            (call, forms[value])
+                            for call, value in handed
+                            if value in forms and self.in_scopes(call, scopes[name])
+                        ]
+                        if not indexed or self.in_scopes(indexed[0][0], {callee}):
+                            continue
+                        new = indexed[0][1]
+                        others = [call for call in callee_calls if all(call is not c for c, _ in indexed)]
+                        first = f"`{self._call_code(indexed[0][0])}`{self._line(indexed[0][0])}"
+                        if others or len({n for _, n in indexed}) > 1:
+                            if callee not in unsure.get(new, (set(), ""))[0]:
+                                other = others[0] if others else indexed[-1][0]
+                                unsure[new] = (
+                                    {*unsure.get(new, (set(), ""))[0], callee},
+                                    f"{first} hands `{callee}` its `{param}`, which holds a CUDA index there "
+                                    f"(`{strings[name]}`), but `{self._call_code(other)}`"
+                                    f"{self._line(other)} hands it something else: left as it is; where it is an "
+                                    "index, move to the XLA device instead (an integer device is cuda:N, which fails "
+                                    "without CUDA)",
+                                )
+                            continue
+                        if callee not in scopes.setdefault(new, set()):
+                            scopes[new].add(callee)
+                            strings.setdefault(new, strings[name])
+                            self.handed_scopes.setdefault(new, set()).add(callee)
+                            what = f"its `{param}`, whose `{new.partition('.')[2]}` is" if new != param else ""
+                            self.handed_index_why.setdefault(
+                                new,
+                                f"{first} hands `{callee}` {what or f'as `{param}`'} a CUDA index there "
+                                f"(`{strings[name]}`): an integer device is cuda:N, which fails without CUDA",
+                            )
+                            if new not in self.string_only:
+                                self.string_only.add(new)
+                                self.part.cuda_indices.add(new)
+                            changed = True
+        for call in self.namespace_calls_out:  # ``Trainer(args).fit(args)``: a method of the file's, maybe
+            if type(call.func) is not cst.Attribute or dotted(call.func.value) in ("self", "cls"):
+                continue
+            if self._local_callee(call) is not None:
+                continue
+            method = call.func.attr.value
+            for callee in sorted(q for q in self.function_params if "." in q and q.rpartition(".")[2] == method):
+                for index, param in enumerate(self.function_params[callee]):
+                    value = _handed(call, index, param)
+                    for name in sorted(scopes):
+                        forms = _handed_forms(name, param)
+                        if value in forms and self.in_scopes(call, scopes[name]) and forms[value] not in unsure:
+                            unsure[forms[value]] = (
+                                {callee},
+                                f"`{self._call_code(call)}`{self._line(call)} hands `.{method}` its `{param}`, which "
+                                f"holds a CUDA index there (`{strings[name]}`), and the tool cannot tell whether "
+                                f"that is `{callee}`: left as it is; where it is an index, move to the XLA device "
+                                "instead (an integer device is cuda:N, which fails without CUDA)",
+                            )
+        changed = True
+        while changed:  # what those hand on (``self.step(x, opts=opts)``) is as unsure
+            changed = False
+            for callee, callee_calls in sorted(calls.items()):
+                for index, param in enumerate(self.function_params.get(callee, [])):
+                    for name, (where, why) in sorted(unsure.items()):
+                        forms = _handed_forms(name, param)
+                        for call in callee_calls:
+                            value = _handed(call, index, param)
+                            if value in forms and self.in_scopes(call, where) and not self.in_scopes(call, {callee}):
+                                if callee not in unsure.setdefault(forms[value], (set(), why))[0]:
+                                    unsure[forms[value]][0].add(callee)
+                                    changed = True
+        for call, device, name in (*self.moves_to, *self.device_keywords):
+            if name in unsure and self.in_scopes(call, unsure[name][0]) and not self._moved_index(name, call):
+                self.part.pending_index_moves.setdefault(device, unsure[name][1])
+
+    def _local_callee(self, call: cst.Call) -> str | None:
+        """The function of this file ``call`` calls, by its qualified name: ``f(...)`` (nested in the
+        caller's functions or top-level), ``Net(...)`` (its ``__init__``), ``self.f(...)`` (a method of
+        the caller's class)."""
+        scope = self.call_scopes.get(id(call), "")
+        prefixes = [scope.rsplit(".", i)[0] for i in range(scope.count(".") + 1)] if scope else []
+        if type(call.func) is cst.Name:
+            name = call.func.value
+            for prefix in [*prefixes, ""]:
+                qualified = f"{prefix}.{name}" if prefix else name
+                for candidate in (qualified, f"{qualified}.__init__"):
+                    if candidate in self.function_params:
+                        return candidate
+            return None
+        if type(call.func) is cst.Attribute and dotted(call.func.value) in ("self", "cls"):
+            for prefix in prefixes[1:]:
+                if f"{prefix}.{call.func.attr.value}" in self.function_params:
+                    return f"{prefix}.{call.func.attr.value}"
+        return None
+
+    def _call_code(self, call: cst.Call) -> str:
+        code = _PRINTER.code_for_node(call)
+        return code if len(code) <= 60 else f"{_PRINTER.code_for_node(call.func)}(...)"
+
     def _moved_index(self, name: str, call: cst.Call) -> bool:
         return name in self.part.cuda_indices and self.index_here(name, call)
 
@@ -288,6 +410,29 @@ class StringIndices(Analysis):
             for callee, index in parameter_callables(self.function_params, root):
                 written = f"`{_PRINTER.code_for_node(call)}`{self._line(call)}"
                 self.part.parameter_attribute_moves.add((callee, index, root, attribute, written))
+
+
+def _handed_forms(name: str, param: str) -> dict[str, str]:
+    """What a call may hand ``param`` for ``name`` (``args.gpu``) to be an index there, and the name
+    that is then an index in the callee: the namespace (``args``: ``param.gpu``) or the index itself
+    (``args.gpu``: ``param``)."""
+    root, dot, attribute = name.partition(".")
+    return {root: f"{param}{dot}{attribute}"} | ({name: param} if attribute else {})
+
+
+def _handed(call: cst.Call, index: int, param: str) -> str | None:
+    """The name ``call`` hands the parameter ``param`` (at ``index``, ``self`` not counted), or None
+    (an expression, nothing, or what a ``*args`` may hold: anything)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return dotted(arg.value)
+    positional = [arg for arg in call.args if arg.keyword is None]
+    for at, arg in enumerate(positional):
+        if arg.star:
+            return None
+        if at == index:
+            return dotted(arg.value)
+    return None
 
 
 def parameter_callables(function_params: dict[str, list[str]], root: str) -> Iterator[tuple[str, int]]:

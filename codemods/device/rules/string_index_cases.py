@@ -59,6 +59,36 @@ def run2(args):
     return torch.zeros(4).to(args.device)
 """
 
+# The builder hands the namespace to a function of the file (``main`` -> ``evaluate(args, ...)``): an
+# index there too, under the parameter's name.
+HANDED = """
+import torch
+
+
+def evaluate(cfg, x):
+    return x.to(cfg.gpu)
+
+
+def main(args):
+    model = torch.nn.Linear(2, 2).to(torch.device(f"cuda:{args.gpu}"))
+    return evaluate(args, torch.ones(2)), model
+"""
+
+# A train(model, x, device) beside a local that is the CPU (``torch.device("cpu")``): no index.
+CPU_LOCAL = """
+import torch
+
+
+def train(model, x, device):
+    model.cuda(device)
+    return model(x.to(device))
+
+
+def empty_edges(edges):
+    device = torch.device("cpu")
+    return torch.zeros(0, 2, device=device)
+"""
+
 _DEVICES = {
     "2.9": ("import torch_xla\n", "torch_xla.device()"),
     "sagemaker": ("import torch_xla.core.xla_model as xm\n", "xm.xla_device()"),
@@ -122,6 +152,62 @@ def string_index_invalid() -> tuple[Invalid, ...]:
                 findings=(
                     Expected(7, 31, f'args.device -> {device}: {_WHY}`f"cuda:{{args.device}}"`): an integer device'),
                 ),
+            )
+        )
+        handed_aliased = substituted(HANDED, ("import torch\n", "import torch as th\n"), ("torch.", "th."))
+        for program, header in ((HANDED, "import torch\n"), (handed_aliased, "import torch as th\n")):
+            torch = "th" if program is handed_aliased else "torch"
+            cases.append(
+                invalid(
+                    program,
+                    substituted(
+                        program,
+                        (header, f"{header}{imports}"),
+                        (".to(cfg.gpu)", f".to({device})"),
+                        (f'{torch}.device(f"cuda:{{args.gpu}}")', device),
+                    ),
+                    target=target,
+                    alias=program is handed_aliased,
+                    note=f"an-index-handed-to-a-function-of-the-file{'-alias' if program is handed_aliased else ''}-{target}",
+                    findings=(
+                        Expected(
+                            6,
+                            17,
+                            f"cfg.gpu -> {device}: `evaluate(args, {torch}.ones(2))`, line 10 hands `evaluate` its "
+                            f'`cfg`, whose `gpu` is a CUDA index there (`f"cuda:{{args.gpu}}"`)',
+                        ),
+                    ),
+                )
+            )
+            cpu = substituted(CPU_LOCAL, ("import torch\n", header), ("torch.", f"{torch}."))
+            cases.append(
+                invalid(
+                    cpu,
+                    substituted(
+                        cpu,
+                        (header, f"{header}{imports}"),
+                        ("model.cuda(device)", f"model.to({device})"),
+                        ("x.to(device)", f"x.to({device})"),
+                    ),
+                    target=target,
+                    alias=program is handed_aliased,
+                    note=f"a-local-cpu-device-is-no-index{'-alias' if program is handed_aliased else ''}-{target}",
+                    findings=(Expected(7, 23, "use the XLA device"),),
+                )
+            )
+        # Also called with another namespace (``other(cfg)``): left, reported.
+        unsure = HANDED + "\n\ndef other(opts):\n    return evaluate(opts, torch.ones(2))\n"
+        cases.append(
+            invalid(
+                unsure,
+                substituted(
+                    unsure,
+                    ("import torch\n", f"import torch\n{imports}"),
+                    ('torch.device(f"cuda:{args.gpu}")', device),
+                ),
+                target=target,
+                note=f"an-index-handed-by-one-caller-of-two-is-reported-{target}",
+                findings=(Expected(6, 17, "hands it something else: left as it is"),),
             )
         )
     return tuple(cases)

@@ -26,8 +26,11 @@ DOT_CUDA = Rule(
     "(`import utils`, `utils.cuda(x)`: a project's helper) is no such move and stays (its own body is ported), "
     "unless the file binds that name otherwise too (`model = model.Net()`, a parameter); so is one of a project "
     "module imported from its package (`from torchdrug import utils`, `utils.cuda(batch, device=device)`: as "
-    "`utils.to(...)` it dropped the batch and raised AttributeError), and where this run does not convert the "
-    "module that defines it, the call is an error naming that module. `self.cuda()` in a class of the file that "
+    "`utils.to(...)` it dropped the batch and raised AttributeError), unless the call's own function (or a "
+    "comprehension or lambda around it) binds that name (a parameter: a move); where a binding elsewhere may reach "
+    "it (a `global`, a module-level assignment, a comprehension elsewhere in the function) the call is an error, "
+    "left as it is. Where this run does not convert the module that defines it, the call is an error naming that "
+    "module. `self.cuda()` in a class of the file that "
     "defines its own `cuda`, or inherits it from a base of the project, runs that method and stays (an error "
     "where the run does not convert the base's module); in the class's own `to` (a class with no such `cuda`) "
     "it is an error, not rewritten: as `self.to(...)` it would call that method itself, without end. "
@@ -429,6 +432,17 @@ def _module_cuda_of_a_pending_module(ctx: Context[Facts], original: cst.Call) ->
         f"convert: a function named `cuda` moves what it is handed to CUDA, which fails without it (it is no "
         f"`.cuda()` of a module or tensor: as `.to()` it would raise AttributeError and drop its argument); "
         f"convert {path} too, and its moves become moves to the XLA device"
+    )
+
+
+@reports_facts(DOT_CUDA, nodes=lambda facts: facts.device.module_cuda_unsure)
+def _module_cuda_or_another_binding(ctx: Context[Facts], original: cst.Call) -> str:
+    name = ctx.facts.device.module_cuda_unsure[original]
+    return (
+        f"`{ctx.code(original)}` may run the function `cuda` of the project module `{name}` this file imports, "
+        f"or `.cuda()` of something else this file binds to `{name}` (a `global`, a module-level assignment or "
+        "a comprehension's target): left as it is; where it is a module or tensor, move it to the XLA device "
+        "instead (`.cuda()` fails without CUDA)"
     )
 
 

@@ -32,7 +32,10 @@ INTEGER_DEVICE = Rule(
     'string is built from it: `"cuda:" + str(args.device)`, `f"cuda:{args.gpu}"`) means cuda:N and '
     'raises on XLA, where each process has one device ("Found no NVIDIA driver"). A name a device string is '
     "built from is an index in the function that builds the string (and those nested in it; for `self.gpu`, its "
-    "class's methods) only: the same name moved to in another function (`run2(args)`) may hold another namespace. "
+    "class's methods), and in the functions of the file it hands the namespace holding it to, on down "
+    "(`evaluate(args, model, x)`, under the parameter's name; where another call hands that function something "
+    "else, its moves stay, reported) only: the same name moved to in a function nothing hands it "
+    "(`run2(args)`) may hold another namespace. "
     "A namespace whose attribute "
     "is such an index, handed to a callable of another module of the project (`Net(args)`, whose `__init__` "
     "does `.to(args.device)`), carries it there: converted with the project, that module's move becomes the "
@@ -42,7 +45,7 @@ INTEGER_DEVICE = Rule(
     "attribute the file later binds to a device (`args.device = device`) is no index. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`); a local that a function binds itself only to a string "
-    '(`"cpu"`) or to another value\'s `.device` (`device = edge_list.device`) is no index there, whatever other '
+    '(`"cpu"`), to `torch.device("cpu")` or to another value\'s `.device` (`device = edge_list.device`) is no index there, whatever other '
     "functions hand `.cuda()` under the same name: its moves stay; and a `.cuda(device)` that XLA102 leaves (a "
     "project function's `utils.cuda`, a class's own `self.cuda`) marks no index. An int handed to a `device` parameter of a function "
     "of the file or of the project that moves tensors to it (`move(batch, self.rank)`, `self.rank` bound from a "
