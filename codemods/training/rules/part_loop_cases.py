@@ -163,23 +163,23 @@ def train(model, optimizer, train_set, epochs):
 """
 
 # A GAN's critic steps: the inner loop steps its optimizer through the gradient scaler
-# (``scaler.step(optD)``), so it is a training loop of its own, not micro-batches.
+# (``scaler.step(optimizer_d)``), so it is a training loop of its own, not micro-batches.
 _SCALED_CRITIC = """
 import torch
 
 
-def train(G, D, optG, optD, scaler, iterations):
+def train(G, D, optimizer_g, optimizer_d, scaler, iterations):
     for it in range(iterations):
         for _ in range(5):
             d_loss = D(G(torch.randn(8, 4).cuda()).detach()).mean()
             scaler.scale(d_loss).backward()
-            scaler.step(optD)
+            scaler.step(optimizer_d)
             scaler.update()
-            optD.zero_grad()
+            optimizer_d.zero_grad()
         g_loss = -D(G(torch.randn(8, 4).cuda())).mean()
         g_loss.backward()
-        optG.step()
-        optG.zero_grad()
+        optimizer_g.step()
+        optimizer_g.zero_grad()
 """
 
 # Micro-batches scaled by the gradient scaler, stepped by it after the inner loop: accumulation.
@@ -220,10 +220,11 @@ _MARK = ("xm.xla_device()", "xm.mark_step()", "")
 def _critic(source: str, device: str, barrier: str, imported: str) -> str:
     return substituted(
         source,
-        ("\n\n\ndef train", f"{imported}\n\n\ndef train"),
+        ("\n\n\ndef train", f"{imported}\nimport torch_xla.core.xla_model as xm\n\n\ndef train"),
         (".cuda()", f".to({device})"),
-        ("            optD.zero_grad()\n", f"            optD.zero_grad()\n            {barrier}\n"),
-        ("        optG.zero_grad()\n", f"        optG.zero_grad()\n        {barrier}\n"),
+        ("            optimizer_d.zero_grad()\n", f"            optimizer_d.zero_grad()\n            {barrier}\n"),
+        ("        optimizer_g.step()\n", "        xm.optimizer_step(optimizer_g)\n"),
+        ("        optimizer_g.zero_grad()\n", f"        optimizer_g.zero_grad()\n        {barrier}\n"),
     )
 
 
@@ -353,13 +354,13 @@ PART_LOOP_INVALID: tuple[Invalid, ...] = (
         _critic(_SCALED_CRITIC, "torch_xla.device()", "torch_xla.sync()", "\nimport torch_xla"),
         note="an-inner-loop-stepping-through-the-gradient-scaler-keeps-its-barrier",
         findings=(
-            Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),
-            Expected(18, 9, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(14, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(19, 9, "training loop: torch_xla.sync() ends every iteration"),
         ),
     ),
     invalid(
         _SCALED_CRITIC,
-        _critic(_SCALED_CRITIC, "xm.xla_device()", "xm.mark_step()", "\nimport torch_xla.core.xla_model as xm"),
+        _critic(_SCALED_CRITIC, "xm.xla_device()", "xm.mark_step()", ""),
         target="sagemaker",
         note="an-inner-loop-stepping-through-the-gradient-scaler-keeps-its-barrier-sagemaker",
         findings=(
@@ -375,8 +376,8 @@ PART_LOOP_INVALID: tuple[Invalid, ...] = (
         alias=True,
         note="an-inner-loop-stepping-through-a-scaler-of-another-name-keeps-its-barrier",
         findings=(
-            Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),
-            Expected(18, 9, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(14, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(19, 9, "training loop: torch_xla.sync() ends every iteration"),
         ),
     ),
     invalid(
