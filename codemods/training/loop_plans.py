@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods import apis
 from codemods.apis import ACCELERATE_STEP_ENDERS
 from codemods.device.batch_shapes import host_reads_before_moves
 from codemods.device.ported_devices import CUDA
@@ -28,6 +29,8 @@ from codemods.training.loop_values import accumulated_into, filters_batches, ite
 from codemods.training.part_loops import steps_each_part
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codemods.device.analysis import DeviceAnalysis
     from codemods.training.records import _Function, _Loop
 
@@ -140,18 +143,25 @@ class LoopPlans(StepDrivers):
         ``loss_i.backward()``) that steps no optimizer, in the body of a loop that steps one
         itself (``optimizer.step()`` after it): one training step's parts, whose gradients add up
         until the outer iteration steps; that iteration is the training loop's.  An inner loop over
-        a loader or a data set (a whole epoch's gradients, stepped once) keeps its own barrier."""
+        a loader or a data set (a whole epoch's gradients, stepped once) keeps its own barrier, and so
+        does a count of a loader's batches (``for i in range(len(loader)): x, y = next(it)``)."""
         return (
             loop.backward
-            and (_counts(loop.node) or not iterates_data(loop.node, self.facts.loaders.names, self.walk.resolve))
+            and _over_micro_batches(loop.node, self.facts.loaders.names, self.walk.resolve)
             and not self._steps_an_optimizer(loop)
             and self._steps_an_optimizer(outer)
         )
 
     def _steps_an_optimizer(self, loop: _Loop) -> bool:
-        """``optimizer.step()`` in the loop, or the port's ``xm.optimizer_step(optimizer)`` (converted again)."""
-        return any(self.part.is_optimizer(r) for r in loop.step_receivers) or any(
-            type(sub) is cst.Call and (self.walk.resolve(sub.func) or "").endswith("xla_model.optimizer_step")
+        """The loop steps an optimizer as ``_steps`` counts one (``optimizer.step()``, a gradient scaler's
+        ``scaler.step(optimizer)``), through a call handed an optimizer whose method is ``step``, or
+        with the port's ``xm.optimizer_step(optimizer)`` (converted again)."""
+        return self._steps(loop.step_receivers) or any(
+            type(sub) is cst.Call
+            and (
+                (self.walk.resolve(sub.func) or "").endswith("xla_model.optimizer_step")
+                or (method_name(sub) == "step" and self.part.is_optimizer(dotted(arg_value(sub, 0, "optimizer"))))
+            )
             for sub in walk(loop.node)
         )
 
@@ -432,6 +442,30 @@ def _calls_a_host_read(loop: _Loop, by_name: dict[str, list[_Function]]) -> bool
     )
 
 
-def _counts(node: cst.CSTNode) -> bool:
-    """A ``for`` over ``range(...)`` (``range(batch_chunk)``: a count, whatever its bound is named)."""
-    return type(node) is cst.For and type(node.iter) is cst.Call and dotted(node.iter.func) == "range"
+def _over_micro_batches(
+    node: cst.CSTNode, loaders: set[str], resolve: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """A loop over micro-batches, not over a loader or a data set (``iterates_data``).  A ``for``
+    over ``range(...)`` counts micro-batches (``range(batch_chunk)``, whatever its bound is named:
+    ``iterates_data`` would take the word ``batch`` for a loader) unless it counts a loader's
+    batches: its bound mentions a loader or a data set (``range(len(loader))``,
+    ``range(steps_per_epoch)``), or its body draws them with ``next(it)``."""
+    if not (type(node) is cst.For and type(node.iter) is cst.Call and dotted(node.iter.func) == "range"):
+        return not iterates_data(node, loaders, resolve)
+    for sub in walk(node.iter):
+        if type(sub) is cst.Call and resolve(sub.func) in apis.DATA_LOADERS:
+            return False
+        if type(sub) is cst.Name or type(sub) is cst.Attribute:
+            name = dotted(sub)
+            if name is not None and (
+                name in loaders or any(word in name.rsplit(".", 1)[-1].lower() for word in _LOADER_WORDS)
+            ):
+                return False
+    return not any(
+        type(sub) is cst.Call and type(sub.func) is cst.Name and sub.func.value == "next" for sub in walk(node.body)
+    )
+
+
+# Words of the names a count of a loader's batches is bounded by (``len(train_loader)``,
+# ``len(dataset)``, ``steps_per_epoch``); not ``batch``, which a count of micro-batches is named by.
+_LOADER_WORDS = ("loader", "data", "sampler", "epoch")

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import builtins
 import re
+import sys
 
 import libcst as cst
 
-from codemods.engine.nodes import walk
+from codemods.engine.nodes import dotted, parents_of, target_names, walk
 
 # A word of a name or string (not inside another word: ``output`` names no TPU).
 _DEVICE_WORD = re.compile(r"(?<![a-z])(cuda|devices?|n?gpus?|xla|tpus?|mps|accelerator)(?![a-z])", re.IGNORECASE)
@@ -46,12 +47,16 @@ def bound_here(
     """Every name ``saved`` reads is bound in ``scope`` to what the file builds itself, followed through
     the values bound to it (assignments, ``for`` and comprehension targets, ``with ... as``): a parameter
     only where every call of the function in the file hands it such a value (a function nothing in the
-    file calls is handed its parameters by another module), never a free or imported name.  Called
-    functions and methods are not followed: in a file that names no device, a call returns what it
-    returns on the host.  A model of the file (``models``) is left out: a module is what a training
+    file calls is handed its parameters by another module), never a free or imported name.  A call
+    is built here where it calls a method of such a name, a builtin, a class (of the file, or one it
+    imports: ``TacotronSTFT(...)``, built here with no device), a host library (``_HOST_LIBRARIES``:
+    torch's builders and ``torch.load``, whose load XLA403 locates on the CPU, numpy, the standard
+    library), or a function of the file whose calls are all such calls.  Any other function the
+    file imports (``from trainer import train_model``) returns what another module built: device
+    tensors, maybe.  A model of the file (``models``) is left out: a module is what a training
     script moves, and its whole-module save is XLA402's."""
     read = _read_names(saved)
-    if any(name.removesuffix("()") in models for name in read):
+    if any(_root(name) in models for name in read):
         return False
     return _built_here(read, scope, module, 0)
 
@@ -69,13 +74,13 @@ def _built_here(names: set[str], scope: cst.Module | cst.FunctionDef, module: cs
             continue
         seen.add(name)
         if name.endswith("()"):
-            name = name[:-2]
+            callee, name = name[:-2], _root(name)
             if name not in bound and name not in parameters:
-                if name in _defined(module) or name in _BUILTINS:
-                    continue  # a module, function or class the file imports or defines: called, not followed
+                if _host_call(callee, module, set()):
+                    continue  # a builtin, a class, a host library's call or a host function of the file
                 return False
         if name in parameters:
-            if not _handed_built(scope, parameters[name], module, depth):  # type: ignore[arg-type]  # a module has no parameters
+            if not _handed_built(scope, name, parameters[name], module, depth):  # type: ignore[arg-type]  # a module has no parameters
                 return False
             continue
         if name not in bound:
@@ -95,11 +100,10 @@ def _bindings(scope: cst.Module | cst.FunctionDef) -> dict[str, list[cst.BaseExp
     bound: dict[str, list[cst.BaseExpression]] = {}
 
     def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        for node in walk(target):
-            if isinstance(node, cst.Name):
-                bound.setdefault(node.value, []).append(value)
+        for name in target_names(target):
+            bound.setdefault(name, []).append(value)
 
-    body = scope.body if isinstance(scope, cst.Module) else scope.body
+    body = scope.body
     stack: list[cst.CSTNode] = [body] if isinstance(body, cst.CSTNode) else list(body)
     while stack:
         node = stack.pop()
@@ -120,43 +124,78 @@ def _bindings(scope: cst.Module | cst.FunctionDef) -> dict[str, list[cst.BaseExp
     return bound
 
 
-def _defined(module: cst.Module) -> set[str]:
-    """The names the file imports, and its module-level functions and classes."""
-    names: set[str] = set()
+def _imports(module: cst.Module) -> dict[str, str]:
+    """The names the file imports, each to what it names (``np`` -> ``numpy``, ``train_model`` ->
+    ``trainer.train_model``; a relative import's starts with a dot)."""
+    names: dict[str, str] = {}
     for node in walk(module):
         if isinstance(node, cst.Import | cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            base = ""
+            if isinstance(node, cst.ImportFrom):
+                base = "." * len(node.relative) + (dotted(node.module) or "") + "."
             for alias in node.names:
-                bound: cst.BaseExpression = alias.asname.name if alias.asname is not None else alias.name
-                while isinstance(bound, cst.Attribute):
-                    bound = bound.value
-                if isinstance(bound, cst.Name):
-                    names.add(bound.value)
-    names.update(s.name.value for s in module.body if isinstance(s, cst.FunctionDef | cst.ClassDef))
+                full = dotted(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    names[alias.asname.name.value] = base + full
+                elif isinstance(node, cst.ImportFrom):
+                    names[full] = base + full
+                else:
+                    names[full.split(".")[0]] = full.split(".")[0]
     return names
 
 
-def _parameters(scope: cst.Module | cst.FunctionDef) -> dict[str, tuple[int, str]]:
-    """A function's parameters: name -> (position, name); -1 for one given only by keyword."""
+# The libraries whose calls build host values in a file that names no device: torch's builders
+# (a device would be named) and ``torch.load`` (XLA403 locates it on the CPU), numpy, the standard
+# library.
+_HOST_LIBRARIES = frozenset({"torch", "numpy", *sys.stdlib_module_names})
+
+
+def _host_call(callee: str, module: cst.Module, seen: set[str]) -> bool:
+    """A call of ``callee`` (not bound in its scope) builds a host value: a builtin, a class of the
+    file or one it imports, a call into a host library, or a function of the file whose every call
+    of what the file imports or defines is one too (``seen``: the functions being tested)."""
+    root = _root(callee)
+    if root in _BUILTINS and root not in _imports(module):
+        return True
+    if (imported := _imports(module).get(root)) is not None:
+        full = imported + callee[len(root) :]
+        return full.split(".")[0] in _HOST_LIBRARIES or full.rsplit(".", 1)[-1][:1].isupper()
+    defined = next(
+        (s for s in module.body if isinstance(s, cst.FunctionDef | cst.ClassDef) and s.name.value == root), None
+    )
+    if isinstance(defined, cst.ClassDef):
+        return True
+    if not isinstance(defined, cst.FunctionDef) or callee != root:
+        return False
+    if root in seen:
+        return True
+    seen.add(root)
+    local = _bindings(defined).keys() | _parameters(defined).keys()
+    return all(
+        _root(name) in local or _host_call(name[:-2], module, seen)
+        for node in walk(defined.body)
+        if isinstance(node, cst.Call)
+        for name in _read_names(node)
+        if name.endswith("()")
+    )
+
+
+def _parameters(scope: cst.Module | cst.FunctionDef) -> dict[str, int]:
+    """A function's parameters: name -> position; -1 for one given only by keyword, -2 for ``*args``
+    and ``**kwargs``."""
     if isinstance(scope, cst.Module):
         return {}
     params = scope.params
-    found: dict[str, tuple[int, str]] = {}
-    for i, p in enumerate([*params.posonly_params, *params.params]):
-        found[p.name.value] = (i, p.name.value)
-    for p in params.kwonly_params:
-        found[p.name.value] = (-1, p.name.value)
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found[star.name.value] = (-2, star.name.value)
+    found = {p.name.value: i for i, p in enumerate([*params.posonly_params, *params.params])}
+    found.update((p.name.value, -1) for p in params.kwonly_params)
+    found.update((star.name.value, -2) for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
     return found
 
 
-def _handed_built(function: cst.FunctionDef, parameter: tuple[int, str], module: cst.Module, depth: int) -> bool:
-    """Every call of ``function`` by its name in the file (there is one at least) hands ``parameter``
-    a value built in the file, read in the scope of the call (the module's, or a function's)."""
-    from codemods.engine.nodes import parents_of
-
-    position, name = parameter
+def _handed_built(function: cst.FunctionDef, name: str, position: int, module: cst.Module, depth: int) -> bool:
+    """Every call of ``function`` by its name in the file (there is one at least) hands its parameter
+    ``name`` (at ``position``) a value built in the file, read in the scope of the call (the module's,
+    or a function's)."""
     if position == -2:
         return False
     parents = parents_of(module)
@@ -189,10 +228,10 @@ def _handed_built(function: cst.FunctionDef, parameter: tuple[int, str], module:
 
 def _read_names(value: cst.BaseExpression) -> set[str]:
     """The names ``value`` reads: the roots of its attribute chains, the names it hands to calls, and
-    the roots of what it calls, marked ``()`` (an attribute's name and a keyword aside); the targets
-    of its comprehensions are its own."""
+    what it calls, marked ``()``: the name chain (``torch.load()``), or the root of another callee
+    (an attribute's name and a keyword aside); the targets of its comprehensions are its own."""
     skipped: set[int] = set()
-    callees: set[int] = set()
+    callees: dict[int, str] = {}
     own: set[str] = set()
     for node in walk(value):
         if isinstance(node, cst.Attribute):
@@ -201,15 +240,21 @@ def _read_names(value: cst.BaseExpression) -> set[str]:
             skipped.add(id(node.keyword))
         elif isinstance(node, cst.Call):
             func: cst.BaseExpression = node.func
+            chain = dotted(func)
             while isinstance(func, cst.Attribute):
                 func = func.value
             if isinstance(func, cst.Name):
-                callees.add(id(func))
+                callees[id(func)] = chain or func.value
         elif isinstance(node, cst.CompFor):
             own.update(n.value for n in walk(node.target) if isinstance(n, cst.Name))
     names = {
-        node.value + ("()" if id(node) in callees else "")
+        callees[id(node)] + "()" if id(node) in callees else node.value
         for node in walk(value)
         if isinstance(node, cst.Name) and id(node) not in skipped and node.value not in _CONSTANTS
     }
-    return {n for n in names if n.removesuffix("()") not in own}
+    return {n for n in names if _root(n) not in own}
+
+
+def _root(name: str) -> str:
+    """The name a read (``ckpt``) or a call's chain (``stft.mel_spectrogram()``) starts with."""
+    return name.removesuffix("()").split(".", 1)[0]

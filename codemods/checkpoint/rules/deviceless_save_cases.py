@@ -52,6 +52,43 @@ if __name__ == "__main__":
     main(hp, args)
 """
 
+# A model another module of the project trained (``trainer.train_model`` moves it to the GPU) and
+# returned: the file names no device, but what it saves was not built here.
+_IMPORTED_RESULT = """
+import torch
+from trainer import train_model
+
+net = train_model()
+torch.save(net.state_dict(), "out.pt")
+"""
+
+# The same through a function of the file that calls it (an import under an alias of torch).
+_IMPORTED_THROUGH_LOCAL = """
+import torch as th
+
+import trainer as tr
+
+
+def trained():
+    return tr.train_model(steps=5)
+
+
+th.save(trained().state_dict(), "out.pt")
+"""
+
+# A function of the file that only loads and averages checkpoints: built here, on the host.
+_HOST_FUNCTION = """
+import torch
+
+
+def averaged(paths):
+    states = [torch.load(p) for p in paths]
+    return {k: sum(s[k] for s in states) / len(states) for k in states[0]}
+
+
+torch.save(averaged(["a.pt", "b.pt"]), "avg.pt")
+"""
+
 _LOCATED = ("torch.load(args.model)", 'torch.load(args.model, map_location="cpu")')
 
 
@@ -67,6 +104,12 @@ def deviceless_valid() -> tuple[Valid, ...]:
                 note=f"a-checkpoint-conversion-script-names-no-device-{target}",
             ),
             valid(PREPROCESS, target=target, note=f"a-preprocessing-script-names-no-device-{target}"),
+            valid(
+                _HOST_FUNCTION,
+                substituted(_HOST_FUNCTION, ("torch.load(p)", 'torch.load(p, map_location="cpu")')),
+                target=target,
+                note=f"a-function-of-the-file-that-only-loads-builds-on-the-host-{target}",
+            ),
         )
     )
 
@@ -122,5 +165,26 @@ def deviceless_invalid() -> tuple[Invalid, ...]:
             alias=True,
             note="a-helper-saves-what-it-is-handed-alias",
             findings=(Expected(6, 5, "th.save -> xm.save"),),
+        ),
+        *(
+            invalid(
+                _IMPORTED_RESULT,
+                substituted(_IMPORTED_RESULT, ("import torch\n", _XM), ("torch.save(net", "xm.save(net")),
+                target=target,
+                note=f"what-a-function-of-another-module-returns-was-not-built-here-{target}",
+                findings=(Expected(6, 1, "torch.save -> xm.save"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            _IMPORTED_THROUGH_LOCAL,
+            substituted(
+                _IMPORTED_THROUGH_LOCAL,
+                ("import torch as th\n", "import torch as th\nimport torch_xla.core.xla_model as xm\n"),
+                ("th.save(", "xm.save("),
+            ),
+            alias=True,
+            note="a-function-of-the-file-returning-what-another-module-built-alias",
+            findings=(Expected(11, 1, "th.save -> xm.save"),),
         ),
     )

@@ -113,6 +113,121 @@ def train(model, optimizer, train_loader, epochs):
         optimizer.step()
 """
 
+
+# A count of a loader's batches drawn with ``next(it)`` (``range(len(loader))``): a whole epoch's
+# gradients, stepped once per epoch; the inner loop keeps a barrier of its own.
+_LOADER_COUNT = """
+import torch
+
+
+def train(model, optimizer, loader, epochs):
+    for epoch in range(epochs):
+        it = iter(loader)
+        for i in range(len(loader)):
+            x, y = next(it)
+            loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+            loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+# The same, drawn from an iterator by ``next(batches)`` under a count named like micro-batches.
+_NEXT_BATCHES = """
+import torch
+
+
+def train(model, optimizer, batches, n_batches, epochs):
+    for epoch in range(epochs):
+        for i in range(n_batches):
+            x, y = next(batches)
+            loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+            loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+# A count bounded by a number of steps per epoch of a data set (under an alias of torch).
+_STEPS_PER_EPOCH = """
+import torch as T
+
+
+def train(model, optimizer, train_set, epochs):
+    steps_per_epoch = len(train_set) // 8
+    for epoch in range(epochs):
+        for i in range(steps_per_epoch):
+            x, y = train_set[i]
+            loss = T.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+            loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+# A GAN's critic steps: the inner loop steps its optimizer through the gradient scaler
+# (``scaler.step(optimizer_d)``), so it is a training loop of its own, not micro-batches.
+_SCALED_CRITIC = """
+import torch
+
+
+def train(G, D, optimizer_g, optimizer_d, scaler, iterations):
+    for it in range(iterations):
+        for _ in range(5):
+            d_loss = D(G(torch.randn(8, 4).cuda()).detach()).mean()
+            scaler.scale(d_loss).backward()
+            scaler.step(optimizer_d)
+            scaler.update()
+            optimizer_d.zero_grad()
+        g_loss = -D(G(torch.randn(8, 4).cuda())).mean()
+        g_loss.backward()
+        optimizer_g.step()
+        optimizer_g.zero_grad()
+"""
+
+# Micro-batches scaled by the gradient scaler, stepped by it after the inner loop: accumulation.
+_SCALED_ACCUMULATED = """
+import torch
+
+
+def train(model, optimizer, scaler, loader, chunks):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        for i in range(chunks):
+            loss = torch.nn.functional.mse_loss(model(x.chunk(chunks)[i]), y.chunk(chunks)[i]) / chunks
+            scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+"""
+
+
+def _epoch_loop(source: str, device: str, barrier: str, imported: str) -> str:
+    return substituted(
+        source,
+        ("\n\n\ndef train", f"{imported}\nimport torch_xla.core.xla_model as xm\n\n\ndef train"),
+        ("x.cuda()", f"x.to({device})"),
+        ("y.cuda()", f"y.to({device})"),
+        ("            loss.backward()\n", f"            loss.backward()\n            {barrier}\n"),
+        (
+            "        optimizer.step()\n        optimizer.zero_grad()\n",
+            f"        xm.optimizer_step(optimizer)\n        optimizer.zero_grad()\n        {barrier}\n",
+        ),
+    )
+
+
+_SYNC = ("torch_xla.device()", "torch_xla.sync()", "\nimport torch_xla")
+_MARK = ("xm.xla_device()", "xm.mark_step()", "")
+
+
+def _critic(source: str, device: str, barrier: str, imported: str) -> str:
+    return substituted(
+        source,
+        ("\n\n\ndef train", f"{imported}\nimport torch_xla.core.xla_model as xm\n\n\ndef train"),
+        (".cuda()", f".to({device})"),
+        ("            optimizer_d.zero_grad()\n", f"            optimizer_d.zero_grad()\n            {barrier}\n"),
+        ("        optimizer_g.step()\n", "        xm.optimizer_step(optimizer_g)\n"),
+        ("        optimizer_g.zero_grad()\n", f"        optimizer_g.zero_grad()\n        {barrier}\n"),
+    )
+
+
 PART_LOOP_VALID: tuple[Valid, ...] = (valid(_PARTS_PORTED, note="a-ported-step-over-its-parts-needs-nothing-more"),)
 
 PART_LOOP_INVALID: tuple[Invalid, ...] = (
@@ -194,5 +309,86 @@ PART_LOOP_INVALID: tuple[Invalid, ...] = (
             Expected(12, 13, "training loop: torch_xla.sync() ends every iteration"),
             Expected(14, 9, "training loop: torch_xla.sync() ends every iteration"),
         ),
+    ),
+    invalid(
+        _LOADER_COUNT,
+        _epoch_loop(_LOADER_COUNT, *_SYNC),
+        note="a-count-of-a-loaders-batches-drawn-with-next-keeps-its-barrier",
+        findings=(
+            Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(16, 9, "training loop: torch_xla.sync() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _LOADER_COUNT,
+        _epoch_loop(_LOADER_COUNT, *_MARK),
+        target="sagemaker",
+        note="a-count-of-a-loaders-batches-drawn-with-next-keeps-its-barrier-sagemaker",
+        findings=(
+            Expected(12, 13, "training loop: xm.mark_step() ends every iteration"),
+            Expected(15, 9, "training loop: xm.mark_step() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _NEXT_BATCHES,
+        _epoch_loop(_NEXT_BATCHES, *_MARK),
+        target="sagemaker",
+        note="a-count-whose-body-draws-batches-with-next-keeps-its-barrier-sagemaker",
+        findings=(
+            Expected(11, 13, "training loop: xm.mark_step() ends every iteration"),
+            Expected(14, 9, "training loop: xm.mark_step() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _STEPS_PER_EPOCH,
+        _epoch_loop(_STEPS_PER_EPOCH, *_SYNC),
+        alias=True,
+        note="a-count-of-steps-per-epoch-of-a-data-set-keeps-its-barrier",
+        findings=(
+            Expected(13, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(16, 9, "training loop: torch_xla.sync() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _SCALED_CRITIC,
+        _critic(_SCALED_CRITIC, "torch_xla.device()", "torch_xla.sync()", "\nimport torch_xla"),
+        note="an-inner-loop-stepping-through-the-gradient-scaler-keeps-its-barrier",
+        findings=(
+            Expected(14, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(19, 9, "training loop: torch_xla.sync() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _SCALED_CRITIC,
+        _critic(_SCALED_CRITIC, "xm.xla_device()", "xm.mark_step()", ""),
+        target="sagemaker",
+        note="an-inner-loop-stepping-through-the-gradient-scaler-keeps-its-barrier-sagemaker",
+        findings=(
+            Expected(13, 13, "training loop: xm.mark_step() ends every iteration"),
+            Expected(18, 9, "training loop: xm.mark_step() ends every iteration"),
+        ),
+    ),
+    invalid(
+        substituted(_SCALED_CRITIC, ("scaler", "amp")),
+        substituted(
+            _critic(_SCALED_CRITIC, "torch_xla.device()", "torch_xla.sync()", "\nimport torch_xla"), ("scaler", "amp")
+        ),
+        alias=True,
+        note="an-inner-loop-stepping-through-a-scaler-of-another-name-keeps-its-barrier",
+        findings=(
+            Expected(14, 13, "training loop: torch_xla.sync() ends every iteration"),
+            Expected(19, 9, "training loop: torch_xla.sync() ends every iteration"),
+        ),
+    ),
+    invalid(
+        _SCALED_ACCUMULATED,
+        substituted(
+            _SCALED_ACCUMULATED,
+            ("\n\n\ndef train", "\nimport torch_xla\n\n\ndef train"),
+            (".cuda()", ".to(torch_xla.device())"),
+            ("        optimizer.zero_grad()\n", "        optimizer.zero_grad()\n        torch_xla.sync()\n"),
+        ),
+        note="scaled-micro-batches-stepped-by-the-scaler-after-them-are-a-part-of-the-iterations-step",
+        findings=(Expected(14, 9, "training loop: torch_xla.sync() ends every iteration"),),
     ),
 )
