@@ -458,6 +458,8 @@ class EarlyOptimizers(ConditionalMoves):
             unknown |= handed_held
             handed_in |= handed_held
             inherited = built_held | handed_held
+            # Models moved, or built on a device, in this function so far.
+            moved_here: set[str] = set()
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, event in enumerate(events):
@@ -488,6 +490,12 @@ class EarlyOptimizers(ConditionalMoves):
                     aliases.pop(name, None)
                     handed_in.discard(name)
                 written, name = name, canonical(name, aliases)
+                if event[0] == "move" or (event[0] == "model" and event[3]):
+                    moved_here.add(name)
+                elif event[0] == "model":
+                    moved_here.discard(name)
+                elif event[0] == "optimizer" and root_in(name, moved_here) is not None:
+                    self.part.parameters_after_moves.add(event[2])
                 if event[0] == "model":
                     _, _, constructor, built_moved, _ = event
                     if self._is_wrapper(constructor):

@@ -106,10 +106,12 @@ def alone_preparers(functions: list[_Function], module: cst.Module) -> set[str]:
 
 
 def _optimizer_over(
-    value: cst.BaseExpression, resolve: Callable[[str], str | None], wrappers: set[str]
+    value: cst.BaseExpression, resolve: Callable[[str], str | None], wrappers: set[str], moved: set[cst.Call]
 ) -> tuple[cst.Call, set[str]] | None:
     """An optimizer's construction in ``value`` (a torch.optim class, a library's, or a callable
-    named like a builder, ``get_optimizer``) and the modules whose parameters it is handed."""
+    named like a builder, ``get_optimizer``) and the modules whose parameters it is handed
+    while they are still on the CPU (not ``moved``: read after the module was moved or built
+    on a device, early_optimizers.py; then the optimizer holds the moved parameters already)."""
     for sub in walk(value):
         if type(sub) is not cst.Call or (callee := dotted(sub.func)) is None or callee in wrappers:
             continue
@@ -119,13 +121,13 @@ def _optimizer_over(
             owner
             for arg in sub.args
             for call, owner in module_calls(arg.value)
-            if type(call.func) is cst.Attribute and call.func.attr.value in PARAMETER_METHODS
+            if type(call.func) is cst.Attribute and call.func.attr.value in PARAMETER_METHODS and call not in moved
         }
         models |= {
             owner
             for arg in sub.args
             for call, owner in module_calls(arg.value)
-            if type(call.func) is cst.Attribute and call.func.attr.value.endswith("parameters")
+            if type(call.func) is cst.Attribute and call.func.attr.value.endswith("parameters") and call not in moved
         }
         if models:
             return sub, models
@@ -192,7 +194,7 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
             if (source := dotted(value)) is not None:
                 aliases[name] = _canonical(source, aliases)
                 continue
-            found = _optimizer_over(value, resolve, wrappers)
+            found = _optimizer_over(value, resolve, wrappers, part.parameters_after_moves)
             if found is None:
                 continue
             call, models = found
