@@ -35,7 +35,7 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
-from codemods.training.facts import EarlyOptimizer, UntracedParameters
+from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -267,8 +267,8 @@ class EarlyOptimizers(ConditionalMoves):
         return events
 
     @staticmethod
-    def _where(move: cst.Call, owner: str) -> str:
-        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
+    def _where(move: cst.Call, owner: str) -> MovedAt:
+        return MovedAt.of(f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`", owner)
 
     def _callables_summary(self) -> None:
         """What other files need to know: which callables move or build optimizers over
@@ -571,7 +571,10 @@ class EarlyOptimizers(ConditionalMoves):
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(event) > 4 and bool(event[4])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)
+        moved_in = frozenset(w.owner for _, w in later if isinstance(w, MovedAt) and w.owner)
+        self.part.optimizer_before_move[call] = EarlyOptimizer(
+            model, fixable, where, argument, collects, handed_in, moved_in
+        )
 
     def _untraced_loop(
         self,

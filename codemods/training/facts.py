@@ -53,6 +53,21 @@ class EarlyOptimizer:
     collects: bool = False
     # The model is handed in (a parameter of the function): it may be on the CPU.
     handed_in: bool = False
+    # The functions of this file whose moves these are (qualified names).
+    moved_in: frozenset[str] = frozenset()
+
+
+class MovedAt(str):
+    """Where a move is, as a finding names it (`` `model.cuda()` in `Trainer.__init__` ``), with the
+    function of this file it is in (``owner``, a qualified name; empty: the module level)."""
+
+    owner: str = ""
+
+    @classmethod
+    def of(cls, text: str, owner: str) -> MovedAt:
+        where = cls(text)
+        where.owner = owner
+        return where
 
 
 @dataclass(frozen=True)

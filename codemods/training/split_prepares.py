@@ -10,14 +10,13 @@ model (XLA203), which the hook keeps to a receiver the fact sheet knows as an ac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import dotted, walk
+from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.facts import SplitPrepare
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
 
@@ -33,15 +32,6 @@ class _Built:
     models: set[str]  # what its parameters come from, canonical
     line: str  # the optimizer's construction as written
     holder: str | None = None  # the class of the object it is held by (a wrapper prepared alone), or None
-
-
-def _in_body(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The nodes of a body in source order, not entering nested functions or classes."""
-    for child in node.children:
-        if type(child) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        yield child
-        yield from _in_body(child)
 
 
 def _is_prepare(node: cst.CSTNode | None) -> TypeGuard[cst.Call]:
@@ -96,7 +86,7 @@ def alone_preparers(functions: list[_Function], module: cst.Module) -> set[str]:
         owner, _, method = function.qualname.rpartition(".")
         if method != "__init__" or owner not in classes or function.node is None:
             continue
-        for node in _in_body(function.node.body):
+        for node in in_source_order(function.node.body, enter_scopes=False):
             if not _is_prepare(node):
                 continue
             names = [(dotted(a.value) or "").rsplit(".", 1)[-1].lower() for a in node.args]
@@ -155,7 +145,7 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
     built: dict[str, _Built] = {}
     # The findings of this body, dropped for an optimizer built again later (it is not the one stepped).
     pending: dict[cst.Call, SplitPrepare] = {}
-    for node in _in_body(body):
+    for node in in_source_order(body, enter_scopes=False):
         if _is_prepare(node):
             _prepare(pending, node, built, aliases)
             continue
