@@ -141,12 +141,12 @@ _COMPARE: dict[type[cst.BaseCompOp], Callable[[object, object], bool]] = {
     cst.NotEqual: lambda a, b: a != b,
     cst.Is: lambda a, b: a is b,
     cst.IsNot: lambda a, b: a is not b,
-    cst.LessThan: lambda a, b: a < b,  # type: ignore[operator]
-    cst.GreaterThan: lambda a, b: a > b,  # type: ignore[operator]
-    cst.LessThanEqual: lambda a, b: a <= b,  # type: ignore[operator]
-    cst.GreaterThanEqual: lambda a, b: a >= b,  # type: ignore[operator]
-    cst.In: lambda a, b: a in b,  # type: ignore[operator]
-    cst.NotIn: lambda a, b: a not in b,  # type: ignore[operator]
+    cst.LessThan: lambda a, b: a < b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.GreaterThan: lambda a, b: a > b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.LessThanEqual: lambda a, b: a <= b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.GreaterThanEqual: lambda a, b: a >= b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.In: lambda a, b: a in b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.NotIn: lambda a, b: a not in b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
 }
 
 
