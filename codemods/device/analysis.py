@@ -140,7 +140,9 @@ class DeviceAnalysis(DeviceWalk):
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
-                if selection in self.worth_running:  # ``torch.cuda.synchronize() if ... else None``
+                # ``torch.cuda.synchronize() if ... else None``: a wait; another ``else`` (``time.sleep(0)``)
+                # does something of its own, which the fold drops: not just a wait (XLA104 as any selection).
+                if selection in self.worth_running and dotted(selection.orelse) == "None":
                     part.wait_ifs.add(selection)
         host_moves.mark(part, self.availability_ifs, self.availability_ifexps)
         for name, literals in self.int_assignments.items():

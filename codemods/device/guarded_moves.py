@@ -270,7 +270,15 @@ class GuardedMoveAnalysis(Analysis):
                 if id(cond) in both_ways or cond.test in self.part.guarded_moves:
                     break
                 if self.env_reads and (
-                    found := env_guard(cond.test, move.scope, self.assigned, self.env_reads, tainted, move.node)
+                    found := env_guard(
+                        cond.test,
+                        move.scope,
+                        self.assigned,
+                        self.env_reads,
+                        tainted,
+                        move.node,
+                        negated=_in_else(cond, move.node),
+                    )
                 ):
                     self.part.guarded_moves[cond.test] = found
                     break
@@ -467,3 +475,9 @@ def _argument(call: cst.Call, index: int, param: str) -> cst.BaseExpression | No
         return keywords[param].value
     plain = [a for a in positional if not a.star]
     return plain[index].value if 0 <= index < len(plain) and len(plain) == len(positional) else None
+
+
+def _in_else(cond: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """``node`` runs in the ``else`` of ``cond`` (an ``if`` or an ``if ... else`` expression)."""
+    orelse = getattr(cond, "orelse", None)
+    return orelse is not None and any(sub is node for sub in walk(orelse))

@@ -6,7 +6,12 @@ device/guarded_moves.py, which finds the CUDA checks that stay):
   model.cuda()``; ProDiff's utils/trainer.py).  The port leaves the environment alone, and on an
   XLA host (a TPU VM) the variable is normally unset: the flag is False and the move, ported to the
   XLA device, never runs.  Only a read whose value reaches a condition around a move counts (by the
-  names it is assigned to, a few hops): a read that only feeds a log line chooses nothing.
+  names it is assigned to, a few hops): a read that only feeds a log line chooses nothing.  The
+  test is evaluated with the variable unset (the read gives None, or the default handed to
+  ``.get``/``getenv``): True (``os.environ.get(..., "0") != "-1"``, ``visible is None or ...``)
+  means the move runs and is ported, no finding; False is the error above; where it cannot be
+  told (``len(ids) > 0`` over a comprehension) the message says the test "may" be False and it
+  stays an error: on XLA the move can be skipped, and training then runs on the CPU silently.
 - a flag that is an attribute of a parameter (``def initiate(hyp_params, ...): if
   hyp_params.use_cuda: model = model.cuda()``, Multimodal-Transformer's src/train.py), which the
   file neither sets nor declares as a command-line switch, in a file that no file of the run
@@ -102,19 +107,105 @@ def env_guard(
     reads: Collection[int],
     tainted: Mapping[tuple[str, str], str],
     move: cst.CSTNode,
+    *,
+    negated: bool = False,
 ) -> str | None:
-    """The message for a move under ``test`` when ``test`` reads ``CUDA_VISIBLE_DEVICES``
-    (itself, or through names assigned from it); None otherwise."""
+    """The message for a move under ``test`` (``negated``: in its ``else``) when ``test`` reads
+    ``CUDA_VISIBLE_DEVICES`` (itself, or through names assigned from it) and, with the variable
+    unset (as on an XLA host: the read gives None, or the default of ``.get``/``getenv``), is
+    False or cannot be told; None otherwise (True then: the move runs, and is ported)."""
     source = _source(test, scope, assigned, reads, tainted)
     if source is None:
         return None
+    value = _unset_value(test, scope, assigned, reads, tainted, 0)
+    if value is not _UNKNOWN and bool(value) != negated:
+        return None  # ``os.environ.get("CUDA_VISIBLE_DEVICES", "0") != "-1"``: True when unset
     through = f" (through `{source}`)" if source and source != dotted(test) else ""
+    branch = " (its `else`)" if negated else ""
+    outcome = (
+        f"so the test may be False, and then {_NEVER_RUNS.replace('that move never runs', 'that move does not run')}"
+        if value is _UNKNOWN
+        else f"so the test is {'True' if negated else 'False'}, {_NEVER_RUNS}"
+    )
     return (
         f"`{_code(test)}` is decided by `{_VARIABLE}`{through}, and `{_code(move)}` moves to the device only "
-        f"under it: on an XLA host (a TPU VM) `{_VARIABLE}` is normally unset, so the test is False, {_NEVER_RUNS}; "
+        f"under it{branch}: on an XLA host (a TPU VM) `{_VARIABLE}` is normally unset, {outcome}; "
         "decide with the XLA device instead (`torch_xla.device()`, or count the devices with "
         "`torch_xla.runtime.global_runtime_device_count()`), or move on every path"
     )
+
+
+_UNKNOWN = object()
+_COMPARE: dict[type[cst.BaseCompOp], Callable[[object, object], bool]] = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.Is: lambda a, b: a is b,
+    cst.IsNot: lambda a, b: a is not b,
+    cst.LessThan: lambda a, b: a < b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.GreaterThan: lambda a, b: a > b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.LessThanEqual: lambda a, b: a <= b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.GreaterThanEqual: lambda a, b: a >= b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.In: lambda a, b: a in b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+    cst.NotIn: lambda a, b: a not in b,  # type: ignore[operator]  # the values of literals; a TypeError is caught
+}
+
+
+def _unset_value(
+    node: cst.CSTNode,
+    scope: str,
+    assigned: Assigned,
+    reads: Collection[int],
+    tainted: Mapping[tuple[str, str], str],
+    depth: int,
+) -> object:
+    """What ``node`` gives with ``CUDA_VISIBLE_DEVICES`` unset: literals, the read (None, or its
+    default), names assigned once from such a value, comparisons, ``and``/``or``/``not``; else _UNKNOWN."""
+    if depth > 8:
+        return _UNKNOWN
+    if id(node) in reads:
+        if type(node) is not cst.Call:
+            return _UNKNOWN  # ``os.environ[...]`` raises KeyError
+        default = next((a.value for a in node.args[1:2] if a.keyword is None), None) or next(
+            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "default"), None
+        )
+        return None if default is None else _unset_value(default, scope, assigned, reads, tainted, depth + 1)
+    if type(node) is cst.SimpleString:
+        text = string_value(node)
+        return _UNKNOWN if text is None else text
+    if type(node) is cst.Integer:
+        return int(node.value, 0) if node.value.isdigit() else _UNKNOWN
+    if type(node) is cst.Name and node.value in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[node.value]
+    if type(node) in (cst.Name, cst.Attribute) and (name := dotted(node)) is not None:
+        key = _key(assigned, name, scope)
+        if key is None or key not in tainted or len(assigned[key]) != 1:
+            return _UNKNOWN
+        return _unset_value(assigned[key][0], key[0], assigned, reads, tainted, depth + 1)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Not:
+        value = _unset_value(node.expression, scope, assigned, reads, tainted, depth + 1)
+        return _UNKNOWN if value is _UNKNOWN else not value
+    if type(node) is cst.BooleanOperation:
+        left = _unset_value(node.left, scope, assigned, reads, tainted, depth + 1)
+        right = _unset_value(node.right, scope, assigned, reads, tainted, depth + 1)
+        is_or = type(node.operator) is cst.Or
+        if left is _UNKNOWN:  # only the truth of the whole can be told, where the right decides it
+            return right if right is not _UNKNOWN and bool(right) == is_or else _UNKNOWN
+        return left if bool(left) == is_or else right
+    if type(node) is cst.Comparison:
+        left = _unset_value(node.left, scope, assigned, reads, tainted, depth + 1)
+        for target in node.comparisons:
+            right = _unset_value(target.comparator, scope, assigned, reads, tainted, depth + 1)
+            compare = _COMPARE.get(type(target.operator))
+            if left is _UNKNOWN or right is _UNKNOWN or compare is None:
+                return _UNKNOWN
+            try:
+                if not compare(left, right):
+                    return False
+            except TypeError:
+                return _UNKNOWN
+            left = right
+        return True
+    return _UNKNOWN
 
 
 def enclosing_parameter(root: str, scope: str, params: Mapping[str, Sequence[str]]) -> bool:

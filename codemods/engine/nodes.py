@@ -208,6 +208,16 @@ def walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     return _subtree(node) if kept is None else kept(node)
 
 
+def in_source_order(node: cst.CSTNode, *, enter_scopes: bool = True) -> Iterator[cst.CSTNode]:
+    """The nodes below ``node`` in source order (``walk`` keeps no order among siblings); with
+    ``enter_scopes=False``, not entering nested functions, classes or lambdas (a body's own nodes)."""
+    for child in node.children:
+        if not enter_scopes and type(child) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        yield child
+        yield from in_source_order(child, enter_scopes=enter_scopes)
+
+
 def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
     found = []
     stack = [node]

@@ -35,7 +35,7 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
-from codemods.training.facts import EarlyOptimizer, UntracedParameters
+from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -267,8 +267,8 @@ class EarlyOptimizers(ConditionalMoves):
         return events
 
     @staticmethod
-    def _where(move: cst.Call, owner: str) -> str:
-        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
+    def _where(move: cst.Call, owner: str) -> MovedAt:
+        return MovedAt.of(f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`", owner)
 
     def _callables_summary(self) -> None:
         """What other files need to know: which callables move or build optimizers over
@@ -458,6 +458,8 @@ class EarlyOptimizers(ConditionalMoves):
             unknown |= handed_held
             handed_in |= handed_held
             inherited = built_held | handed_held
+            # Models moved, or built on a device, in this function so far.
+            moved_here: set[str] = set()
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, event in enumerate(events):
@@ -488,6 +490,12 @@ class EarlyOptimizers(ConditionalMoves):
                     aliases.pop(name, None)
                     handed_in.discard(name)
                 written, name = name, canonical(name, aliases)
+                if event[0] == "move" or (event[0] == "model" and event[3]):
+                    moved_here.add(name)
+                elif event[0] == "model":
+                    moved_here.discard(name)
+                elif event[0] == "optimizer" and root_in(name, moved_here) is not None:
+                    self.part.parameters_after_moves.add(event[2])
                 if event[0] == "model":
                     _, _, constructor, built_moved, _ = event
                     if self._is_wrapper(constructor):
@@ -563,7 +571,10 @@ class EarlyOptimizers(ConditionalMoves):
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(event) > 4 and bool(event[4])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)
+        moved_in = frozenset(w.owner for _, w in later if isinstance(w, MovedAt) and w.owner)
+        self.part.optimizer_before_move[call] = EarlyOptimizer(
+            model, fixable, where, argument, collects, handed_in, moved_in
+        )
 
     def _untraced_loop(
         self,

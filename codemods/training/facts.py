@@ -53,6 +53,21 @@ class EarlyOptimizer:
     collects: bool = False
     # The model is handed in (a parameter of the function): it may be on the CPU.
     handed_in: bool = False
+    # The functions of this file whose moves these are (qualified names).
+    moved_in: frozenset[str] = frozenset()
+
+
+class MovedAt(str):
+    """Where a move is, as a finding names it (`` `model.cuda()` in `Trainer.__init__` ``), with the
+    function of this file it is in (``owner``, a qualified name; empty: the module level)."""
+
+    owner: str = ""
+
+    @classmethod
+    def of(cls, text: str, owner: str) -> MovedAt:
+        where = cls(text)
+        where.owner = owner
+        return where
 
 
 @dataclass(frozen=True)
@@ -273,6 +288,10 @@ class TrainingFacts:
     optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
     # Moves of a model handed in next to its optimizer (handed_optimizer_moves.py).
     handed_optimizer_moves: dict[cst.Call, HandedOptimizerMove] = field(default_factory=dict)
+    # The parameter reads an optimizer is built from (``model.parameters()``) that run after the
+    # model was moved or built on a device in the same function (early_optimizers.py): those
+    # optimizers already hold the moved parameters (split_prepares.py skips them).
+    parameters_after_moves: set[cst.Call] = field(default_factory=set)
     # ``accelerator.prepare`` calls of a model apart from its optimizers (split_prepares.py).
     split_prepares: dict[cst.Call, SplitPrepare] = field(default_factory=dict)
     # Optimizers (or the calls of unread callables that feed them) whose parameters come

@@ -11,12 +11,11 @@ optimizer (XLA203 at that caller moves the model first; training/held_conditions
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, walk
+from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.facts import CallerOptimizer, HandedOptimizerMove
 
 if TYPE_CHECKING:
@@ -28,13 +27,6 @@ if TYPE_CHECKING:
 # What a step loop does with the optimizer it was handed: none of it changes what it holds
 # (``load_state_dict`` keeps the optimizer's own Parameter objects, mapping the saved state onto them).
 _KEEPS = frozenset({"step", "zero_grad", "state_dict", "load_state_dict"})
-
-
-def _in_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The subtree in source order (``walk`` keeps no order among siblings)."""
-    yield node
-    for child in node.children:
-        yield from _in_order(child)
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -122,10 +114,10 @@ def handed_optimizer_moves(
 ) -> None:
     """Record in ``part.handed_optimizer_moves`` each move of a model parameter of a class's
     ``__init__`` also handed an optimizer (a parameter named like one) that it keeps unrepaired."""
-    early = " ".join(e.moved_by for e in part.optimizer_before_move.values())
+    early = {owner for e in part.optimizer_before_move.values() for owner in e.moved_in}
     for function in functions:
         node = function.node
-        if node is None or not function.qualname or f"in `{function.qualname}`" in early:
+        if node is None or not function.qualname or function.qualname in early:
             continue
         owner, dot, method = function.qualname.rpartition(".")
         if not dot or method != "__init__":
@@ -149,7 +141,7 @@ def handed_optimizer_moves(
             for optimizer in optimizers:
                 held = _held(node, optimizer)
                 models = {model, *_held(node, model)}
-                order = list(_in_order(node))
+                order = list(in_source_order(node))
                 at = next((i for i, n in enumerate(order) if n is move), None)
                 if at is None and where == function.qualname:
                     continue

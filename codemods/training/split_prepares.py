@@ -10,14 +10,13 @@ model (XLA203), which the hook keeps to a receiver the fact sheet knows as an ac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import dotted, walk
+from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.facts import SplitPrepare
 from codemods.training.parameter_sources import PARAMETER_METHODS, module_calls
 
@@ -33,15 +32,6 @@ class _Built:
     models: set[str]  # what its parameters come from, canonical
     line: str  # the optimizer's construction as written
     holder: str | None = None  # the class of the object it is held by (a wrapper prepared alone), or None
-
-
-def _in_body(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The nodes of a body in source order, not entering nested functions or classes."""
-    for child in node.children:
-        if type(child) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        yield child
-        yield from _in_body(child)
 
 
 def _is_prepare(node: cst.CSTNode | None) -> TypeGuard[cst.Call]:
@@ -96,7 +86,7 @@ def alone_preparers(functions: list[_Function], module: cst.Module) -> set[str]:
         owner, _, method = function.qualname.rpartition(".")
         if method != "__init__" or owner not in classes or function.node is None:
             continue
-        for node in _in_body(function.node.body):
+        for node in in_source_order(function.node.body, enter_scopes=False):
             if not _is_prepare(node):
                 continue
             names = [(dotted(a.value) or "").rsplit(".", 1)[-1].lower() for a in node.args]
@@ -106,10 +96,12 @@ def alone_preparers(functions: list[_Function], module: cst.Module) -> set[str]:
 
 
 def _optimizer_over(
-    value: cst.BaseExpression, resolve: Callable[[str], str | None], wrappers: set[str]
+    value: cst.BaseExpression, resolve: Callable[[str], str | None], wrappers: set[str], moved: set[cst.Call]
 ) -> tuple[cst.Call, set[str]] | None:
     """An optimizer's construction in ``value`` (a torch.optim class, a library's, or a callable
-    named like a builder, ``get_optimizer``) and the modules whose parameters it is handed."""
+    named like a builder, ``get_optimizer``) and the modules whose parameters it is handed
+    while they are still on the CPU (not ``moved``: read after the module was moved or built
+    on a device, early_optimizers.py; then the optimizer holds the moved parameters already)."""
     for sub in walk(value):
         if type(sub) is not cst.Call or (callee := dotted(sub.func)) is None or callee in wrappers:
             continue
@@ -119,13 +111,13 @@ def _optimizer_over(
             owner
             for arg in sub.args
             for call, owner in module_calls(arg.value)
-            if type(call.func) is cst.Attribute and call.func.attr.value in PARAMETER_METHODS
+            if type(call.func) is cst.Attribute and call.func.attr.value in PARAMETER_METHODS and call not in moved
         }
         models |= {
             owner
             for arg in sub.args
             for call, owner in module_calls(arg.value)
-            if type(call.func) is cst.Attribute and call.func.attr.value.endswith("parameters")
+            if type(call.func) is cst.Attribute and call.func.attr.value.endswith("parameters") and call not in moved
         }
         if models:
             return sub, models
@@ -153,7 +145,7 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
     built: dict[str, _Built] = {}
     # The findings of this body, dropped for an optimizer built again later (it is not the one stepped).
     pending: dict[cst.Call, SplitPrepare] = {}
-    for node in _in_body(body):
+    for node in in_source_order(body, enter_scopes=False):
         if _is_prepare(node):
             _prepare(pending, node, built, aliases)
             continue
@@ -192,7 +184,7 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
             if (source := dotted(value)) is not None:
                 aliases[name] = _canonical(source, aliases)
                 continue
-            found = _optimizer_over(value, resolve, wrappers)
+            found = _optimizer_over(value, resolve, wrappers, part.parameters_after_moves)
             if found is None:
                 continue
             call, models = found

@@ -45,7 +45,7 @@ optimizer = torch.optim.Adam(task.parameters(), lr=1e-3)
 solver = Engine(task, [torch.ones(2, 4)], optimizer, gpus=[0])
 solver.train()
 """
-_MOVE = "`task.cuda(self.device)` moves `task` to the XLA device after the caller built the optimizer handed in as `optimizer`"
+_MOVE = "`task.cuda(self.device)` moves `task` to the XLA device, and is handed an optimizer as `optimizer`"
 
 
 def _convert(folder: Path, files: dict[str, str], converted: list[str], target: str) -> dict[str, list[str]]:

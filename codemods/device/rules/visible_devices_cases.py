@@ -58,6 +58,24 @@ if workers > 0:
 model.cuda()
 """
 
+# True with the variable unset: a default that is not the "no GPU" value, and a test that lets
+# an unset variable through (``is None or ...``); the move runs on XLA and is ported.
+_TRUE_WHEN_UNSET = """
+import os
+
+import torch
+from torch import nn
+
+gpus = os.environ.get("CUDA_VISIBLE_DEVICES", "0")
+use_gpu = gpus != "-1"
+visible = os.getenv("CUDA_VISIBLE_DEVICES")
+model = nn.Linear(4, 2)
+if use_gpu:
+    model = model.cuda()
+if visible is None or torch.cuda.device_count() > 1:
+    model = model.cuda()
+"""
+
 _MESSAGE = "`on_gpu` is decided by `CUDA_VISIBLE_DEVICES` (through `ids`), and `model.cuda()` moves to the device"
 
 
@@ -71,7 +89,14 @@ def visible_devices_cases() -> tuple[Invalid, ...]:
                 ("model.cuda()", "model.to(torch_xla.device())"),
             ),
             note="a-move-under-a-flag-read-from-cuda-visible-devices",
-            findings=(Expected(10, 4, _MESSAGE),),
+            findings=(
+                Expected(
+                    10,
+                    4,
+                    _MESSAGE + " only under it: on an XLA host (a TPU VM) `CUDA_VISIBLE_DEVICES` "
+                    "is normally unset, so the test may be False",
+                ),
+            ),
         ),
         invalid(
             _ALIASED,
@@ -86,7 +111,7 @@ def visible_devices_cases() -> tuple[Invalid, ...]:
             note="cuda-visible-devices-read-through-aliases-sagemaker",
             findings=(
                 Expected(14, 46, "`self.gpus` is decided by `CUDA_VISIBLE_DEVICES`, and `model.cuda()` moves"),
-                Expected(15, 12, "`self.single` is decided by `CUDA_VISIBLE_DEVICES`, and `x.cuda()` moves"),
+                Expected(15, 12, "is normally unset, so the test is False, on XLA that move never runs"),
             ),
         ),
     )
@@ -102,5 +127,22 @@ def visible_devices_valid() -> tuple[Valid, ...]:
                 ("model.cuda()", "model.to(torch_xla.device())"),
             ),
             note="cuda-visible-devices-only-logged",
+        ),
+        *(
+            valid(
+                _TRUE_WHEN_UNSET,
+                substituted(
+                    _TRUE_WHEN_UNSET,
+                    ("from torch import nn\n", f"from torch import nn\n{imports}\n"),
+                    ("model = model.cuda()\nif", f"model = model.to({device})\nif"),
+                    ("model = model.cuda()\n", f"model = model.to({device})\n"),
+                ),
+                target=target,
+                note=f"cuda-visible-devices-test-true-when-unset{suffix}",
+            )
+            for target, imports, device, suffix in (
+                ("2.9", "import torch_xla", "torch_xla.device()", ""),
+                ("sagemaker", "import torch_xla.core.xla_model as xm", "xm.xla_device()", "-sagemaker"),
+            )
         ),
     )

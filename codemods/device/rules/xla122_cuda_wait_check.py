@@ -133,6 +133,16 @@ CUDA_WAIT_CHECK = Rule(
             target="sagemaker",
             note="a-check-that-also-picks-the-device-is-xla104s",
         ),
+        # Another ``else`` than None does something of its own: not just a wait (XLA104 folds it).
+        *(
+            valid(
+                _WAIT_EXPRESSION.replace("else None", "else time.sleep(0)"),
+                _WAIT_EXPRESSION_PORTED,
+                target=target,
+                note=f"an-else-that-does-something-is-not-a-wait{suffix}",
+            )
+            for target, suffix in (("2.9", ""), ("sagemaker", "-sagemaker"))
+        ),
     ),
     invalid=lambda: (
         invalid(

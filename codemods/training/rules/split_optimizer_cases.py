@@ -235,6 +235,31 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 optimizer = accelerator.prepare(optimizer)
 """
 
+_C_VAL_MOVED_FIRST = """
+import torch
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model = torch.nn.Linear(4, 1)
+model.to(accelerator.device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model = accelerator.prepare(model)
+optimizer = accelerator.prepare(optimizer)
+"""
+
+_C_VAL_BUILT_ON_DEVICE = """
+from torch import nn, optim
+from accelerate import Accelerator as Acc
+
+
+def main():
+    acc = Acc()
+    net = nn.Linear(4, 1).to(acc.device)
+    opt = optim.SGD(net.parameters(), lr=0.1)
+    opt = acc.prepare(opt)
+    net = acc.prepare(net)
+"""
+
 _C_VAL_NOACC = """
 import torch
 
@@ -312,4 +337,16 @@ def split_optimizer_valid() -> tuple[Valid, ...]:
         valid(_C_VAL_AFTER, note="accelerate-optimizer-built-over-the-prepared-model"),
         valid(_C_VAL_REBUILT, note="accelerate-optimizer-built-again-after-the-model-is-prepared"),
         valid(_C_VAL_NOACC, note="prepare-of-a-receiver-that-is-no-accelerator"),
+        valid(_C_VAL_MOVED_FIRST, note="accelerate-model-moved-to-its-device-before-the-optimizer"),
+        valid(
+            _C_VAL_MOVED_FIRST,
+            target="sagemaker",
+            note="accelerate-model-moved-to-its-device-before-the-optimizer-sagemaker",
+        ),
+        valid(_C_VAL_BUILT_ON_DEVICE, note="accelerate-model-built-on-its-device-before-the-optimizer-aliased"),
+        valid(
+            _C_VAL_BUILT_ON_DEVICE,
+            target="sagemaker",
+            note="accelerate-model-built-on-its-device-before-the-optimizer-aliased-sagemaker",
+        ),
     )

@@ -506,10 +506,10 @@ def _handed_optimizer_move(ctx: Context[Facts], original: cst.Call, updated: cst
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves `{moved.model}` {where} after the caller built the optimizer handed in as "
-        f"`{moved.optimizer}` over its parameters (no file of this run calls `{callable_name}` with one): moving a "
-        f"module to XLA replaces its Parameter objects, so `{moved.optimizer}` steps the stale CPU copies and "
-        f"training changes nothing; have callers move the model to the XLA device before building the optimizer, "
+        f"`{ctx.code(original)}` moves `{moved.model}` {where}, and is handed an optimizer as "
+        f"`{moved.optimizer}` (no file of this run calls `{callable_name}` with one): if the caller built it over "
+        f"`{moved.model}`'s parameters before handing it, the move replaces those Parameter objects (moving a module "
+        f"to XLA does), so `{moved.optimizer}` steps the stale CPU copies and training changes nothing; have callers move the model to the XLA device before building the optimizer, "
         f"or build the optimizer after this move (e.g. from `{moved.model}.parameters()`)",
         held=StandsUnlessOptimizerHandedTo(moved.handed),
     )
