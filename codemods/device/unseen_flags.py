@@ -130,8 +130,7 @@ def env_guard(
     return (
         f"`{_code(test)}` is decided by `{_VARIABLE}`{through}, and `{_code(move)}` moves to the device only "
         f"under it{branch}: on an XLA host (a TPU VM) `{_VARIABLE}` is normally unset, {outcome}; "
-        "decide with the XLA device instead (`torch_xla.device()`, or count the devices with "
-        "`torch_xla.runtime.global_runtime_device_count()`), or move on every path"
+        "decide with the XLA device instead (`torch_xla.device()`), or move on every path"
     )
 
 

@@ -44,7 +44,8 @@ if __name__ == "__main__":
 """
 FILES = {"train.py": TRAIN}
 TWO_DEVICES = {"CPU_NUM_DEVICES": "2"}
-SHARD = re.compile(r"^rank (\d+) world (\d+) shard (.+)$", re.MULTILINE)
+# Not anchored to lines: the processes share one stdout, and one's line can run into another's.
+SHARD = re.compile(r"rank (\d+) world (\d+) shard (\[[^\]]*\])")
 
 
 def shards(output: str) -> set[tuple[str, str, str]]:

@@ -811,4 +811,4 @@ def test_an_autocast_that_switches_autocast_off_sets_up_no_mixed_precision_for_o
     assert report.error is None
     assert not [f for f in report.findings if f.rule in ("XLA206", "XLA003")]
     layers = process_path(str(tmp_path / "layers.py"), job)
-    assert [f.rule for f in layers.findings].count("XLA202") == 2
+    assert [f.rule for f in layers.findings].count("XLA214") == 2

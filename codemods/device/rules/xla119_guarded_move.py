@@ -523,7 +523,7 @@ GUARDED_MOVE = Rule(
 
 @reports_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.guarded_moves)
 def _report(ctx: Context[Facts], original: cst.CSTNode) -> str:
-    return ctx.facts.device.guarded_moves[original]
+    return ctx.target.advice(ctx.facts.device.guarded_moves[original])
 
 
 @on_facts(GUARDED_MOVE, nodes=lambda facts: facts.device.unfollowed_flags)
