@@ -2,9 +2,7 @@
 that only run once the group is up: under ``if dist.is_initialized():`` (also a conjunct of an
 ``and``, ``dist.is_available() and dist.is_initialized()``, or an ``if ... else`` expression), after
 an ``if not dist.is_initialized(): return`` of their function, or after their function's own
-``dist.init_process_group(...)`` where it always runs (a statement of the function's body, or an
-``if``/``else`` starting the group on every branch; after one under a condition alone the read keeps
-its port).  The port starts that group on the "xla" backend, whose rank and
+``dist.init_process_group(...)``.  The port starts that group on the "xla" backend, whose rank and
 size are the XLA runtime's (on torch_xla 2.9 ``dist.get_rank()`` and ``dist.get_world_size()`` after
 ``init_process_group("xla", init_method="xla://")`` equal ``xr.global_ordinal()`` and
 ``xr.world_size()`` in every process), so such a read is right as written: XLA602 leaves it."""
@@ -52,29 +50,7 @@ def _conjuncts_check(w: Walk, test: cst.BaseExpression, *, negated: bool) -> boo
 
 
 def _starts_group(w: Walk, statement: cst.CSTNode) -> bool:
-    """``statement`` (of a function body) always starts the group: ``dist.init_process_group(...)``
-    as a statement of its own, or an ``if``/``else`` that starts it on every branch.  One under a
-    condition alone (``if args.distributed: dist.init_process_group(...)``) does not: a read after
-    it may run without a group."""
-    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return any(
-            type(small) is cst.Expr
-            and type(small.value) is cst.Call
-            and w.resolve(small.value.func) == INIT_PROCESS_GROUP
-            for small in statement.body
-        )
-    if type(statement) is cst.If:
-        orelse = statement.orelse
-        if orelse is None or not _block_starts(w, statement.body):
-            return False
-        return _starts_group(w, orelse) if type(orelse) is cst.If else _block_starts(w, orelse.body)
-    return False
-
-
-def _block_starts(w: Walk, block: cst.BaseSuite) -> bool:
-    if isinstance(block, cst.SimpleStatementSuite):
-        return _starts_group(w, block)
-    return any(_starts_group(w, statement) for statement in block.body)
+    return any(type(sub) is cst.Call and w.resolve(sub.func) == INIT_PROCESS_GROUP for sub in walk(statement))
 
 
 def _returns_without_group(w: Walk, statement: cst.CSTNode) -> bool:
@@ -84,4 +60,6 @@ def _returns_without_group(w: Walk, statement: cst.CSTNode) -> bool:
     body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else (statement.body,)
     last = body[-1] if body else None
     smalls = last.body if isinstance(last, cst.SimpleStatementLine) else ()
-    return any(type(s) in (cst.Return, cst.Raise) for s in smalls) and _conjuncts_check(w, statement.test, negated=True)
+    return any(type(s) in (cst.Return, cst.Raise) for s in smalls) and _conjuncts_check(
+        w, statement.test, negated=True
+    )

@@ -67,37 +67,3 @@ def test_without_the_process_group_every_process_takes_the_whole_tensor(tmp_path
     script.write_text(script.read_text().replace('dist.init_process_group("xla", init_method="xla://")', "pass"))
     got = run_script(folder, "train.py", runner=False, env=TWO_DEVICES)
     assert shards(got.output) == {("0", "1", "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]")}
-
-
-# A group started only under a flag no XLA launcher sets: the read after it may run without a group,
-# so XLA602 ports it to the runtime's size (review 21, item 9).
-CONDITIONAL = """\
-import sys
-
-import torch
-import torch.distributed as dist
-
-
-def main(distributed):
-    if distributed:
-        dist.init_process_group("nccl")
-    world = dist.get_world_size()
-    print(f"world {world} ok {torch.ones(2).sum().item()}")
-
-
-if __name__ == "__main__":
-    main("--distributed" in sys.argv)
-"""
-
-
-def test_a_read_after_a_conditional_init_is_the_runtime_s_and_runs_without_a_group(tmp_path: Path) -> None:
-    folder = converted_project(tmp_path / "xla", "conditional_init", {"train.py": CONDITIONAL})
-    source = (folder / "train.py").read_text()
-    assert "world = xr.world_size()" in source
-    got = run_script(folder, "train.py", runner=False)
-    assert "world 1 ok 2.0" in got.output
-    # Negative control: the read kept as written fails where the flag leaves the group unstarted.
-    (folder / "train.py").write_text(source.replace("world = xr.world_size()", "world = dist.get_world_size()"))
-    kept = run_script(folder, "train.py", runner=False, check=False)
-    assert kept.returncode != 0
-    assert "process group has not been initialized" in kept.stderr

@@ -54,75 +54,9 @@ def shard(x, distributed):
     return x
 """
 
-CONDITIONAL_INIT = """
-import torch
-import torch.distributed as dist
-
-
-def main(args):
-    if args.distributed:
-        dist.init_process_group("nccl")
-    world = dist.get_world_size()
-    return world
-"""
-
-INIT_ON_BOTH_BRANCHES = """
-import torch
-from torch.distributed import get_rank, init_process_group
-
-
-def main(args):
-    if args.distributed:
-        init_process_group("nccl")
-    else:
-        init_process_group("gloo", rank=0, world_size=1)
-    return get_rank()
-"""
-
 
 def group_read_valid() -> tuple[Valid, ...]:
     return (
-        valid(
-            INIT_ON_BOTH_BRANCHES,
-            """
-            import torch
-            from torch.distributed import get_rank, init_process_group
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def main(args):
-                if args.distributed:
-                    init_process_group("xla", init_method="xla://")
-                else:
-                    init_process_group("xla", init_method="xla://")
-                return get_rank()
-            """,
-            note="aliased-read-after-init-on-both-branches",
-        ),
-        valid(
-            INIT_ON_BOTH_BRANCHES,
-            """
-            import torch
-            from torch.distributed import get_rank, init_process_group
-            import os
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def main(args):
-                if args.distributed:
-                    os.environ.setdefault("MASTER_ADDR", "localhost")
-                    os.environ.setdefault("MASTER_PORT", "12355")
-                    init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                else:
-                    os.environ.setdefault("MASTER_ADDR", "localhost")
-                    os.environ.setdefault("MASTER_PORT", "12355")
-                    init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                return get_rank()
-            """,
-            target="sagemaker",
-            note="aliased-read-after-init-on-both-branches-sagemaker",
-        ),
         valid(GUARDED, note="reads-under-is-initialized"),
         valid(GUARDED, target="sagemaker", note="reads-under-is-initialized-sagemaker"),
         valid(ALIASED_AFTER_INIT, note="aliased-reads-under-is-initialized"),
@@ -132,46 +66,6 @@ def group_read_valid() -> tuple[Valid, ...]:
 
 def group_read_invalid() -> tuple[Invalid, ...]:
     return (
-        invalid(
-            CONDITIONAL_INIT,
-            """
-            import torch
-            import torch.distributed as dist
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-            import torch_xla.runtime as xr
-
-
-            def main(args):
-                if args.distributed:
-                    dist.init_process_group("xla", init_method="xla://")
-                world = xr.world_size()
-                return world
-            """,
-            note="a-read-after-a-conditional-init-may-run-without-a-group",
-            findings=(Expected(10, 13, "dist.get_world_size() -> xr.world_size()"),),
-        ),
-        invalid(
-            CONDITIONAL_INIT,
-            """
-            import torch
-            import torch.distributed as dist
-            import os
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def main(args):
-                if args.distributed:
-                    os.environ.setdefault("MASTER_ADDR", "localhost")
-                    os.environ.setdefault("MASTER_PORT", "12355")
-                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                world = xm.xrt_world_size()
-                return world
-            """,
-            target="sagemaker",
-            note="a-read-after-a-conditional-init-may-run-without-a-group-sagemaker",
-            findings=(Expected(13, 13, "dist.get_world_size() -> xm.xrt_world_size()"),),
-        ),
         invalid(
             FLAG_OR_GROUP,
             """

@@ -112,7 +112,9 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
                 torch_xla.launch(_mp_fn, args=())
             """,
             note="a-rank-flag-read-in-the-launched-processes",
-            findings=(Expected(12, 84, "`args.rank` is the `--rank` flag, which torch_xla's launcher does not set"),),
+            findings=(
+                Expected(12, 84, "`args.rank` is the `--rank` flag, which torch_xla's launcher does not set"),
+            ),
         ),
         invalid(
             """

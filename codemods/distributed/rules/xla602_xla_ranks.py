@@ -93,7 +93,7 @@ XLA_RANKS = Rule(
     "print or log of it only shows it: nothing is said). A read of the process group's rank or size (`dist.get_rank()`, `dist.get_world_size()`) that runs only once "
     "the group is up (under `if dist.is_initialized():`, also `dist.is_available() and dist.is_initialized()`, after "
     "`if not dist.is_initialized(): return`, or after its function's own `init_process_group`) is right as written: "
-    'the port starts the group on the "xla" backend, whose rank and size are the runtime\'s, so it is left alone. '
+    "the port starts the group on the \"xla\" backend, whose rank and size are the runtime's, so it is left alone. "
     "A rank read whose default is -1 (`int(os.getenv('RANK', "
     "-1))`: no launcher started the run, which the script tells by `rank == -1`) becomes the runtime's rank where "
     "several processes run and keeps -1 on one device, where the original was not launched either: the runtime's 0 "
