@@ -20,7 +20,6 @@ import libcst as cst
 from codemods import apis
 from codemods.distributed.display_reads import DisplayReads
 from codemods.distributed.entry import code_owner
-from codemods.distributed.group_reads import group_is_up
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -130,7 +129,6 @@ class RankAnalysis(Analysis):
         self.skip: set[int] = set()  # nodes already accounted for by an enclosing read
         self.targets: set[int] = set()  # assignment targets (not reads)
         self.rank_reads: list[_Read] = []
-        self.group_reads: list[_Read] = []  # reads of the started group's rank and size, kept as written
         # The attributes a parsed ``--local_rank`` flag is read as: "local_rank", or the flag's
         # dest where it is another option's alias (``add_argument("--rank", "--local_rank")``:
         # ``args.rank``).  A launcher passes the flag; torch_xla.launch does not, so every
@@ -178,7 +176,6 @@ class RankAnalysis(Analysis):
         the XLA runtime, a ``--local_rank`` flag it parses) or checks for a launcher."""
         return bool(
             self.rank_reads
-            or self.group_reads
             or self.part.launched_checks
             or self.xla_rank_reads
             or any(name in self.local_rank_dests for name, _ in self.local_rank_reads)
@@ -339,8 +336,7 @@ class RankAnalysis(Analysis):
         if (found := self._env(node)) is not None:
             self.part.raw_env_reads[node] = found[0]
         elif callee in DIST_CONCEPTS and not node.args:
-            read = _Read(node, DIST_CONCEPTS[callee], owner)  # right as written once the group is up: group_reads.py
-            (self.group_reads if group_is_up(self.walk, node) else self.rank_reads).append(read)
+            self.rank_reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee in XLA_RANK_READS:
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
         elif callee == "torch.cuda.device_count" and not node.args:

@@ -94,6 +94,7 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
             import torch.distributed as dist
             from torch.utils.data.distributed import DistributedSampler
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
 
 
             def main():
@@ -101,7 +102,7 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
                 parser.add_argument("--rank", type=int, default=0)
                 args = parser.parse_args()
                 dist.init_process_group("xla", init_method="xla://")
-                sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=args.rank)
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=args.rank)
 
 
             def _mp_fn(index):
@@ -113,7 +114,8 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
             """,
             note="a-rank-flag-read-in-the-launched-processes",
             findings=(
-                Expected(12, 84, "`args.rank` is the `--rank` flag, which torch_xla's launcher does not set"),
+                Expected(13, 56, "dist.get_world_size() -> xr.world_size()"),
+                Expected(13, 78, "`args.rank` is the `--rank` flag, which torch_xla's launcher does not set"),
             ),
         ),
         invalid(
@@ -199,7 +201,7 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
                 parser.add_argument("--rank", "--local_rank", default=0, type=int)
                 args = parser.parse_args()
                 dist.init_process_group("xla", init_method="xla://")
-                sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=xr.local_ordinal(), shuffle=True)
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.local_ordinal(), shuffle=True)
 
 
             def _mp_fn(index):
@@ -210,7 +212,10 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
                 torch_xla.launch(_mp_fn, args=())
             """,
             note="a-local-rank-flag-read-by-its-dest",
-            findings=(Expected(13, 84, "args.rank -> xr.local_ordinal(): the local rank from the XLA runtime"),),
+            findings=(
+                Expected(13, 56, "dist.get_world_size() -> xr.world_size()"),
+                Expected(13, 78, "args.rank -> xr.local_ordinal(): the local rank from the XLA runtime"),
+            ),
         ),
         invalid(
             """

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.distributed.rules.group_read_cases import group_read_invalid, group_read_valid
 from codemods.distributed.rules.launch_check_cases import launch_check_invalid
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
@@ -90,11 +89,7 @@ XLA_RANKS = Rule(
     "the processes torch_xla starts, is an error there: they all get the same command line, so the same rank, "
     "and what it tells apart (the data shard, the master process) is the same in all of them; the port cannot "
     "tell whether it was a global rank or a node's, so it says where to read the runtime's global ordinal (a "
-    "print or log of it only shows it: nothing is said). A read of the process group's rank or size (`dist.get_rank()`, `dist.get_world_size()`) that runs only once "
-    "the group is up (under `if dist.is_initialized():`, also `dist.is_available() and dist.is_initialized()`, after "
-    "`if not dist.is_initialized(): return`, or after its function's own `init_process_group`) is right as written: "
-    "the port starts the group on the \"xla\" backend, whose rank and size are the runtime's, so it is left alone. "
-    "A rank read whose default is -1 (`int(os.getenv('RANK', "
+    "print or log of it only shows it: nothing is said). A rank read whose default is -1 (`int(os.getenv('RANK', "
     "-1))`: no launcher started the run, which the script tells by `rank == -1`) becomes the runtime's rank where "
     "several processes run and keeps -1 on one device, where the original was not launched either: the runtime's 0 "
     "there would turn the script's single-process tests (YOLOv6's `master = rank == 0 if world_size > 1 else rank == "
@@ -120,9 +115,12 @@ XLA_RANKS = Rule(
         def setup():
             dist.init_process_group("xla", init_method="xla://")
             local_rank = xr.local_ordinal()
-            world_size = dist.get_world_size()
+            world_size = xr.world_size()
         """,
-            findings=(Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),),
+            findings=(
+                Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+            ),
         ),
     ),
     valid=lambda: (
@@ -138,11 +136,9 @@ XLA_RANKS = Rule(
             note="other-env",
         ),
         *rank_flag_valid(),
-        *group_read_valid(),
     ),
     invalid=lambda: (
         *rank_flag_invalid(),
-        *group_read_invalid(),
         *launch_check_invalid(),
         invalid(
             DEVICE_COUNT_GUARDING_DATA_PARALLEL,
@@ -298,10 +294,7 @@ XLA_RANKS = Rule(
 
             def main():
                 D.init_process_group("nccl")
-                train(D.get_rank())
-
-            def shard(x):
-                return x.chunk(D.get_world_size())[0]
+                rank = D.get_rank()
             """,
             """
             import torch.distributed as D
@@ -310,14 +303,11 @@ XLA_RANKS = Rule(
 
             def main():
                 D.init_process_group("xla", init_method="xla://")
-                train(D.get_rank())
-
-            def shard(x):
-                return x.chunk(xr.world_size())[0]
+                rank = xr.global_ordinal()
             """,
             note="dist-alias",
             alias=True,
-            findings=(Expected(10, 20, "D.get_world_size() -> xr.world_size()"),),
+            findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
         ),
         invalid(
             """
