@@ -341,7 +341,7 @@ XLA_SAVE = Rule(
                 os.environ.setdefault("MASTER_ADDR", "localhost")
                 os.environ.setdefault("MASTER_PORT", "12355")
                 dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                if dist.get_rank() == 0:
+                if xm.get_ordinal() == 0:
                     torch.save(xm._maybe_convert_to_cpu(model.state_dict()), "model.pt")
             """,
             target="sagemaker",

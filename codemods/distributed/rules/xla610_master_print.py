@@ -63,13 +63,14 @@ MASTER_PRINT = Rule(
             """
             import torch.distributed as dist
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
 
 
             def main(local_rank):
                 dist.init_process_group("xla", init_method="xla://")
                 if local_rank == 0:
                     print("once per host")
-                if dist.get_rank() == 0:
+                if xr.global_ordinal() == 0:
                     print("saving")
                     save()
             """,
@@ -92,15 +93,16 @@ MASTER_PRINT = Rule(
             import torch.distributed as dist
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
 
 
             def main():
                 dist.init_process_group("xla", init_method="xla://")
-                rank = dist.get_rank()
+                rank = xr.global_ordinal()
                 xm.master_print("starting", flush=True)
             """,
             note="rank-variable",
-            findings=(Expected(9, 5, "`if rank == 0"),),
+            findings=(Expected(10, 5, "`if rank == 0"),),
         ),
         invalid(
             """
@@ -117,16 +119,17 @@ MASTER_PRINT = Rule(
             import torch.distributed as D
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
 
 
             def main():
                 D.init_process_group("xla", init_method="xla://")
-                master_process = D.get_rank() == 0
+                master_process = xr.global_ordinal() == 0
                 xm.master_print("hello")
             """,
             note="master-flag",
             alias=True,
-            findings=(Expected(9, 5, "`if master_process"),),
+            findings=(Expected(10, 5, "`if master_process"),),
         ),
     ),
 )

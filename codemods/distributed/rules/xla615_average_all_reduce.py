@@ -68,12 +68,13 @@ AVERAGE_ALL_REDUCE = Rule(
             """
             import torch.distributed as dist
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
 
 
             def evaluate(loss):
                 dist.init_process_group("xla", init_method="xla://")
                 dist.all_reduce(loss, op=dist.ReduceOp.SUM)
-                loss /= dist.get_world_size()
+                loss /= xr.world_size()
                 return loss
             """,
             note="sum",
