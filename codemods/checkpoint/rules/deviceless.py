@@ -98,10 +98,15 @@ _CONSTANTS = frozenset({"True", "False", "None", "Ellipsis"})
 def _bindings(scope: cst.Module | cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
     """The values bound to each name of ``scope`` (not of the functions and classes inside it)."""
     bound: dict[str, list[cst.BaseExpression]] = {}
+    mutations: list[tuple[str, cst.Call]] = []
 
     def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         for name in target_names(target):
             bound.setdefault(name, []).append(value)
+        if isinstance(target, cst.Subscript | cst.Attribute):  # ``out[name] = value``: ``out`` holds it
+            root = _store_root(target)
+            if root is not None:
+                bound.setdefault(root, []).append(value)
 
     body = scope.body
     stack: list[cst.CSTNode] = [body] if isinstance(body, cst.CSTNode) else list(body)
@@ -120,8 +125,22 @@ def _bindings(scope: cst.Module | cst.FunctionDef) -> dict[str, list[cst.BaseExp
             bind(node.asname.name, node.item)
         elif isinstance(node, cst.Import | cst.ImportFrom):
             continue
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            root = _store_root(node.func.value)
+            if root is not None:
+                mutations.append((root, node))
         stack.extend(node.children)
+    for root, call in mutations:  # ``out.update(...)``, ``out.append(...)``: what it is handed may go in
+        if root in bound:
+            bound[root].append(call)
     return bound
+
+
+def _store_root(target: cst.BaseExpression) -> str | None:
+    """The name a subscript or attribute chain stores into (``out`` of ``out[k].x``)."""
+    while isinstance(target, cst.Subscript | cst.Attribute):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _imports(module: cst.Module) -> dict[str, str]:

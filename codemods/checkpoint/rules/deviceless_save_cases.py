@@ -117,6 +117,23 @@ def deviceless_valid() -> tuple[Valid, ...]:
 _XM = "import torch\nimport torch_xla.core.xla_model as xm\n"
 
 
+# A checkpointer of another module's models: ``out = {}`` is filled by subscript with their state.
+_FILLED_FROM_HANDED = """
+import torch
+
+
+class CheckpointIO:
+    def __init__(self, path, **modules):
+        self.path, self.modules = path, modules
+
+    def save(self):
+        out = {}
+        for name, module in self.modules.items():
+            out[name] = module.state_dict()
+        torch.save(out, self.path)
+"""
+
+
 def deviceless_invalid() -> tuple[Invalid, ...]:
     moved = substituted(PREPROCESS, ("mel = stft.mel_spectrogram(wav)", "mel = stft.mel_spectrogram(wav.cuda())"))
     handed = substituted(PREPROCESS, ("    main(hp, args)\n", ""))
@@ -186,5 +203,15 @@ def deviceless_invalid() -> tuple[Invalid, ...]:
             alias=True,
             note="a-function-of-the-file-returning-what-another-module-built-alias",
             findings=(Expected(11, 1, "th.save -> xm.save"),),
+        ),
+        *(
+            invalid(
+                _FILLED_FROM_HANDED,
+                substituted(_FILLED_FROM_HANDED, ("import torch\n", _XM), ("torch.save(out,", "xm.save(out,")),
+                target=target,
+                note=f"a-dict-filled-with-the-state-of-modules-it-is-handed-{target}",
+                findings=(Expected(13, 9, "torch.save -> xm.save"),),
+            )
+            for target in ("2.9", "sagemaker")
         ),
     )
