@@ -45,7 +45,9 @@ ACCELERATE_LOOP = Rule(
     "(a parameter, an attribute, a method defined elsewhere) it says what to check. Where the file uses "
     "Accelerate's DeepSpeed integration (XLA810), or another module of the project names its placeholders or "
     "plugin (`DummyOptim`, `DummyScheduler`, `DeepSpeedPlugin`: a config may pick them), it does not say "
-    "nothing is to port: it names that integration, which XLA does not run.",
+    "nothing is to port: it names that integration, which XLA does not run. A backward outside any loop of "
+    "its function (a one-line `def backward(self, loss): self.accelerator.backward(loss)`) is no loop: the "
+    "finding says what the loop that calls it needs.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
@@ -144,6 +146,19 @@ ACCELERATE_LOOP = Rule(
                 target=target,
                 note=f"a-file-that-trains-through-accelerates-deepspeed-{target}",
                 findings=(Expected(8, 5, "the loop itself needs no step barrier, but this file trains through"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
+                class Wrapper:
+                    def backward(self, loss):
+                        self.accelerator.backward(loss)
+                """,
+                target=target,
+                note=f"a-one-line-backward-method-is-no-loop-{target}",
+                findings=(Expected(3, 9, "Accelerate backward outside any loop of its function"),),
             )
             for target in ("2.9", "sagemaker")
         ),
@@ -246,6 +261,14 @@ def _report(ctx: Context[Facts], original: cst.Call) -> str:
         if (deepspeed := _deepspeed(ctx)) is not None:
             return said + "the loop itself needs no step barrier, but " + deepspeed
         return said + "nothing to port (launch it with an XLA accelerate config)"
+    if not _in_a_loop(ctx):
+        return (
+            "Accelerate backward outside any loop of its function (a method or helper the training loop "
+            "calls): on XLA, Accelerate places the model and all-reduces the gradients in a prepared "
+            "optimizer's step; the loop that calls it ends each XLA step if its loader is prepared "
+            "(MpDeviceLoader); over a loader Accelerate did not prepare it needs the step barrier at the end "
+            "of each iteration"
+        )
     return (
         "Accelerate loop over a loader the tool cannot follow to `accelerator.prepare` (a parameter, an "
         "attribute, a method it cannot see into): Accelerate places the model and all-reduces the gradients "
@@ -279,3 +302,15 @@ def _deepspeed(ctx: Context[Facts]) -> str | None:
             "optimizer and scheduler and an XLA accelerate config"
         )
     return None
+
+
+def _in_a_loop(ctx: Context[Facts]) -> bool:
+    """The call being left sits in a ``for`` or ``while`` of its own function (or of the module)."""
+    import libcst as cst
+
+    for ancestor in reversed(ctx.ancestors[:-1]):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, (cst.For, cst.While)):
+            return True
+    return False
