@@ -44,6 +44,7 @@ from codemods.engine.imports import ImportFacts
 from codemods.engine.nodes import subtrees_kept
 from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.fsdp.analysis import FsdpAnalysis
+from codemods.huggingface.accelerate_deepspeed import AccelerateDeepSpeedAnalysis
 from codemods.huggingface.analysis import HuggingFaceAnalysis
 from codemods.imports.analysis import ImportAnalysis, expect_imports, import_anchor, imports_after_code
 from codemods.lazy.flow import FlowAnalysis
@@ -123,6 +124,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         DglGraphAnalysis,
         ProjectAnalysis,
         HuggingFaceAnalysis,
+        AccelerateDeepSpeedAnalysis,
         LightningAnalysis,
         EntryAnalysis,
         FlowAnalysis,

@@ -20,9 +20,19 @@ from codemods.project.text_scans import imports_another_framework, takes_a_train
 # Also the packages whose training loops the file may call (basicsr's train_pipeline, from a file
 # that names no torch): library_apis.LIBRARY_LOOPS; and the packages of CUDA-only kernels (apis.CUDA_ONLY_PACKAGES:
 # ``from apex import amp`` in a file that names no torch).
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm") + tuple(
-    package.encode() for package in (*LIBRARY_LOOP_PACKAGES, *CUDA_ONLY_PACKAGES) if package != "trainer"
-)
+# Accelerate's DeepSpeed placeholders and plugin (XLA810): a module that only subclasses or builds them
+# (``class BaseDummyOptim(DummyOptim)``) names no torch.
+_RELEVANT = (
+    b"torch",
+    b"sagemaker",
+    b"transformers",
+    b"lightning",
+    b"ignite",
+    b"timm",
+    b"DummyOptim",
+    b"DummyScheduler",
+    b"DeepSpeedPlugin",
+) + tuple(package.encode() for package in (*LIBRARY_LOOP_PACKAGES, *CUDA_ONLY_PACKAGES) if package != "trainer")
 # coqui's ``trainer`` package (library_apis.LIBRARY_LOOPS), a word in countless files: only a line that
 # imports it (``from trainer import Trainer``, ``from trainer.trainer import ...``, ``import trainer``).
 _IMPORTS_COQUI_TRAINER = re.compile(

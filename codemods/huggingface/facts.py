@@ -125,6 +125,10 @@ class HuggingFaceFacts:
     # written, the method): XLA301 reports them.
     unprepared_overrides: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
     loader_functions: frozenset[str] = frozenset()
+    # Uses of Accelerate's DeepSpeed integration, which XLA does not run (accelerate_deepspeed.py):
+    # node -> DummyOptim, DummyScheduler, DeepSpeedPlugin, deepspeed_plugin (an attribute of
+    # ``state.deepspeed_plugin``), engine (a DeepSpeedEngine method of a prepared model).
+    accelerate_deepspeed: dict[cst.CSTNode, str] = field(default_factory=dict)
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 

@@ -15,6 +15,7 @@ from codemods.huggingface.rules.xla806_input_workers import INPUT_WORKERS
 from codemods.huggingface.rules.xla807_accelerate_loop import ACCELERATE_LOOP
 from codemods.huggingface.rules.xla808_model_placement import MODEL_PLACEMENT
 from codemods.huggingface.rules.xla809_bf16_mixed_precision import BF16_MIXED_PRECISION
+from codemods.huggingface.rules.xla810_accelerate_deepspeed import ACCELERATE_DEEPSPEED
 
 # In the order their hooks run on a node: INPUT_WORKERS reports on the statement that parses
 # TrainingArguments before TRAINER_XLA_OPTIMIZER puts a statement after it (a node's hooks
@@ -29,4 +30,5 @@ RULES = (
     ACCELERATE_LOOP,
     MODEL_PLACEMENT,
     BF16_MIXED_PRECISION,
+    ACCELERATE_DEEPSPEED,
 )

@@ -42,7 +42,12 @@ ACCELERATE_LOOP = Rule(
     "`tqdm` or a batching iterator), calling none of the accelerator's gather, reduce or accumulate (which "
     "end it), gets the step barrier (XLA301). The finding says nothing is to port only where the loop's "
     "loader is prepared (or the loop ends its steps otherwise); where the tool cannot follow the loader "
-    "(a parameter, an attribute, a method defined elsewhere) it says what to check.",
+    "(a parameter, an attribute, a method defined elsewhere) it says what to check. Where the file uses "
+    "Accelerate's DeepSpeed integration (XLA810), or another module of the project names its placeholders or "
+    "plugin (`DummyOptim`, `DummyScheduler`, `DeepSpeedPlugin`: a config may pick them), it does not say "
+    "nothing is to port: it names that integration, which XLA does not run. A backward outside any loop of "
+    "its function (a one-line `def backward(self, loss): self.accelerator.backward(loss)`) is no loop: the "
+    "finding says what the loop that calls it needs.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
@@ -122,6 +127,38 @@ ACCELERATE_LOOP = Rule(
                 target=target,
                 note=f"an-accelerator-the-file-is-handed-{target}",
                 findings=(Expected(8, 13, "Accelerate loop over a loader the tool cannot follow"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator()
+                accelerator.state.deepspeed_plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = 4
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for x in loader:
+                    accelerator.backward(model(x).mean())
+                    optimizer.step()
+                """,
+                target=target,
+                note=f"a-file-that-trains-through-accelerates-deepspeed-{target}",
+                findings=(Expected(8, 5, "the loop itself needs no step barrier, but this file trains through"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
+                class Wrapper:
+                    def backward(self, loss):
+                        self.accelerator.backward(loss)
+                """,
+                target=target,
+                note=f"a-one-line-backward-method-is-no-loop-{target}",
+                findings=(Expected(3, 9, "Accelerate backward outside any loop of its function"),),
             )
             for target in ("2.9", "sagemaker")
         ),
@@ -216,11 +253,21 @@ def _report(ctx: Context[Facts], original: cst.Call) -> str:
             "(`accelerator.prepare(loader)`) would do it instead"
         )
     if original in ctx.facts.training.ended_backwards:
-        return (
+        said = (
             "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
             "step through its prepared loaders (MpDeviceLoader) and all-reduces the gradients in a prepared "
             "optimizer's step; "
-            "nothing to port (launch it with an XLA accelerate config)"
+        )
+        if (deepspeed := _deepspeed(ctx)) is not None:
+            return said + "the loop itself needs no step barrier, but " + deepspeed
+        return said + "nothing to port (launch it with an XLA accelerate config)"
+    if not _in_a_loop(ctx):
+        return (
+            "Accelerate backward outside any loop of its function (a method or helper the training loop "
+            "calls): on XLA, Accelerate places the model and all-reduces the gradients in a prepared "
+            "optimizer's step; the loop that calls it ends each XLA step if its loader is prepared "
+            "(MpDeviceLoader); over a loader Accelerate did not prepare it needs the step barrier at the end "
+            "of each iteration"
         )
     return (
         "Accelerate loop over a loader the tool cannot follow to `accelerator.prepare` (a parameter, an "
@@ -230,3 +277,40 @@ def _report(ctx: Context[Facts], original: cst.Call) -> str:
         "(`accelerator.prepare(loader)`) or end each iteration with the step barrier (launch it with an XLA "
         "accelerate config)"
     )
+
+
+# Accelerate's DeepSpeed surface that another module of the project may hand this loop (XLA810).
+_DEEPSPEED_NAMES = ("DummyOptim", "DummyScheduler", "DeepSpeedPlugin")
+
+
+def _deepspeed(ctx: Context[Facts]) -> str | None:
+    """What the finding says where the file (XLA810) or another module of the project (a word
+    scan: Hydra and registries pick the optimizer and accelerator by name) uses Accelerate's
+    DeepSpeed integration, which XLA does not run."""
+    if ctx.facts.huggingface.accelerate_deepspeed:
+        return (
+            "this file trains through Accelerate's DeepSpeed integration, which XLA does not run (XLA810): "
+            "port those uses (a torch optimizer and scheduler, an XLA accelerate config)"
+        )
+    context = ctx.facts.project.context
+    named = [name for name in _DEEPSPEED_NAMES if context.mentioned_elsewhere(name)]
+    if named:
+        return (
+            f"another module of the project uses Accelerate's DeepSpeed integration ({', '.join(named)}; "
+            "XLA810 there), which XLA does not run: if this loop's accelerator, optimizer or scheduler comes "
+            "from it (a config that picks it), it fails on XLA (a DummyOptim has no `step`); use a torch "
+            "optimizer and scheduler and an XLA accelerate config"
+        )
+    return None
+
+
+def _in_a_loop(ctx: Context[Facts]) -> bool:
+    """The call being left sits in a ``for`` or ``while`` of its own function (or of the module)."""
+    import libcst as cst
+
+    for ancestor in reversed(ctx.ancestors[:-1]):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, (cst.For, cst.While)):
+            return True
+    return False
