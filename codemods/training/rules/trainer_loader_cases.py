@@ -57,7 +57,7 @@ def trainer_loader_invalid() -> tuple[Invalid, ...]:
                 TRAINER_LOADER,
                 target=target,
                 note=f"trainer-override-returns-an-unprepared-loader-{target}",
-                findings=(Expected(7, 9, LOADER_MESSAGE),),
+                findings=(Expected(6, 9, LOADER_MESSAGE),),
             )
             for target in BARRIERS
         ),
@@ -66,7 +66,7 @@ def trainer_loader_invalid() -> tuple[Invalid, ...]:
                 PROJECT_LOADER,
                 target=target,
                 note=f"trainer-override-returns-a-project-loader-{target}",
-                findings=(Expected(7, 9, LOADER_MESSAGE),),
+                findings=(Expected(6, 9, LOADER_MESSAGE),),
             )
             for target in BARRIERS
         ),
@@ -80,7 +80,7 @@ def trainer_loader_invalid() -> tuple[Invalid, ...]:
             ),
             alias=True,
             note="trainer-override-returns-an-unprepared-loader-under-aliases",
-            findings=(Expected(7, 9, LOADER_MESSAGE),),
+            findings=(Expected(6, 9, LOADER_MESSAGE),),
         ),
     )
 
