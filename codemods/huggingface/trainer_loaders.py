@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name, walk
+from codemods.engine.nodes import dotted, method_name, receiver, walk
 from codemods.huggingface.accelerate_loaders import PREPARE_METHODS
 
 if TYPE_CHECKING:
@@ -136,3 +136,29 @@ def unbarriered(
     """``node`` names a Trainer class whose training loader gets no barrier (of the file, or of
     another module of the project whose summary says so)."""
     return dotted(node) in part.unbarriered_trainers or project_class(node)
+
+
+def maybe_trained(
+    trainer: cst.Call,
+    scope: str,
+    assigned: dict[tuple[str, str], list[cst.BaseExpression]],
+    calls: list[tuple[cst.Call, str]],
+    returns: dict[str, list[cst.BaseExpression | None]],
+) -> bool:
+    """The Trainer built by ``trainer`` (in ``scope``) may train: its ``.train()`` is called, or it is
+    bound to a name of ``scope`` that is trained, handed to a call or returned, or it goes anywhere
+    else the tool does not follow (an attribute, an argument).  Not: a name only evaluated or
+    predicted with."""
+    names = {name for (where, name), values in assigned.items() if where == scope and trainer in values}
+    if not names:
+        return not any(receiver(call) is trainer for call, _ in calls) or any(
+            receiver(call) is trainer and method_name(call) == "train" for call, _ in calls
+        )
+    for call, where in calls:
+        if where != scope:
+            continue
+        if method_name(call) == "train" and dotted(receiver(call)) in names:
+            return True
+        if any(type(arg.value) is cst.Name and arg.value.value in names for arg in call.args):
+            return True
+    return any(type(value) is cst.Name and value.value in names for value in returns.get(scope, []))

@@ -119,6 +119,20 @@ def test_a_trainer_whose_loader_is_not_prepared_is_an_error(
     assert override == ([("XLA301", 12)] if "recs/torch/trainer.py" in names else []), findings
 
 
+# A script that only evaluates with such a trainer: no training step, no error at its call.
+EVALUATES = SCRIPT.replace("    trainer.train()\n", "    print(trainer.evaluate())\n")
+# One that hands the trainer to a function (which may train it): the error stands.
+HANDS = SCRIPT.replace("    trainer.train()\n", "    fit(trainer, args)\n")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("script", [EVALUATES, HANDS], ids=["evaluates", "hands-on"])
+def test_a_trainer_only_evaluated_with_gets_no_error_at_its_call(tmp_path: Path, target: str, script: str) -> None:
+    findings = _findings(tmp_path, TRAINER, ["run.py"], target, script)
+    at_call = [(rule, line) for path, rule, line, _ in findings if path == "run.py" and rule == "XLA301"]
+    assert at_call == ([] if script is EVALUATES else [("XLA301", 7)]), findings
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("names", [WHOLE, ["run.py"]], ids=["project", "script-alone"])
 @pytest.mark.parametrize("trainer", [PREPARED, THROUGH_BASE], ids=["prepared", "through-base"])

@@ -131,10 +131,13 @@ def reports_trainer_loaders(rule: Rule) -> None:
         )
 
     @reports_facts(
-        rule, nodes=lambda facts: {c for c, (_, other) in facts.huggingface.unbarriered_calls.items() if other}
+        rule,
+        nodes=lambda facts: {
+            c for c, (_, other, trains) in facts.huggingface.unbarriered_calls.items() if other and trains
+        },
     )
     def _call(ctx: Context[Facts], original: cst.Call) -> str:
-        cls, _ = ctx.facts.huggingface.unbarriered_calls[original]
+        cls = ctx.facts.huggingface.unbarriered_calls[original][0]
         return (
             f"`{cls}` (of another module of the project) trains on a loader its `get_train_dataloader` returns "
             f"without `self.accelerator.prepare`: {_WHY}; make that override return "
