@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 TRAINER_LOADER_WHY = (
     " A transformers Trainer subclass whose `get_train_dataloader` returns a loader "
     "`self.accelerator.prepare` never wrapped (not the base's, not through `super()`, not a torch_xla "
-    "device loader) is reported at that override, and a call of such a class of another module at the "
+    "device loader) is reported at that override, and a call of such a class of another module (where the trainer "
+    "may train: not one only evaluated with) at the "
     "call: on XLA the Trainer ends each training step only through its prepared loader's MpDeviceLoader "
     "(it marks the step itself only at logging steps), so those steps get no barrier."
 )
