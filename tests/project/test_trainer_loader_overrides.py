@@ -113,6 +113,8 @@ def test_a_trainer_whose_loader_is_not_prepared_is_an_error(
     assert [(rule, line) for rule, line, _ in at_call] == [("XLA301", 7), ("XLA802", 7)], findings
     assert "of another module of the project" in at_call[0][2], findings
     assert "self.accelerator.prepare(loader)" in at_call[0][2], findings
+    device = "xm.xla_device()" if target == "sagemaker" else "torch_xla.device()"
+    assert f"pl.MpDeviceLoader(loader, {device})" in at_call[0][2], findings
     assert "but it does not end the steps of" in at_call[1][2], findings
     assert not any("ends every step itself" in m for _, rule, _, m in findings if rule == "XLA802"), findings
     override = [(rule, line) for path, rule, line, _ in findings if path == "trainer.py" and rule == "XLA301"]

@@ -128,7 +128,7 @@ def reports_trainer_loaders(rule: Rule) -> None:
         cls = ctx.facts.huggingface.unbarriered_loaders[original]
         return (
             f"{LOADER_MESSAGE.replace('MyTrainer', cls)} `self.accelerator.prepare` never wrapped: {_WHY}; "
-            "return `self.accelerator.prepare(loader)` (or `pl.MpDeviceLoader(loader, torch_xla.device())`)"
+            f"return `self.accelerator.prepare(loader)` (or {_device_loader(ctx)})"
         )
 
     @reports_facts(
@@ -142,9 +142,13 @@ def reports_trainer_loaders(rule: Rule) -> None:
         return (
             f"`{cls}` (of another module of the project) trains on a loader its `get_train_dataloader` returns "
             f"without `self.accelerator.prepare`: {_WHY}; make that override return "
-            "`self.accelerator.prepare(loader)` (or `pl.MpDeviceLoader(loader, torch_xla.device())`); a run that "
+            f"`self.accelerator.prepare(loader)` (or {_device_loader(ctx)}); a run that "
             "converts that module reports the override, a run of this file alone does not change it"
         )
+
+
+def _device_loader(ctx: Context[Facts]) -> str:
+    return f"`pl.MpDeviceLoader(loader, {ctx.target.api('device').spelled}())`"
 
 
 _WHY = (
