@@ -34,6 +34,7 @@ from codemods.huggingface.accelerate_loaders import PREPARE_METHODS, LoaderOrigi
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.trainer_loaders import maybe_trained, note_trainer_class, unbarriered
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
@@ -165,6 +166,9 @@ class HuggingFaceAnalysis(Analysis):
         found = self.walk.analysis(ProjectAnalysis).origin(name) if name is not None else None
         return found is not None and found.summary is not None and found.name in getattr(found.summary, kind)
 
+    def _unbarriered_elsewhere(self, node: cst.BaseExpression) -> bool:
+        return self._project_class(node, "unbarriered_trainers")
+
     # -- walk -------------------------------------------------------------------------
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -172,6 +176,7 @@ class HuggingFaceAnalysis(Analysis):
             if self.is_trainer(base.value):
                 self.trainer_classes.add(node.name.value)
                 self.part.trainer_classes.add(node.name.value)
+                note_trainer_class(node, self.walk.resolve, self.part, self._unbarriered_elsewhere)
             if self.is_training_arguments(base.value):
                 self.argument_classes.add(node.name.value)
                 self.part.argument_classes.add(node.name.value)
@@ -370,11 +375,19 @@ class HuggingFaceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        calls = [(call, scope) for call, _, scope in self.candidate_calls]
         for call, function, scope in self.candidate_calls:
             callee = self.walk.resolve(call.func)
             if self.is_trainer(call.func):
                 if not plain_ppo_trainer(callee, call):
                     part.trainers.append(call)
+                if unbarriered(call.func, part, self._unbarriered_elsewhere):
+                    trains = maybe_trained(call, scope, self.assigned, calls, self.returns)
+                    part.unbarriered_calls[call] = (
+                        dotted(call.func) or "",
+                        self._unbarriered_elsewhere(call.func),
+                        trains,
+                    )
             elif self.is_training_arguments(call.func):
                 era = ppo_config_era(callee, call)
                 if era == "plain":

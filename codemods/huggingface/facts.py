@@ -129,6 +129,14 @@ class HuggingFaceFacts:
     # node -> DummyOptim, DummyScheduler, DeepSpeedPlugin, deepspeed_plugin (an attribute of
     # ``state.deepspeed_plugin``), engine (a DeepSpeedEngine method of a prepared model).
     accelerate_deepspeed: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Trainer subclasses whose ``get_train_dataloader`` (their own, or a base's of the project) returns a
+    # loader ``accelerator.prepare`` never wrapped: on XLA their training steps get no barrier
+    # (huggingface/trainer_loaders.py). The names of such overrides -> their class; the file's Trainer
+    # calls of such a class -> (the class as written, whether it is another module's, whether the
+    # Trainer it builds may train: not one bound to a name only evaluated or predicted with).
+    unbarriered_trainers: set[str] = field(default_factory=set)
+    unbarriered_loaders: dict[cst.Name, str] = field(default_factory=dict)
+    unbarriered_calls: dict[cst.Call, tuple[str, bool, bool]] = field(default_factory=dict)
     # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
     model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 

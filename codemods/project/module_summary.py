@@ -251,6 +251,8 @@ class ModuleSummary:
     argument_classes: frozenset[str] = frozenset()
     # Classes that derive from a transformers Trainer (or a TRL Trainer, or such a class of the project).
     trainer_classes: frozenset[str] = frozenset()
+    # Those whose ``get_train_dataloader`` returns a loader Accelerate never prepared (no step barrier on XLA).
+    unbarriered_trainers: frozenset[str] = frozenset()
     # Classes whose ``forward`` is a module's (``nn.Module`` subclasses: TrainingFacts.forward_classes).
     forward_classes: frozenset[str] = frozenset()
     # Classes that derive from torch's DistributedDataParallel (DistributedFacts.ddp_classes).

@@ -100,6 +100,7 @@ def summarise(
         ),
         argument_classes=frozenset(facts.huggingface.argument_classes),
         trainer_classes=frozenset(facts.huggingface.trainer_classes),
+        unbarriered_trainers=frozenset(facts.huggingface.unbarriered_trainers),
         forward_classes=frozenset(facts.training.forward_classes),
         ddp_classes=frozenset(facts.distributed.ddp_classes),
         device_flags=tuple(

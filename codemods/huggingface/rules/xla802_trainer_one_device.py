@@ -22,7 +22,9 @@ TRAINER_ONE_DEVICE = Rule(
     summary="A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself",
     fixable=False,
     why="On XLA the Trainer moves the model and batches to the device, wraps its loaders in MpDeviceLoader "
-    "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`.",
+    "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`. A Trainer subclass whose "
+    "`get_train_dataloader` returns a loader `self.accelerator.prepare` never wrapped gets no step barrier: "
+    "this finding says so, and XLA301 reports the override.",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
@@ -57,6 +59,26 @@ TRAINER_ONE_DEVICE = Rule(
                 Expected(8, 1, "the Trainer places the model and batches on the XLA device and ends every step itself"),
             ),
         ),
+        *(
+            invalid(
+                """
+                from torch.utils.data import DataLoader
+                from transformers import Trainer
+
+
+                class MyTrainer(Trainer):
+                    def get_train_dataloader(self):
+                        return DataLoader(self.train_dataset, batch_size=8)
+
+
+                MyTrainer(model=model, args=training_args).train()
+                """,
+                target=target,
+                note=f"trainer-whose-loader-is-not-prepared-{target}",
+                findings=(Expected(10, 1, "but it does not end the steps of `MyTrainer`"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             from transformers import Trainer
@@ -76,6 +98,12 @@ TRAINER_ONE_DEVICE = Rule(
 
 @reports_facts(TRAINER_ONE_DEVICE, nodes=lambda facts: set(facts.huggingface.trainers))
 def _report(ctx: Context[Facts], original: cst.Call) -> str:
+    if (unbarriered := ctx.facts.huggingface.unbarriered_calls.get(original)) is not None:
+        return (
+            "the Trainer places the model and batches on the XLA device, but it does not end the steps of "
+            f"`{unbarriered[0]}`: its `get_train_dataloader` returns a loader `self.accelerator.prepare` never "
+            "wrapped, and the Trainer's step barrier is that prepared loader's (see XLA301)"
+        )
     return (
         "the Trainer places the model and batches on the XLA device and ends every step "
         "itself: with the changes reported here, nothing else is needed for one device"

@@ -14,6 +14,12 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import BARRIERS, Expected, Invalid, Rule, Valid, invalid, substituted, valid
+from codemods.training.rules.trainer_loader_cases import (
+    TRAINER_LOADER_WHY,
+    reports_trainer_loaders,
+    trainer_loader_invalid,
+    trainer_loader_valid,
+)
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -27,7 +33,7 @@ OVERRIDDEN_WHY = (
     "self.create_train_dataloader()`, abstract there), and returns a loader `accelerator.prepare` "
     "never returned (`DataLoader(...)`, a function or method of the project returning one, "
     "`self.store.create_loader(...)` of an instance its class holds), is reported at that return: "
-    "nothing ends that loop's XLA steps; preparing the loader there ends them."
+    "nothing ends that loop's XLA steps; preparing the loader there ends them." + TRAINER_LOADER_WHY
 )
 
 OVERRIDDEN_LOADER = """
@@ -130,27 +136,32 @@ def overridden_loader_invalid() -> tuple[Invalid, ...]:
             note="override-returns-an-unprepared-loader-under-aliases",
             findings=(Expected(26, 16, MESSAGE),),
         ),
+        *trainer_loader_invalid(),
     )
 
 
 def overridden_loader_valid() -> tuple[Valid, ...]:
-    return tuple(
-        valid(
-            substituted(
-                OVERRIDDEN_LOADER,
-                ("        return DataLoader(", "        return self.accelerator.prepare(DataLoader("),
-                ("drop_last=True)\n", "drop_last=True))\n"),
-            ),
-            target=target,
-            note=f"override-returns-a-prepared-loader-{target}",
-        )
-        for target in BARRIERS
+    return (
+        *trainer_loader_valid(),
+        *(
+            valid(
+                substituted(
+                    OVERRIDDEN_LOADER,
+                    ("        return DataLoader(", "        return self.accelerator.prepare(DataLoader("),
+                    ("drop_last=True)\n", "drop_last=True))\n"),
+                ),
+                target=target,
+                note=f"override-returns-a-prepared-loader-{target}",
+            )
+            for target in BARRIERS
+        ),
     )
 
 
 def reports_overridden_loaders(rule: Rule) -> None:
     """``rule`` (XLA301) reports each return of an override that hands its base's Accelerate
-    training loop an unprepared loader."""
+    training loop an unprepared loader, and each Trainer override that returns one."""
+    reports_trainer_loaders(rule)
 
     @reports_facts(rule, nodes=lambda facts: set(facts.huggingface.unprepared_overrides))
     def _report(ctx: Context[Facts], original: cst.BaseExpression) -> str:
