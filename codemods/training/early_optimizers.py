@@ -36,6 +36,7 @@ from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
+from codemods.training.filled_parameters import filled_from
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -510,7 +511,9 @@ class EarlyOptimizers(ConditionalMoves):
                     on_cpu.discard(name)
                     unknown.discard(name)
                 elif event[0] == "untraced":
-                    self._untraced(name, event, on_cpu, events[index + 1 :])
+                    built_unknown = unknown - handed_in
+                    node = getattr(scope, "node", None) if scope.qualname else self.module_node
+                    self._untraced(name, event, on_cpu, events[index + 1 :], filled_from(node, name, built_unknown))
                 elif event[0] == "optimizer" and (root := root_in(name, inherited)) is not None:
                     if later := moves_of(root, events[index + 1 :], aliases):
                         self._early(root, event, later, root in handed_in)
@@ -594,29 +597,54 @@ class EarlyOptimizers(ConditionalMoves):
             where = ", ".join(dict.fromkeys(where for _, where in moves))
             self.part.untraced_parameters[event[2]] = UntracedParameters(model, f"`{model}`", where, over)
 
-    def _untraced(self, name: str, event: UntracedEvent, on_cpu: set[str], after: list[FollowedEvent]) -> None:
+    def _untraced(
+        self,
+        name: str,
+        event: UntracedEvent,
+        on_cpu: set[str],
+        after: list[FollowedEvent],
+        filled: tuple[str, str] | None = None,
+    ) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
         which is a tensor of a model (``model.weight``), or a callable it cannot read,
         handed ``name``, whose result feeds an optimizer, while a model of this function
-        is on the CPU and moves later here: its parameters may be stale."""
+        is on the CPU and moves later here: its parameters may be stale.  ``filled``: the
+        model built here by a call the tool does not know as a module class whose parameters
+        a loop adds to ``name`` (``for k, v in dict(model.named_parameters()).items(): params
+        += [...]``), and that call: a module, when a later move moves it."""
         _, _, call, origin, bound = event
         root = root_in(name, on_cpu)
         if root is None and (origin or not bound):
             return  # handed no model on the CPU, or a parameter of the function
-        candidates = {root} if root is not None else on_cpu
+        candidates = {root} if root is not None else set(on_cpu)
+        if root is None and filled is not None:
+            candidates.add(filled[0])
         later = [(e[1], e[3]) for e in after if e[0] == "move" and e[1] in candidates]
-        if not later:
+        if not later or _built_again(self.call_targets.get(call), after, self.call_targets):
             return
         model = later[0][0]
         source = (
             f"{origin}, handed `{name}`,"
             if origin
+            else f"`{name}`, filled in a loop over `{filled[1]}`,"
+            if filled is not None and filled[0] == model
             else f"`{name}`, a tensor of `{root}`,"
             if root is not None and root != name
             else f"`{name}`, which the tool cannot trace,"
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
+
+
+def _built_again(target: str | None, after: list[FollowedEvent], targets: dict[cst.Call, str]) -> bool:
+    """The optimizer's name is bound to another optimizer after a later move (the groups
+    collected again after ``model.cuda()``): the one built before it is dropped."""
+    if target is None:
+        return False
+    moved = next((at for at, e in enumerate(after) if e[0] == "move"), None)
+    return moved is not None and any(
+        e[0] in ("untraced", "optimizer") and targets.get(e[2]) == target for e in after[moved + 1 :]
+    )
 
 
 def _kept_attributes(aliases: dict[str, str], on_cpu: set[str], unknown: set[str]) -> tuple[set[str], set[str]]:
