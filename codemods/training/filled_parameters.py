@@ -1,36 +1,41 @@
 """Parameter lists filled in a loop over a model's parameters (faster-rcnn's
 ``for key, value in dict(model.named_parameters()).items(): params += [{'params': [value], ...}]``):
-the loop says the name holds that model's parameters, so the model is a module whatever built it
-(a project constructor the tool does not know as a module class: ``model = vgg16(classes)``)."""
+the loop says the name holds that model's parameters, as ``params = list(model.parameters())``
+says it, so an optimizer built from the name is built over the model (whatever built the model: a
+project constructor the tool does not know as a module class, ``model = vgg16(classes)``, is a
+module when a later ``.cuda()`` or ``.to(device)`` moves it)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, walk
-from codemods.engine.positions import code_of
+from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.parameter_sources import PARAMETER_METHODS
 
 
-def filled_from(root: cst.CSTNode | None, name: str, models: set[str]) -> tuple[str, str] | None:
-    """The model of ``models`` whose parameters a loop in ``root`` walks (its iterable calls
-    ``model.parameters()`` or ``model.named_parameters()``) while its body adds to ``name``
-    (``name += ...``, ``name.append(...)``, ``name.extend(...)``): (the model, the call as written)."""
-    if root is None or not models:
-        return None
-    for node in walk(root):
-        if type(node) is not cst.For or not _adds_to(node.body, name):
-            continue
-        for sub in walk(node.iter):
-            if (
-                type(sub) is cst.Call
-                and type(func := sub.func) is cst.Attribute
-                and func.attr.value in PARAMETER_METHODS
-                and (model := dotted(func.value)) in models
-                and model is not None
-            ):
-                return model, code_of(sub)
-    return None
+def filling_loops(root: cst.CSTNode | None, name: str, built: cst.Call) -> list[tuple[str, cst.Call]]:
+    """The loops in ``root`` before the optimizer ``built`` (in source order, since the name was last
+    bound empty) whose iterable calls ``model.parameters()`` or ``model.named_parameters()`` while their
+    body adds to ``name`` (``name += ...``, ``name.append(...)``, ``name.extend(...)``): (the model as
+    written, that call), one per model."""
+    if root is None:
+        return []
+    found: dict[str, cst.Call] = {}
+    for node in in_source_order(root, enter_scopes=False):
+        if node is built:
+            return list(found.items())
+        if type(node) is cst.Assign and any(dotted(target.target) == name for target in node.targets):
+            found.clear()  # ``params = []``: what is added from here on
+        elif type(node) is cst.For and _adds_to(node.body, name):
+            for sub in walk(node.iter):
+                if (
+                    type(sub) is cst.Call
+                    and type(func := sub.func) is cst.Attribute
+                    and func.attr.value in PARAMETER_METHODS
+                    and (model := dotted(func.value)) is not None
+                ):
+                    found[model] = sub
+    return []
 
 
 def _adds_to(body: cst.CSTNode, name: str) -> bool:

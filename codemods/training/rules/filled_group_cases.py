@@ -1,14 +1,15 @@
-"""XLA213's cases for parameter groups filled in a loop over the parameters of a model built by a call the
-tool does not know as a module class (faster-rcnn's ``fasterRCNN = vgg16(classes)``, then
+"""XLA203's cases for parameter groups filled in a loop over a model's parameters (faster-rcnn's
 ``for key, value in dict(fasterRCNN.named_parameters()).items(): params += [{'params': [value], ...}]``),
-with the optimizer built before ``fasterRCNN.cuda()``; and the same groups built after the move, or
-built again after it, which strand nothing."""
+also of a model built by a call the tool does not know as a module class (``fasterRCNN = vgg16(classes)``),
+with the optimizer built before ``fasterRCNN.cuda()``: the model is moved first in the loop's iterable, or,
+where the move runs under a condition the port keeps, the optimizer is reported; and the same groups built
+after the move, or built again after it for the same optimizer name, which strand nothing."""
 
 from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
 
-_MESSAGE = "the optimizer's parameters come from `params`, filled in a loop over `net.named_parameters()`, while `net`"
+_MOVED_FIRST = "moves the model later; moving a module to XLA replaces its parameters, so move it first"
 
 
 def filled_group_invalid() -> tuple[Invalid, ...]:
@@ -19,12 +20,44 @@ def filled_group_invalid() -> tuple[Invalid, ...]:
             from model.faster_rcnn.vgg16 import vgg16
 
 
-            def main(classes, use_cuda):
+            def main(classes):
                 net = vgg16(classes, pretrained=True)
                 params = []
                 for key, value in dict(net.named_parameters()).items():
                     if value.requires_grad:
                         params += [{"params": [value], "lr": 0.1}]
+                optimizer = torch.optim.SGD(params, momentum=0.9)
+                net.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+            from model.faster_rcnn.vgg16 import vgg16
+
+
+            def main(classes):
+                net = vgg16(classes, pretrained=True)
+                params = []
+                for key, value in dict(net.to(torch_xla.device()).named_parameters()).items():
+                    if value.requires_grad:
+                        params += [{"params": [value], "lr": 0.1}]
+                optimizer = torch.optim.SGD(params, momentum=0.9)
+                net.to(torch_xla.device())
+            """,
+            note="groups-over-an-unknown-constructor",
+            findings=(Expected(9, 28, "`net` is on the CPU and `net.cuda()` in `main` " + _MOVED_FIRST),),
+        ),
+        invalid(
+            """
+            import torch
+            from model.faster_rcnn.vgg16 import vgg16
+
+
+            def main(classes, use_cuda):
+                net = vgg16(classes, pretrained=True)
+                params = []
+                for key, value in dict(net.named_parameters()).items():
+                    params += [{"params": [value], "lr": 0.1}]
                 optimizer = torch.optim.SGD(params, momentum=0.9)
                 if use_cuda:
                     net.cuda()
@@ -39,14 +72,17 @@ def filled_group_invalid() -> tuple[Invalid, ...]:
                 net = vgg16(classes, pretrained=True)
                 params = []
                 for key, value in dict(net.named_parameters()).items():
-                    if value.requires_grad:
-                        params += [{"params": [value], "lr": 0.1}]
+                    params += [{"params": [value], "lr": 0.1}]
                 optimizer = torch.optim.SGD(params, momentum=0.9)
                 if use_cuda:
                     net.to(torch_xla.device())
             """,
-            note="groups-over-an-unknown-constructor",
-            findings=(Expected(12, 17, _MESSAGE + " is on the CPU, and `net.cuda()` in `main` moves it later"),),
+            note="groups-moved-under-a-flag",
+            findings=(
+                Expected(
+                    9, 28, "`net.cuda()` in `main` (only `if use_cuda`) moves the model later to a device that may be"
+                ),
+            ),
         ),
         invalid(
             """
@@ -62,12 +98,12 @@ def filled_group_invalid() -> tuple[Invalid, ...]:
             """,
             """
             import torch.optim as O
-            import torch_xla  # noqa: F401  (registers the "xla" device)
+            import torch_xla.core.xla_model as xm
             from nets import build_net
 
             net = build_net()
             params = []
-            for name, p in net.named_parameters():
+            for name, p in net.to(xm.xla_device()).named_parameters():
                 params.append({"params": [p], "weight_decay": 0.0 if "bias" in name else 1e-4})
             opt = O.SGD(params, lr=0.1)
             net.to("xla")
@@ -75,7 +111,39 @@ def filled_group_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             alias=True,
             note="groups-appended-sagemaker",
-            findings=(Expected(9, 7, _MESSAGE + " is on the CPU, and `net.to(\"cuda\")` moves it later"),),
+            findings=(Expected(7, 16, '`net` is on the CPU and `net.to("cuda")` ' + _MOVED_FIRST),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.to(xm.xla_device()).named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="filled-in-a-loop-sagemaker",
+            findings=(Expected(8, 20, "`model` is on the CPU and `model.cuda()` in `main` " + _MOVED_FIRST),),
         ),
     )
 

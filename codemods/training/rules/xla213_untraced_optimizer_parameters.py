@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
-from codemods.training.rules.filled_group_cases import filled_group_invalid, filled_group_valid
 from codemods.training.rules.loop_moved_optimizers import loop_moved_valid, untraced_loop_invalid
 
 if TYPE_CHECKING:
@@ -29,14 +28,10 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
     "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
     "groups, names they are collected into and the file's and project's helper functions, and moves the model "
     "first where it can (XLA203). When the optimizer is built, while a model of the same function is still on "
-    "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
-    "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
+    "the CPU and moves later, from something it cannot follow (a name filled in a loop over what it cannot "
+    "read, a parameter of the function, a callable of a library or of a module it could not read that is handed the model), it cannot "
     "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
-    "building it. A model built by a call the tool does not know as a module class (a project factory, "
-    "faster-rcnn's `fasterRCNN = vgg16(classes)`) counts when a loop over its parameters fills the name "
-    "(`for key, value in dict(fasterRCNN.named_parameters()).items(): params += [{'params': [value], ...}]`) and "
-    "the function moves it later (`fasterRCNN.cuda()`, also under `if args.cuda:`); groups collected again after "
-    "the move and bound to the same optimizer name replace the stale optimizer and give no finding. The same holds for a later move it cannot follow: an optimizer `__init__` builds over a module the "
+    "building it. The same holds for a later move it cannot follow: an optimizer `__init__` builds over a module the "
     "instance holds (`self.policy = policy`), which no move the tool follows moves, while another method of the "
     "class moves each element of a value of the instance it cannot read (`for m in self.nets.values(): m.to(device)`, "
     "a statement: a module moves in place; not `x = batch.to(device)` in a loop over its loader), is reported at "
@@ -107,7 +102,6 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             note="moved-first-or-handed-in",
         ),
         *loop_moved_valid(),
-        *filled_group_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -115,10 +109,10 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             import torch
 
 
-            def main():
+            def main(named):
                 model = torch.nn.Linear(8, 2)
                 decay = []
-                for name, p in model.named_parameters():
+                for name, p in named.items():
                     if "bias" not in name:
                         decay.append(p)
                 optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
@@ -129,17 +123,17 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             import torch_xla.core.xla_model as xm
 
 
-            def main():
+            def main(named):
                 model = torch.nn.Linear(8, 2)
                 decay = []
-                for name, p in model.named_parameters():
+                for name, p in named.items():
                     if "bias" not in name:
                         decay.append(p)
                 optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
                 model.to(xm.xla_device())
             """,
             target="sagemaker",
-            note="filled-in-a-loop-sagemaker",
+            note="filled-in-a-loop-over-a-parameter-sagemaker",
             findings=(Expected(11, 17, "the optimizer's parameters come from `decay`, which the tool cannot trace"),),
         ),
         invalid(
@@ -166,7 +160,6 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             ),
         ),
         *untraced_loop_invalid(),
-        *filled_group_invalid(),
     ),
 )
 
