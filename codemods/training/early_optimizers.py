@@ -37,7 +37,7 @@ from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
-from codemods.training.filled_parameters import filling_loops
+from codemods.training.filled_parameters import filling_loops, names_bound
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -367,6 +367,7 @@ class EarlyOptimizers(ConditionalMoves):
         )
         collected: set[str] = set()
         bound = {event[1] for event in scope.events if event[0] == "collect"}
+        known = names_bound(scope)
         feeding = set(self.optimizer_inputs)
         for event in scope.events:
             if event[0] == "collect" and event[1] in used:
@@ -413,7 +414,7 @@ class EarlyOptimizers(ConditionalMoves):
                 untraced = [name for name in event[1] if name not in collected]
                 # ``params`` filled in a loop over ``model.named_parameters()``: over ``model``.
                 root = getattr(scope, "node", None) if scope.qualname else self.module_node
-                filled = {name: filling_loops(root, name, event[2]) for name in untraced if name in bound}
+                filled = {name: filling_loops(root, name, event[2], known) for name in untraced if name in bound}
                 for model, sub in (pair for name in untraced for pair in filled.get(name, ())):
                     self.filled_by[sub] = event[2]
                     events.append(("optimizer", model, sub))

@@ -7,17 +7,32 @@ module when a later ``.cuda()`` or ``.to(device)`` moves it)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.parameter_sources import PARAMETER_METHODS
 
+if TYPE_CHECKING:
+    from codemods.training.records import _Scope
 
-def filling_loops(root: cst.CSTNode | None, name: str, built: cst.Call) -> list[tuple[str, cst.Call]]:
+
+def names_bound(scope: _Scope) -> set[str]:
+    """The names a model may be bound to in ``scope``: assigned there, or its function's parameters
+    (not a loop's variable: ``for m in models``)."""
+    return (
+        {str(event[1]) for event in scope.events if event[0] in ("collect", "model")}
+        | set(getattr(scope, "params", ()))
+        | set(getattr(scope, "keyword_params", ()))
+    )
+
+
+def filling_loops(root: cst.CSTNode | None, name: str, built: cst.Call, known: set[str]) -> list[tuple[str, cst.Call]]:
     """The loops in ``root`` before the optimizer ``built`` (in source order, since the name was last
     bound empty) whose iterable calls ``model.parameters()`` or ``model.named_parameters()`` while their
     body adds to ``name`` (``name += ...``, ``name.append(...)``, ``name.extend(...)``): (the model as
-    written, that call), one per model."""
+    written, that call), one per model, of those bound in ``known`` (or the instance's: ``self.net``)."""
     if root is None:
         return []
     found: dict[str, cst.Call] = {}
@@ -33,6 +48,7 @@ def filling_loops(root: cst.CSTNode | None, name: str, built: cst.Call) -> list[
                     and type(func := sub.func) is cst.Attribute
                     and func.attr.value in PARAMETER_METHODS
                     and (model := dotted(func.value)) is not None
+                    and (model.startswith("self.") or model.split(".", 1)[0] in known)
                 ):
                     found[model] = sub
     return []

@@ -207,3 +207,43 @@ def filled_group_valid() -> tuple[Valid, ...]:
             note="groups-after-the-move-or-built-again",
         ),
     )
+
+
+def filled_by_loop_variable_invalid() -> tuple[Invalid, ...]:
+    """XLA213's: a loop over the parameters of another loop's variable (each child of the model) is not
+    followed, and stays an optimizer over what the tool cannot trace."""
+    return (
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def main():
+                model = nn.Sequential(nn.Linear(4, 2), nn.Linear(2, 2))
+                params = []
+                for m in model.children():
+                    for p in m.parameters():
+                        params.append(p)
+                optimizer = torch.optim.SGD(params, lr=0.1)
+                model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            def main():
+                model = nn.Sequential(nn.Linear(4, 2), nn.Linear(2, 2))
+                params = []
+                for m in model.children():
+                    for p in m.parameters():
+                        params.append(p)
+                optimizer = torch.optim.SGD(params, lr=0.1)
+                model.to(torch_xla.device())
+            """,
+            note="filled-from-a-loop-variable",
+            findings=(Expected(12, 17, "the optimizer's parameters come from `params`, which the tool cannot trace"),),
+        ),
+    )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.filled_group_cases import filled_by_loop_variable_invalid
 from codemods.training.rules.loop_moved_optimizers import loop_moved_valid, untraced_loop_invalid
 
 if TYPE_CHECKING:
@@ -160,6 +161,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             ),
         ),
         *untraced_loop_invalid(),
+        *filled_by_loop_variable_invalid(),
     ),
 )
 
