@@ -41,8 +41,7 @@ def detector(model):
 
 def published_weight_valid() -> tuple[Valid, ...]:
     return tuple(
-        valid(PUBLISHED, target=target, note=f"torchvision-weights-{target}")
-        for target in ("2.9", "sagemaker")
+        valid(PUBLISHED, target=target, note=f"torchvision-weights-{target}") for target in ("2.9", "sagemaker")
     )
 
 
