@@ -16,6 +16,7 @@ from codemods.checkpoint.cpu_fallbacks import guarded_loads
 from codemods.checkpoint.host_data import built_off_device, host_data, input_name, moves, path_key
 from codemods.checkpoint.host_saves import HostSaves
 from codemods.checkpoint.private_files import makes_private_file, private_file
+from codemods.checkpoint.published_weights import published_weights
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.checkpoint.written_files import path_chains
 from codemods.device.analysis import DeviceAnalysis
@@ -289,7 +290,12 @@ class CheckpointAnalysis(Analysis):
                 self.location_functions[location] = function
             if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
-        elif node.args and not any(a.star for a in node.args) and not self._saved_private_file(arg_value(node, 0, "f")):
+        elif (
+            node.args
+            and not any(a.star for a in node.args)
+            and not self._saved_private_file(arg_value(node, 0, "f"))
+            and not (position == 2 and published_weights(arg_value(node, 0, "url"), self.module))
+        ):
             self.loads_without_location.append(node)
             if self.in_dataset and self.in_dataset[-1]:
                 self.dataset_loads.append((node, self.class_names[-1]))

@@ -6,7 +6,8 @@ copies and the model trains nothing.
 What the optimizer is built from is followed: ``model.parameters()`` and the parameters
 of its submodules (``model.vision.parameters()``), parameter groups, the model's own
 methods (``model.param_groups(wd)``), parameters collected into a name first
-(``params = list(model.parameters())``), functions of this file or of the project that
+(``params = list(model.parameters())``) or filled in a loop over them (training/filled_parameters.py),
+functions of this file or of the project that
 read a model's parameters or build the optimizer, and the moves that follow, here, in
 another function, or in a callable of another module (also of a keyword argument:
 ``kwargs["model"].to(device)``), for a model built here or handed in (a parameter, and
@@ -36,6 +37,7 @@ from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
+from codemods.training.filled_parameters import filling_loops, names_bound
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -77,6 +79,9 @@ class EarlyOptimizers(ConditionalMoves):
     # assigned to (``optimizer = build(model, cfg)``).
     optimizer_inputs: set[cst.Call]
     call_targets: dict[cst.Call, str]
+    # The parameter calls of loops that fill a name an optimizer is built from, and that optimizer
+    # (``for k, v in dict(model.named_parameters()).items(): params += [...]``, ``SGD(params)``).
+    filled_by: dict[cst.Call, cst.Call]
 
     def _is_model_constructor(self, constructor: str) -> bool:
         qualified = self.walk.resolve_dotted(constructor) or ""
@@ -362,6 +367,7 @@ class EarlyOptimizers(ConditionalMoves):
         )
         collected: set[str] = set()
         bound = {event[1] for event in scope.events if event[0] == "collect"}
+        known = names_bound(scope)
         feeding = set(self.optimizer_inputs)
         for event in scope.events:
             if event[0] == "collect" and event[1] in used:
@@ -406,7 +412,15 @@ class EarlyOptimizers(ConditionalMoves):
                 # and tensors of a model (``model.weight``); a parameter of the function is
                 # the caller's to answer for.
                 untraced = [name for name in event[1] if name not in collected]
-                events.extend(("untraced", name, event[2], "", name in bound) for name in untraced)
+                # ``params`` filled in a loop over ``model.named_parameters()``: over ``model``.
+                root = getattr(scope, "node", None) if scope.qualname else self.module_node
+                filled = {name: filling_loops(root, name, event[2], known) for name in untraced if name in bound}
+                for model, sub in (pair for name in untraced for pair in filled.get(name, ())):
+                    self.filled_by[sub] = event[2]
+                    events.append(("optimizer", model, sub))
+                events.extend(
+                    ("untraced", name, event[2], "", name in bound) for name in untraced if not filled.get(name)
+                )
             else:
                 events.append(event)
         return self.conditional_moves(events, moves)
@@ -427,6 +441,7 @@ class EarlyOptimizers(ConditionalMoves):
         )
 
     def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
+        self.filled_by = {}
         scope_events = [self._scope_events(scope) for scope in scopes]
         # Moves anywhere in the file, for a model that leaves the function that built it
         # (returned, or handed to a trainer class): (name, goes to XLA, description).
@@ -511,6 +526,8 @@ class EarlyOptimizers(ConditionalMoves):
                     unknown.discard(name)
                 elif event[0] == "untraced":
                     self._untraced(name, event, on_cpu, events[index + 1 :])
+                elif event[0] == "optimizer" and self._built_again(self.filled_by.get(event[2]), events[index + 1 :]):
+                    continue  # the groups are filled again after the move, for the same optimizer name
                 elif event[0] == "optimizer" and (root := root_in(name, inherited)) is not None:
                     if later := moves_of(root, events[index + 1 :], aliases):
                         self._early(root, event, later, root in handed_in)
@@ -594,6 +611,18 @@ class EarlyOptimizers(ConditionalMoves):
             where = ", ".join(dict.fromkeys(where for _, where in moves))
             self.part.untraced_parameters[event[2]] = UntracedParameters(model, f"`{model}`", where, over)
 
+    def _built_again(self, optimizer: cst.Call | None, after: list[FollowedEvent]) -> bool:
+        """The name ``optimizer`` is bound to is bound to another optimizer after a later move (the
+        groups collected again after ``model.cuda()``): the one built before it is dropped."""
+        target = None if optimizer is None else self.call_targets.get(optimizer)
+        moved = next((at for at, e in enumerate(after) if e[0] == "move"), None)
+        if target is None or moved is None:
+            return False
+        return any(
+            e[0] in ("untraced", "optimizer") and self.call_targets.get(self.filled_by.get(e[2], e[2])) == target
+            for e in after[moved + 1 :]
+        )
+
     def _untraced(self, name: str, event: UntracedEvent, on_cpu: set[str], after: list[FollowedEvent]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
         which is a tensor of a model (``model.weight``), or a callable it cannot read,
@@ -605,7 +634,7 @@ class EarlyOptimizers(ConditionalMoves):
             return  # handed no model on the CPU, or a parameter of the function
         candidates = {root} if root is not None else on_cpu
         later = [(e[1], e[3]) for e in after if e[0] == "move" and e[1] in candidates]
-        if not later:
+        if not later or self._built_again(call, after):
             return
         model = later[0][0]
         source = (

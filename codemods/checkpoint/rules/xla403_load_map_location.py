@@ -26,6 +26,7 @@ from codemods.checkpoint.rules.pickled_module_cases import (
     read_as_a_dict_valid,
 )
 from codemods.checkpoint.rules.private_file_cases import private_file_valid
+from codemods.checkpoint.rules.published_weight_cases import published_weight_invalid, published_weight_valid
 from codemods.checkpoint.rules.shown_device_cases import shown_device_invalid, shown_device_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -86,7 +87,10 @@ LOAD_MAP_LOCATION = Rule(
     "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
     "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
-    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. A load in a `try` whose handler (a bare `except:`, `Exception`, `BaseException` or "
+    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load; not torchvision's published weights "
+    "(a URL under `https://download.pytorch.org/models/` or `https://s3.amazonaws.com/pytorch/models/`, written "
+    "out or through a module-level dict of them, faster-rcnn's `model_zoo.load_url(model_urls['resnet101'])`), "
+    "which are CPU tensors: torchvision loads them with no map location, on hosts without CUDA too. A load in a `try` whose handler (a bare `except:`, `Exception`, `BaseException` or "
     '`RuntimeError`) loads the same file onto the CPU (`map_location=lambda storage, loc: storage`, `"cpu"`) '
     "gets no finding: without CUDA a CUDA checkpoint raises RuntimeError there, and the fallback loads it on the "
     "CPU, where XLA must (GRU4REC-pytorch's main.py). So every other such load in every file a run converts gets "
@@ -154,6 +158,7 @@ LOAD_MAP_LOCATION = Rule(
     ),
     valid=lambda: (
         *read_as_a_dict_valid(),
+        *published_weight_valid(),
         *dead_branch_valid(),
         *cpu_fallback_valid(),
         *fresh_file_valid(),
@@ -199,6 +204,7 @@ LOAD_MAP_LOCATION = Rule(
     ),
     invalid=lambda: (
         *cpu_fallback_invalid(),
+        *published_weight_invalid(),
         *dataset_input_invalid(),
         *dataset_reload_invalid(),
         invalid(

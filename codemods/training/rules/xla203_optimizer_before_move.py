@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.caller_moved_optimizers import caller_moved_optimizer_valid
+from codemods.training.rules.filled_group_cases import filled_group_invalid, filled_group_valid
 from codemods.training.rules.folded_device_cases import folded_device_valid
 from codemods.training.rules.holder_move_cases import holder_move_valid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_valid
@@ -57,7 +58,12 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`; not a cast or mode that returns the module, "
-    "`model = model.half()`, which binds the model again) and functions of the file or the project "
+    "`model = model.half()`, which binds the model again), parameter groups a loop over the model's parameters "
+    "fills (faster-rcnn's `for key, value in dict(fasterRCNN.named_parameters()).items(): params += "
+    "[{'params': [value], ...}]`, also `params.append(...)`; the move is written into the loop's iterable, and the "
+    "model may come from a call the tool does not know as a module class, `fasterRCNN = vgg16(classes)`, when the "
+    "function moves it later; groups filled again after the move for the same optimizer name give no finding) "
+    "and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
     "`self.model = model`, also `self.policy, self.qf = policy, qf`, also moved by another method of the class, after `__init__` built the optimizer, from the parameter's parameters or the attribute's) "
     "and through a loop variable (`for m in self.modules: m.to(device)`, each element of a literal list or tuple, of a "
@@ -290,8 +296,14 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *loop_moved_valid(),
         *module_cast_valid(),
         *split_optimizer_valid(),
+        *filled_group_valid(),
     ),
-    invalid=lambda: (*optimizer_before_move_invalid(), *module_cast_invalid(), *split_optimizer_invalid()),
+    invalid=lambda: (
+        *optimizer_before_move_invalid(),
+        *module_cast_invalid(),
+        *split_optimizer_invalid(),
+        *filled_group_invalid(),
+    ),
 )
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.filled_group_cases import filled_by_loop_variable_invalid
 from codemods.training.rules.loop_moved_optimizers import loop_moved_valid, untraced_loop_invalid
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
     "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
     "groups, names they are collected into and the file's and project's helper functions, and moves the model "
     "first where it can (XLA203). When the optimizer is built, while a model of the same function is still on "
-    "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
-    "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
+    "the CPU and moves later, from something it cannot follow (a name filled in a loop over what it cannot "
+    "read, a parameter of the function, a callable of a library or of a module it could not read that is handed the model), it cannot "
     "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
     "building it. The same holds for a later move it cannot follow: an optimizer `__init__` builds over a module the "
     "instance holds (`self.policy = policy`), which no move the tool follows moves, while another method of the "
@@ -109,10 +110,10 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             import torch
 
 
-            def main():
+            def main(named):
                 model = torch.nn.Linear(8, 2)
                 decay = []
-                for name, p in model.named_parameters():
+                for name, p in named.items():
                     if "bias" not in name:
                         decay.append(p)
                 optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
@@ -123,17 +124,17 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             import torch_xla.core.xla_model as xm
 
 
-            def main():
+            def main(named):
                 model = torch.nn.Linear(8, 2)
                 decay = []
-                for name, p in model.named_parameters():
+                for name, p in named.items():
                     if "bias" not in name:
                         decay.append(p)
                 optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
                 model.to(xm.xla_device())
             """,
             target="sagemaker",
-            note="filled-in-a-loop-sagemaker",
+            note="filled-in-a-loop-over-a-parameter-sagemaker",
             findings=(Expected(11, 17, "the optimizer's parameters come from `decay`, which the tool cannot trace"),),
         ),
         invalid(
@@ -160,6 +161,7 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             ),
         ),
         *untraced_loop_invalid(),
+        *filled_by_loop_variable_invalid(),
     ),
 )
 
