@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+    from codemods.training.facts import LibraryStepper
 
 _WRAPPER = (
     "`MMDataParallel` (mmcv): a torch DataParallel: on a host without CUDA it keeps device_ids == [], moves no "
@@ -33,6 +34,10 @@ _UNFOLLOWED = (
     "barrier, which the port can neither add nor prove: port that loop by hand (xm.optimizer_step(optimizer) and "
     "torch_xla.sync() each step, the model and each batch on torch_xla.device()) or use a framework that runs on "
     "XLA (Lightning, Accelerate, the Transformers Trainer)"
+)
+_UNPROVEN = (
+    "each step needs the step barrier (xm.optimizer_step(optimizer), then torch_xla.sync()) and each batch on "
+    "torch_xla.device(): port that code by hand, or run the tool on a tree that holds it"
 )
 # An optimizer handed to a package the tool does not follow, stepped by it alone (library_steppers.py).
 _POUTYNE = """
@@ -642,8 +647,26 @@ def _unfollowed_library(ctx: Context[Facts], original: cst.Call) -> str:
     """A call of a package the tool does not follow, handed an optimizer that no code the tool
     sees steps (training/library_steppers.py): that library runs the steps."""
     stepper = ctx.facts.training.library_steppers[original]
+    if not stepper.package:
+        return ctx.target.advice(_unresolved(ctx, original, stepper))
     capable = library_apis.XLA_CAPABLE_LIBRARIES.get(stepper.package)
     return ctx.target.advice(
         f"`{ctx.code(original.func)}` ({stepper.package}, a package the tool does not follow) is handed the "
         f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}{f'; {capable}' if capable else ''}"
+    )
+
+
+def _unresolved(ctx: Context[Facts], original: cst.Call, stepper: LibraryStepper) -> str:
+    """A callable the tool can find nowhere (training/unresolved_callees.py), handed the optimizer."""
+    called = ctx.code(original.func)
+    if stepper.stars:
+        stars = " or ".join(f"`{ctx.code(star)}`" for star in stepper.stars)
+        which = "that module" if len(stepper.stars) == 1 else "those modules"
+        where = f"the file never binds `{called}`: only {stars} may, and the tool cannot read {which}"
+    else:
+        where = f"it comes from `{stepper.missing}`, a module of the project whose file is missing"
+    return (
+        f"`{called}` is handed the optimizer `{stepper.optimizer}`, which no code the tool sees steps, and the tool "
+        f"cannot find `{called}` ({where}): no run reads or converts its code, so the training step it runs and "
+        f"the batches it makes are unproven on XLA: {_UNPROVEN}"
     )
