@@ -34,7 +34,7 @@ from codemods.engine.nodes import arg_value, dotted
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.facts import LibraryStepper
-from codemods.training.unresolved_callees import missing_module, unread_stars
+from codemods.training.unresolved_callees import missing_module, steps_nothing, unread_stars
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -291,6 +291,8 @@ class LibraryStepperAnalysis(Analysis):
         package = project.library_package(callee)
         last = _last(callee).lower()
         if package is None and (missing := missing_module(callee, project)):
+            if steps_nothing(callee):
+                return None  # ``save_model(model, optimizer)``
             self.unresolved[call] = ((), missing)
             return ""  # a module of the project whose file is missing: no run reads its steps
         if package is None:

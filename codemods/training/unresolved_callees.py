@@ -42,7 +42,8 @@ _NO_STEP_WORDS = (
 )
 
 
-def _no_step(name: str) -> bool:
+def steps_nothing(name: str) -> bool:
+    """The callable's name says it steps no optimizer it is handed."""
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in _NO_STEP_WORDS)
 
@@ -54,7 +55,7 @@ def unread_stars(
     of Python's builtins): those of modules the tool cannot read (``ImportFacts.unfollowed_stars``),
     but the standard library's and the followed packages' (``from numpy import *``), whose names
     step no optimizer.  Empty where the name does not say it may step one."""
-    if name in bound or name in _BUILTINS or _no_step(name):
+    if name in bound or name in _BUILTINS or steps_nothing(name):
         return ()
     return tuple(node for module, node in stars if module.startswith(".") or apis.unfollowed_package(module))
 
@@ -63,7 +64,7 @@ def missing_module(callee: str, project: ProjectAnalysis) -> str:
     """The module of the project that ``callee`` (qualified through the imports, and that no module
     of the project holds: ``ProjectAnalysis.origin`` is None) is imported from, when that module's
     file is missing: its head names a folder or module of the project, so it is no package
-    (``ProjectAnalysis.library_package``).  "" otherwise, or where its name says it steps nothing."""
-    if _no_step(callee) or apis.unfollowed_package(callee) is None or project.library_package(callee) is not None:
+    (``ProjectAnalysis.library_package``).  "" otherwise."""
+    if apis.unfollowed_package(callee) is None or project.library_package(callee) is not None:
         return ""
     return callee.rpartition(".")[0]

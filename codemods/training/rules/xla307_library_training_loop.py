@@ -16,6 +16,7 @@ from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
 from codemods.training.rules.library_trainer_cases import detectron2_invalid, detectron2_valid
+from codemods.training.rules.unresolved_callee_cases import unresolved_callee_invalid, unresolved_callee_valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -196,6 +197,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="sb3-agent-only-loaded-for-evaluation",
         ),
         *library_stepper_valid(),
+        *unresolved_callee_valid(),
         *detectron2_valid(),
         valid(
             """
@@ -559,6 +561,7 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
         *torch_ac_invalid(),
         *library_stepper_invalid(),
+        *unresolved_callee_invalid(),
         *detectron2_invalid(),
     ),
 )
