@@ -38,6 +38,7 @@ from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
 from codemods.device.string_indices import StringIndices
 from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps
+from codemods.device.unread_holders import unread_holder
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -190,6 +191,9 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.parsed_names.update(device_flags.parsed_names(node))
+        if stars := unread_holder(node, self.facts):  # code the tool cannot see reads a CUDA choice
+            self.part.unread_holders[node] = stars
+            self.crash_code.setdefault(node.value, node)
         if len(node.targets) == 1 and type(node.value) is cst.Call and (bound := dotted(node.targets[0].target)):
             self.namespace_calls[bound].append(dotted(node.value.func))  # args = get_args(): checked in finish
         if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):

@@ -55,7 +55,14 @@ def unread_stars(
     of Python's builtins): those of modules the tool cannot read (``ImportFacts.unfollowed_stars``),
     but the standard library's and the followed packages' (``from numpy import *``), whose names
     step no optimizer.  Empty where the name does not say it may step one."""
-    if name in bound or name in _BUILTINS or steps_nothing(name):
+    return () if steps_nothing(name) else star_sources(name, bound, stars)
+
+
+def star_sources(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
+    """The star imports of modules the tool cannot read that alone may bind ``name``, a name the file
+    uses and never binds (nor one of Python's builtins): not the standard library's nor a followed
+    package's (``from numpy import *``)."""
+    if name in bound or name in _BUILTINS:
         return ()
     return tuple(node for module, node in stars if module.startswith(".") or apis.unfollowed_package(module))
 

@@ -394,6 +394,9 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     device = ctx.facts.device
     if original not in device.flag_values:
         flag, blocker = device.blocked_flags[original]
+        if blocker in device.unread_holders:
+            _unread_holder(ctx, original, flag, blocker)
+            return updated
         ctx.report(
             CUDA_AVAILABLE_DEVICE,
             original,
@@ -417,6 +420,20 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         return updated
     ctx.imports.discard(original)
     return new
+
+
+def _unread_holder(ctx: Context[Facts], original: cst.BaseExpression, flag: str, blocker: cst.CSTNode) -> None:
+    """The flag also makes a CUDA choice that code the tool cannot see reads (device/unread_holders.py)."""
+    stars = " or ".join(f"`{ctx.code(star)}`" for star in ctx.facts.device.unread_holders[blocker])  # type: ignore[index]  # an Assign (unread_holders' key)
+    holder = ctx.code(blocker.targets[0].target)  # type: ignore[attr-defined]  # an Assign, as above
+    ctx.report(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        f"`{flag}` picks the device but also sets `{holder}` to a CUDA choice (`{ctx.code(blocker)}`) for code the "
+        f"tool cannot see (only {stars} may bind `{holder.split('.')[0]}`, and the tool cannot read it): switched on, "
+        "that code would take the XLA host for a CUDA one, and a .cuda() there raises without CUDA: left as is, so "
+        "the script runs on the CPU; port that code to the XLA device by hand, then drop the check",
+    )
 
 
 def _wrapped(ctx: Context[Facts], original: cst.If | cst.IfExp) -> None:
