@@ -19,18 +19,26 @@ from codemods.training.unresolved_callees import star_sources
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-_CUDA_WORDS = frozenset({"gpu", "cuda"})
+# ``"xla"``: a CUDA device string XLA101 ported (``"cuda:0" if flag else "cpu"``), so that a second run
+# leaves the flag as the first did.
+_CUDA_WORDS = frozenset({"gpu", "cuda", "xla"})
+
+
+def holder_candidate(node: cst.Assign) -> bool:
+    """``node`` sets an attribute to a CUDA choice: ``holder.mode = 'gpu' if flag else 'cpu'``."""
+    value = node.value
+    return (
+        len(node.targets) == 1
+        and type(node.targets[0].target) is cst.Attribute
+        and type(value) is cst.IfExp
+        and (_cuda(value.body) or _cuda(value.orelse))
+    )
 
 
 def unread_holder(node: cst.Assign, facts: Facts) -> tuple[cst.ImportFrom, ...]:
-    """The star imports that alone may bind the name whose attribute ``node`` sets to a CUDA choice
-    (``holder.mode = 'gpu' if flag else 'cpu'``); empty for any other assignment."""
-    value = node.value
-    if len(node.targets) != 1 or type(value) is not cst.IfExp or not (_cuda(value.body) or _cuda(value.orelse)):
-        return ()
+    """The star imports that alone may bind the name whose attribute ``node`` (a ``holder_candidate``)
+    sets: empty where the file binds that name, or no such import may."""
     root = node.targets[0].target
-    if type(root) is not cst.Attribute:
-        return ()
     while type(root) is cst.Attribute:
         root = root.value
     if type(root) is not cst.Name:

@@ -27,6 +27,11 @@ from codemods.device.rules.helper_return_cases import helper_return_invalid_case
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
+from codemods.device.rules.unread_holder_cases import (
+    unread_holder_cases,
+    unread_holder_dropped_cases,
+    unread_holder_valid_cases,
+)
 from codemods.engine.hooks import of_types, on_facts, removes_statements
 from codemods.engine.rule import Expected, Rule, invalid
 
@@ -146,6 +151,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_return_valid_cases(),
         *cleared_flag_valid_cases(),
         *handed_flag_valid_cases(),
+        *unread_holder_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -164,6 +170,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cleared_flag_cases(),
         *item_flag_cases(),
         *handed_flag_cases(),
+        *unread_holder_cases(),
+        *unread_holder_dropped_cases(),
     ),
 )
 
