@@ -122,7 +122,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
     "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
     'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
-    "`args.cuda` does.",
+    "`args.cuda` does. A flag that also sets a CUDA choice on a name only a star import of a module the tool "
+    "cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, with `cmd_args` from `from "
+    "main import *` of pytorch_DGCNN, cloned beside the project, whose code calls `.cuda()` when the mode is "
+    "'gpu') counts as guarding such code: switched on, it would make that code take the XLA host for a CUDA one, "
+    "where `.cuda()` raises (the original ran on the CPU there); the check stays and is an error that names the "
+    "import. Beside a name the file binds, or a star import of a followed package, the flag goes as any other.",
     examples=lambda: (
         invalid(
             """
