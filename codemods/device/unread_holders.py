@@ -38,7 +38,7 @@ def holder_candidate(node: cst.Assign) -> bool:
 def unread_holder(node: cst.Assign, facts: Facts) -> tuple[cst.ImportFrom, ...]:
     """The star imports that alone may bind the name whose attribute ``node`` (a ``holder_candidate``)
     sets: empty where the file binds that name, or no such import may."""
-    root = node.targets[0].target
+    root: cst.BaseExpression = node.targets[0].target
     while type(root) is cst.Attribute:
         root = root.value
     if type(root) is not cst.Name:

@@ -48,9 +48,7 @@ def steps_nothing(name: str) -> bool:
     return any(word in last for word in _NO_STEP_WORDS)
 
 
-def unread_stars(
-    name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]
-) -> tuple[cst.ImportFrom, ...]:
+def unread_stars(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
     """The star imports that alone may bind ``name``, a name the file calls and never binds (nor one
     of Python's builtins): those of modules the tool cannot read (``ImportFacts.unfollowed_stars``),
     but the standard library's and the followed packages' (``from numpy import *``), whose names

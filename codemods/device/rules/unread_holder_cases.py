@@ -24,15 +24,17 @@ if args.cuda:
     model = model.cuda()
 """
 _LEFT = (
-    "`args.cuda` picks the device but also sets `cmd_args.mode` to a CUDA choice (`cmd_args.mode = \"gpu\" if "
-    "args.cuda else \"cpu\"`) for code the tool cannot see (only `from main import *` may bind `cmd_args`, and the "
+    '`args.cuda` picks the device but also sets `cmd_args.mode` to a CUDA choice (`cmd_args.mode = "gpu" if '
+    'args.cuda else "cpu"`) for code the tool cannot see (only `from main import *` may bind `cmd_args`, and the '
     "tool cannot read it): switched on, that code would take the XLA host for a CUDA one, and a .cuda() there "
     "raises without CUDA: left as is, so the script runs on the CPU"
 )
 
 
 def _moved(program: str, device: str, imported: str) -> str:
-    return substituted(program, ("import torch\n", f"import torch\n{imported}"), ("model.cuda()", f"model.to({device})"))
+    return substituted(
+        program, ("import torch\n", f"import torch\n{imported}"), ("model.cuda()", f"model.to({device})")
+    )
 
 
 def unread_holder_cases() -> tuple[Invalid, ...]:
@@ -54,7 +56,10 @@ def unread_holder_cases() -> tuple[Invalid, ...]:
             substituted(
                 _SEAL,
                 ("from main import *", "from .dgcnn import *"),
-                ('cmd_args.mode = "gpu" if args.cuda else "cpu"', 'conf.opts.device = "cuda:0" if args.cuda else "cpu"'),
+                (
+                    'cmd_args.mode = "gpu" if args.cuda else "cpu"',
+                    'conf.opts.device = "cuda:0" if args.cuda else "cpu"',
+                ),
             ),
             substituted(
                 _moved(_SEAL, "torch_xla.device()", "import torch_xla\n"),
@@ -68,7 +73,7 @@ def unread_holder_cases() -> tuple[Invalid, ...]:
                     9,
                     13,
                     "`args.cuda` picks the device but also sets `conf.opts.device` to a CUDA choice "
-                    "(`conf.opts.device = \"cuda:0\" if args.cuda else \"cpu\"`) for code the tool cannot see (only "
+                    '(`conf.opts.device = "cuda:0" if args.cuda else "cpu"`) for code the tool cannot see (only '
                     "`from .dgcnn import *` may bind `conf`",
                 ),
             ),

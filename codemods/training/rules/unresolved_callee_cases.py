@@ -62,7 +62,10 @@ def unresolved_callee_invalid() -> tuple[Invalid, ...]:
                 _SEAL,
                 ("from main import *", "from .ext import *\nfrom numpy import *"),
                 ("optimizer = torch.optim.Adam", "opt = torch.optim.Adam"),
-                ("loop_dataset(train_graphs, model, idxes, optimizer=optimizer)", "run_epoch(train_graphs, model, opt)"),
+                (
+                    "loop_dataset(train_graphs, model, idxes, optimizer=optimizer)",
+                    "run_epoch(train_graphs, model, opt)",
+                ),
             ),
             alias=True,
             note="an-optimizer-handed-by-position-to-a-name-of-a-relative-star-import",
@@ -84,7 +87,10 @@ def unresolved_callee_valid() -> tuple[Valid, ...]:
         valid(
             substituted(
                 _SEAL,
-                ("\nmodel = Classifier()", "\ndef loop_dataset(graphs, model, idxes, optimizer):\n    print(graphs)\n\nmodel = Classifier()"),
+                (
+                    "\nmodel = Classifier()",
+                    "\ndef loop_dataset(graphs, model, idxes, optimizer):\n    print(graphs)\n\nmodel = Classifier()",
+                ),
             ),
             note="a-name-the-file-defines-beside-an-unread-star-import",
         ),
@@ -95,7 +101,10 @@ def unresolved_callee_valid() -> tuple[Valid, ...]:
         valid(
             substituted(
                 _SEAL,
-                ("loop_dataset(train_graphs, model, idxes, optimizer=optimizer)", "adjust_learning_rate(optimizer, epoch)"),
+                (
+                    "loop_dataset(train_graphs, model, idxes, optimizer=optimizer)",
+                    "adjust_learning_rate(optimizer, epoch)",
+                ),
             ),
             note="a-name-of-an-unread-star-import-that-sets-the-learning-rate",
         ),
@@ -104,7 +113,10 @@ def unresolved_callee_valid() -> tuple[Valid, ...]:
             substituted(
                 _SEAL,
                 ("import torch\n", "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"),
-                ("optimizer=optimizer)", "optimizer=optimizer)\n    xm.optimizer_step(optimizer)\n    torch_xla.sync()"),
+                (
+                    "optimizer=optimizer)",
+                    "optimizer=optimizer)\n    xm.optimizer_step(optimizer)\n    torch_xla.sync()",
+                ),
             ),
             note="an-optimizer-the-file-steps-itself-beside-an-unread-star-import",
         ),
