@@ -117,6 +117,7 @@ class DeviceAnalysis(DeviceWalk):
         for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
             self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
         project_kernel_calls(self.helper_calls, origin, part, self.crash_code)
+        self.unread_holders()
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
             for cond in helper.conds if helper.name in self.crashing_functions and not helper.project else ():
                 self.crash_code.setdefault(cond, self.crashing_functions[helper.name])

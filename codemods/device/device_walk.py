@@ -38,6 +38,7 @@ from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
 from codemods.device.string_indices import StringIndices
 from codemods.device.third_party import OWN_DEVICE_LIBRARIES, KernelOps
+from codemods.device.unread_holders import holder_candidate, unread_holder
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -127,6 +128,15 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.project_check_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []  # of a project module's function
         # Names the file's functions return (``return args``): name -> the functions.
         self.returned_names: dict[str, set[str]] = defaultdict(set)
+        self.holder_candidates: list[cst.Assign] = []  # ``holder.mode = 'gpu' if flag else 'cpu'``
+
+    def unread_holders(self) -> None:
+        """The CUDA choices of ``holder_candidates`` made for code the tool cannot see (once the walk
+        knows every name the file binds): code that fails without CUDA, for the flag's decision."""
+        for node in self.holder_candidates:
+            if stars := unread_holder(node, self.facts):
+                self.part.unread_holders[node] = stars
+                self.crash_code.setdefault(node.value, node)
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -190,6 +200,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.parsed_names.update(device_flags.parsed_names(node))
+        if holder_candidate(node):  # code the tool cannot see may read a CUDA choice (decided in conclude)
+            self.holder_candidates.append(node)
         if len(node.targets) == 1 and type(node.value) is cst.Call and (bound := dotted(node.targets[0].target)):
             self.namespace_calls[bound].append(dotted(node.value.func))  # args = get_args(): checked in finish
         if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):

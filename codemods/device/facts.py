@@ -70,6 +70,10 @@ class DeviceFacts:
     # that fails without CUDA; the value is that code).
     flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
     blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # Of that code, ``cmd_args.mode = 'gpu' if args.cuda else 'cpu'`` where only star imports of modules the
+    # tool cannot read may bind ``cmd_args`` (the value: those imports): code the tool cannot see reads the
+    # CUDA choice there (device/unread_holders.py).
+    unread_holders: dict[cst.Assign, tuple[cst.ImportFrom, ...]] = field(default_factory=dict)
     # `if cfg["use_cuda"] and not torch.cuda.is_available(): cfg["use_cuda"] = False` where the flag
     # picks the device (the value: the flag): the check goes, or stays with an error (device/cuda_defaults.py).
     cleared_flags: dict[cst.If, str] = field(default_factory=dict)

@@ -211,7 +211,11 @@ class LibraryStepper:
 
     optimizer: str  # the optimizer, as the file binds it
     callee: str  # the callable, qualified through the imports (``somelib.fit``)
-    package: str  # its package (``somelib``)
+    package: str  # its package (``somelib``); "" for a callable the tool cannot find (below)
+    # A name the file never binds: the star imports of modules the tool cannot read, which alone may bind it
+    # (``from main import *``: training/unresolved_callees.py).
+    stars: tuple[cst.ImportFrom, ...] = ()
+    missing: str = ""  # or the module of the project, whose file is missing, that it is imported from
 
 
 @dataclass(frozen=True)

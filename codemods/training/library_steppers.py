@@ -34,6 +34,7 @@ from codemods.engine.nodes import arg_value, dotted
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.facts import LibraryStepper
+from codemods.training.unresolved_callees import missing_module, steps_nothing, unread_stars
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -102,6 +103,10 @@ class LibraryStepperAnalysis(Analysis):
         self.keyword_handed: dict[str, str] = {}  # names handed as ``optimizer=`` or ``optimizers=``
         self.functions: list[str] = []  # the functions the walk is in, innermost last
         self.optimizer_functions: set[str] = set()  # functions of this file that return an optimizer they build
+        self.defined: set[str] = set()  # the functions and classes the file defines, at any depth
+        # Calls of callables the tool cannot find (unresolved_callees.py): the star imports that alone may
+        # bind the name, or the module of the project, whose file is missing, it comes from.
+        self.unresolved: dict[cst.Call, tuple[tuple[cst.ImportFrom, ...], str]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -160,6 +165,10 @@ class LibraryStepperAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node.name.value)
+        self.defined.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.defined.add(node.name.value)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.pop()
@@ -216,7 +225,14 @@ class LibraryStepperAnalysis(Analysis):
                     found.append((call, verdict, callee or ""))
             else:
                 for call, package, callee in found:
-                    facts.training.library_steppers[call] = LibraryStepper(written, callee, package)
+                    stars, missing = self.unresolved.get(call, ((), ""))
+                    callee = callee or dotted(call.func) or ""
+                    facts.training.library_steppers[call] = LibraryStepper(written, callee, package, stars, missing)
+
+    def _unread_stars(self, name: str) -> tuple[cst.ImportFrom, ...]:
+        table = self.facts.imports.table
+        bound = {*self.defined, *table.rebound, *table.bindings}
+        return unread_stars(name, bound, self.facts.imports.unfollowed_stars)
 
     def _result_stepped(self, call: cst.Call, project: ProjectAnalysis) -> bool:
         """What the library call returns (``opt = Lookahead(base)``) may be stepped by code the
@@ -253,11 +269,15 @@ class LibraryStepperAnalysis(Analysis):
     def _verdict(self, call: cst.Call, callee: str | None, project: ProjectAnalysis) -> str | None:
         """What a call handed the optimizer does with it: "may step" (code the tool converts or
         cannot tell, or a followed callable that is no scheduler), None (it does not step it), or
-        the package of an unfollowed library callable that does."""
+        the package of an unfollowed library callable that does, or "" for a callable the tool can
+        find nowhere (``unresolved``)."""
         func = call.func
         if callee is None:
             if type(func) is cst.Name and func.value in _INERT_BUILTINS | _CONTAINERS:
                 return None
+            if type(func) is cst.Name and (stars := self._unread_stars(func.value)):
+                self.unresolved[call] = (stars, "")
+                return ""  # ``from main import *`` then ``loop_dataset(..., optimizer=optimizer)``
             if type(func) is cst.Attribute and func.attr.value in _INERT_METHODS:
                 return None
             built_by = self.methods.get(call)
@@ -270,6 +290,11 @@ class LibraryStepperAnalysis(Analysis):
             return "may step"  # the project's code: the run converts it (or XLA003 asks for it)
         package = project.library_package(callee)
         last = _last(callee).lower()
+        if package is None and (missing := missing_module(callee, project)):
+            if steps_nothing(callee):
+                return None  # ``save_model(model, optimizer)``
+            self.unresolved[call] = ((), missing)
+            return ""  # a module of the project whose file is missing: no run reads its steps
         if package is None:
             scheduler = callee.startswith(apis.SCHEDULER_MODULE + ".") or "sched" in last or "warmup" in last
             return None if scheduler else "may step"

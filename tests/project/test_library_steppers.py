@@ -126,11 +126,15 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_missing_module_of_a_project_folder_is_not_a_package(tmp_path: Path, target: str) -> None:
     """GraphCL's pre-training/main_SBMs_node_classification.py: ``train/`` is the project's folder
-    (other modules in it), the module it imports is missing: the project's, not a library's."""
+    (other modules in it), the module it imports is missing: the project's, not a library's; no run can
+    read its training step, so the call that hands it the optimizer is an error that says so
+    (tests/project/test_unresolved_callees.py)."""
     files = {"pre/main.py": MISSING_MODULE, "pre/train/aug.py": "def aug(x):\n    return x\n"}
     folder = write_project(tmp_path / "p", "p", files)
     findings = unfixed_findings(folder, ["pre/main.py"], target)
     assert _library_steppers(findings, "main.py") == []
+    missing = [line for rule, line, message in findings["main.py"] if rule == "XLA307" and "`train.train_x`" in message]
+    assert missing == [8]
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -27,6 +27,11 @@ from codemods.device.rules.helper_return_cases import helper_return_invalid_case
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
+from codemods.device.rules.unread_holder_cases import (
+    unread_holder_cases,
+    unread_holder_dropped_cases,
+    unread_holder_valid_cases,
+)
 from codemods.engine.hooks import of_types, on_facts, removes_statements
 from codemods.engine.rule import Expected, Rule, invalid
 
@@ -117,7 +122,12 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
     "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
     'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
-    "`args.cuda` does.",
+    "`args.cuda` does. A flag that also sets a CUDA choice on a name only a star import of a module the tool "
+    "cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, with `cmd_args` from `from "
+    "main import *` of pytorch_DGCNN, cloned beside the project, whose code calls `.cuda()` when the mode is "
+    "'gpu') counts as guarding such code: switched on, it would make that code take the XLA host for a CUDA one, "
+    "where `.cuda()` raises (the original ran on the CPU there); the check stays and is an error that names the "
+    "import. Beside a name the file binds, or a star import of a followed package, the flag goes as any other.",
     examples=lambda: (
         invalid(
             """
@@ -146,6 +156,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *helper_return_valid_cases(),
         *cleared_flag_valid_cases(),
         *handed_flag_valid_cases(),
+        *unread_holder_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -164,6 +175,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cleared_flag_cases(),
         *item_flag_cases(),
         *handed_flag_cases(),
+        *unread_holder_cases(),
+        *unread_holder_dropped_cases(),
     ),
 )
 
@@ -394,6 +407,9 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     device = ctx.facts.device
     if original not in device.flag_values:
         flag, blocker = device.blocked_flags[original]
+        if blocker in device.unread_holders:
+            _unread_holder(ctx, original, flag, blocker)
+            return updated
         ctx.report(
             CUDA_AVAILABLE_DEVICE,
             original,
@@ -417,6 +433,20 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
         return updated
     ctx.imports.discard(original)
     return new
+
+
+def _unread_holder(ctx: Context[Facts], original: cst.BaseExpression, flag: str, blocker: cst.CSTNode) -> None:
+    """The flag also makes a CUDA choice that code the tool cannot see reads (device/unread_holders.py)."""
+    stars = " or ".join(f"`{ctx.code(star)}`" for star in ctx.facts.device.unread_holders[blocker])  # type: ignore[index]  # an Assign (unread_holders' key)
+    holder = ctx.code(blocker.targets[0].target)  # type: ignore[attr-defined]  # an Assign, as above
+    ctx.report(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        f"`{flag}` picks the device but also sets `{holder}` to a CUDA choice (`{ctx.code(blocker)}`) for code the "
+        f"tool cannot see (only {stars} may bind `{holder.split('.')[0]}`, and the tool cannot read it): switched on, "
+        "that code would take the XLA host for a CUDA one, and a .cuda() there raises without CUDA: left as is, so "
+        "the script runs on the CPU; port that code to the XLA device by hand, then drop the check",
+    )
 
 
 def _wrapped(ctx: Context[Facts], original: cst.If | cst.IfExp) -> None:

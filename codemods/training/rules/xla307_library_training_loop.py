@@ -16,12 +16,14 @@ from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
 from codemods.training.rules.library_trainer_cases import detectron2_invalid, detectron2_valid
+from codemods.training.rules.unresolved_callee_cases import unresolved_callee_invalid, unresolved_callee_valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
+    from codemods.training.facts import LibraryStepper
 
 _WRAPPER = (
     "`MMDataParallel` (mmcv): a torch DataParallel: on a host without CUDA it keeps device_ids == [], moves no "
@@ -33,6 +35,10 @@ _UNFOLLOWED = (
     "barrier, which the port can neither add nor prove: port that loop by hand (xm.optimizer_step(optimizer) and "
     "torch_xla.sync() each step, the model and each batch on torch_xla.device()) or use a framework that runs on "
     "XLA (Lightning, Accelerate, the Transformers Trainer)"
+)
+_UNPROVEN = (
+    "each step needs the step barrier (xm.optimizer_step(optimizer), then torch_xla.sync()) and each batch on "
+    "torch_xla.device(): port that code by hand, or run the tool on a tree that holds it"
 )
 # An optimizer handed to a package the tool does not follow, stepped by it alone (library_steppers.py).
 _POUTYNE = """
@@ -86,8 +92,9 @@ LIBRARY_TRAINING_LOOP = Rule(
     summary="A library's model wrapper, training runner, training entry point or process-group start that puts "
     "the model or the batches on the CPU, steps the optimizer with no barrier, or sets a CUDA device, on an XLA "
     "host (mmcv's MMDataParallel, runners and init_dist, OpenMMLab's train_* functions, mmengine's Runner, BasicSR's "
-    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer, detectron2's trainers), or any package the tool does not follow that is handed an "
-    "optimizer no code of the project steps",
+    "train_pipeline, audiotools' Accelerator, stable-baselines3's and torch_ac's algorithms, coqui's Trainer, detectron2's trainers), or any package the tool does not follow, or callable "
+    "it cannot find (a name only an unread star import may bind, a project module whose file is missing), that is "
+    "handed an optimizer no code of the project steps",
     fixable=False,
     why="Obligations 1, 3 and 4 of a port are proven from the project's code; some projects hand their model, "
     "their batches or their whole training loop to a library, whose code the port never sees or changes. The "
@@ -145,8 +152,17 @@ LIBRARY_TRAINING_LOOP = Rule(
     "nor `apis.FOLLOWED_PACKAGES`: `poutyne.Model(net, optimizer, loss)`, `composer.Trainer(optimizers=...)`, or a "
     "method of an object one built: torchnet's `engine = Engine()` then `engine.train(h, loader, epochs, optimizer)`; "
     "nor a name "
-    "whose head is a folder or module of the project, even one whose module file is missing), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
-    "obligations 1 and 4, so it is an error at that call. Composer's Trainer with no `device=` is one: its "
+    "whose head is a folder or module of the project: below), is stepped by that library, on a device it chooses and with no step barrier: the port cannot prove "
+    "obligations 1 and 4, so it is an error at that call. So is such an optimizer handed to a callable the tool can "
+    "find nowhere, in a run on the whole project as in one on the file: a name the file calls and never binds (nor "
+    "a builtin) that only a star import of a module the tool cannot read may bind (SEAL's `sys.path.append(...)` and "
+    "`from main import *` of pytorch_DGCNN, cloned beside the project, then `loop_dataset(graphs, classifier, "
+    "idxes, optimizer=optimizer)`: the finding names those imports; not the standard library's nor a followed "
+    "package's star import), or a name imported from a module of the project whose file is missing (`from "
+    "train.train_x import train_epoch` with `train/` a folder of the project): no run reads or converts that code, "
+    "so the step barrier, the XLA optimizer step and the device of the batches it makes are unproven; a name that "
+    "says it only sets the learning rate, saves, loads, logs or prints (`adjust_learning_rate(optimizer, epoch)`) "
+    "is not one, and a module of the project that holds the name is the project's code, followed as such. Composer's Trainer with no `device=` is one: its "
     "`get_device(None)` is the GPU when CUDA is available, else the CPU; with `device='tpu'` (or `DeviceTPU()`) it "
     "moves the model to the XLA device and loads each batch through `pl.MpDeviceLoader`, which ends each step, and "
     "it is not reported. A call whose name says it only schedules the learning rate, saves, loads or logs is not "
@@ -191,6 +207,7 @@ LIBRARY_TRAINING_LOOP = Rule(
             note="sb3-agent-only-loaded-for-evaluation",
         ),
         *library_stepper_valid(),
+        *unresolved_callee_valid(),
         *detectron2_valid(),
         valid(
             """
@@ -554,6 +571,7 @@ LIBRARY_TRAINING_LOOP = Rule(
         ),
         *torch_ac_invalid(),
         *library_stepper_invalid(),
+        *unresolved_callee_invalid(),
         *detectron2_invalid(),
     ),
 )
@@ -642,8 +660,26 @@ def _unfollowed_library(ctx: Context[Facts], original: cst.Call) -> str:
     """A call of a package the tool does not follow, handed an optimizer that no code the tool
     sees steps (training/library_steppers.py): that library runs the steps."""
     stepper = ctx.facts.training.library_steppers[original]
+    if not stepper.package:
+        return ctx.target.advice(_unresolved(ctx, original, stepper))
     capable = library_apis.XLA_CAPABLE_LIBRARIES.get(stepper.package)
     return ctx.target.advice(
         f"`{ctx.code(original.func)}` ({stepper.package}, a package the tool does not follow) is handed the "
         f"optimizer `{stepper.optimizer}`, {_UNFOLLOWED}{f'; {capable}' if capable else ''}"
+    )
+
+
+def _unresolved(ctx: Context[Facts], original: cst.Call, stepper: LibraryStepper) -> str:
+    """A callable the tool can find nowhere (training/unresolved_callees.py), handed the optimizer."""
+    called = ctx.code(original.func)
+    if stepper.stars:
+        stars = " or ".join(f"`{ctx.code(star)}`" for star in stepper.stars)
+        which = "that module" if len(stepper.stars) == 1 else "those modules"
+        where = f"the file never binds `{called}`: only {stars} may, and the tool cannot read {which}"
+    else:
+        where = f"it comes from `{stepper.missing}`, a module of the project whose file is missing"
+    return (
+        f"`{called}` is handed the optimizer `{stepper.optimizer}`, which no code the tool sees steps, and the tool "
+        f"cannot find `{called}` ({where}): no run reads or converts its code, so the training step it runs and "
+        f"the batches it makes are unproven on XLA: {_UNPROVEN}"
     )

@@ -1,0 +1,75 @@
+"""Where a callable handed an optimizer (training/library_steppers.py) comes from when the tool can
+find it nowhere: neither in the file, nor in a module of the project, nor in a package.  Two shapes:
+a name the file calls and never binds, which only a star import of a module the tool cannot read may
+bind (SEAL's ``sys.path.append('../../pytorch_DGCNN')`` and ``from main import *``, a module cloned
+beside the project, then ``loop_dataset(graphs, model, idxes, optimizer=optimizer)``), and a name
+imported from a module of the project whose file is missing (``from train.train_x import
+train_epoch``, with ``train/`` a folder of the project and no ``train_x.py`` in it).  No run converts
+or reads such code: the step barrier, the XLA optimizer step and the device of the batches it makes
+cannot be proven (SPEC section 5, "No silent port": XLA307 at the call).  Known libraries keep their
+own treatment: a name an import binds from a package resolves to it (XLA307's table, XLA004, or an
+unfollowed package); the standard library's and the followed packages' star imports are not named."""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from codemods import apis
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.project.analysis import ProjectAnalysis
+
+_BUILTINS = frozenset(dir(builtins))
+# Words of a callable's name that say it does not run the steps: it schedules or sets the learning
+# rate (``adjust_learning_rate(optimizer, epoch)``), saves, loads, logs or prints.
+_NO_STEP_WORDS = (
+    "sched",
+    "warmup",
+    "lr",
+    "learning_rate",
+    "save",
+    "load",
+    "checkpoint",
+    "ckpt",
+    "restore",
+    "resume",
+    "state",
+    "log",
+    "print",
+)
+
+
+def steps_nothing(name: str) -> bool:
+    """The callable's name says it steps no optimizer it is handed."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in _NO_STEP_WORDS)
+
+
+def unread_stars(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
+    """The star imports that alone may bind ``name``, a name the file calls and never binds (nor one
+    of Python's builtins): those of modules the tool cannot read (``ImportFacts.unfollowed_stars``),
+    but the standard library's and the followed packages' (``from numpy import *``), whose names
+    step no optimizer.  Empty where the name does not say it may step one."""
+    return () if steps_nothing(name) else star_sources(name, bound, stars)
+
+
+def star_sources(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
+    """The star imports of modules the tool cannot read that alone may bind ``name``, a name the file
+    uses and never binds (nor one of Python's builtins): not the standard library's nor a followed
+    package's (``from numpy import *``)."""
+    if name in bound or name in _BUILTINS:
+        return ()
+    return tuple(node for module, node in stars if module.startswith(".") or apis.unfollowed_package(module))
+
+
+def missing_module(callee: str, project: ProjectAnalysis) -> str:
+    """The module of the project that ``callee`` (qualified through the imports, and that no module
+    of the project holds: ``ProjectAnalysis.origin`` is None) is imported from, when that module's
+    file is missing: its head names a folder or module of the project, so it is no package
+    (``ProjectAnalysis.library_package``).  "" otherwise."""
+    if apis.unfollowed_package(callee) is None or project.library_package(callee) is not None:
+        return ""
+    return callee.rpartition(".")[0]
