@@ -80,9 +80,7 @@ class CudaDefaultDevice:
 # with no ``device=``.  ``create_loader(use_prefetcher=True)`` (the default) builds one.
 # ``timm.data.Dataset`` and ``DatasetTar`` exist only in old timm (0.4's dataset rework made them
 # ImageDataset and its parsers), long before any ``device=``.
-_OLD_TIMM = frozenset(
-    f"timm.data.{module}{name}" for module in ("", "dataset.") for name in ("Dataset", "DatasetTar")
-)
+_OLD_TIMM = frozenset(f"timm.data.{module}{name}" for module in ("", "dataset.") for name in ("Dataset", "DatasetTar"))
 _TIMM_LOADER = CudaDefaultDevice(
     "device",
     29,

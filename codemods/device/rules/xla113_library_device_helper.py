@@ -294,8 +294,7 @@ def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.C
         ctx.report(
             LIBRARY_DEVICE,
             original,
-            f"{copies} in newer releases, but this file imports `{old}`, a name only old releases have, and "
-            f"{older}",
+            f"{copies} in newer releases, but this file imports `{old}`, a name only old releases have, and {older}",
         )
         return updated
     if any(a.star == "**" for a in updated.args):
