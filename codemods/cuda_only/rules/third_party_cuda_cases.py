@@ -277,6 +277,7 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             alias=True,
             findings=(Expected(4, 15, "`tu.ApexScaler` scales the loss with NVIDIA Apex AMP inside timm"),),
+            note="timms-apex-scaler",
         ),
         invalid(
             """
@@ -286,6 +287,7 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             """,
             target="sagemaker",
             findings=(Expected(3, 15, "`ApexScaler` scales the loss with NVIDIA Apex AMP inside timm"),),
+            note="timms-apex-scaler-sagemaker",
         ),
         invalid(
             """
