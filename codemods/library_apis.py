@@ -69,24 +69,31 @@ class CudaDefaultDevice:
     switch: str | None
     copies: str
     older: str
+    # Names only those older releases have: a file that imports one runs on them, so the
+    # keyword would raise TypeError there, and the call is reported instead of fixed.
+    older_only: frozenset[str] = frozenset()
 
 
 # timm's PrefetchLoader copies every batch (and its normalisation constants) to ``device``,
 # ``torch.device('cuda')`` by default, in timm 0.9 and 1.0 (timm/data/loader.py, v0.9.0 to
 # v1.0.20; first in the 0.8.2dev0 pre-release); timm 0.6 calls ``.cuda(non_blocking=True)``
 # with no ``device=``.  ``create_loader(use_prefetcher=True)`` (the default) builds one.
+# ``timm.data.Dataset`` and ``DatasetTar`` exist only in old timm (0.4's dataset rework made them
+# ImageDataset and its parsers), long before any ``device=``.
+_OLD_TIMM = frozenset(f"timm.data.{module}{name}" for module in ("", "dataset.") for name in ("Dataset", "DatasetTar"))
 _TIMM_LOADER = CudaDefaultDevice(
     "device",
     29,
     "use_prefetcher",
     "its PrefetchLoader (use_prefetcher=True, the default) copies every batch to device=, which defaults to CUDA",
     "timm 0.6 and older",
+    _OLD_TIMM,
 )
 CUDA_DEFAULT_DEVICES = {
     "timm.data.create_loader": _TIMM_LOADER,
     "timm.data.loader.create_loader": _TIMM_LOADER,
     "timm.data.loader.PrefetchLoader": CudaDefaultDevice(
-        "device", 4, None, "it copies every batch to device=, which defaults to CUDA", "timm 0.6 and older"
+        "device", 4, None, "it copies every batch to device=, which defaults to CUDA", "timm 0.6 and older", _OLD_TIMM
     ),
 }
 

@@ -1,7 +1,8 @@
 """Executed mixed-precision fixtures: converted for torch_xla 2.9 they train on CPU XLA
 with bfloat16 autocast active and torch_xla.amp.syncfree optimizers (which torch 2.9's
 GradScaler steps like torch.optim's, reading found_inf on the host), close to the original's float32
-run (the original, without CUDA, runs its CUDA autocast and scaler disabled).
+run (the original, without CUDA, runs its CUDA autocast disabled; its CUDA scaler stays enabled
+where torch_xla is installed and scales the CPU loss: tests/amp/test_executed_cuda_scaler.py).
 
   * losses: bfloat16 keeps 8 bits of mantissa, so each step may differ from float32 by
     a few tenths of a percent and the difference compounds; AMP_RTOL (5%) allows that

@@ -117,7 +117,7 @@ HOST_ARRAYS = """
     """
 
 
-# timm's NativeScaler whose CUDA GradScaler the code replaces each epoch before stepping through it (PVT).
+# timm's NativeScaler whose CUDA GradScaler the code replaces each epoch (PVT): not reported, replaced or not.
 _REPLACED_SCALER = """
 import torch
 from timm.utils import NativeScaler
@@ -153,12 +153,21 @@ def _ported_scaler(program: str) -> str:
     )
 
 
-def replaced_scaler_valid() -> tuple[Valid, ...]:
+def native_scaler_valid() -> tuple[Valid, ...]:
+    """timm's NativeScaler builds torch's CUDA GradScaler, which stays enabled where torch_xla is
+    installed and scales, unscales and steps XLA tensors: no finding, whether or not the code
+    replaces its ``_scaler``, on either target."""
     return (
         valid(
             _REPLACED_SCALER,
             _ported_scaler(_REPLACED_SCALER),
             note="a-native-scaler-whose-cuda-scaler-is-replaced-before-it-steps",
+            target_only=True,
+        ),
+        valid(
+            _STEPS_FIRST,
+            _ported_scaler(_STEPS_FIRST),
+            note="a-native-scaler-that-steps-before-its-cuda-scaler-is-replaced",
             target_only=True,
         ),
         valid(
@@ -174,43 +183,36 @@ def replaced_scaler_valid() -> tuple[Valid, ...]:
             target="sagemaker",
             note="replaced-by-xlas-scaler-sagemaker",
         ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            from timm.utils import NativeScaler as Scaler
+
+            loss_scaler = Scaler()
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                loss = model(x)
+            loss_scaler(loss, optimizer, parameters=model.parameters())
+            """,
+            note="a-native-scaler-steps-xla-tensors",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import timm.utils as tu
+
+            loss_scaler = tu.NativeScaler()
+            loss_scaler(loss, optimizer, clip_grad=1.0, parameters=model.parameters())
+            """,
+            target="sagemaker",
+            note="a-native-scaler-steps-xla-tensors-sagemaker",
+        ),
     )
 
 
 def third_party_cuda_invalid() -> tuple[Invalid, ...]:
     return (
-        invalid(
-            _STEPS_FIRST,
-            _ported_scaler(_STEPS_FIRST),
-            note="a-native-scaler-that-steps-before-its-cuda-scaler-is-replaced",
-            target_only=True,
-            findings=(Expected(7, 19, "`NativeScaler` builds a CUDA gradient scaler inside timm"),),
-        ),
-        invalid(
-            """
-            import torch
-            from timm.utils import NativeScaler as Scaler
-
-            scaler = Scaler()
-            if args.amp:
-                scaler._scaler = torch.cuda.amp.GradScaler()
-            scaler(loss, optimizer)
-            """,
-            """
-            import torch
-            import torch_xla.amp
-            from timm.utils import NativeScaler as Scaler
-
-            scaler = Scaler()
-            if args.amp:
-                scaler._scaler = torch_xla.amp.GradScaler()
-            scaler(loss, optimizer)
-            """,
-            target="sagemaker",
-            alias=True,
-            note="replaced-only-under-an-if",
-            findings=(Expected(5, 10, "`Scaler` builds a CUDA gradient scaler inside timm"),),
-        ),
         invalid(
             PROFILED.replace(
                 "return profiler._Profiler._CURRENT_PROFILER is not None", "return profiler.profile(None)"
@@ -271,10 +273,21 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             import torch
             import timm.utils as tu
 
-            loss_scaler = tu.NativeScaler()
+            loss_scaler = tu.ApexScaler()
             """,
             alias=True,
-            findings=(Expected(4, 15, "`tu.NativeScaler` builds a CUDA gradient scaler inside timm"),),
+            findings=(Expected(4, 15, "`tu.ApexScaler` scales the loss with NVIDIA Apex AMP inside timm"),),
+            note="timms-apex-scaler",
+        ),
+        invalid(
+            """
+            from timm.utils import ApexScaler
+
+            loss_scaler = ApexScaler()
+            """,
+            target="sagemaker",
+            findings=(Expected(3, 15, "`ApexScaler` scales the loss with NVIDIA Apex AMP inside timm"),),
+            note="timms-apex-scaler-sagemaker",
         ),
         invalid(
             """

@@ -11,7 +11,7 @@ from codemods.cuda_only.rules.third_party_cuda_cases import (
     OPTIONAL_FLASH,
     PROFILED,
     guarded_flash_valid,
-    replaced_scaler_valid,
+    native_scaler_valid,
     third_party_cuda_invalid,
 )
 from codemods.engine.hooks import on_nodes, on_references
@@ -28,13 +28,15 @@ THIRD_PARTY_CUDA = Rule(
     name="third-party-cuda",
     severity="error",
     summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions, "
+    "kernels, timm's Apex scaler, TorchRec's model parallelism, ColossalAI, the DCNv2 and warp-ctc extensions, "
     "mmcv's and BasicSR's compiled ops)",
     fixable=False,
-    why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
-    "or silently do nothing. A timm `NativeScaler()` whose CUDA GradScaler the code replaces before anything "
-    "steps through it (`loss_scaler._scaler = torch.cuda.amp.GradScaler(...)` each epoch, made XLA's by XLA205; "
-    "saving or loading its state before that needs no CUDA) never steps the CUDA one and is not reported. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
+    why="These libraries call CUDA kernels directly: on an XLA machine they fail, or silently do nothing. timm's "
+    "`NativeScaler()` is not reported: the `torch.cuda.amp.GradScaler()` it builds (newer timm: "
+    "`torch.amp.GradScaler('cuda')`) stays enabled wherever torch_xla is installed (torch 1.13 and 2.9 disable it "
+    "only when neither CUDA nor torch_xla is importable, torch/cuda/amp/common.py) and creates its scale on the "
+    "loss's device, so it scales, unscales, skips a step on inf/NaN and updates on XLA tensors (checked on "
+    "torch_xla 2.9 against an eager CPU run); timm's `ApexScaler` (NVIDIA Apex AMP) is. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.nn's LayerNorm and "
     "RMSNorm, a rotary embedding in torch operations and torch.nn.CrossEntropyLoss for flash-attn's other "
@@ -257,7 +259,7 @@ THIRD_PARTY_CUDA = Rule(
             """,
             note="torch-alternatives",
         ),
-        *replaced_scaler_valid(),
+        *native_scaler_valid(),
         *queries_valid(),
     ),
     invalid=lambda: (*third_party_cuda_invalid(), *deepspeed_invalid()),
@@ -286,8 +288,8 @@ _APIS: dict[str, str] = {
         "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
     ),
     **_each(
-        f"builds a CUDA gradient scaler inside timm: on XLA use {AMP_ADVICE}",
-        "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
+        f"scales the loss with NVIDIA Apex AMP inside timm, which runs only on CUDA: on XLA use {AMP_ADVICE}",
+        "timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
     ),
     **_each(
         "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
@@ -457,7 +459,6 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
     """Each use, with what to use on XLA: the name's own entry, else its longest module's;
     none where only a parameter ZeRO-3 partitioned reaches it."""
     from codemods.cuda_only.rules.absent_on_xla import never_runs_on_xla
-    from codemods.cuda_only.rules.replaced_scalers import scaler_replaced
 
     if (
         qualified in _GATHERS_ZERO3_ONLY
@@ -468,7 +469,6 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
         or _profiler_state_read(qualified, original, ctx.parent())
-        or (qualified.endswith("NativeScaler") and scaler_replaced(ctx.ancestors, ctx.resolve))
     ):
         return updated
     advice = _APIS.get(qualified)

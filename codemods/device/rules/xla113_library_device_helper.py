@@ -37,7 +37,10 @@ LIBRARY_DEVICE = Rule(
     "without the device is handed the target's device (`device=torch_xla.device()`), which the PrefetchLoader "
     "then feeds; a `create_loader` with `use_prefetcher=False` copies nothing and is left alone. timm 0.6 "
     "takes no `device=` and calls `.cuda()` itself: there the port raises a TypeError at the call, and the fix "
-    "is `use_prefetcher=False` with each batch moved to the XLA device (the finding says so). A call with "
+    "is `use_prefetcher=False` with each batch moved to the XLA device (the finding says so). A file that "
+    "imports a name only old timm has (`timm.data.Dataset`, `DatasetTar`: gone since timm 0.4's dataset rework, "
+    "long before `device=` came in 0.9) runs on such a release, so there the call is reported with that fix and "
+    "left as it is. A call with "
     "`**` keywords, which may hold the device, is an error naming the fix. PyG graphgym's "
     "`auto_select_device()` returns nothing but sets `cfg.accelerator` (`cfg.device` in PyG 2.0) to CUDA when "
     '`torch.cuda.is_available()`, else to "cpu" (table `library_apis.CONFIG_DEVICE_SETTERS`); `create_model()` and '
@@ -141,6 +144,40 @@ LIBRARY_DEVICE = Rule(
                 ),
             ),
             note="timm-prefetcher-loader",
+        ),
+        invalid(
+            """
+            from timm.data import Dataset, create_loader
+
+            loader = create_loader(Dataset(root), input_size=(3, 224, 224), batch_size=64, is_training=True)
+            """,
+            findings=(
+                Expected(
+                    3,
+                    10,
+                    "`create_loader`: its PrefetchLoader (use_prefetcher=True, the default) copies every batch to "
+                    "device=, which defaults to CUDA in newer releases, but this file imports `timm.data.Dataset`, "
+                    "a name only old releases have, and timm 0.6 and older take no device= and copy to CUDA "
+                    "themselves: there pass use_prefetcher=False and move each batch to the XLA device",
+                ),
+            ),
+            note="old-timm-takes-no-device",
+        ),
+        invalid(
+            """
+            import timm.data.loader as tl
+            from timm.data.dataset import DatasetTar as Tar
+
+            loader = tl.create_loader(Tar(root), input_size=(3, 224, 224), batch_size=64)
+            prefetched = tl.PrefetchLoader(loader)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(
+                Expected(4, 10, "this file imports `timm.data.dataset.DatasetTar`, a name only old releases have"),
+                Expected(5, 14, "this file imports `timm.data.dataset.DatasetTar`, a name only old releases have"),
+            ),
+            note="old-timm-takes-no-device-sagemaker",
         ),
         invalid(
             """
@@ -251,6 +288,15 @@ def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.C
         else f"{library.older} take no {library.keyword}=: there move each batch to the XLA device instead"
     )
     copies = f"`{name}`: {library.copies}"
+    table = ctx.facts.imports.table
+    old = next((n for n in sorted(library.older_only) if table.local_name_for(n) is not None), None)
+    if old is not None:
+        ctx.report(
+            LIBRARY_DEVICE,
+            original,
+            f"{copies} in newer releases, but this file imports `{old}`, a name only old releases have, and {older}",
+        )
+        return updated
     if any(a.star == "**" for a in updated.args):
         ctx.report(
             LIBRARY_DEVICE,
