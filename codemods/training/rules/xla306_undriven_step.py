@@ -490,7 +490,6 @@ UNDRIVEN_STEP = Rule(
 
 @on_facts(UNDRIVEN_STEP, nodes=lambda facts: facts.training.undriven_steps)
 def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    from codemods.project.receivers import CONTAINER_METHODS
     from codemods.training.held_conditions import StandsUnlessCalled
 
     undriven = ctx.facts.training.undriven_steps[original]
@@ -501,7 +500,7 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
         f" (`{method}` is a method of Python's containers too: only a value that a call the tool cannot tell "
         "the class of built counts, `agent = hydra.utils.instantiate(cfg.agent)` or `agent = make_agent(cfg)`, "
         "not a parameter)"
-        if method in CONTAINER_METHODS
+        if undriven.container
         else ""
     )
     runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
