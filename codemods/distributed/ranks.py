@@ -20,6 +20,7 @@ import libcst as cst
 from codemods import apis
 from codemods.distributed.display_reads import DisplayReads
 from codemods.distributed.entry import code_owner
+from codemods.distributed.rank_bound import rank_bound_read
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -215,7 +216,9 @@ class RankAnalysis(Analysis):
         if node is self.facts.entry.main_guard:
             return
         if node.orelse is None and _lone_print(node.body) is not None and _tests_master(node.test):
-            self.master_print_candidates.append(node)
+            function = self.walk.enclosing_function
+            if function is None or rank_bound_read(node, function, self._tests_rank) is None:
+                self.master_print_candidates.append(node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node

@@ -25,6 +25,7 @@ from codemods.project.named_steps import inherited_choice, runtime_factory
 from codemods.project.reach import amp_elsewhere, plain_step, registry_calls, unported_uses
 from codemods.project.receivers import (
     BUILTIN_TYPES,
+    CONFIG_BUILDERS,
     CONTAINER_BUILDERS,
     CONTAINER_LITERALS,
     globals_lookup,
@@ -249,9 +250,11 @@ class ProjectAnalysis(CalleeOrigins):
         if callee is None:
             return False  # ``getattr(zoo, name)(...)``, ``REGISTRY[name](...)``
         head = callee.split(".")[0]
+        if (resolved := self.walk.resolve(value.func)) in CONFIG_BUILDERS:
+            return False  # a class its configuration names (hydra is no project module of the run)
         if head in self.facts.imports.project_names or head in self.aliases:
             return None
-        if self.walk.resolve(value.func) is not None or callee in self.part.classes:
+        if resolved is not None or callee in self.part.classes:
             return True  # an import from outside the project, or a class of this file
         return callee in BUILTIN_TYPES
 

@@ -40,6 +40,10 @@ BUILTIN_TYPES = frozenset(
     "sorted reversed len object type super".split()
 )
 
+# Calls that build an instance of a class their configuration names (``hydra.utils.instantiate(cfg.agent)``
+# with ``_target_: drq.DRQAgent``): the tool cannot tell its class from the call.
+CONFIG_BUILDERS = frozenset({"hydra.utils.instantiate", "hydra.utils.call"})
+
 
 def globals_lookup(value: cst.BaseExpression) -> bool:
     """``globals()[name]``, ``globals().get(name)``: a name of the module looked up at run time."""

@@ -92,7 +92,7 @@ CROSS_FILE = Rule(
     "at the call, naming them (not for a name that torch's modules, optimizers and tensors define: `train`, "
     "`step`; nor for one that Python's containers define, `update`, unless a call the tool cannot tell built "
     "the value: `algorithm = algorithm_class(...)`, `agent = make_agent(cfg)` returning "
-    "`hydra.utils.instantiate(cfg)`); where every such method only takes a plain optimizer step (no loop of its "
+    "`hydra.utils.instantiate(cfg)`, or `agent = hydra.utils.instantiate(cfg.agent)` itself); where every such method only takes a plain optimizer step (no loop of its "
     "own, no CUDA mixed precision) in a class that chooses no CUDA device (its device is handed in), the loop "
     "that calls it gets the step barrier and on one process it trains on XLA as it is: an error only where the "
     "script runs several processes without DDP; a class whose base (of its module, or imported from another) "

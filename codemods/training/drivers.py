@@ -20,6 +20,7 @@ import libcst as cst
 from codemods.engine.nodes import dotted, lone_call
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.receivers import CONTAINER_METHODS
 from codemods.targets import spellings
 from codemods.training.facts import UndrivenStep
 from codemods.training.step_guards import branch_not_taken
@@ -483,4 +484,5 @@ class StepDrivers(Analysis):
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
             imported = context.imported_in_run()
             held = imported or ("." in function.qualname and context.others_in_run())
-            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, held, imported)
+            container = function.name in CONTAINER_METHODS  # (a loop's call counts on fewer receivers)
+            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, held, imported, container)

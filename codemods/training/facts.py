@@ -23,6 +23,9 @@ class UndrivenStep:
     # (held_conditions.StandsUnlessCalled).
     held: bool = False
     imported: bool = False  # (held because another file of the run imports this one)
+    # Named like a method of Python's containers (``update``): a loop's call of it on a value whose
+    # class the tool cannot tell counts only where a call of unknown class built the value.
+    container: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The loop that drives an ``update`` of another module (obligation 4, issue 32), where a call the
 tool cannot tell built the receiver: a class looked up at run time (``algos.get_class(name)(...)``,
 DomainBed's shape, its script in a package run as ``python -m pkg.scripts.train``) or an agent that a
-function of the script makes with Hydra (``hydra.utils.instantiate(cfg)``, drqv2's shape).  ``update``
+function of the script makes with Hydra (``hydra.utils.instantiate(cfg)``, drqv2's shape) or that Hydra's
+``instantiate`` builds itself (drq's shape; its class named only in the config).  ``update``
 is a name Python's dicts define too: it is matched to the project's stepping ``update`` only on such
 a receiver, not on a dict, a parameter (a meter handed in) or a class the tool knows.  The whole run
 puts the barrier in the loop and reports no XLA306 in the module of the step; a single-file run puts
@@ -203,3 +204,68 @@ def test_an_agent_that_hydra_instantiates_is_driven_by_the_loop_that_calls_its_u
     # (a single-file run: the agent's plain step on the device handed in is right on one process, no XLA003)
     assert _rules(found["train.py"]) == [("XLA301", 16)]
     assert _rules(found.get("agent.py", [])) == []
+
+
+# drq's shape: the agent is ``hydra.utils.instantiate(cfg.agent)`` itself (the class is named only in
+# the config), bound to an attribute in one method and updated in another's loop; and the alias
+# ``from hydra.utils import instantiate as build`` with a local name.
+WORKSPACE_DIRECT = WORKSPACE.replace("\n\ndef make_agent(cfg):\n    return hydra.utils.instantiate(cfg)\n", "").replace(
+    "make_agent(cfg.agent)", "hydra.utils.instantiate(cfg.agent)"
+)
+TRAIN_BUILD = """\
+import torch
+from hydra.utils import instantiate as build
+
+
+def main(cfg, replay_iter):
+    agent = build(cfg.agent)
+    for step in range(100):
+        metrics = agent.update(replay_iter, step)
+"""
+# The same ``update`` on a value handed in (a parameter): not tied to the agent; the agent's step
+# stays undriven (XLA306), and its message says what counts for a container's method name.
+TRAIN_HANDED = """\
+import torch
+
+
+def main(agent, replay_iter):
+    for step in range(100):
+        metrics = agent.update(replay_iter, step)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("names", [["agent.py", "train.py"], ["train.py"]], ids=["whole", "single"])
+@pytest.mark.parametrize(
+    ("train", "line"), [(WORKSPACE_DIRECT, 12), (TRAIN_BUILD, 7)], ids=["instantiate-attribute", "alias-local"]
+)
+def test_an_agent_built_by_hydra_instantiate_itself_is_driven_by_the_loop_that_calls_its_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, names: list[str], train: str, line: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = _write(tmp_path, {"agent.py": AGENT, "train.py": train})
+    found = _findings(folder, names, target)
+    assert _rules(found["train.py"]) == [("XLA301", line)]
+    assert _rules(found.get("agent.py", [])) == []  # (no XLA306: the loop is found)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_update_on_a_parameter_leaves_the_agents_step_undriven_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = _write(tmp_path, {"agent.py": AGENT, "train.py": TRAIN_HANDED})
+    found = _findings(folder, ["agent.py", "train.py"], target)
+    assert _rules(found["train.py"]) == []
+    (undriven,) = [f for f in found["agent.py"] if f.rule == "XLA306"]
+    assert undriven.line == 19  # (`self.update_net(x)`, which steps)
+    barrier = "torch_xla.sync()" if target == "2.9" else "xm.mark_step()"
+    assert (
+        "`update` is a method of Python's containers too: only a value that a call the tool cannot tell the class "
+        "of built counts, `agent = hydra.utils.instantiate(cfg.agent)` or `agent = make_agent(cfg)`, not a "
+        "parameter)" in undriven.message
+    ), undriven.message
+    assert undriven.message.endswith(
+        "if the script whose loop calls it is not in this run, convert it with this file (the barrier goes there); "
+        f"else call {barrier} after each call of `update` in that loop"
+    ), undriven.message

@@ -21,7 +21,10 @@ MASTER_PRINT = Rule(
     summary="A print under a check for the master process (`if rank == 0:`) becomes xm.master_print",
     fixable=True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
-    "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
+    "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is. "
+    "xm.master_print's arguments are evaluated in every process before it checks the ordinal, so a print that "
+    "reads a name the function binds only under a rank check (`if rank == 0: start = time.time()`) keeps its "
+    "check: without it every other process would raise UnboundLocalError.",
     examples=lambda: (
         invalid(
             """
@@ -75,6 +78,79 @@ MASTER_PRINT = Rule(
                     save()
             """,
             note="local-rank-or-more-than-a-print",
+        ),
+        valid(
+            """
+            import time
+
+            import torch.distributed as dist
+
+
+            def train(rank, world):
+                dist.init_process_group("nccl", rank=rank, world_size=world)
+                for epoch in range(3):
+                    if rank == 0:
+                        start = time.time()
+                    step()
+                    if rank == 0:
+                        print("epoch took {}".format(time.time() - start))
+            """,
+            """
+            import time
+
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(rank, world):
+                dist.init_process_group("xla", init_method="xla://")
+                for epoch in range(3):
+                    if rank == 0:
+                        start = time.time()
+                    step()
+                    if rank == 0:
+                        print("epoch took {}".format(time.time() - start))
+            """,
+            note="argument-bound-on-the-master-only",
+        ),
+        valid(
+            """
+            import time
+
+            import torch.distributed as dist
+
+
+            def train(rank, world):
+                dist.init_process_group("nccl", rank=rank, world_size=world)
+                for epoch in range(3):
+                    if rank == 0:
+                        start = time.time()
+                    step()
+                    if rank == 0:
+                        print("epoch took {}".format(time.time() - start))
+            """,
+            """
+            import time
+
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(rank, world):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                for epoch in range(3):
+                    if rank == 0:
+                        start = time.time()
+                    step()
+                    if rank == 0:
+                        print("epoch took {}".format(time.time() - start))
+            """,
+            target="sagemaker",
+            note="argument-bound-on-the-master-only, sagemaker",
         ),
     ),
     invalid=lambda: (
@@ -131,6 +207,44 @@ MASTER_PRINT = Rule(
             alias=True,
             findings=(Expected(10, 5, "`if master_process"),),
         ),
+        invalid(
+            """
+            import time
+
+            import torch.distributed as D
+
+
+            def train(rank, world):
+                D.init_process_group("nccl", rank=rank, world_size=world)
+                for epoch in range(3):
+                    start = time.time()
+                    step()
+                    if rank == 0:
+                        print("epoch took {}".format(time.time() - start))
+            """,
+            """
+            import time
+
+            import torch.distributed as D
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(rank, world):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                D.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                for epoch in range(3):
+                    start = time.time()
+                    step()
+                    xm.master_print("epoch took {}".format(time.time() - start))
+            """,
+            target="sagemaker",
+            note="argument-bound-in-every-process, sagemaker",
+            alias=True,
+            findings=(Expected(16, 9, "its arguments are evaluated in every process"),),
+        ),
     ),
 )
 
@@ -155,7 +269,8 @@ def _master_print(ctx: Context[Facts], original: cst.If, updated: cst.If) -> cst
     fixed = ctx.fix(
         MASTER_PRINT,
         original,
-        f"`if {ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only",
+        f"`if {ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only"
+        " (its arguments are evaluated in every process)",
         build,
     )
     if fixed is None:

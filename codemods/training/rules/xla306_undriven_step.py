@@ -27,7 +27,10 @@ UNDRIVEN_STEP = Rule(
     "function, followed across the functions and methods of the file and into the project's other modules, "
     "through the methods a class inherits from its bases (of its module or another); a loop that calls a method "
     "on a value whose class the tool cannot tell (a model a registry or `getattr(zoo, name)` builds, a "
-    "parameter) drives the project's methods of that name that take a step (`model.optimize_parameters()`). A "
+    "parameter) drives the project's methods of that name that take a step (`model.optimize_parameters()`); "
+    "for a name Python's containers define too (`agent.update(...)`), only where a call the tool cannot tell the "
+    "class of built the value (`hydra.utils.instantiate(cfg.agent)`, whose class the configuration names; "
+    "`make_agent(cfg)`). A "
     "call in a test file (`tests/`, `test_*.py`, `*_test.py`) drives no step, and a unit test's own step, run "
     "once, is not reported. "
     "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
@@ -490,6 +493,16 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
     from codemods.training.held_conditions import StandsUnlessCalled
 
     undriven = ctx.facts.training.undriven_steps[original]
+    method = undriven.function.rsplit(".", 1)[-1]
+    # ``update``, ``get``: a loop's ``meters.update(...)`` on a value of unknown class is a dict's
+    # as often as an agent's; only a value a call of unknown class built counts (project/callee_origins.py).
+    container = (
+        f" (`{method}` is a method of Python's containers too: only a value that a call the tool cannot tell "
+        "the class of built counts, `agent = hydra.utils.instantiate(cfg.agent)` or `agent = make_agent(cfg)`, "
+        "not a parameter)"
+        if undriven.container
+        else ""
+    )
     runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
     barrier = ctx.target.api("sync").spelled
     nowhere = (
@@ -497,15 +510,18 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
         "of this run that import it"
         if undriven.imported
         else f"no loop of this file calls `{undriven.function}`, no other file of this run imports this one, and "
-        "none of their loops calls a method of that name on a value whose class the tool cannot tell"
+        f"none of their loops calls a method of that name on a value whose class the tool cannot tell{container}"
         if undriven.held
         else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
     )
-    method = undriven.function.rsplit(".", 1)[-1]
     # Where files of this run import this one, the run converts them already: only the call's barrier is left.
+    # Where it converts other files (a project folder), the script whose loop calls it may be one of them.
     advice = (
         f"call {barrier}() after each call of `{method}` in the loop that calls it"
         if undriven.imported
+        else "if the script whose loop calls it is not in this run, convert it with this file (the barrier goes "
+        f"there); else call {barrier}() after each call of `{method}` in that loop"
+        if undriven.held
         else "convert the project folder with the script whose loop calls it (the barrier goes there), or call "
         f"{barrier}() after each call of `{method}`"
     )
