@@ -103,6 +103,7 @@ def test_a_single_file_run_names_the_helper_that_reads_the_rank(
     assert f"does not set ({READS[name]}): every process gets rank 0 of a world of 1" in finding.message
     assert ADVICE[target] in finding.message
     # A second run changes nothing more.
+    assert isinstance(first.output, bytes)
     assert convert_source(first.output, target=target, imports=project.imports_of(script)).output == first.output
 
 

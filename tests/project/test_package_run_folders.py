@@ -125,6 +125,7 @@ def test_the_script_is_unchanged_by_a_second_run(tmp_path: Path, monkeypatch: py
     script = repo / "src" / "pkg" / "training" / "main.py"
     project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[script])
     first = convert_source(script.read_bytes(), target=target, imports=project.imports_of(script))
+    assert isinstance(first.output, bytes)
     again = convert_source(first.output, target=target, imports=project.imports_of(script))
     assert again.output == first.output
     assert [(f.line, f.rule) for f in again.findings if f.rule == "XLA003"] == [(9, "XLA003"), (13, "XLA003")]
