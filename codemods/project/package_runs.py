@@ -18,10 +18,13 @@ def package_run_folder(project: ProjectFiles, path: Path, wanted: Sequence[str])
     """The nearest folder above a package that holds the script at ``path`` (climbing package
     by package, inside the project's root) where a module of ``wanted`` (absolute imports
     the script finds nowhere else) is; None: no such folder.  A script whose folder is no
-    package runs from its own folder, searched already."""
+    package runs from its own folder, searched already; the climb stops below ``<root>/src``."""
     folder = path.parent
     while folder != project.root and folder.is_relative_to(project.root) and is_package(folder):
         above = folder.parent
+        if above == project.root / "src":
+            # A src layout is searched already; a ``src`` package is the root's (``from src.pkg import x``).
+            break
         for module in wanted:
             file = project.module_file_at(above, tuple(module.split(".")))
             if file is not None and project.contains(file) and file != path:
