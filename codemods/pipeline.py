@@ -24,6 +24,7 @@ from codemods.conversion import (
     chooses_a_device,
     needs_parsing,
 )
+from codemods.distributed.env_ranks import env_rank_readers
 from codemods.engine.report import Finding, HeldFinding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
@@ -108,7 +109,10 @@ def convert_source(
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))
     if not is_read(raw, imports):
-        return Conversion(source, source, [], summary=ModuleSummary(unread=True))
+        # (a module without torch still tells the scripts that call it where its ranks come from)
+        return Conversion(
+            source, source, [], summary=ModuleSummary(unread=True, env_rank_readers=env_rank_readers(raw))
+        )
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
             f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit for conversion "
@@ -384,6 +388,7 @@ def _finished(
         collectives=collectives,
         method_holds=method_holds,
         method_findings=method_findings,
+        env_rank_readers=env_rank_readers(output if changed else source),
     )
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts

@@ -74,6 +74,7 @@ CONCERN_MODULES = {
     "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
+    "codemods.project.package_runs": "files",  # the folder a script in a package runs from (python -m), for the resolver
     "codemods.project.folder_scans": "files",  # the project's folders listed and its YAML files read, for the resolver
     "codemods.project.project_files": "files",  # what the project's folders and files hold, read once: the resolver's base
     "codemods.project.vendored": "files",  # a transformers copy the project ships, read once for the resolver

@@ -240,6 +240,10 @@ class DistributedFacts:
     # the finding names it.
     launch_checked: set[str] = field(default_factory=set)
     external_launch_checks: dict[cst.Call, str] = field(default_factory=dict)
+    # Functions, of this script that the XLA launcher starts or of another module it calls, that
+    # still take the rank or world size from RANK/LOCAL_RANK/WORLD_SIZE (distributed/env_ranks.py):
+    # the function, as the finding names it, -> what it reads.
+    env_rank_readers: dict[str, str] = field(default_factory=dict)
     # Top-level callables that start a process group (for the files that import them), and the
     # first call of such a callable of another module that this run converts (so its group
     # runs on XLA) in a script: the callable, as a finding names it.

@@ -18,6 +18,7 @@ import libcst as cst
 from codemods import apis, library_apis
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import code_owner
+from codemods.distributed.env_ranks import env_rank_readers
 from codemods.distributed.facts import ProcessGroup, Spawn
 from codemods.distributed.launch_gate import starts_only_when_launched
 from codemods.distributed.ranks import DEFAULT_BACKEND, RankAnalysis
@@ -321,16 +322,23 @@ class LaunchAnalysis(Analysis):
 
     def _external_launch_checks(self) -> None:
         """Calls of another module's callable that starts the process group only under a
-        launcher check that stays there: the XLA launcher sets none of its variables."""
+        launcher check that stays there, or that takes its rank from the launcher's variables
+        otherwise: the XLA launcher sets none of them."""
+        for name, reads in env_rank_readers(self.module.code, loops_only=True) if self.module is not None else ():
+            self.part.env_rank_readers[f"`{name}` (this file)"] = reads
         project = self.walk.analysis(ProjectAnalysis)
         for call, callee in project.calls:
             found = project.origin(callee)
             if found is None or found.summary is None:
                 continue
+            named = f"`{callee}` ({found.summary.path})"
             if found.summary.checks_launcher(found.name):
-                self.part.external_launch_checks[call] = f"`{callee}` ({found.summary.path})"
-            elif found.summary.starts_group(found.name) and not found.summary.pending:
-                self.part.external_group_start = self.part.external_group_start or f"`{callee}` ({found.summary.path})"
+                self.part.external_launch_checks[call] = named
+                continue
+            if (env_reads := found.summary.reads_env_ranks(found.name)) is not None:
+                self.part.env_rank_readers.setdefault(named, env_reads)
+            if found.summary.starts_group(found.name) and not found.summary.pending:
+                self.part.external_group_start = self.part.external_group_start or named
         if self.part.external_launch_checks:
             self.part.unchecked_collective = self._unchecked_collective(project)
 

@@ -218,6 +218,9 @@ class ModuleSummary:
     launch_checks: frozenset[str] = frozenset()
     # Top-level callables that start a process group (``dist.init_process_group(...)``).
     group_starters: frozenset[str] = frozenset()
+    # Top-level functions that, as converted, still read RANK, LOCAL_RANK or WORLD_SIZE from the
+    # environment, or call one of the module's that does: (function, what; distributed/env_ranks.py).
+    env_rank_readers: tuple[tuple[str, str], ...] = ()
     # The module's processes are started once per XLA device (torch_xla.launch or xmp.spawn, as
     # written or as the port writes them for mp.spawn and a torchrun-style main guard): they
     # have no RANK, WORLD_SIZE or MASTER_ADDR in their environment.
@@ -463,6 +466,10 @@ class ModuleSummary:
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks
+
+    def reads_env_ranks(self, name: str) -> str | None:
+        """What ``name`` reads of the launcher's variables (None: none)."""
+        return dict(self.env_rank_readers).get(name.split(".")[0])
 
     def kernel_op(self, name: str) -> str | None:
         top = name.split(".")[0]

@@ -39,6 +39,7 @@ from codemods.files import FileProblem, read_bytes
 from codemods.project.folder_scans import package_modules
 from codemods.project.import_context import OwnsByLookup
 from codemods.project.module_summary import Found, ModuleSummary, StarNames
+from codemods.project.package_runs import package_run_folder
 from codemods.project.project_files import ProjectFiles
 from codemods.project.project_scans import names_file, unseen_callers
 from codemods.project.roots import is_package, marks_a_root, resolved
@@ -375,16 +376,15 @@ class Project(ProjectFiles):
                 unresolved.append(wanted)
         absolute = [f for f in folders if f.is_absolute()]
         for relative in dict.fromkeys(f for f in folders if not f.is_absolute()):
-            if (found := self._from_run_folder(path, relative, unresolved)) is not None:
+            if (found := self._from_run_folder(path, unresolved, relative)) is not None:
                 absolute.append(found)
-        if unresolved and not marks_a_root(self.root) and (above := self._from_run_folder(path, Path(), unresolved)):
-            # A script of a copy without .git whose imports name modules found only in a folder above
-            # its own (``scripts/train.py``'s ``from utils import device``, run as ``python -m
-            # scripts.train`` from the repository): it runs from there, whose modules it imports.
-            absolute.append(above)
+        # Imports found only in a folder above (``python -m scripts.train`` there): without .git, else above a package.
+        above = self._from_run_folder if not marks_a_root(self.root) else functools.partial(package_run_folder, self)
+        if unresolved and (found := above(path, unresolved)):
+            absolute.append(found)
         return tuple(f for f in dict.fromkeys(resolved(f) for f in absolute) if f not in imports.folders)
 
-    def _from_run_folder(self, path: Path, relative: Path, wanted: Sequence[str]) -> Path | None:
+    def _from_run_folder(self, path: Path, wanted: Sequence[str], relative: Path = Path()) -> Path | None:
         """The folder ``relative`` to the one the script at ``path`` runs from (a folder it puts
         on sys.path from ``os.getcwd()``, project/sys_path.py): that of the script or the nearest
         one above it where a module the script imports and finds nowhere else is (YOLOv6's

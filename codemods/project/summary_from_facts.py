@@ -19,6 +19,7 @@ def summarise(
     collectives: tuple[tuple[str, int], ...] = (),
     method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = (),
     method_findings: tuple[tuple[str, str, str, bool], ...] = (),
+    env_rank_readers: tuple[tuple[str, str], ...] = (),
 ) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill;
     ``collectives``: its unchecked collectives with their lines)."""
@@ -79,6 +80,7 @@ def summarise(
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         group_starters=frozenset(facts.distributed.group_starters),
+        env_rank_readers=env_rank_readers,
         launched=facts.distributed.multi_process and facts.distributed.style in ("spawn", "main", "launched"),
         starts_nothing=bool(facts.distributed.spawns) and not facts.entry.starts(facts.distributed.spawns),
         launchable=bool(facts.distributed.spawns)

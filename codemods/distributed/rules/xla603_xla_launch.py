@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.distributed.rules.env_rank_cases import env_rank_invalid
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
 from codemods.distributed.rules.xla_launch_cases import xla_launch_invalid
 from codemods.engine.hooks import on_calls, on_facts, reports_facts
@@ -42,8 +43,12 @@ XLA_LAUNCH = Rule(
     "A main guard that does nothing (`pass`, `...`, a docstring) starts nothing: it is left as it is. The "
     "finding says when the launched processes will not act as ranks: a `--launcher` flag whose default is none "
     "(OpenMMLab's and BasicSR's scripts), or a library object that reads its rank itself, unported (audiotools' "
-    "`Accelerator`, from LOCAL_RANK, which the XLA launcher does not set): each process then trains its own copy "
-    "as rank 0 and all write the same outputs; start one process, or read the rank from the XLA runtime.",
+    "`Accelerator`, from LOCAL_RANK, which the XLA launcher does not set), or a function of the script or of a "
+    "project module it calls that still reads RANK, LOCAL_RANK or WORLD_SIZE from the environment once converted "
+    "(a loop over several launchers' variables, `for v in ('SLURM_PROCID', 'RANK'): if v in os.environ`; a "
+    "helper module's `'WORLD_SIZE' in os.environ`): each process then trains its own copy "
+    "as rank 0 and all write the same outputs; start one process, or read the rank from the XLA runtime "
+    "(xr.global_ordinal(), xr.local_ordinal(), xr.world_size()).",
     examples=lambda: (
         invalid(
             """
@@ -134,7 +139,7 @@ XLA_LAUNCH = Rule(
             target_only=True,
         ),
     ),
-    invalid=xla_launch_invalid,
+    invalid=lambda: (*xla_launch_invalid(), *env_rank_invalid()),
 )
 
 
@@ -272,7 +277,7 @@ def _main_guard(
         XLA_LAUNCH,
         original,
         f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
-        f"{ctx.target.api('launch').qualified_name}(...){_launcher_flag_note(ctx)}",
+        f"{ctx.target.api('launch').qualified_name}(...){_launcher_flag_note(ctx)}{_env_rank_note(ctx)}",
         lambda: entry_function(ctx, updated, body_block, _moved_groups(ctx), part.guard_globals),
         result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
     )
@@ -305,6 +310,28 @@ def _library_rank_note(ctx: Context[Facts]) -> str:
         "gradient all-reduce, and all write the same checkpoints and logs. Start one process "
         f"({launch}(..., {single})), or take the rank from the XLA runtime (xr.global_ordinal()) where the "
         "library's is read"
+    )
+
+
+def _env_rank_note(ctx: Context[Facts]) -> str:
+    """What a project function the script calls that takes its rank from RANK/LOCAL_RANK/WORLD_SIZE
+    (distributed/env_ranks.py) makes of those processes: the XLA launcher sets none of them."""
+    readers = ctx.facts.distributed.env_rank_readers
+    if not readers:
+        return ""
+    # (a caller through a function named already is left out: ``main`` through ``world_info``)
+    shown = [
+        (c, r)
+        for c, r in readers.items()
+        if not (via := r.partition(" through ")[2]) or f"{via} (" not in "".join(readers)
+    ]
+    named = "; ".join(f"{callee} reads {reads}" for callee, reads in shown[:3])
+    return ctx.target.advice(
+        f"; but the rank or world size comes from variables torch_xla.launch does not set ({named}): every "
+        "process gets rank 0 of "
+        "a world of 1 (no distributed setup, each process the master), trains on all the data and writes the "
+        "same checkpoints and logs. Take the rank from xr.global_ordinal(), the local rank from "
+        "xr.local_ordinal() and the world size from xr.world_size() there"
     )
 
 
