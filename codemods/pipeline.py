@@ -311,7 +311,7 @@ def _finished(
     the output; what the project's other files need to know of this one."""
     from codemods.engine.positions import code_reusing
     from codemods.project.dynamic_loads import loaded_packages
-    from codemods.project.holdings import holdings
+    from codemods.project.holdings import caller_only_names, holdings
     from codemods.project.summary_from_facts import summarise
 
     source, source_code, tail_code = parsed.source, parsed.code, parsed.tail
@@ -384,6 +384,7 @@ def _finished(
         collectives=collectives,
         method_holds=method_holds,
         method_findings=method_findings,
+        caller_only_names=caller_only_names(parsed.module) if summarised else (),
     )
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts
