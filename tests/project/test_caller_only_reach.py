@@ -86,12 +86,14 @@ def test_a_script_that_calls_the_method_reaches_both(tmp_path: Path, target: str
     found = _found(tmp_path, target, train=TRAIN + "images = model.sample(4)\n")
     assert [line for line, _ in found] == [4, 9], found
     assert "`Decoder` in decoder.py has `torch.cuda.amp.autocast(enabled=use_fp16)`" in found[0][1], found
-    assert "`ImageModel.sample` has `\"cuda:0\"`" in found[1][1], found
+    assert '`ImageModel.sample` has `"cuda:0"`' in found[1][1], found
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_same_code_in_a_lightning_hook_stays_reported(tmp_path: Path, target: str) -> None:
-    model = MODEL.replace("        return self.decoder(batch).sum()", "        return self.decoder.generate(batch).sum()")
+    model = MODEL.replace(
+        "        return self.decoder(batch).sum()", "        return self.decoder.generate(batch).sum()"
+    )
     found = _found(tmp_path, target, model=model)
     assert [line for line, _ in found] == [4], found
     assert "`Decoder` in decoder.py has `torch.cuda.amp.autocast(enabled=use_fp16)`" in found[0][1], found

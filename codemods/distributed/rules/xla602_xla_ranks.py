@@ -17,6 +17,7 @@ from codemods.distributed.rules.group_rank_cases import group_rank_invalid, grou
 from codemods.distributed.rules.launch_check_cases import launch_check_invalid
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
+from codemods.distributed.rules.spawning_class_cases import spawning_class_invalid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -145,6 +146,7 @@ XLA_RANKS = Rule(
     invalid=lambda: (
         *rank_flag_invalid(),
         *group_rank_invalid(),
+        *spawning_class_invalid(),
         *launch_check_invalid(),
         invalid(
             DEVICE_COUNT_GUARDING_DATA_PARALLEL,
