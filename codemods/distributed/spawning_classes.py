@@ -89,14 +89,18 @@ def _other_arms(methods: Collection[cst.FunctionDef], spawns: list[cst.Call]) ->
     return found
 
 
-def _statements(block: cst.BaseSuite) -> tuple[cst.BaseStatement | cst.BaseSmallStatement, ...]:
-    return tuple(block.body) if type(block) is cst.IndentedBlock else tuple(block.body)  # type: ignore[attr-defined]
+def _statements(block: cst.BaseSuite) -> tuple[cst.CSTNode, ...]:
+    if isinstance(block, cst.IndentedBlock):
+        return tuple(block.body)
+    if isinstance(block, cst.SimpleStatementSuite):
+        return tuple(block.body)
+    return ()
 
 
 def _spawns_alone(statement: cst.CSTNode, spawned: set[int]) -> bool:
     """A statement that is a spawn call (``mp.spawn(...)``, its result bound or not)."""
-    if type(statement) is cst.SimpleStatementLine:
+    if isinstance(statement, cst.SimpleStatementLine):
         return any(_spawns_alone(small, spawned) for small in statement.body)
-    if type(statement) in (cst.Expr, cst.Assign):
-        return id(statement.value) in spawned  # type: ignore[attr-defined]
+    if isinstance(statement, (cst.Expr, cst.Assign)):
+        return id(statement.value) in spawned
     return False

@@ -77,7 +77,7 @@ def group_rank_invalid() -> tuple[Invalid, ...]:
                 return rank, world_size
             """,
             target="sagemaker",
-            note="group-rank-is-shared-by-threads",
+            note="group-rank-is-shared-by-threads-sagemaker",
             findings=(
                 Expected(
                     11,
@@ -127,7 +127,7 @@ def group_rank_invalid() -> tuple[Invalid, ...]:
             """,
             target="sagemaker",
             alias=True,
-            note="group-rank-aliased",
+            note="group-rank-aliased-sagemaker",
             findings=(
                 Expected(
                     11,

@@ -131,7 +131,7 @@ def spawning_class_invalid() -> tuple[Invalid, ...]:
             SPAWNING_CLASS,
             _PORTED_SAGEMAKER,
             target="sagemaker",
-            note="method-of-a-class-spawning-itself",
+            note="method-of-a-class-spawning-itself-sagemaker",
             findings=(Expected(27, 38, "dist.get_rank() -> xm.get_ordinal(): the global rank from the XLA runtime"),),
         ),
     )
@@ -160,7 +160,7 @@ def parent_called_method_invalid() -> tuple[Invalid, ...]:
                 "    trainer = Trainer(torch.cuda.device_count())\n    trainer.run()\n    trainer.fit()\n",
             ),
             target="sagemaker",
-            note="method-the-launching-process-calls-too",
+            note="method-the-launching-process-calls-too-sagemaker",
             findings=(Expected(27, 38, message),),
         ),
     )
