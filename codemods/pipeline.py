@@ -315,7 +315,7 @@ def _finished(
     the output; what the project's other files need to know of this one."""
     from codemods.engine.positions import code_reusing
     from codemods.project.dynamic_loads import loaded_packages
-    from codemods.project.holdings import holdings
+    from codemods.project.holdings import caller_only_names, holdings
     from codemods.project.summary_from_facts import summarise
 
     source, source_code, tail_code = parsed.source, parsed.code, parsed.tail
@@ -389,6 +389,7 @@ def _finished(
         method_holds=method_holds,
         method_findings=method_findings,
         env_rank_readers=env_rank_readers(output if changed else source),
+        caller_only_names=caller_only_names(parsed.module) if summarised else (),
     )
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
     return conversion, input_starts

@@ -22,6 +22,7 @@ from codemods.distributed.env_ranks import env_rank_readers
 from codemods.distributed.facts import ProcessGroup, Spawn
 from codemods.distributed.launch_gate import starts_only_when_launched
 from codemods.distributed.ranks import DEFAULT_BACKEND, RankAnalysis
+from codemods.distributed.spawning_classes import worker_only_nodes
 from codemods.engine.nodes import (
     arg_value,
     args_by_position,
@@ -91,6 +92,7 @@ class LaunchAnalysis(Analysis):
         self.processes = False
         # Owners whose code runs in the launching process (known once it concludes).
         self.parent: set[str] = set()
+        self.worker_nodes: set[int] = set()  # code of methods only workers (or a run spawning none) run
 
     @property
     def owner(self) -> str:
@@ -298,6 +300,7 @@ class LaunchAnalysis(Analysis):
                 part.spawn_guard = guard if part.guard_spawns else None
             part.guard_globals = _shared_names(guard, self.module_defs)
         self.parent = self._processes()
+        self.worker_nodes = self._worker_nodes()
         self._process_groups()
         if part.style in ("main", "spawn") and facts.entry.mp_fn is None:
             self._import_time_groups()
@@ -387,6 +390,16 @@ class LaunchAnalysis(Analysis):
     @property
     def dp_guard_names(self) -> set[str]:
         return self.ddp.dp_guard_names
+
+    def _worker_nodes(self) -> set[int]:
+        """The code of the methods of a class that spawns ``self.<method>`` which only its workers, or
+        its run that spawns none, run (distributed/spawning_classes.py)."""
+        own = {
+            call: spawn.fn for call, spawn in self.part.spawns.items() if (dotted(spawn.fn) or "").startswith("self.")
+        }
+        if not own or self.module is None:
+            return set()
+        return worker_only_nodes(self.module, list(own), list(own.values()))
 
     def _processes(self) -> set[str]:
         """Owners (top-level functions and classes, "" for module level, "<guard>") whose code

@@ -79,6 +79,7 @@ class Processes(Protocol):
     which the rank reads are placed (``RankAnalysis.place``)."""
 
     parent: set[str]  # the owners whose code runs in the launching process
+    worker_nodes: set[int]  # but these nodes of theirs: in methods only workers, or a run spawning none, run
     params: dict[str, list[str]]
     functions: dict[str, cst.FunctionDef]
 
@@ -471,7 +472,8 @@ class RankAnalysis(Analysis):
         part = self.part
         parent = launch.parent
         for read in self.rank_reads:
-            (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
+            in_parent = read.owner in parent and id(read.node) not in launch.worker_nodes
+            (part.parent_reads if in_parent else part.runtime_reads)[read.node] = read.concept
         if self.rank_flag and "rank" not in self.local_rank_dests:
             part.argv_ranks = {
                 read.node

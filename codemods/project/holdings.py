@@ -22,6 +22,7 @@ from codemods.device import rules as device
 from codemods.engine.nodes import dotted, string_value
 from codemods.engine.rule import Rule
 from codemods.huggingface import rules as huggingface
+from codemods.project.lightning_hooks import lightning_hook
 from codemods.project.named_steps import LOADED_PACKAGE
 from codemods.release_names import rules as release_names
 from codemods.training import rules as training
@@ -199,11 +200,25 @@ def caller_only_methods(module: cst.Module) -> dict[int, str]:
         if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
             continue
         bases = [dotted(arg.value) for arg in statement.bases if arg.keyword is None]
-        if not all(base is not None and (base in classes or base.rpartition(".")[2] in _PLAIN_BASES) for base in bases):
+        lightning = any(base is not None and base.rpartition(".")[2] == "LightningModule" for base in bases)
+        if not all(
+            base is not None
+            and (
+                base in classes
+                or base.rpartition(".")[2] in _PLAIN_BASES
+                or base.rpartition(".")[2] == "LightningModule"
+            )
+            for base in bases
+        ):
             continue
         for item in statement.body.body:
             name = item.name.value if type(item) is cst.FunctionDef else ""
-            if name and not name.startswith("__") and name not in _IMPLICIT:
+            if (
+                name
+                and not name.startswith("__")
+                and name not in _IMPLICIT
+                and not (lightning and lightning_hook(name))
+            ):
                 candidates.setdefault(name, []).append(id(item))
     if not candidates:
         return {}
@@ -224,6 +239,50 @@ def caller_only_methods(module: cst.Module) -> dict[int, str]:
 
     module.visit(_Names())
     return {key: name for name, keys in candidates.items() if name not in named for key in keys}
+
+
+def caller_only_names(module: cst.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(method, names) for each method name of ``caller_only_methods``: the attributes and string
+    identifiers its code names that the module names nowhere outside such methods (whatever they are
+    attributes of).  A call there runs only where a caller names the method: minDALL-E's
+    ``iGPT.sampling`` calls ``block.sample(...)``, which names no ``sample`` for a file that never
+    calls ``sampling``."""
+    methods = caller_only_methods(module)
+    if not methods:
+        return ()
+    inside: dict[str, set[str]] = {}
+    outside: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.within: list[str] = []
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if id(node) in methods:
+                self.within.append(methods[id(node)])
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            if id(original_node) in methods:
+                self.within.pop()
+
+        def _named(self, name: str) -> None:
+            if self.within:
+                inside.setdefault(self.within[-1], set()).add(name)
+            else:
+                outside.add(name)
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            self._named(node.attr.value)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            value = string_value(node)
+            if isinstance(value, str) and value.isidentifier():
+                self._named(value)
+
+    module.visit(_Names())
+    return tuple(
+        sorted((method, tuple(sorted(names - outside))) for method, names in inside.items() if names - outside)
+    )
 
 
 def _methods(module: cst.Module) -> dict[int, str]:

@@ -288,6 +288,9 @@ class ModuleSummary:
     # methods, which run only when a caller names them (holdings.caller_only_methods: ``Agent.load``
     # with ``torch.load(path)``); a file that never calls them does not reach it.
     method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # The names among ``named_attributes`` that only such methods name (holdings.caller_only_names):
+    # (method, names), which a run reaches only where something it reaches calls the method.
+    caller_only_names: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The same as ``holds``, by the method of a top-level class whose code holds it (``FitMixin.fit``):
     # what a call of that method reaches.
     method_findings: tuple[tuple[str, str, str, bool], ...] = ()

@@ -7,6 +7,7 @@ effects brings in, and the methods named like project methods that take a plain 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from codemods.engine.nodes import dotted
@@ -79,7 +80,7 @@ def unported_uses(analysis: Any) -> None:
     )
     reached = [(at, summary, analysis.held_by(summary, ["", *used], 0)) for at, summary, used in uses]
     # The methods this file, or a module its uses reach, may call (``restore_checkpoint`` calling ``model.load``).
-    callable_here = analysis.part.named_attributes.union(*(s.named_attributes for s in analysis.summaries.values()))
+    callable_here = callable_names(analysis.part.named_attributes, analysis.summaries.values())
     for at, summary, holding in reached:
         held = [
             h
@@ -186,6 +187,26 @@ def side_effect_uses(
                 uses.append((node, loaded.summary, [*used_of(loaded), *imported_names(loaded)]))
                 analysis.scanned.add(summary.path)  # (its import by a name known at run time: followed)
     return uses
+
+
+def callable_names(here: Collection[str], summaries: Iterable[ModuleSummary]) -> set[str]:
+    """The attributes this file and the modules it reaches name, but those that a module names only in
+    methods that run when a caller names them (``caller_only_names``), unless a name of the set calls
+    such a method (followed until nothing is added)."""
+    summaries = list(summaries)
+    found = set(here)
+    for summary in summaries:
+        enclosed = {name for _, names in summary.caller_only_names for name in names}
+        found |= summary.named_attributes - enclosed
+    grew = True
+    while grew:
+        grew = False
+        for summary in summaries:
+            for method, names in summary.caller_only_names:
+                if method in found and not found.issuperset(names):
+                    found.update(names)
+                    grew = True
+    return found
 
 
 def off_path(analysis: Any, held: Held, callable_here: set[str]) -> bool:

@@ -20,6 +20,7 @@ def summarise(
     method_holds: tuple[tuple[str, str, tuple[str, ...]], ...] = (),
     method_findings: tuple[tuple[str, str, str, bool], ...] = (),
     env_rank_readers: tuple[tuple[str, str], ...] = (),
+    caller_only_names: tuple[tuple[str, tuple[str, ...]], ...] = (),
 ) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill;
     ``collectives``: its unchecked collectives with their lines)."""
@@ -129,6 +130,7 @@ def summarise(
         holds=holds,
         method_holds=method_holds,
         method_findings=method_findings,
+        caller_only_names=caller_only_names,
         named_attributes=frozenset(facts.project.named_attributes),
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.distributed.rules.group_rank_cases import group_rank_invalid, group_rank_valid
 from codemods.distributed.rules.launch_check_cases import launch_check_invalid
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
+from codemods.distributed.rules.spawning_class_cases import spawning_class_invalid
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -93,7 +95,10 @@ XLA_RANKS = Rule(
     "-1))`: no launcher started the run, which the script tells by `rank == -1`) becomes the runtime's rank where "
     "several processes run and keeps -1 on one device, where the original was not launched either: the runtime's 0 "
     "there would turn the script's single-process tests (YOLOv6's `master = rank == 0 if world_size > 1 else rank == "
-    "-1`) false.",
+    "-1`) false. `dist.get_rank()` becomes the runtime's ordinal even after the process group is up: a process "
+    "has one process group, and the XLA runtime may run several devices as threads of one process (PJRT on the "
+    "CPU, TPU v2/v3), where every device reads the same group rank (checked on torch_xla 2.9 with two CPU "
+    "devices), while the ordinal is each device's own.",
     examples=lambda: (
         invalid(
             """
@@ -136,9 +141,12 @@ XLA_RANKS = Rule(
             note="other-env",
         ),
         *rank_flag_valid(),
+        *group_rank_valid(),
     ),
     invalid=lambda: (
         *rank_flag_invalid(),
+        *group_rank_invalid(),
+        *spawning_class_invalid(),
         *launch_check_invalid(),
         invalid(
             DEVICE_COUNT_GUARDING_DATA_PARALLEL,
@@ -584,7 +592,19 @@ def _from_runtime(
     from codemods.distributed.rules.edits import CONCEPT_WORDS, replaced
 
     why = f"the {CONCEPT_WORDS[concept]} from the XLA runtime" + _per_host_caveat(ctx, [concept])
+    if ctx.resolve(getattr(original, "func", None)) == "torch.distributed.get_rank":
+        why += _GROUP_RANK.format(ordinal=ctx.target.api(concept).spelled)
     return replaced(ctx, XLA_RANKS, original, updated, why, lambda: ctx.call(concept))
+
+
+# Why the process group's rank is not the device's (checked on torch_xla 2.9, PJRT_DEVICE=CPU,
+# CPU_NUM_DEVICES=2: both threads' init_process_group set the one default group, and each read
+# dist.get_rank() of whichever thread set it last).
+_GROUP_RANK = (
+    "; a process has one process group, so one group rank, and the XLA runtime may run several devices as "
+    "threads of one process (PJRT on the CPU, TPU v2/v3): every device there reads the same group rank, "
+    "while {ordinal}() is each device's own"
+)
 
 
 def _per_host_caveat(ctx: Context[Facts], concepts: list[str]) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from codemods import apis
 from codemods.distributed.rules.display_read_cases import display_read_invalid, display_read_valid
 from codemods.distributed.rules.distributed_manual_cases import distributed_manual_invalid
+from codemods.distributed.rules.spawning_class_cases import parent_called_method_invalid
 from codemods.engine.hooks import of_types, on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.targets import ENTRY_FUNCTION
@@ -29,7 +30,12 @@ DISTRIBUTED_MANUAL = Rule(
     summary="Multi-process code the tool cannot port safely: what to do by hand",
     fixable=False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
-    "XLA runtime may not start) and training at module level need a person. So does a launcher of its own (a "
+    "XLA runtime may not start before the launch: torch_xla.launch then raises 'Runtime is already initialized') "
+    "and training at module level need a person. A method of a class that spawns its own method (ProDiff's "
+    "`Trainer`: `mp.spawn(self.ddp_run, ...)` with several devices, `self.run_single_process(task)` otherwise) "
+    "runs in the launching process only where the module names it outside `self.<name>` of its class, or a "
+    "method that may run there calls it: one reached only from the spawned method, or from the other arm of the "
+    "`if` whose arm spawns (that run launches nothing), is a worker's, and its rank read is ported (XLA602). So does a launcher of its own (a "
     "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
     "environment, and starts no process group): it stays as it is, since wrapping it in torch_xla.launch would "
     "start every worker once per device; its workers are not torchrun's, so start the training script with "
@@ -225,7 +231,7 @@ DISTRIBUTED_MANUAL = Rule(
             note="ddp-under-a-prefix-test-that-takes-xla",
         ),
     ),
-    invalid=lambda: (*distributed_manual_invalid(), *display_read_invalid()),
+    invalid=lambda: (*distributed_manual_invalid(), *display_read_invalid(), *parent_called_method_invalid()),
 )
 
 
