@@ -34,7 +34,7 @@ from codemods.huggingface.accelerate_loaders import PREPARE_METHODS, LoaderOrigi
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
-from codemods.huggingface.trainer_loaders import maybe_trained, note_trainer_class, unbarriered
+from codemods.huggingface.trainer_loaders import drop_evaluated_only, maybe_trained, note_trainer_class, unbarriered
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
@@ -401,6 +401,8 @@ class HuggingFaceAnalysis(Analysis):
                 self._collator(call)
             elif self._is_tokenizer_call(call):
                 self._tokenizer_call(call, function or self.module)
+        if part.unbarriered_loaders and self.module is not None:  # (a trainer class only evaluated here)
+            drop_evaluated_only(part, self.module, self.facts.project.context.mentioned_elsewhere)
         for call, scope in self.model_loads:
             placements = self._placements(call, scope)
             if placements:

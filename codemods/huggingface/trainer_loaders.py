@@ -57,9 +57,20 @@ def _prepares(call: cst.Call, resolve: Callable[[cst.CSTNode], str | None]) -> b
     )
 
 
-def _calls_base(call: cst.Call) -> bool:
-    """``super().get_train_dataloader()``, ``BaseTrainer.get_train_dataloader(self)``."""
-    return method_name(call) == LOADER_METHOD and not (dotted(call.func) or "").startswith("self.")
+def _names_base(node: cst.CSTNode) -> bool:
+    """``super().get_train_dataloader`` (called, or bound and called later),
+    ``BaseTrainer.get_train_dataloader(self)``."""
+    return (
+        type(node) is cst.Attribute
+        and node.attr.value == LOADER_METHOD
+        and not (dotted(node) or "").startswith("self.")
+    )
+
+
+def _self_helper(value: cst.BaseExpression | None) -> str:
+    """``h`` of a call ``self.h(...)``; "" for anything else."""
+    func = dotted(value.func) if type(value) is cst.Call else None
+    return func[5:] if func is not None and func.startswith("self.") and func.count(".") == 1 else ""
 
 
 def _prepared_attributes(cls: cst.ClassDef, resolve: Callable[[cst.CSTNode], str | None]) -> set[str]:
@@ -90,24 +101,40 @@ def override_state(cls: cst.ClassDef, resolve: Callable[[cst.CSTNode], str | Non
     if _barriers(cls, resolve):
         return "prepared"
     attributes = _prepared_attributes(cls, resolve)
-    seen: set[str] = set()
+    known: dict[str, State] = {}
 
     def state(name: str) -> State:
-        seen.add(name)
+        if name in known:
+            return known[name]
+        known[name] = "unprepared"  # (a helper that calls itself, meanwhile)
+        known[name] = found = _state(name)
+        return found
+
+    def _state(name: str) -> State:
         nodes = _own_nodes(methods[name])
         calls = [n for n in nodes if type(n) is cst.Call]
         if any(_prepares(call, resolve) for call in calls):
             return "prepared"
-        if any(_calls_base(call) for call in calls):
+        if any(_names_base(node) for node in nodes):
             return "base"
         for call in calls:  # a helper method of the class that prepares the loader
-            func = dotted(call.func) or ""
-            helper = func[5:] if func.startswith("self.") and func.count(".") == 1 else ""
-            if helper in methods and helper not in seen and state(helper) in ("prepared", "base"):
+            helper = _self_helper(call)
+            if helper in methods and state(helper) in ("prepared", "base"):
                 return "prepared"
         returns = [n.value for n in nodes if type(n) is cst.Return and n.value is not None]
         if any(dotted(value) in attributes for value in returns):
             return "prepared"
+        # ``return self._get_dataloader(...)`` (transformers' own helper, which prepares), a mixin's
+        # helper: a method the class does not define is not read here, nor one it defines that
+        # returns such a call; also through a local name (``loader = self.helper(...); return loader``).
+        returned = {value.value for value in returns if type(value) is cst.Name}
+        helpers = {_self_helper(value) for value in returns} | {
+            _self_helper(node.value)
+            for node in nodes
+            if type(node) is cst.Assign and any(dotted(t.target) in returned for t in node.targets)
+        }
+        if any(h and (h not in methods or state(h) == "unknown") for h in helpers):
+            return "unknown"
         return "unprepared" if returns or name != LOADER_METHOD else "unknown"
 
     return state(LOADER_METHOD)
@@ -162,3 +189,18 @@ def maybe_trained(
         if any(type(arg.value) is cst.Name and arg.value.value in names for arg in call.args):
             return True
     return any(type(value) is cst.Name and value.value in names for value in returns.get(scope, []))
+
+
+def drop_evaluated_only(
+    part: HuggingFaceFacts, module: cst.Module, mentioned_elsewhere: Callable[[str], bool | None]
+) -> None:
+    """Forget the override of a Trainer class of this file that only evaluates (or predicts): every
+    use of its name here is a call whose trainer is not trained (``maybe_trained``; no subclass, no
+    handing of the class itself), and no other file of the project names it."""
+    trains = {id(call.func): trained for call, (_, _, trained) in part.unbarriered_calls.items()}
+    classes = {id(node.name) for node in walk(module) if type(node) is cst.ClassDef}
+    for override, cls in list(part.unbarriered_loaders.items()):
+        uses = [node for node in walk(module) if type(node) is cst.Name and node.value == cls]
+        uses = [node for node in uses if id(node) not in classes]
+        if uses and all(trains.get(id(node)) is False for node in uses) and mentioned_elsewhere(cls) is not True:
+            del part.unbarriered_loaders[override]

@@ -98,7 +98,7 @@ TRAINER_ONE_DEVICE = Rule(
 
 @reports_facts(TRAINER_ONE_DEVICE, nodes=lambda facts: set(facts.huggingface.trainers))
 def _report(ctx: Context[Facts], original: cst.Call) -> str:
-    if (unbarriered := ctx.facts.huggingface.unbarriered_calls.get(original)) is not None:
+    if (unbarriered := ctx.facts.huggingface.unbarriered_calls.get(original)) is not None and unbarriered[2]:
         return (
             "the Trainer places the model and batches on the XLA device, but it does not end the steps of "
             f"`{unbarriered[0]}`: its `get_train_dataloader` returns a loader `self.accelerator.prepare` never "

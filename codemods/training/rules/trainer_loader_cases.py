@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 TRAINER_LOADER_WHY = (
     " A transformers Trainer subclass whose `get_train_dataloader` returns a loader "
     "`self.accelerator.prepare` never wrapped (not the base's, not through `super()`, not a torch_xla "
-    "device loader) is reported at that override, and a call of such a class of another module (where the trainer "
+    "device loader; a helper method it defines is followed, one it does not define, `self._get_dataloader(...)` "
+    "of transformers' Trainer or a mixin's, is not read and the override is left alone) is reported at that "
+    "override, unless the file only evaluates or predicts with that class and no other file names it; and a call of such a class of another module (where the trainer "
     "may train: not one only evaluated with) at the "
     "call: on XLA the Trainer ends each training step only through its prepared loader's MpDeviceLoader "
     "(it marks the step itself only at logging steps), so those steps get no barrier."
@@ -48,6 +50,55 @@ PROJECT_LOADER = substituted(
     ),
 )
 
+# A helper method the class defines is followed: this one returns an unprepared loader.
+OWN_HELPER = substituted(
+    TRAINER_LOADER,
+    (
+        "    def get_train_dataloader(self):\n"
+        "        return DataLoader(self.train_dataset, batch_size=self.args.per_device_train_batch_size)\n",
+        "    def _loader(self, dataset):\n"
+        "        return DataLoader(dataset, batch_size=self.args.per_device_train_batch_size)\n\n"
+        "    def get_train_dataloader(self):\n"
+        "        loader = self._loader(self.train_dataset)\n"
+        "        return loader\n",
+    ),
+)
+# transformers' own helper (5.24 ``Trainer._get_dataloader`` prepares what it builds), or a mixin's:
+# a method the class does not define is not read, and the override is left alone.
+BASE_HELPER = substituted(
+    TRAINER_LOADER,
+    (
+        "        return DataLoader(self.train_dataset, batch_size=self.args.per_device_train_batch_size)\n",
+        "        return self._get_dataloader(\n"
+        "            dataset=self.train_dataset, description=\"Training\", batch_size=self._train_batch_size,\n"
+        "            sampler_fn=self._get_train_sampler, is_training=True,\n"
+        "        )\n",
+    ),
+)
+MIXIN_HELPER = substituted(
+    TRAINER_LOADER,
+    (
+        "class MyTrainer(Trainer):\n",
+        "class LoaderMixin:\n"
+        "    def build_loader(self, dataset):\n"
+        "        return self.accelerator.prepare(DataLoader(dataset, batch_size=8))\n\n\n"
+        "class MyTrainer(LoaderMixin, Trainer):\n",
+    ),
+    (
+        "        return DataLoader(self.train_dataset, batch_size=self.args.per_device_train_batch_size)\n",
+        "        return self.build_loader(self.train_dataset)\n",
+    ),
+)
+# A trainer of this file built and only evaluated: its training loader is never used.
+EVALUATED_ONLY = (
+    TRAINER_LOADER
+    + """
+
+trainer = MyTrainer(model=model, eval_dataset=dataset)
+print(trainer.evaluate())
+"""
+)
+
 LOADER_MESSAGE = "`MyTrainer.get_train_dataloader` overrides the Trainer's and returns a loader"
 
 
@@ -68,6 +119,15 @@ def trainer_loader_invalid() -> tuple[Invalid, ...]:
                 target=target,
                 note=f"trainer-override-returns-a-project-loader-{target}",
                 findings=(Expected(6, 9, LOADER_MESSAGE),),
+            )
+            for target in BARRIERS
+        ),
+        *(
+            invalid(
+                OWN_HELPER,
+                target=target,
+                note=f"trainer-override-returns-its-own-helpers-unprepared-loader-{target}",
+                findings=(Expected(9, 9, LOADER_MESSAGE),),
             )
             for target in BARRIERS
         ),
@@ -112,6 +172,9 @@ def trainer_loader_valid() -> tuple[Valid, ...]:
         *(valid(prepared, target=t, note=f"trainer-override-returns-a-prepared-loader-{t}") for t in BARRIERS),
         *(valid(through_base, target=t, note=f"trainer-override-calls-the-base-{t}") for t in BARRIERS),
         valid(device_loader, note="trainer-override-returns-a-device-loader"),
+        *(valid(BASE_HELPER, target=t, note=f"trainer-override-returns-the-bases-helper-{t}") for t in BARRIERS),
+        *(valid(MIXIN_HELPER, target=t, note=f"trainer-override-returns-a-mixins-helper-{t}") for t in BARRIERS),
+        *(valid(EVALUATED_ONLY, target=t, note=f"trainer-only-evaluated-{t}") for t in BARRIERS),
         valid(
             substituted(TRAINER_LOADER, ("def get_train_dataloader", "def get_eval_dataloader")),
             note="trainer-eval-loader-override (the evaluation loop marks each step)",
