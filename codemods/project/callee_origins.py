@@ -13,7 +13,7 @@ from codemods.engine.nodes import arg_value, is_false
 from codemods.engine.walk import Analysis
 from codemods.followed_packages import unfollowed_package
 from codemods.project.module_summary import Found, ModuleSummary
-from codemods.project.receivers import CONTAINER_METHODS, GENERIC_METHODS, is_class
+from codemods.project.receivers import CONTAINER_METHODS, GENERIC_METHODS, is_class, named_like
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -205,13 +205,18 @@ class CalleeOrigins(Analysis):
         optimizers and tensors define (``train``, ``step``), nor for one that Python's containers
         define (``update``, ``get``) unless the receiver is an instance that a call the tool cannot
         tell built (``algorithm = algorithm_class(...)``, a class looked up at run time; ``agent =
-        make_agent(cfg)``): a dict or a meter is rarely made that way, a project's agent often."""
+        make_agent(cfg)``, ``hydra.utils.instantiate(cfg.agent)``) and its name says it may be the
+        method's class's (``receivers.named_like``: ``agent`` for ``DRQAgent.update``, not ``metrics``
+        nor ``stats``): such a call builds meters and metrics as often as a project's agent."""
         head, _, method = callee.rpartition(".")
         if not head or method.startswith("__") or not self.untyped(head):
             return []
         if method in GENERIC_METHODS and not (method in CONTAINER_METHODS and self._constructed(head)):
             return []
-        return list(self.part.context.named_methods(method))
+        found = self.part.context.named_methods(method)
+        if method in CONTAINER_METHODS:  # ``metrics.update(batch)``, ``stats.update({...})``: no agent's
+            return [f for f in found if named_like(head, f.name)]
+        return list(found)
 
     def _constructed(self, head: str) -> bool:
         """Every binding of ``head`` is a call whose class the tool cannot tell, none of a function

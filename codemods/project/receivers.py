@@ -67,6 +67,20 @@ GENERIC_METHODS = frozenset(
 )
 # Those of them that only Python's containers define (not torch's modules, optimizers or tensors).
 CONTAINER_METHODS = frozenset("update get items keys values pop setdefault".split())
+# What a value that steps an optimizer through a container's method name (``agent.update(...)``) is
+# named: a value of unknown class called so counts only when its name says it may be one.
+ROLE_WORDS = ("agent", "learner", "trainer", "model", "policy", "algo", "solver", "actor", "critic", "net")
+
+
+def named_like(receiver: str, method: str) -> bool:
+    """The receiver's name (``agent`` of ``self.agent``) says what ``method`` (``DRQAgent.update``, a
+    project method that steps) belongs to: a word of it (``_``-separated, three letters or more) is a
+    role word (ROLE_WORDS) or part of the method's class name; ``metrics``, ``stats``, ``meter`` are not."""
+    owner = method.rpartition(".")[0].rpartition(".")[2].lower()
+    words = [w for w in receiver.rpartition(".")[2].lower().split("_") if len(w) >= 3]
+    return any(w in owner or any(role in w for role in ROLE_WORDS) for w in words)
+
+
 CONTAINER_LITERALS = (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)
 CONTAINER_BUILDERS = frozenset(
     "dict OrderedDict collections.OrderedDict defaultdict collections.defaultdict copy.deepcopy copy.copy".split()
