@@ -269,3 +269,52 @@ def test_update_on_a_parameter_leaves_the_agents_step_undriven_and_says_why(
         "if the script whose loop calls it is not in this run, convert it with this file (the barrier goes there); "
         f"else call {barrier} after each call of `update` in that loop"
     ), undriven.message
+
+
+# Review 22, item 5: ``hydra.utils.instantiate`` builds meters and metrics as often as agents.  A loop
+# calling ``update`` on an instantiated value whose name says nothing of the stepping class (``metrics``,
+# ``stats``) drives nothing: no barrier, no XLA301; the agent's loop keeps its barrier.
+TRAIN_METRICS = """\
+import hydra
+import torch
+
+
+def main(cfg, replay_iter):
+    agent = hydra.utils.instantiate(cfg.agent)
+    metrics = hydra.utils.instantiate(cfg.metrics)
+    for step in range(100):
+        agent.update(replay_iter, step)
+    for step in range(10):
+        metrics.update(replay_iter, step)
+    stats = hydra.utils.instantiate(cfg.stats)
+    for k in range(3):
+        stats.update({"k": k})
+"""
+ONLY_METRICS = TRAIN_METRICS.replace("        agent.update(replay_iter, step)\n", "        pass\n")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("names", [["agent.py", "train.py"], ["train.py"]], ids=["whole", "single"])
+def test_update_on_instantiated_metrics_or_stats_drives_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, names: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = _write(tmp_path, {"agent.py": AGENT, "train.py": TRAIN_METRICS})
+    found = _findings(folder, names, target)
+    (loop,) = [f for f in found["train.py"] if f.rule == "XLA301"]
+    assert (loop.line, loop.col) == (8, 5)
+    assert "training loop" in loop.message
+    assert _rules(found.get("agent.py", [])) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_with_only_metrics_loops_the_agents_step_stays_undriven(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = _write(tmp_path, {"agent.py": AGENT, "train.py": ONLY_METRICS})
+    found = _findings(folder, ["agent.py", "train.py"], target)
+    assert _rules(found["train.py"]) == []
+    (undriven,) = [f for f in found["agent.py"] if f.rule == "XLA306"]
+    assert (undriven.line, undriven.col) == (19, 25)
+    assert undriven.message.startswith("`self.update_net(x)` in `Agent.update` has no step barrier: no loop of this file")
