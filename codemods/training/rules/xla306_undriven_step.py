@@ -30,7 +30,10 @@ UNDRIVEN_STEP = Rule(
     "parameter) drives the project's methods of that name that take a step (`model.optimize_parameters()`); "
     "for a name Python's containers define too (`agent.update(...)`), only where a call the tool cannot tell the "
     "class of built the value (`hydra.utils.instantiate(cfg.agent)`, whose class the configuration names; "
-    "`make_agent(cfg)`). A "
+    "`make_agent(cfg)`) and the value's name says it may be that class: a word of it is part of the method's "
+    "class name (`agent` for `DRQAgent.update`) or names a role (agent, learner, trainer, model, policy, algo, "
+    "solver, actor, critic, net); such calls build meters and metrics as often, and a loop's "
+    "`metrics.update(batch)` or `stats.update({...})` is no training step. A "
     "call in a test file (`tests/`, `test_*.py`, `*_test.py`) drives no step, and a unit test's own step, run "
     "once, is not reported. "
     "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
@@ -499,7 +502,7 @@ def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst
     container = (
         f" (`{method}` is a method of Python's containers too: only a value that a call the tool cannot tell "
         "the class of built counts, `agent = hydra.utils.instantiate(cfg.agent)` or `agent = make_agent(cfg)`, "
-        "not a parameter)"
+        "not a parameter, and only where its name says it may be that class: not `metrics`, `stats`)"
         if undriven.container
         else ""
     )
