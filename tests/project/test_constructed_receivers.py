@@ -317,4 +317,6 @@ def test_with_only_metrics_loops_the_agents_step_stays_undriven(
     assert _rules(found["train.py"]) == []
     (undriven,) = [f for f in found["agent.py"] if f.rule == "XLA306"]
     assert (undriven.line, undriven.col) == (19, 25)
-    assert undriven.message.startswith("`self.update_net(x)` in `Agent.update` has no step barrier: no loop of this file")
+    assert undriven.message.startswith(
+        "`self.update_net(x)` in `Agent.update` has no step barrier: no loop of this file"
+    )

@@ -70,7 +70,7 @@ BASE_HELPER = substituted(
     (
         "        return DataLoader(self.train_dataset, batch_size=self.args.per_device_train_batch_size)\n",
         "        return self._get_dataloader(\n"
-        "            dataset=self.train_dataset, description=\"Training\", batch_size=self._train_batch_size,\n"
+        '            dataset=self.train_dataset, description="Training", batch_size=self._train_batch_size,\n'
         "            sampler_fn=self._get_train_sampler, is_training=True,\n"
         "        )\n",
     ),
