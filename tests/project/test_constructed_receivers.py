@@ -263,7 +263,7 @@ def test_update_on_a_parameter_leaves_the_agents_step_undriven_and_says_why(
     assert (
         "`update` is a method of Python's containers too: only a value that a call the tool cannot tell the class "
         "of built counts, `agent = hydra.utils.instantiate(cfg.agent)` or `agent = make_agent(cfg)`, not a "
-        "parameter)" in undriven.message
+        "parameter, and only where its name says it may be that class: not `metrics`, `stats`)" in undriven.message
     ), undriven.message
     assert undriven.message.endswith(
         "if the script whose loop calls it is not in this run, convert it with this file (the barrier goes there); "
@@ -320,3 +320,4 @@ def test_with_only_metrics_loops_the_agents_step_stays_undriven(
     assert undriven.message.startswith(
         "`self.update_net(x)` in `Agent.update` has no step barrier: no loop of this file"
     )
+    assert "only where its name says it may be that class: not `metrics`, `stats`)" in undriven.message
