@@ -13,7 +13,10 @@ itself, so ``get_eval_dataloader`` and ``get_test_dataloader`` overrides need no
 An override is left alone when it goes through ``prepare`` (or ``prepare_data_loader``), wraps in
 torch_xla's device loaders, calls the base's ``get_train_dataloader`` (``super()``), returns an
 attribute the class binds to what ``prepare`` returned, or has no return of a value (abstract);
-and so is a class that calls torch_xla's step barrier (``xm.mark_step``, ``torch_xla.sync``)."""
+and so is a class that calls torch_xla's step barrier (``xm.mark_step``, ``torch_xla.sync``).  A helper
+method the class defines is followed; one it does not define (``self._get_dataloader(...)``, transformers'
+own helper, which prepares; a mixin's) is not read, and the override is unknown, not unprepared.  A class
+of the file only evaluated or predicted with, that no other file names, is not reported."""
 
 from __future__ import annotations
 
