@@ -181,8 +181,7 @@ class AccelerateDeepSpeedAnalysis(Analysis):
 
     def _names_deepspeed(self, test: cst.CSTNode) -> bool:
         return any(
-            "deepspeed" in sub.lower() or sub == "distributed_type" or sub in self.plugin_names
-            for sub in _names(test)
+            "deepspeed" in sub.lower() or sub == "distributed_type" or sub in self.plugin_names for sub in _names(test)
         )
 
     def _guarded(self, node: cst.CSTNode) -> bool:
