@@ -54,6 +54,7 @@ class AccelerateDeepSpeedAnalysis(Analysis):
 
     name = "accelerate_deepspeed"
     fills = "huggingface"
+    reads = ("project",)  # its context: whether a callee is of a project module
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
