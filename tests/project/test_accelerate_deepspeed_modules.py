@@ -108,3 +108,40 @@ def test_without_those_modules_nothing_is_to_port(tmp_path: Path, target: str) -
     single = _findings(folder, ["train.py"], target)
     assert "nothing to port" in single["XLA807", "train.py", 14], single
     assert not any(rule == "XLA810" for rule, _, _ in single), single
+
+
+MODEL = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+    def save_checkpoint(self, path):
+        torch.save(self.state_dict(), path)
+"""
+
+OWN_CHECKPOINT = """\
+import torch
+from accelerate import Accelerator
+from lib.models import Net
+
+accelerator = Accelerator()
+if accelerator.state.deepspeed_plugin is not None:
+    accelerator.state.deepspeed_plugin.deepspeed_config["gradient_clipping"] = 1.0
+model = Net()
+model, optimizer = accelerator.prepare(model, torch.optim.AdamW(model.parameters()))
+model.save_checkpoint("out.pt")
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("names", [["train.py", "lib/models.py"], ["train.py"]])
+def test_a_project_models_own_checkpoint_is_not_deepspeeds(tmp_path: Path, target: str, names: list[str]) -> None:
+    """Review 22: ``prepare`` hands a project's model back as it is; its own ``save_checkpoint``
+    runs on XLA (checked on accelerate 1.15), so it is no DeepSpeedEngine method, though the
+    script reads the plugin (guarded)."""
+    files = {"lib/__init__.py": "", "lib/models.py": MODEL, "train.py": OWN_CHECKPOINT}
+    found = _findings(write_project(tmp_path / "p", "p", files), names, target)
+    assert not any(rule == "XLA810" for rule, _, _ in found), found

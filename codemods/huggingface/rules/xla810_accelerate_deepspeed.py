@@ -69,6 +69,99 @@ accelerator.save_state("out")
 trainer.save_checkpoint("out")
 """
 
+# A model's own checkpoint method (review 22, acc_ckpt.py): ``prepare`` hands the Net back and its
+# method runs on XLA; the plugin read under a guard says the file knows DeepSpeed, still its own method.
+_OWN_CHECKPOINT = """
+import torch
+from accelerate import Accelerator
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+    def save_checkpoint(self, path):
+        return path
+
+
+accelerator = Accelerator()
+if accelerator.state.deepspeed_plugin is not None:
+    accelerator.state.deepspeed_plugin.deepspeed_config["gradient_clipping"] = 1.0
+model, optimizer = accelerator.prepare(Net(), torch.optim.AdamW(params))
+model.save_checkpoint("out.pt")
+"""
+
+# No other use of the integration: a prepared object's ``load_checkpoint`` is not called DeepSpeed's.
+_NO_DEEPSPEED = """
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model, optimizer = accelerator.prepare(build_model(), optimizer)
+model.load_checkpoint("out.pt")
+"""
+
+# Guards that are not an ``if`` around the read (review 22, acc_guard2.py).
+_GUARD_SHAPES = """
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+
+
+def zero_stage():
+    if accelerator.state.deepspeed_plugin is None:
+        return 0
+    return accelerator.state.deepspeed_plugin.zero_stage
+
+
+def zero3():
+    plugin = accelerator.state.deepspeed_plugin
+    return plugin is not None and accelerator.state.deepspeed_plugin.zero_stage == 3
+
+
+ok = accelerator.state.deepspeed_plugin and accelerator.state.deepspeed_plugin.zero_stage == 3
+z = accelerator.state.deepspeed_plugin.zero_stage if accelerator.state.deepspeed_plugin else 0
+"""
+
+# An engine method and a placeholder under DeepSpeed guards (acc_guard_engine.py; accelerate's by_feature
+# example: ``DummyScheduler`` in the else branch of ``if deepspeed_plugin is None or ...``).
+_GUARDED_ENGINE = """
+from accelerate import Accelerator
+from accelerate.utils import DistributedType, DummyScheduler
+
+accelerator = Accelerator()
+if (
+    accelerator.state.deepspeed_plugin is None
+    or "scheduler" not in accelerator.state.deepspeed_plugin.deepspeed_config
+):
+    lr_scheduler = get_scheduler("linear", optimizer=optimizer)
+else:
+    lr_scheduler = DummyScheduler(optimizer, total_num_steps=10)
+model, optimizer, lr_scheduler = accelerator.prepare(model, optimizer, lr_scheduler)
+if accelerator.distributed_type == DistributedType.DEEPSPEED:
+    model.save_checkpoint("out")
+else:
+    accelerator.save_state("out")
+"""
+
+# Outside the guards: after the ``if`` that returns only, and a third-party model's engine method.
+_PAST_GUARDS = """
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+accelerator.state.deepspeed_plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = 4
+
+
+def zero_stage():
+    if accelerator.state.deepspeed_plugin is None:
+        print("no deepspeed")
+    return accelerator.state.deepspeed_plugin.zero_stage
+
+
+model, optimizer = accelerator.prepare(AutoModel.from_pretrained("gpt2"), optimizer)
+if accelerator.is_main_process:
+    model.save_checkpoint("out")
+"""
+
 ACCELERATE_DEEPSPEED = Rule(
     code="XLA810",
     name="accelerate-deepspeed",
@@ -87,9 +180,14 @@ ACCELERATE_DEEPSPEED = Rule(
     "`Accelerator(deepspeed_plugin=DeepSpeedPlugin(...))` needs deepspeed installed (ImportError) while XLA "
     "never runs its engine, so the plugin's config (ZeRO, the optimizer and scheduler it builds, clipping) "
     "does not apply. Each use is reported at its line (a class deriving from a placeholder at its base). A "
-    "read of the plugin under a condition that names DeepSpeed (`if accelerator.distributed_type == "
-    "DistributedType.DEEPSPEED:`, `if accelerator.state.deepspeed_plugin is not None:`) is the script's own "
-    "guard and is not reported. Port: a torch optimizer and LR scheduler with the DeepSpeed config's "
+    "read of the plugin, an engine method or a placeholder under a condition that names DeepSpeed (`if "
+    "accelerator.distributed_type == DistributedType.DEEPSPEED:`, `if accelerator.state.deepspeed_plugin is not "
+    "None:` and its else branch, the right of `plugin is not None and plugin.zero_stage`, what follows `if "
+    "plugin is None: return 0`) is the script's own guard and is not reported. An engine method of a prepared "
+    "object is reported only where the file otherwise uses the integration (a placeholder, the plugin, its "
+    "`deepspeed_plugin`, `DistributedType.DEEPSPEED`) and the object's class may be DeepSpeed's: not where a "
+    "class of the file defines a method of that name (a model's own `save_checkpoint` runs on XLA) or a class "
+    "of another module of the project built the object. Port: a torch optimizer and LR scheduler with the DeepSpeed config's "
     "settings, `accelerator.save_state(dir)` for checkpoints, an XLA accelerate config (torch_xla's FSDP "
     "where ZeRO's sharding is needed).",
     examples=lambda: (
@@ -103,6 +201,16 @@ ACCELERATE_DEEPSPEED = Rule(
     valid=lambda: (
         valid(_GUARDED, note="deepspeed-guarded-or-not-accelerates"),
         valid(_GUARDED, target="sagemaker", note="deepspeed-guarded-or-not-accelerates-sagemaker"),
+        *(
+            valid(code, target=target, note=f"{note}-{target}")
+            for code, note in (
+                (_OWN_CHECKPOINT, "a-models-own-save-checkpoint"),
+                (_NO_DEEPSPEED, "an-engine-method-name-without-deepspeed-in-the-file"),
+                (_GUARD_SHAPES, "early-return-and-or-and-plugin-alias-guards"),
+                (_GUARDED_ENGINE, "engine-method-and-placeholder-under-deepspeed-guards"),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
     ),
     invalid=lambda: (
         *(
@@ -136,6 +244,19 @@ ACCELERATE_DEEPSPEED = Rule(
                 target=target,
                 note=f"a-class-deriving-from-dummyoptim-{target}",
                 findings=(Expected(4, 22, "`DummyOptim` is Accelerate's placeholder for the optimizer"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                _PAST_GUARDS,
+                target=target,
+                note=f"reads-past-the-guards-and-a-third-party-models-engine-method-{target}",
+                findings=(
+                    Expected(4, 1, "deepspeed_plugin"),
+                    Expected(10, 12, "deepspeed_plugin"),
+                    Expected(15, 5, "`model.save_checkpoint(...)` is a DeepSpeedEngine method"),
+                ),
             )
             for target in ("2.9", "sagemaker")
         ),
