@@ -122,12 +122,17 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
     "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
     'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
-    "`args.cuda` does. A flag that also sets a CUDA choice on a name only a star import of a module the tool "
-    "cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, with `cmd_args` from `from "
-    "main import *` of pytorch_DGCNN, cloned beside the project, whose code calls `.cuda()` when the mode is "
-    "'gpu') counts as guarding such code: switched on, it would make that code take the XLA host for a CUDA one, "
-    "where `.cuda()` raises (the original ran on the CPU there); the check stays and is an error that names the "
-    "import. Beside a name the file binds, or a star import of a followed package, the flag goes as any other.",
+    "`args.cuda` does. A flag that also sets a CUDA mode word, one that is no device, on a name only a star "
+    "import of a module the tool cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, "
+    "with `cmd_args` from `from main import *` of pytorch_DGCNN, cloned beside the project, whose code calls "
+    "`.cuda()` when the mode is 'gpu') counts as guarding such code: switched on, it would make that code take the "
+    "XLA host for a CUDA one, where `.cuda()` raises (the original ran on the CPU there); the check stays and is an "
+    "error that names the import. So does a check that sets the word itself (`cmd_args.mode = 'gpu' if "
+    "torch.cuda.is_available() else 'cpu'`, also where the file compares the mode: its own moves are ported). A "
+    "device string set there (`cfg.device = 'cuda' if torch.cuda.is_available() else 'cpu'`, or `'cuda:0' if "
+    "args.cuda`) is ported as any device choice, to 'xla': the code that receives it moves to the XLA device with "
+    "it (`.to(cfg.device)`). Beside a name the file binds (by any binding: an assignment, a definition, `as`, "
+    "`:=`), or a star import of a followed package, the flag goes as any other.",
     examples=lambda: (
         invalid(
             """
