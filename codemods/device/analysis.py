@@ -274,6 +274,7 @@ class DeviceAnalysis(DeviceWalk):
             *part.selections,
             *(node.test for node in part.ifs),
             *(node.test for node in part.blocked_ifs),  # their own finding says what the checks do
+            *part.unread_choices,  # (as those)
             *(node.test for node in part.unset_fallbacks),
             *part.calls,
             *map_locations,
@@ -303,6 +304,8 @@ class DeviceAnalysis(DeviceWalk):
         uses = [node for node, refs in self.cond_refs.items() if name in refs]
         blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
         for value in self.flag_candidates[name]:
+            if value in self.part.unread_choices:
+                continue  # ``cmd_args.mode = 'gpu' if torch.cuda.is_available() else 'cpu'``: stays (its own error)
             if blocker is None:
                 self.part.flag_values[value] = (name, purpose)
             else:

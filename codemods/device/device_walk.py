@@ -137,6 +137,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             if stars := unread_holder(node, self.facts):
                 self.part.unread_holders[node] = stars
                 self.crash_code.setdefault(node.value, node)
+                if node.value in self.availability_ifexps:  # ``'gpu' if torch.cuda.is_available() else 'cpu'``
+                    self.part.unread_choices[node.value] = node  # type: ignore[index]  # an IfExp (holder_candidate)
 
     # -- marks other analyses add to ------------------------------------------------------
 

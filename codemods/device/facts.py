@@ -74,6 +74,9 @@ class DeviceFacts:
     # tool cannot read may bind ``cmd_args`` (the value: those imports): code the tool cannot see reads the
     # CUDA choice there (device/unread_holders.py).
     unread_holders: dict[cst.Assign, tuple[cst.ImportFrom, ...]] = field(default_factory=dict)
+    # Of those, the ones a check chooses itself (``cmd_args.mode = 'gpu' if torch.cuda.is_available() else
+    # 'cpu'``): the conditional expression, and the assignment: it stays, with an error (XLA104).
+    unread_choices: dict[cst.IfExp, cst.Assign] = field(default_factory=dict)
     # `if cfg["use_cuda"] and not torch.cuda.is_available(): cfg["use_cuda"] = False` where the flag
     # picks the device (the value: the flag): the check goes, or stays with an error (device/cuda_defaults.py).
     cleared_flags: dict[cst.If, str] = field(default_factory=dict)

@@ -1,11 +1,14 @@
-"""A CUDA choice a flag makes for code the tool cannot see (for XLA104, beside device_walk.py):
-``cmd_args.mode = 'gpu' if args.cuda else 'cpu'``, where only a star import of a module the tool
-cannot read may bind ``cmd_args`` (SEAL's Python/Main.py: ``from main import *`` of pytorch_DGCNN,
-cloned beside the project, whose ``Classifier`` and ``loop_dataset`` call ``.cuda()`` when
-``cmd_args.mode == 'gpu'``).  Switched on (its ``torch.cuda.is_available()`` dropped), the flag
+"""A CUDA mode word a flag or a check sets for code the tool cannot see (for XLA104, beside
+device_walk.py): ``cmd_args.mode = 'gpu' if args.cuda else 'cpu'``, where only a star import of a
+module the tool cannot read may bind ``cmd_args`` (SEAL's Python/Main.py: ``from main import *`` of
+pytorch_DGCNN, cloned beside the project, whose ``Classifier`` and ``loop_dataset`` call ``.cuda()``
+when ``cmd_args.mode == 'gpu'``).  Switched on (its ``torch.cuda.is_available()`` dropped), the flag
 would make that code take an XLA host for a CUDA one: its ``.cuda()`` raises there ("Found no
-NVIDIA driver"), where the original ran on the CPU.  The flag counts as guarding code that fails
-without CUDA: it is left as written, with an error that says why."""
+NVIDIA driver"), where the original ran on the CPU.  The flag (or a check that makes the choice
+itself: ``'gpu' if torch.cuda.is_available() else 'cpu'``) counts as guarding code that fails
+without CUDA: it is left as written, with an error that says why.  Only a word that is no device
+(``'gpu'``): a device string (``'cuda'``, ``'cuda:0'``) goes to the holder as ``'xla'``, as any
+device choice, and the code that receives it moves to the XLA device with it (``.to(cfg.device)``)."""
 
 from __future__ import annotations
 
@@ -13,19 +16,19 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import is_cuda_device_string, string_value
+from codemods.engine.nodes import string_value
 from codemods.training.unresolved_callees import star_sources
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-# ``"xla"``: a CUDA device string XLA101 ported (``"cuda:0" if flag else "cpu"``), so that a second run
-# leaves the flag as the first did.
-_CUDA_WORDS = frozenset({"gpu", "cuda", "xla"})
+# Words for CUDA that are no device: ``torch.device`` and ``.to`` refuse them, so the code that reads
+# them maps them to its own ``.cuda()`` (a device string, ``"cuda:0"``, is XLA101's, ported to "xla").
+_CUDA_WORDS = frozenset({"gpu"})
 
 
 def holder_candidate(node: cst.Assign) -> bool:
-    """``node`` sets an attribute to a CUDA choice: ``holder.mode = 'gpu' if flag else 'cpu'``."""
+    """``node`` sets an attribute to a CUDA mode word: ``holder.mode = 'gpu' if flag else 'cpu'``."""
     value = node.value
     return (
         len(node.targets) == 1
@@ -49,4 +52,4 @@ def unread_holder(node: cst.Assign, facts: Facts) -> tuple[cst.ImportFrom, ...]:
 
 def _cuda(value: cst.BaseExpression) -> bool:
     text = string_value(value)
-    return is_cuda_device_string(value) or (isinstance(text, str) and text.lower() in _CUDA_WORDS)
+    return isinstance(text, str) and text.lower() in _CUDA_WORDS

@@ -130,6 +130,26 @@ class ImportAnalysis(Analysis):
         if node.asname is not None:
             self._binds(node.asname.name)
 
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._binds(node.target)  # ``if (g := make()):``
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._binds(node.name.name)  # ``except Exception as handler:``
+
+    def _binds_name(self, node: cst.FunctionDef | cst.ClassDef | cst.MatchAs | cst.MatchStar) -> None:
+        if node.name is not None:
+            self._binds(node.name)  # ``def fit():``, ``class cfg:``, ``case [x, *rest]:`` (a pattern's capture)
+
+    visit_FunctionDef = _binds_name
+    visit_ClassDef = _binds_name
+    visit_MatchAs = _binds_name
+    visit_MatchStar = _binds_name
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self._binds(node.rest)  # ``case {"k": v, **rest}:``
+
 
 def tests_for_xla(test: cst.BaseExpression) -> bool:
     """``if HAS_XLA:``, ``if is_torch_xla_available():``, ``if args.tpu:``..."""

@@ -87,3 +87,78 @@ def test_with_the_check_dropped_the_librarys_cuda_call_raises(tmp_path: Path) ->
     assert run.returncode != 0
     assert "x.cuda()" in run.stderr and "RuntimeError" in run.stderr
     assert "step 0 loss" not in run.output
+
+
+# The check picks a device string itself for the unread module (the reviewed regression): the port
+# makes it "xla", and the module's own moves (``.to(cfg.device)``) take the batches to the XLA device.
+DEVICE_MAIN = """\
+import os
+import sys
+
+import torch
+sys.path.append(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "ext_lib"))
+from main import *
+
+cfg.device = "cuda" if torch.cuda.is_available() else "cpu"
+torch.manual_seed(0)
+classifier = Classifier().to(cfg.device)
+optimizer = torch.optim.SGD(classifier.parameters(), lr=0.1)
+batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range(5)]
+for epoch in range(2):
+    loop_dataset(batches, classifier, optimizer=optimizer)
+"""
+DEVICE_LIBRARY = LIBRARY.replace(
+    'cmd_args = argparse.Namespace(mode="cpu")', 'cfg = argparse.Namespace(device="cpu")'
+).replace(
+    """        if cmd_args.mode == "gpu":
+            x, y = x.cuda(), y.cuda()
+""",
+    """        x, y = x.to(cfg.device), y.to(cfg.device)
+        print(f"batch on {x.device.type}")
+""",
+)
+# The check sets the mode word itself (no flag): left as is, with an error.
+CHECKED_MAIN = MAIN.replace("use_cuda = torch.cuda.is_available()\n", "").replace(
+    '"gpu" if use_cuda', '"gpu" if torch.cuda.is_available()'
+)
+
+
+def _device_project(tmp_path: Path) -> Path:
+    (tmp_path / "ext_lib").mkdir()
+    (tmp_path / "ext_lib" / "main.py").write_text(DEVICE_LIBRARY)
+    return converted_project(tmp_path / "seal", "seal", {"Python/Main.py": DEVICE_MAIN})
+
+
+def test_a_device_string_the_check_picks_goes_to_the_unread_module_as_xla(tmp_path: Path) -> None:
+    folder = _device_project(tmp_path)
+    ported = (folder / "Python" / "Main.py").read_text()
+    assert 'cfg.device = "xla"\n' in ported
+    run = run_script(folder / "Python", "Main.py", runner=False)
+    assert len(run.losses) == 10
+    assert run.output.count("batch on xla") == 10
+
+
+def test_with_the_check_kept_around_the_ported_string_the_batches_stay_on_the_cpu(tmp_path: Path) -> None:
+    """Negative control: the half port the review found (``"xla" if torch.cuda.is_available() else
+    "cpu"``) trains on the CPU on an XLA host."""
+    folder = _device_project(tmp_path)
+    script = folder / "Python" / "Main.py"
+    script.write_text(
+        script.read_text().replace('cfg.device = "xla"', 'cfg.device = "xla" if torch.cuda.is_available() else "cpu"')
+    )
+    run = run_script(folder / "Python", "Main.py", runner=False)
+    assert len(run.losses) == 10
+    assert run.output.count("batch on cpu") == 10 and "batch on xla" not in run.output
+
+
+def test_a_mode_word_the_check_sets_itself_is_left_and_the_script_runs_as_the_original_does(tmp_path: Path) -> None:
+    (tmp_path / "ext_lib").mkdir()
+    (tmp_path / "ext_lib" / "main.py").write_text(LIBRARY)
+    folder = converted_project(tmp_path / "seal", "seal", {"Python/Main.py": CHECKED_MAIN})
+    script = folder / "Python" / "Main.py"
+    assert 'cmd_args.mode = "gpu" if torch.cuda.is_available() else "cpu"' in script.read_text()
+    run = run_script(folder / "Python", "Main.py", runner=False)
+    assert len(run.losses) == 10
+    script.write_text(script.read_text().replace('"gpu" if torch.cuda.is_available() else "cpu"', '"gpu"'))
+    failed = run_script(folder / "Python", "Main.py", runner=False, check=False)  # the check folded: .cuda() raises
+    assert failed.returncode != 0 and "RuntimeError" in failed.stderr

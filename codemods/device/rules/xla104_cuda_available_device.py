@@ -122,12 +122,17 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "built from the config) goes: the flag keeps the user's value and picks the XLA device. Where a condition on "
     "the flag also guards code that fails without CUDA, the check stays and is an error. A flag held as a config "
     'item (`cfg["cuda"] = cfg["cuda"] and torch.cuda.is_available()`, then `if cfg["cuda"]:`) picks the device as '
-    "`args.cuda` does. A flag that also sets a CUDA choice on a name only a star import of a module the tool "
-    "cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, with `cmd_args` from `from "
-    "main import *` of pytorch_DGCNN, cloned beside the project, whose code calls `.cuda()` when the mode is "
-    "'gpu') counts as guarding such code: switched on, it would make that code take the XLA host for a CUDA one, "
-    "where `.cuda()` raises (the original ran on the CPU there); the check stays and is an error that names the "
-    "import. Beside a name the file binds, or a star import of a followed package, the flag goes as any other.",
+    "`args.cuda` does. A flag that also sets a CUDA mode word, one that is no device, on a name only a star "
+    "import of a module the tool cannot read may bind (SEAL's `cmd_args.mode = 'gpu' if args.cuda else 'cpu'`, "
+    "with `cmd_args` from `from main import *` of pytorch_DGCNN, cloned beside the project, whose code calls "
+    "`.cuda()` when the mode is 'gpu') counts as guarding such code: switched on, it would make that code take the "
+    "XLA host for a CUDA one, where `.cuda()` raises (the original ran on the CPU there); the check stays and is an "
+    "error that names the import. So does a check that sets the word itself (`cmd_args.mode = 'gpu' if "
+    "torch.cuda.is_available() else 'cpu'`, also where the file compares the mode: its own moves are ported). A "
+    "device string set there (`cfg.device = 'cuda' if torch.cuda.is_available() else 'cpu'`, or `'cuda:0' if "
+    "args.cuda`) is ported as any device choice, to 'xla': the code that receives it moves to the XLA device with "
+    "it (`.to(cfg.device)`). Beside a name the file binds (by any binding: an assignment, a definition, `as`, "
+    "`:=`), or a star import of a followed package, the flag goes as any other.",
     examples=lambda: (
         invalid(
             """
@@ -348,7 +353,9 @@ def _without_gpu_requirement(ctx: Context[Facts], original: cst.If, updated: cst
 
 @on_facts(
     CUDA_AVAILABLE_DEVICE,
-    nodes=lambda facts: dict.fromkeys([*of_types(facts.device.wrapped_checks, "IfExp"), *facts.device.selections]),
+    nodes=lambda facts: dict.fromkeys(
+        [*of_types(facts.device.wrapped_checks, "IfExp"), *facts.device.selections, *facts.device.unread_choices]
+    ),
 )
 def _selection(ctx: Context[Facts], original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
     """``x if torch.cuda.is_available() else y`` that picks the device -> ``x``."""
@@ -358,6 +365,9 @@ def _selection(ctx: Context[Facts], original: cst.IfExp, updated: cst.IfExp) -> 
     from codemods.engine.nodes import as_expression, fold_true, string_value
 
     device = ctx.facts.device
+    if original in device.unread_choices:
+        _unread_holder(ctx, original.test, f"`{ctx.code(original.test)}`", device.unread_choices[original])
+        return updated
     if original in device.wrapped_checks:
         _wrapped(ctx, original)
     if original not in device.selections:
@@ -408,7 +418,7 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     if original not in device.flag_values:
         flag, blocker = device.blocked_flags[original]
         if blocker in device.unread_holders:
-            _unread_holder(ctx, original, flag, blocker)
+            _unread_holder(ctx, original, f"`{flag}` picks the device but also", blocker)
             return updated
         ctx.report(
             CUDA_AVAILABLE_DEVICE,
@@ -435,17 +445,28 @@ def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     return new
 
 
-def _unread_holder(ctx: Context[Facts], original: cst.BaseExpression, flag: str, blocker: cst.CSTNode) -> None:
-    """The flag also makes a CUDA choice that code the tool cannot see reads (device/unread_holders.py)."""
+def _unread_holder(ctx: Context[Facts], original: cst.BaseExpression, subject: str, blocker: cst.CSTNode) -> None:
+    """A flag (``subject``: "`flag` picks the device but also") or a check itself (``subject``: the
+    check, in backquotes) makes a CUDA choice that code the tool cannot see reads (device/unread_holders.py)."""
     stars = " or ".join(f"`{ctx.code(star)}`" for star in ctx.facts.device.unread_holders[blocker])  # type: ignore[index]  # an Assign (unread_holders' key)
     holder = ctx.code(blocker.targets[0].target)  # type: ignore[attr-defined]  # an Assign, as above
+    unseen = (
+        f"for code the tool cannot see (only {stars} may bind `{holder.split('.')[0]}`, and the tool cannot read it)"
+    )
+    if subject.endswith(" also"):
+        message = (
+            f"{subject} sets `{holder}` to a CUDA choice (`{ctx.code(blocker)}`) {unseen}: switched on, that code "
+            "would take the XLA host for a CUDA one, and a .cuda() there raises without CUDA: left as is, so the "
+            "script runs on the CPU"
+        )
+    else:
+        message = (
+            f"{subject} sets `{holder}` to a CUDA mode word, not a device (`{ctx.code(blocker)}`), {unseen}: "
+            "dropped, the check would make that code take the XLA host for a CUDA one, and a .cuda() there raises "
+            "without CUDA: left as is, so on XLA (no CUDA) that code runs on the CPU"
+        )
     ctx.report(
-        CUDA_AVAILABLE_DEVICE,
-        original,
-        f"`{flag}` picks the device but also sets `{holder}` to a CUDA choice (`{ctx.code(blocker)}`) for code the "
-        f"tool cannot see (only {stars} may bind `{holder.split('.')[0]}`, and the tool cannot read it): switched on, "
-        "that code would take the XLA host for a CUDA one, and a .cuda() there raises without CUDA: left as is, so "
-        "the script runs on the CPU; port that code to the XLA device by hand, then drop the check",
+        CUDA_AVAILABLE_DEVICE, original, message + "; port that code to the XLA device by hand, then drop the check"
     )
 
 

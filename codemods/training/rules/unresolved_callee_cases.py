@@ -82,8 +82,40 @@ def unresolved_callee_invalid() -> tuple[Invalid, ...]:
     )
 
 
+# Names the file binds otherwise than by an assignment or a definition: by an assignment expression, an
+# ``except ... as`` clause, a ``match`` pattern's capture, a class statement (``class run_epoch:``).
+_BOUND_OTHERWISE = (
+    (
+        "for epoch in range(10):\n    if (run := pick_loop(epoch)) is not None:\n"
+        "        run(train_graphs, model, idxes, optimizer=optimizer)",
+        "a-name-an-assignment-expression-binds-beside-an-unread-star-import",
+    ),
+    (
+        "for epoch in range(10):\n    try:\n        pass\n    except Exception as handler:\n"
+        "        handler(train_graphs, model, idxes, optimizer=optimizer)",
+        "a-name-an-except-clause-binds-beside-an-unread-star-import",
+    ),
+    (
+        'for epoch in range(10):\n    match loops:\n        case {"train": run, **others}:\n'
+        "            run(train_graphs, model, idxes, optimizer=optimizer)\n"
+        "            others(model, optimizer)",
+        "names-a-match-pattern-captures-beside-an-unread-star-import",
+    ),
+)
+
+
+def _bound_otherwise() -> tuple[Valid, ...]:
+    loop = "for epoch in range(10):\n    loop_dataset(train_graphs, model, idxes, optimizer=optimizer)"
+    return tuple(
+        valid(substituted(_SEAL, (loop, program)), target=target, note=note + ("-sagemaker" if target != "2.9" else ""))
+        for program, note in _BOUND_OTHERWISE
+        for target in ("2.9", "sagemaker")
+    )
+
+
 def unresolved_callee_valid() -> tuple[Valid, ...]:
     return (
+        *_bound_otherwise(),
         valid(
             substituted(
                 _SEAL,
