@@ -45,23 +45,23 @@ def rank_bound_read(guard: cst.If, scope: cst.FunctionDef, tests_rank: Callable[
         return None
     guarded: set[str] = set()
     plain: set[str] = set()
-
-    def visit(node: cst.CSTNode, under: bool) -> None:
+    # (an explicit stack, not a recursive closure: a closure naming itself is a reference
+    # cycle that only the garbage collector frees, with the tree it holds)
+    stack: list[tuple[cst.CSTNode, bool]] = [(scope.body, False)]
+    while stack:
+        node, under = stack.pop()
         if node is guard or (node is not scope and type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            return
+            continue
         if type(node) is cst.If:
-            visit(node.test, under)
             inside = under or tests_rank(node)
-            visit(node.body, inside)
+            stack.append((node.test, under))
+            stack.append((node.body, inside))
             if node.orelse is not None:
-                visit(node.orelse, inside)  # the other branch of a rank check is rank-bound too
-            return
+                stack.append((node.orelse, inside))  # the other branch of a rank check is rank-bound too
+            continue
         for target in _targets(node):
             (guarded if under else plain).update(_names(target))
-        for child in node.children:
-            visit(child, under)
-
-    visit(scope.body, False)
+        stack.extend((child, under) for child in node.children)
     for name in sorted(reads):
         if name in guarded and name not in plain:
             return name
