@@ -37,7 +37,7 @@ from codemods.project.module_summary import Found
 from codemods.training.argument_order import arguments_first
 from codemods.training.conditional_moves import ConditionalMoves
 from codemods.training.facts import EarlyOptimizer, MovedAt, UntracedParameters
-from codemods.training.filled_parameters import filling_loops, names_bound
+from codemods.training.filled_parameters import filling_loops, moved_after, names_bound
 from codemods.training.followed_events import binds_anew, canonical, moved_by_methods, moves_of
 from codemods.training.handed_optimizer_moves import handed_optimizer_moves
 from codemods.training.handed_parameters import (
@@ -417,7 +417,11 @@ class EarlyOptimizers(ConditionalMoves):
                 filled = {name: filling_loops(root, name, event[2], known) for name in untraced if name in bound}
                 for model, sub in (pair for name in untraced for pair in filled.get(name, ())):
                     self.filled_by[sub] = event[2]
-                    events.append(("optimizer", model, sub))
+                    # The loop read the parameters before a move between it and the optimizer:
+                    # the list holds the Parameters the move replaced, as if built there.
+                    at = moved_after(root, sub, model, events, moves)
+                    events.insert(at, ("optimizer", model, sub))
+                    moves = {i + (i >= at): node for i, node in moves.items()}
                 events.extend(
                     ("untraced", name, event[2], "", name in bound) for name in untraced if not filled.get(name)
                 )

@@ -15,6 +15,8 @@ from codemods.engine.nodes import dotted, in_source_order, walk
 from codemods.training.parameter_sources import PARAMETER_METHODS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from codemods.training.records import _Scope
 
 
@@ -66,3 +68,31 @@ def _adds_to(body: cst.CSTNode, name: str) -> bool:
         ):
             return True
     return False
+
+
+def moved_after(
+    root: cst.CSTNode | None,
+    read: cst.Call,
+    model: str,
+    events: Sequence[tuple[object, ...]],
+    moves: dict[int, cst.Call],
+) -> int:
+    """Where the optimizer over ``model`` goes among ``events`` (all before the optimizer): before
+    the first move of ``model`` (``moves``: move calls by their index) that comes after the loop's
+    ``read`` of its parameters; at the end when none does (``params = []``, a loop over
+    ``model.named_parameters()``, ``model.cuda()``, then ``SGD(params)``: on XLA the move replaced
+    the Parameters the list holds)."""
+    if root is None:
+        return len(events)
+    order = {id(node): index for index, node in enumerate(in_source_order(root, enter_scopes=False))}
+    start = order.get(id(read))
+    for index in sorted(moves):
+        event = events[index]
+        if (
+            start is not None
+            and event[0] == "move"
+            and str(event[1]) == model
+            and order.get(id(moves[index]), -1) > start
+        ):
+            return index
+    return len(events)

@@ -1,7 +1,8 @@
 """XLA203's cases for parameter groups filled in a loop over a model's parameters (faster-rcnn's
 ``for key, value in dict(fasterRCNN.named_parameters()).items(): params += [{'params': [value], ...}]``),
 also of a model built by a call the tool does not know as a module class (``fasterRCNN = vgg16(classes)``),
-with the optimizer built before ``fasterRCNN.cuda()``: the model is moved first in the loop's iterable, or,
+with the optimizer built before ``fasterRCNN.cuda()``, or the groups filled before it and the optimizer
+built after (the groups hold the Parameters the move replaced): the model is moved first in the loop's iterable, or,
 where the move runs under a condition the port keeps, the optimizer is reported; and the same groups built
 after the move, or built again after it for the same optimizer name, which strand nothing."""
 
@@ -144,6 +145,66 @@ def filled_group_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             note="filled-in-a-loop-sagemaker",
             findings=(Expected(8, 20, "`model` is on the CPU and `model.cuda()` in `main` " + _MOVED_FIRST),),
+        ),
+        invalid(
+            """
+            import torch
+            from nets import build_net
+
+
+            def main():
+                net = build_net()
+                params = []
+                for name, p in net.named_parameters():
+                    params.append(p)
+                net.cuda()
+                optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+            from nets import build_net
+
+
+            def main():
+                net = build_net()
+                params = []
+                for name, p in net.to(torch_xla.device()).named_parameters():
+                    params.append(p)
+                net.to(torch_xla.device())
+                optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            note="groups-filled-before-the-move-optimizer-after",
+            findings=(Expected(9, 20, "`net` is on the CPU and `net.cuda()` in `main` " + _MOVED_FIRST),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+            from nets import build_net
+
+            model = build_net()
+            groups = []
+            for p in model.parameters():
+                groups += [{"params": [p]}]
+            model.to("cuda")
+            opt = O.Adam(groups, lr=1e-3)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+            from nets import build_net
+
+            model = build_net()
+            groups = []
+            for p in model.to(xm.xla_device()).parameters():
+                groups += [{"params": [p]}]
+            model.to("xla")
+            opt = O.Adam(groups, lr=1e-3)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="groups-filled-before-the-move-sagemaker",
+            findings=(Expected(7, 10, '`model` is on the CPU and `model.to("cuda")` ' + _MOVED_FIRST),),
         ),
     )
 
