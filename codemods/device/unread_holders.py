@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.engine.nodes import string_value
-from codemods.training.unresolved_callees import star_sources
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -47,7 +46,7 @@ def unread_holder(node: cst.Assign, facts: Facts) -> tuple[cst.ImportFrom, ...]:
     if type(root) is not cst.Name:
         return ()
     imports = facts.imports
-    return star_sources(root.value, {*imports.table.bindings, *imports.table.rebound}, imports.unfollowed_stars)
+    return imports.unread_star_sources(root.value, {*imports.table.bindings, *imports.table.rebound})
 
 
 def _cuda(value: cst.BaseExpression) -> bool:

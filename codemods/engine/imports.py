@@ -3,12 +3,14 @@ and writing them (add what rewritten code uses, drop what rewrites left unused).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from codemods.engine.nodes import children, dotted, names_in, parse_dotted
+from codemods.followed_packages import unfollowed_package
 from codemods.targets import Api
 
 
@@ -158,6 +160,19 @@ class ImportFacts:
     # Ifs and conditional expressions that branch on XLA (or TPU) availability: their
     # code already handles XLA and is left exactly as written.
     xla_guarded: set[cst.CSTNode] = field(default_factory=set)
+
+    def unread_star_sources(self, name: str, bound: set[str]) -> tuple[cst.ImportFrom, ...]:
+        """The star imports of modules the tool cannot read that alone may bind ``name``, a name the
+        file uses and never binds (not in ``bound``, nor one of Python's builtins): not the standard
+        library's nor a followed package's (``from numpy import *``)."""
+        if name in bound or name in _BUILTINS:
+            return ()
+        return tuple(
+            node for module, node in self.unfollowed_stars if module.startswith(".") or unfollowed_package(module)
+        )
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:

@@ -232,7 +232,7 @@ class LibraryStepperAnalysis(Analysis):
     def _unread_stars(self, name: str) -> tuple[cst.ImportFrom, ...]:
         table = self.facts.imports.table
         bound = {*self.defined, *table.rebound, *table.bindings}
-        return unread_stars(name, bound, self.facts.imports.unfollowed_stars)
+        return unread_stars(name, bound, self.facts.imports)
 
     def _result_stepped(self, call: cst.Call, project: ProjectAnalysis) -> bool:
         """What the library call returns (``opt = Lookahead(base)``) may be stepped by code the

@@ -12,7 +12,6 @@ unfollowed package); the standard library's and the followed packages' star impo
 
 from __future__ import annotations
 
-import builtins
 from typing import TYPE_CHECKING
 
 from codemods import apis
@@ -20,9 +19,9 @@ from codemods import apis
 if TYPE_CHECKING:
     import libcst as cst
 
+    from codemods.engine.imports import ImportFacts
     from codemods.project.analysis import ProjectAnalysis
 
-_BUILTINS = frozenset(dir(builtins))
 # Words of a callable's name that say it does not run the steps: it schedules or sets the learning
 # rate (``adjust_learning_rate(optimizer, epoch)``), saves, loads, logs or prints.
 _NO_STEP_WORDS = (
@@ -48,21 +47,11 @@ def steps_nothing(name: str) -> bool:
     return any(word in last for word in _NO_STEP_WORDS)
 
 
-def unread_stars(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
+def unread_stars(name: str, bound: set[str], imports: ImportFacts) -> tuple[cst.ImportFrom, ...]:
     """The star imports that alone may bind ``name``, a name the file calls and never binds (nor one
-    of Python's builtins): those of modules the tool cannot read (``ImportFacts.unfollowed_stars``),
-    but the standard library's and the followed packages' (``from numpy import *``), whose names
-    step no optimizer.  Empty where the name does not say it may step one."""
-    return () if steps_nothing(name) else star_sources(name, bound, stars)
-
-
-def star_sources(name: str, bound: set[str], stars: list[tuple[str, cst.ImportFrom]]) -> tuple[cst.ImportFrom, ...]:
-    """The star imports of modules the tool cannot read that alone may bind ``name``, a name the file
-    uses and never binds (nor one of Python's builtins): not the standard library's nor a followed
-    package's (``from numpy import *``)."""
-    if name in bound or name in _BUILTINS:
-        return ()
-    return tuple(node for module, node in stars if module.startswith(".") or apis.unfollowed_package(module))
+    of Python's builtins): those of modules the tool cannot read (``ImportFacts.unread_star_sources``),
+    whose names may step an optimizer.  Empty where the name does not say it may step one."""
+    return () if steps_nothing(name) else imports.unread_star_sources(name, bound)
 
 
 def missing_module(callee: str, project: ProjectAnalysis) -> str:
