@@ -39,10 +39,10 @@ def _is_prepare(node: cst.CSTNode | None) -> TypeGuard[cst.Call]:
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:
-    """What ``name`` is bound to, also for a submodule of an alias (``self.net.head``)."""
-    seen: set[str] = set()
-    while name not in seen:
-        seen.add(name)
+    """What ``name`` is bound to, also for a submodule of an alias (``self.net.head``).  Each
+    step replaces a prefix by what it was bound to; a chain longer than the aliases themselves
+    goes round a cycle that grows the name (``a -> b.x``, ``b -> a.y``), so it stops there."""
+    for _ in range(len(aliases) + 1):
         parts = name.split(".")
         root = next(
             (".".join(parts[:cut]) for cut in range(len(parts), 0, -1) if ".".join(parts[:cut]) in aliases), None
@@ -51,6 +51,12 @@ def _canonical(name: str, aliases: dict[str, str]) -> str:
             break
         name = aliases[root] + name[len(root) :]
     return name
+
+
+def _own(source: str, name: str) -> bool:
+    """Whether ``source`` is ``name``'s own old value or part of it (``model = model.module``):
+    no alias then, which would expand without end."""
+    return source == name or source.startswith(f"{name}.")
 
 
 def _hits(models: set[str], args: set[str]) -> set[str]:
@@ -164,12 +170,14 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
                     continue
                 if source is not None and (was := built.get(source)) is not None:
                     built[name] = was
-                elif source is not None and source != name:
-                    aliases[name] = _canonical(source, aliases)
+                elif source is not None and not _own(canonical := _canonical(source, aliases), name):
+                    aliases[name] = canonical
             continue
         for element in elements:
             if (name := dotted(element)) is None:
                 continue
+            # ``model = model.module``: the source is read before the name is rebound.
+            source_before = _canonical(source, aliases) if (source := dotted(value)) is not None else None
             aliases.pop(name, None)
             built.pop(name, None)
             for prepared, split in list(pending.items()):
@@ -181,8 +189,9 @@ def _scan(part: TrainingFacts, body: cst.CSTNode, wrappers: set[str], resolve: C
                         del pending[prepared]
             if len(elements) != 1:
                 continue
-            if (source := dotted(value)) is not None:
-                aliases[name] = _canonical(source, aliases)
+            if source_before is not None:
+                if not _own(source_before, name):
+                    aliases[name] = source_before
                 continue
             found = _optimizer_over(value, resolve, wrappers, part.parameters_after_moves)
             if found is None:

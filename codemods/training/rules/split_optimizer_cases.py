@@ -270,6 +270,21 @@ optimizer = preparer.prepare(optimizer)
 model = preparer.prepare(model)
 """
 
+# ``model = model.module`` then ``net = model``: an alias of a name to its own old value expanded
+# without end (list 23, Open-Sora: the run never finished).
+_C_VAL_OWN_ATTRIBUTE = """
+import torch
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model = build_model()
+model = model.module
+net = model
+model = accelerator.prepare(model.module)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+optimizer = accelerator.prepare(optimizer)
+"""
+
 
 def split_optimizer_invalid() -> tuple[Invalid, ...]:
     return (
@@ -342,6 +357,12 @@ def split_optimizer_valid() -> tuple[Valid, ...]:
             _C_VAL_MOVED_FIRST,
             target="sagemaker",
             note="accelerate-model-moved-to-its-device-before-the-optimizer-sagemaker",
+        ),
+        valid(_C_VAL_OWN_ATTRIBUTE, note="accelerate-model-rebound-to-its-own-attribute-then-aliased"),
+        valid(
+            _C_VAL_OWN_ATTRIBUTE,
+            target="sagemaker",
+            note="accelerate-model-rebound-to-its-own-attribute-then-aliased-sagemaker",
         ),
         valid(_C_VAL_BUILT_ON_DEVICE, note="accelerate-model-built-on-its-device-before-the-optimizer-aliased"),
         valid(
