@@ -7,6 +7,7 @@ import contextlib
 import gc
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +35,33 @@ if TYPE_CHECKING:
 _POOL_THRESHOLD = 16
 # Larger training scripts are generated code, not worth minutes of parsing.
 DEFAULT_MAX_BYTES = 2**20
+# No file of a megabyte takes this long (the largest measured: seconds); one that does has met a
+# loop of ours without end, reported as an internal error instead of a run that never finishes.
+FILE_TIME_LIMIT = 300.0
+
+
+class _Overtime(BaseException):
+    """Raised by the alarm in the middle of a conversion: a BaseException, so that no
+    ``except Exception`` on the way swallows it."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` (an alarm signal: only in the main thread)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Overtime
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True)
@@ -54,19 +82,26 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report = FileReport(path, fail_on=job.fail_on, target=job.target)
     locate: Literal["output", "input"] = "output" if job.mode == "write" else "input"
     try:
-        conversion = convert_source(
-            data,
-            target=job.target,
-            selection=job.selection,
-            locate=locate,
-            max_bytes=job.max_bytes,
-            filename=path,
-            annotate=job.annotate and job.mode != "lint",
-            imports=imports,
-            distributed=job.distributed,
-        )
+        with _time_limit(FILE_TIME_LIMIT):
+            conversion = convert_source(
+                data,
+                target=job.target,
+                selection=job.selection,
+                locate=locate,
+                max_bytes=job.max_bytes,
+                filename=path,
+                annotate=job.annotate and job.mode != "lint",
+                imports=imports,
+                distributed=job.distributed,
+            )
     except ConversionError as error:
         report.error, report.error_line, report.error_col = error.message, error.line, error.col
+        return report, data
+    except _Overtime as error:
+        report.error = (
+            f"internal error (the conversion took more than {FILE_TIME_LIMIT:g} s, in {tool_frame(error)}); "
+            "the file was left alone, please report it"
+        )
         return report, data
     except Exception as error:  # a bug of ours must not stop the other files
         report.error = (

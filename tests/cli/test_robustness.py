@@ -214,3 +214,24 @@ def _interrupt_run(tmp_path: Path, jobs: str, signum: int) -> None:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupted_folder_run_leaves_each_file_old_or_new(tmp_path: Path, jobs: str, signum: int) -> None:
     _interrupt_run(tmp_path, jobs, signum)
+
+
+def test_a_conversion_that_never_ends_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop of ours without end (list 23: an alias chain that grew for ever) stops at the time
+    limit with an internal error naming where it was, and the file is left as it was."""
+    from codemods import runner
+    from codemods.engine.rule import RuleSelection
+
+    def endless(*args: object, **kwargs: object) -> None:
+        time.sleep(60)
+
+    monkeypatch.setattr(runner, "FILE_TIME_LIMIT", 0.2)
+    monkeypatch.setattr(runner, "convert_source", endless)
+    before = signal.getsignal(signal.SIGALRM)
+    report, output = runner.process_bytes(
+        "train.py", GOOD.encode(), runner.Job(mode="write", target="2.9", selection=RuleSelection())
+    )
+    assert output == GOOD.encode()
+    assert report.error is not None and report.error.startswith("internal error (the conversion took more than 0.2 s")
+    assert "the file was left alone, please report it" in report.error
+    assert signal.getsignal(signal.SIGALRM) is before
