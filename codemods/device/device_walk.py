@@ -173,6 +173,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             self.add_device_strings(expr.right)
         elif (default := shapes.lookup_default(expr)) is not None:
             self.add_device_strings(default)  # config.get('device', 'cuda:0'): the default without the key
+        elif (default := shapes.field_default(expr, self.walk.resolve)) is not None:
+            self.add_device_strings(default)  # device: str = field(default="cuda:0"): the field's default
 
     # -- questions other analyses ask -------------------------------------------------------
 
