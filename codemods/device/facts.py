@@ -330,6 +330,10 @@ class DeviceValueFacts:
     # only top-level functions that the file itself never calls set (``global device``; rlkit's
     # ``set_gpu_mode``): the name -> those functions.
     unset_devices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A device flag the port rewrote ("cuda" -> "xla") handed to a function of the file that returns
+    # a device off XLA for "xla" (``init_device(args.device)``, device/flag_helpers.py): the flag's
+    # attribute -> the function.
+    flag_helpers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
 from codemods.device.device_counts import DeviceCounts
 from codemods.device.environment_flags import set_by_call, subscript_key
+from codemods.device.flag_helpers import FlagHelpers
 from codemods.device.from_project import decided_in_project, unset_devices, unset_in_project
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
@@ -68,7 +69,7 @@ _OTHER_ACCELERATOR_CHECKS = frozenset(
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
-class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
+class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHelpers):
     facts: Facts
 
     name = "device_values"
@@ -110,6 +111,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         # read by ported_comparisons.py.
         self.environment: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
         self.global_sets: dict[str, set[str]] = defaultdict(set)  # ``global device`` -> the functions
+        self.flag_helper_calls = {}  # ``init_device(args.device)`` off XLA with the ported flag (flag_helpers.py)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -438,7 +440,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             found = either([self.where(b.value, local) for b in returns])
             if found.on_xla is False:
                 return Where(False, f"`{func}()` returns {found.why}", found.node)
-            return found
+            return self.flag_helper_calls.get(call, found) if found.on_xla is None else found
         if func == "str" and callee is None and local is None and len(call.args) == 1 and not call.args[0].star:
             return self.where(call.args[0].value, scope)  # ``str(torch.device(...))``: the same device, named
         origin = self.project.origin(func)
@@ -617,6 +619,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         part = self.part
         # First: the conditions below read these comparisons as ported (``text``).
         self._ported_comparisons()
+        self._flag_helpers()  # (before the questions below: a helper handed the ported flag)
         self._handed_flags()
         self._environment_flags()
         for assertion, comparison, choices, scope in self.assertions:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs, stepped_model
 from codemods.device.rules.device_count_cases import device_count_invalid
+from codemods.device.rules.flag_helper_cases import flag_helper_invalid, flag_helper_valid
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -135,6 +136,7 @@ DEVICE_OFF_XLA = Rule(
     ),
     valid=lambda: (
         *index_or_cpu_valid(),
+        *flag_helper_valid(),
         *(
             valid(
                 INFERENCE_FLAG,
@@ -365,6 +367,7 @@ DEVICE_OFF_XLA = Rule(
             ),
         ),
         *index_or_cpu_invalid(),
+        *flag_helper_invalid(),
         *device_count_invalid(),
         invalid(
             """
@@ -525,13 +528,29 @@ DEVICE_OFF_XLA = Rule(
 # What the device obligations (device/obligations.py) say where a proof breaks with this rule.
 
 
-def cpu_default_flag(dest: str) -> str:
-    """A device flag whose default is "cpu" while its choices name an accelerator."""
+def cpu_default_flag(dest: str, helper: str | None = None) -> str:
+    """A device flag whose default is "cpu" while its choices name an accelerator; ``helper``: a
+    function of the file that makes the flag a device and returns one off XLA for "xla"."""
+    advice = (
+        f'make it "xla" to train on the XLA device once `{helper}` returns the XLA device for "xla" (it returns '
+        "another now: see the finding at its return)"
+        if helper is not None
+        else 'make it "xla" to train on the XLA device'
+    )
     return (
         f'the device flag `{dest}` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
         'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
-        "ported) or code of the project sets it; the port leaves the author's CPU default as it is: "
-        'make it "xla" to train on the XLA device'
+        f"ported) or code of the project sets it; the port leaves the author's CPU default as it is: {advice}"
+    )
+
+
+def ported_flag_helper(function: str, returns: str, dest: str, call: str) -> str:
+    """Why a device ends off XLA: a function of the file makes a device of a flag the port rewrote
+    to "xla" (device/flag_helpers.py) and returns another device for it."""
+    return (
+        f'`{function}()` returns {returns} for "xla", the value the port wrote into the `--{dest}` flag that '
+        f'`{call}` hands it: none of its conditions names "xla" (return the XLA device for "xla" there; '
+        "the port changed the value its conditions see, not the author)"
     )
 
 
