@@ -334,6 +334,11 @@ class DeviceValueFacts:
     # a device off XLA for "xla" (``init_device(args.device)``, device/flag_helpers.py): the flag's
     # attribute -> the function.
     flag_helpers: dict[str, str] = field(default_factory=dict)
+    # For other files: functions whose returns end off XLA when the parameter at an index (without
+    # self) is "xla" (``init_device(device_str)``, device/flag_helpers.py): (function, index) -> why;
+    # and the file's device flags whose default or a choice the port makes "xla".
+    xla_string_returns: dict[tuple[str, int], str] = field(default_factory=dict)
+    ported_flags: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from codemods.device.facts import DeviceValueFacts
     from codemods.device.where import Binding
     from codemods.facts import Facts
+    from codemods.project.analysis import ProjectAnalysis
+    from codemods.project.module_summary import ModuleSummary
 
 # The string the port writes into a device flag's default and choices.
 _PORTED = "xla"
@@ -38,12 +40,15 @@ class FlagHelpers(Analysis):
     bindings: dict[str, list[Binding]]
     returned: dict[str, list[Binding]]
     _positions: dict[str, list[str]]
+    project: ProjectAnalysis
     # The calls of the file's functions handed a ported device flag, and where the device they
     # return ends with the flag "xla" (off XLA only: anything else is not said here).
     flag_helper_calls: dict[cst.Call, Where]
 
     if TYPE_CHECKING:
 
+        def _live(self, name: str, scope: str) -> list[Binding]: ...
+        def where_returned(self, function: str) -> Where: ...
         def where(self, expr: cst.BaseExpression | None, scope: str = "") -> Where: ...
         def truth(self, test: cst.BaseExpression, scope: str, ported: bool) -> bool | None: ...
         def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None: ...
@@ -68,16 +73,62 @@ class FlagHelpers(Analysis):
                         self.flag_helper_calls[call] = Where(False, why, found.node)
                         self.part.flag_helpers.setdefault(dest, function)
                         break
+        self._xla_string_returns()
+        self.part.ported_flags = set(self.device.ported_flags)
 
-    def _ported_flag(self, arg: cst.BaseExpression | None) -> str | None:
-        """The flag ``arg`` reads (``args.device``), if the port rewrote its default or a choice."""
+    def _xla_string_returns(self) -> None:
+        """For other files: the functions of the file (not methods) whose returns end off XLA with a
+        parameter that their conditions read "xla" (and not without it)."""
+        for function, returns in self.returned.items():
+            if "." in function:
+                continue
+            for index, param in enumerate(self._positions.get(function, [])):
+                if self._rebound(function, param) or not any(
+                    _mentions(cond.test, param) for binding in returns for cond, _ in binding.conds
+                ):
+                    continue
+                found = self._returns_with(function, param)
+                if found.on_xla is False and self.where_returned(function).on_xla is not False:
+                    self.part.xla_string_returns[(function, index)] = found.why
+
+    def project_flag_helper(self, call: cst.Call, function: str, summary: ModuleSummary, scope: str) -> Where | None:
+        """``init_device(args.device)`` of a function of another module of the project that returns a
+        device off XLA for "xla", handed a flag the port rewrote: off XLA, at the call."""
+        for index, arg in enumerate(call.args):
+            if arg.keyword is not None or arg.star:
+                break
+            dest = self._ported_flag(arg.value, scope)
+            why = summary.xla_string_return(function, index) if dest is not None else None
+            if dest is not None and why is not None:
+                name = dotted(call.func) or function
+                return Where(False, ported_flag_helper(name, why, dest, self.code(call), summary.path), call)
+        return None
+
+    def _ported_flag(self, arg: cst.BaseExpression | None, scope: str = "") -> str | None:
+        """The flag ``arg`` reads (``args.device``), if the port rewrote its default or a choice: a
+        flag of this file's parser, or of the project module whose parser made the namespace
+        (``args = build_parser().parse_args()``)."""
         name = dotted(arg) if arg is not None else None
         if name is None or name.count(".") != 1:
             return None
         namespace, _, dest = name.partition(".")
-        if dest not in self.device.ported_dests:
-            return None
-        return dest if namespace in self.device.ported_namespaces or namespace == "args" else None
+        if dest in self.device.ported_dests and (namespace in self.device.ported_namespaces or namespace == "args"):
+            return dest
+        return dest if dest in self._project_parser_flags(namespace, scope) else None
+
+    def _project_parser_flags(self, namespace: str, scope: str) -> frozenset[str]:
+        """The ported device flags of the project module whose function built the parser that the
+        namespace was parsed with (``build_parser().parse_args()``, ``get_args()``)."""
+        values = self._live(namespace, scope)
+        value = values[0].value if len(values) == 1 else None
+        while type(value) is cst.Call:
+            head = value.func
+            if type(head) is cst.Attribute and type(head.value) is cst.Call:
+                value = head.value  # build_parser().parse_args(): the parser's builder
+                continue
+            found = self.project.origin(dotted(head) or "")
+            return found.summary.ported_flags if found is not None and found.summary is not None else frozenset()
+        return frozenset()
 
     def _rebound(self, function: str, param: str) -> bool:
         """The function binds the parameter again (``s = s.lower()``): its conditions read another value."""

@@ -451,11 +451,19 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHel
                 None, f"`{func}()` comes from another module of the project that this run does not read", call, True
             )
         verdict = origin.summary.device_of(origin.name)
+        if verdict is None or verdict[0] is None:
+            handed = self.project_flag_helper(call, origin.name, origin.summary, scope)
+            if handed is not None:
+                return handed
         if verdict is None:
             return UNKNOWN
         on_xla, why = verdict
         where = f"`{func}()` in {origin.summary.path}"
         return Where(on_xla, f"{where}, which returns {why}" if why else where, None)
+
+    def where_returned(self, function: str) -> Where:
+        """Where the returns of the file's ``function`` that can run end."""
+        return either([self.where(b.value, function) for b in self._live_returns(function)])
 
     def _function(self, func: str, scope: str) -> str | None:
         """The function or method of this file that ``func`` names."""
@@ -653,6 +661,6 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHel
             found = either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
         for function in self.returned:
-            found = either([self.where(b.value, function) for b in self._live_returns(function)])
+            found = self.where_returned(function)
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)

@@ -115,7 +115,15 @@ DEVICE_OFF_XLA = Rule(
     "`pytorch_util.py`, set by `set_gpu_mode()`, whose only call the script has commented out) is the CPU: "
     "`model.to(ptu.device)` is `.to(None)`, which moves nothing; reported at the move of the stepped model, or "
     "at `algorithm.to(ptu.device)` where an instance the script trains moves its networks in its own `to`. "
-    "Calling the setter (`ptu.set_gpu_mode(True)`, which the port makes choose the XLA device) resolves it.",
+    "Calling the setter (`ptu.set_gpu_mode(True)`, which the port makes choose the XLA device) resolves it. "
+    'A device flag whose "cuda" the port makes "xla" (its default or a choice) handed to a function of the '
+    'project that makes a device of it (mace\'s `init_device(args.device)`: `if "cuda" in s: return '
+    'torch.device(s)`, `if s == "mps": ...`, else `return torch.device("cpu")`) is read with "xla": the '
+    "port changed the value its conditions see, and where none names it and it returns the CPU, the run that "
+    "names the XLA device trains on the CPU. The error is at that return, naming the call (a function of the "
+    "file), or at the call, naming the function and its module (another module of the project); the finding "
+    'at the flag\'s "cpu" default then says to fix the function first. Returning the XLA device for "xla" '
+    "there resolves it; a function that passes the string on (`torch.device(s)`) is the XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -544,11 +552,12 @@ def cpu_default_flag(dest: str, helper: str | None = None) -> str:
     )
 
 
-def ported_flag_helper(function: str, returns: str, dest: str, call: str) -> str:
-    """Why a device ends off XLA: a function of the file makes a device of a flag the port rewrote
-    to "xla" (device/flag_helpers.py) and returns another device for it."""
+def ported_flag_helper(function: str, returns: str, dest: str, call: str, path: str = "") -> str:
+    """Why a device ends off XLA: a function of the file (or of the module at ``path``) makes a device
+    of a flag the port rewrote to "xla" (device/flag_helpers.py) and returns another device for it."""
+    where = f" ({path})" if path else ""
     return (
-        f'`{function}()` returns {returns} for "xla", the value the port wrote into the `--{dest}` flag that '
+        f'`{function}()`{where} returns {returns} for "xla", the value the port wrote into the `--{dest}` flag that '
         f'`{call}` hands it: none of its conditions names "xla" (return the XLA device for "xla" there; '
         "the port changed the value its conditions see, not the author)"
     )
