@@ -627,7 +627,6 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHel
         part = self.part
         # First: the conditions below read these comparisons as ported (``text``).
         self._ported_comparisons()
-        self._flag_helpers()  # (before the questions below: a helper handed the ported flag)
         self._handed_flags()
         self._environment_flags()
         for assertion, comparison, choices, scope in self.assertions:
@@ -639,6 +638,8 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHel
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
         part.widened_checks = widened_candidates(self.facts, self.comparisons, self.project.module)  # after XLA114's
+        self._flag_helpers()  # (a helper's checks as XLA123 widens them; then the answers asked before)
+        self._cache.clear()
         for call in self.helper_calls:
             helper = library_apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
