@@ -171,6 +171,7 @@ class DeviceAnalysis(DeviceWalk):
         dests, namespaces = device_flags.flags_of_project(
             self.ported_flags, self.parsed_names, self.namespace_calls, self.walk.analysis(ProjectAnalysis).origin
         )
+        self.ported_dests, self.ported_namespaces = dests, namespaces  # (device/flag_helpers.py)
         for comparison in self.comparisons:  # args.device in ['cpu', 'cuda']: with the flag's default
             strings = device_flags.compared_strings(comparison, dests, namespaces)
             if strings is None:

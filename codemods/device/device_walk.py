@@ -76,6 +76,10 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.device_flags: set[str] = set()  # argparse device flags with a default (``--device``)
         self.ported_flags: set[str] = set()  # of all device flags, those with a CUDA default or choice
+        # The ported flags this file or a module it reads them from has, and the names of their
+        # namespaces (set in conclude, device/analysis.py).
+        self.ported_dests: set[str] = set()
+        self.ported_namespaces: set[str] = set()
         self.parsed_names: set[str] = set()  # args = parser.parse_args()
         self.namespace_calls: dict[str, list[str | None]] = defaultdict(list)  # args = get_args(): "get_args"
         self.comparisons: list[cst.Comparison] = []  # of one operator: a device flag's tests among them
@@ -173,6 +177,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             self.add_device_strings(expr.right)
         elif (default := shapes.lookup_default(expr)) is not None:
             self.add_device_strings(default)  # config.get('device', 'cuda:0'): the default without the key
+        elif (default := shapes.field_default(expr, self.walk.resolve)) is not None:
+            self.add_device_strings(default)  # device: str = field(default="cuda:0"): the field's default
 
     # -- questions other analyses ask -------------------------------------------------------
 

@@ -330,6 +330,15 @@ class DeviceValueFacts:
     # only top-level functions that the file itself never calls set (``global device``; rlkit's
     # ``set_gpu_mode``): the name -> those functions.
     unset_devices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A device flag the port rewrote ("cuda" -> "xla") handed to a function of the file that returns
+    # a device off XLA for "xla" (``init_device(args.device)``, device/flag_helpers.py): the flag's
+    # attribute -> the function.
+    flag_helpers: dict[str, str] = field(default_factory=dict)
+    # For other files: functions whose returns end off XLA when the parameter at an index (without
+    # self) is "xla" (``init_device(device_str)``, device/flag_helpers.py): (function, index) -> why;
+    # and the file's device flags whose default or a choice the port makes "xla".
+    xla_string_returns: dict[tuple[str, int], str] = field(default_factory=dict)
+    ported_flags: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

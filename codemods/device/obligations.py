@@ -254,7 +254,8 @@ class ObligationAnalysis(HandedLoaders):
             self._break(read, DEVICE_FROM_PROJECT, message)
         for default, dest in self.facts.device.cpu_flag_defaults.items():
             if not self._inference_only(dest):
-                self._break(default, DEVICE_OFF_XLA, xla111.cpu_default_flag(dest))
+                helper = self.facts.device_values.flag_helpers.get(dest)
+                self._break(default, DEVICE_OFF_XLA, xla111.cpu_default_flag(dest, helper))
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)

@@ -358,3 +358,12 @@ def lookup_default(expr: cst.CSTNode) -> cst.BaseExpression | None:
         return None
     text = string_value(key.value)
     return default.value if text is not None and is_device_name(text) else None
+
+
+def field_default(expr: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression | None:
+    """The default of a dataclass field: ``field(default="cuda:0")`` (``dataclasses.field``), the
+    value the parsed arguments hold where the run names none (HfArgumentParser reads it as an
+    argparse default)."""
+    if type(expr) is not cst.Call or resolve(expr.func) != "dataclasses.field":
+        return None
+    return next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "default"), None)

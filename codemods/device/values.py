@@ -35,6 +35,7 @@ from codemods.device.bounded_questions import bounded
 from codemods.device.call_sites import CallSites
 from codemods.device.device_counts import DeviceCounts
 from codemods.device.environment_flags import set_by_call, subscript_key
+from codemods.device.flag_helpers import FlagHelpers
 from codemods.device.from_project import decided_in_project, unset_devices, unset_in_project
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
@@ -68,7 +69,7 @@ _OTHER_ACCELERATOR_CHECKS = frozenset(
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
-class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
+class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHelpers):
     facts: Facts
 
     name = "device_values"
@@ -110,6 +111,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
         # read by ported_comparisons.py.
         self.environment: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
         self.global_sets: dict[str, set[str]] = defaultdict(set)  # ``global device`` -> the functions
+        self.flag_helper_calls = {}  # ``init_device(args.device)`` off XLA with the ported flag (flag_helpers.py)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -438,7 +440,7 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             found = either([self.where(b.value, local) for b in returns])
             if found.on_xla is False:
                 return Where(False, f"`{func}()` returns {found.why}", found.node)
-            return found
+            return self.flag_helper_calls.get(call, found) if found.on_xla is None else found
         if func == "str" and callee is None and local is None and len(call.args) == 1 and not call.args[0].star:
             return self.where(call.args[0].value, scope)  # ``str(torch.device(...))``: the same device, named
         origin = self.project.origin(func)
@@ -449,11 +451,19 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
                 None, f"`{func}()` comes from another module of the project that this run does not read", call, True
             )
         verdict = origin.summary.device_of(origin.name)
+        if verdict is None or verdict[0] is None:
+            handed = self.project_flag_helper(call, origin.name, origin.summary, scope)
+            if handed is not None:
+                return handed
         if verdict is None:
             return UNKNOWN
         on_xla, why = verdict
         where = f"`{func}()` in {origin.summary.path}"
         return Where(on_xla, f"{where}, which returns {why}" if why else where, None)
+
+    def where_returned(self, function: str) -> Where:
+        """Where the returns of the file's ``function`` that can run end."""
+        return either([self.where(b.value, function) for b in self._live_returns(function)])
 
     def _function(self, func: str, scope: str) -> str | None:
         """The function or method of this file that ``func`` names."""
@@ -628,6 +638,8 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
                 part.asserted_choices[choices] = (assertion, value)
                 self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
         part.widened_checks = widened_candidates(self.facts, self.comparisons, self.project.module)  # after XLA114's
+        self._flag_helpers()  # (a helper's checks as XLA123 widens them; then the answers asked before)
+        self._cache.clear()
         for call in self.helper_calls:
             helper = library_apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
@@ -650,6 +662,6 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts):
             found = either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
         for function in self.returned:
-            found = either([self.where(b.value, function) for b in self._live_returns(function)])
+            found = self.where_returned(function)
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)

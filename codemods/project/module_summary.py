@@ -265,6 +265,11 @@ class ModuleSummary:
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
     # The defaults of its argparse flags named like a device: (attribute, the default as written).
     flag_defaults: tuple[tuple[str, str], ...] = ()
+    # Functions whose returns end off XLA when the parameter at an index (without self) is "xla", the
+    # value the port writes into a device flag (device/flag_helpers.py): (function, index, why).
+    xla_string_returns: tuple[tuple[str, int, str], ...] = ()
+    # Its argparse device flags whose default or a choice is a CUDA string ("xla" once ported).
+    ported_flags: frozenset[str] = frozenset()
     # Module-level names like a device that stay None unless a function the module never calls
     # sets them (``device = None``; ``def set_gpu_mode(on): global device; device = ...``):
     # (name, those functions).
@@ -441,6 +446,10 @@ class ModuleSummary:
             ),
             None,
         )
+
+    def xla_string_return(self, name: str, index: int) -> str | None:
+        """Where ``name``'s returns end off XLA with its parameter ``index`` "xla" (None: not off XLA)."""
+        return next((why for function, at, why in self.xla_string_returns if function == name and at == index), None)
 
     def flag_default(self, attribute: str) -> str | None:
         """The default of the module's argparse flag ``attribute`` (a device flag), as written."""

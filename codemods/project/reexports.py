@@ -45,6 +45,7 @@ def with_reexports(
         forwards=_forwards(tree),
         reaches=_reaches(tree, {local for local, _, _ in imported}, dict(tables)),
         flag_defaults=_flag_defaults(tree),
+        ported_flags=_ported_flags(tree),
     )
 
 
@@ -196,6 +197,33 @@ def _flag_defaults(tree: ast.Module) -> tuple[tuple[str, str], ...]:
         if name is not None and "default" in keywords:
             found[name] = ast.unparse(keywords["default"])
     return tuple(sorted(found.items()))
+
+
+def _ported_flags(tree: ast.Module) -> frozenset[str]:
+    """The argparse flags named like a device whose default or a choice is a CUDA string (the port
+    makes it "xla"): ``add_argument("--device", choices=["cpu", "cuda"])``."""
+    found = set()
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        ):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        long = next((a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("--")), None)
+        dest = keywords.get("dest")
+        name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        name = name or (str(long).lstrip("-").replace("-", "_") if long else None)
+        values = [keywords.get("default")]
+        choices = keywords.get("choices")
+        if isinstance(choices, (ast.List, ast.Tuple)):
+            values.extend(choices.elts)
+        if name is not None and "device" in name and any(_cuda_string(v) for v in values):
+            found.add(name)
+    return frozenset(found)
+
+
+def _cuda_string(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cuda"
 
 
 def _dotted(node: ast.expr) -> str | None:

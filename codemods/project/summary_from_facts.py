@@ -112,6 +112,10 @@ def summarise(
             )
         ),
         flag_defaults=tuple(sorted(facts.device_values.flag_defaults.items())),
+        xla_string_returns=tuple(
+            sorted((function, index, why) for (function, index), why in facts.device_values.xla_string_returns.items())
+        ),
+        ported_flags=frozenset(facts.device_values.ported_flags),
         unset_devices=tuple(sorted(facts.device_values.unset_devices.items())),
         pending_calls=tuple(sorted(facts.project.pending_via.items())),
         condition_attributes=frozenset(facts.device.condition_attributes).union(

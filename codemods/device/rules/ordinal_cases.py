@@ -1,6 +1,8 @@
 """XLA101's cases of a device that is a CUDA ordinal or a lookup's CUDA default: ``torch.device(0)``
 and ``torch.device(device_id)`` (an int alone is cuda:N), ``config.get("device", "cuda:0")``,
-``getattr(args, "device", "cuda")`` and ``config["device"] = name`` (the name's CUDA string)."""
+``getattr(args, "device", "cuda")``, ``config["device"] = name`` (the name's CUDA string) and the
+default of a dataclass field named as a device (``device: str = field(default="cuda:0")``, parsed by
+HfArgumentParser and assigned to a library's device)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,18 @@ def ordinal_valid_cases() -> tuple[Valid, ...]:
             kind = settings.get("model", "cuda")
             """,
             note="a-string-rank-a-cpu-default-and-a-key-that-is-no-device",
+        ),
+        valid(
+            """
+            from dataclasses import dataclass, field
+
+            @dataclass
+            class Arguments:
+                device: str = field(default="cpu")
+                backend: str = field(default="cuda")
+                model: str = field(default_factory=lambda: "cuda")
+            """,
+            note="a-cpu-field-default-and-a-field-that-is-no-device",
         ),
     )
 
@@ -128,5 +142,71 @@ def ordinal_cases() -> tuple[Invalid, ...]:
             target="sagemaker",
             note="a-lookups-cuda-default-sagemaker",
             findings=(Expected(5, 32, 'f"cuda:{cfg.rank}" -> "xla"'),),
+        ),
+        invalid(
+            """
+            from dataclasses import dataclass, field
+
+            import torch
+            from transformers import HfArgumentParser
+
+            import mylib
+
+            @dataclass
+            class TrainingArguments:
+                lr: float = 1e-3
+                device: str = field(default="cuda:0", metadata={"help": "the device"})
+
+            def main():
+                (args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()
+                mylib.device = args.device
+                model = torch.nn.Linear(4, 2).to(mylib.device)
+            """,
+            """
+            from dataclasses import dataclass, field
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from transformers import HfArgumentParser
+
+            import mylib
+
+            @dataclass
+            class TrainingArguments:
+                lr: float = 1e-3
+                device: str = field(default="xla", metadata={"help": "the device"})
+
+            def main():
+                (args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()
+                mylib.device = args.device
+                model = torch.nn.Linear(4, 2).to(mylib.device)
+            """,
+            note="a-dataclass-fields-cuda-default",
+            findings=(Expected(12, 33, '"cuda:0" -> "xla"'),),
+        ),
+        invalid(
+            """
+            import dataclasses
+
+            import torch
+
+            @dataclasses.dataclass
+            class Options:
+                train_device: str = dataclasses.field(default="cuda")
+            """,
+            """
+            import dataclasses
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            @dataclasses.dataclass
+            class Options:
+                train_device: str = dataclasses.field(default="xla")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-dataclass-fields-cuda-default-sagemaker",
+            findings=(Expected(8, 51, '"cuda" -> "xla"'),),
         ),
     )

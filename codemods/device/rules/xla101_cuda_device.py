@@ -78,7 +78,9 @@ CUDA_DEVICE = Rule(
     "that holds a GPU number (a CUDA index of the file, or one named like it: `device_id`, `local_rank`, `gpu`, "
     "that nothing makes a string): the XLA device takes its place (one device per process, so the ordinal means "
     'nothing there). The default of a device key\'s lookup is a device string too (`config.get("device", '
-    '"cuda:0")`, `getattr(args, "device", "cuda")`), as is a name stored under a config\'s device key '
+    '"cuda:0")`, `getattr(args, "device", "cuda")`) and the default of a dataclass field named as a device '
+    '(`device: str = field(default="cuda:0")`, the parsed arguments\' default under HfArgumentParser, which a '
+    "script may assign to a library's device: `mylib.device = args.device`), as is a name stored under a config's device key "
     '(`config["device"] = "cuda:" + str(rank)`); where a project config file may still set the key to CUDA, '
     "XLA112 says so at the read. A CUDA device handed to a CUDA-only API that never runs on XLA (after `if not "
     'torch.cuda.is_available(): return`: `torch.cuda.get_device_properties(torch.device("cuda"))`) stays, with no '

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs, stepped_model
 from codemods.device.rules.device_count_cases import device_count_invalid
+from codemods.device.rules.flag_helper_cases import flag_helper_invalid, flag_helper_valid
 from codemods.device.rules.index_or_cpu_cases import index_or_cpu_invalid, index_or_cpu_valid
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
@@ -114,7 +115,15 @@ DEVICE_OFF_XLA = Rule(
     "`pytorch_util.py`, set by `set_gpu_mode()`, whose only call the script has commented out) is the CPU: "
     "`model.to(ptu.device)` is `.to(None)`, which moves nothing; reported at the move of the stepped model, or "
     "at `algorithm.to(ptu.device)` where an instance the script trains moves its networks in its own `to`. "
-    "Calling the setter (`ptu.set_gpu_mode(True)`, which the port makes choose the XLA device) resolves it.",
+    "Calling the setter (`ptu.set_gpu_mode(True)`, which the port makes choose the XLA device) resolves it. "
+    'A device flag whose "cuda" the port makes "xla" (its default or a choice) handed to a function of the '
+    'project that makes a device of it (mace\'s `init_device(args.device)`: `if "cuda" in s: return '
+    'torch.device(s)`, `if s == "mps": ...`, else `return torch.device("cpu")`) is read with "xla": the '
+    "port changed the value its conditions see, and where none names it and it returns the CPU, the run that "
+    "names the XLA device trains on the CPU. The error is at that return, naming the call (a function of the "
+    "file), or at the call, naming the function and its module (another module of the project); the finding "
+    'at the flag\'s "cpu" default then says to fix the function first. Returning the XLA device for "xla" '
+    "there resolves it; a function that passes the string on (`torch.device(s)`) is the XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -135,6 +144,7 @@ DEVICE_OFF_XLA = Rule(
     ),
     valid=lambda: (
         *index_or_cpu_valid(),
+        *flag_helper_valid(),
         *(
             valid(
                 INFERENCE_FLAG,
@@ -365,6 +375,7 @@ DEVICE_OFF_XLA = Rule(
             ),
         ),
         *index_or_cpu_invalid(),
+        *flag_helper_invalid(),
         *device_count_invalid(),
         invalid(
             """
@@ -525,13 +536,30 @@ DEVICE_OFF_XLA = Rule(
 # What the device obligations (device/obligations.py) say where a proof breaks with this rule.
 
 
-def cpu_default_flag(dest: str) -> str:
-    """A device flag whose default is "cpu" while its choices name an accelerator."""
+def cpu_default_flag(dest: str, helper: str | None = None) -> str:
+    """A device flag whose default is "cpu" while its choices name an accelerator; ``helper``: a
+    function of the file that makes the flag a device and returns one off XLA for "xla"."""
+    advice = (
+        f'make it "xla" to train on the XLA device once `{helper}` returns the XLA device for "xla" (it returns '
+        "another now: see the finding at its return)"
+        if helper is not None
+        else 'make it "xla" to train on the XLA device'
+    )
     return (
         f'the device flag `{dest}` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
         'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
-        "ported) or code of the project sets it; the port leaves the author's CPU default as it is: "
-        'make it "xla" to train on the XLA device'
+        f"ported) or code of the project sets it; the port leaves the author's CPU default as it is: {advice}"
+    )
+
+
+def ported_flag_helper(function: str, returns: str, dest: str, call: str, path: str = "") -> str:
+    """Why a device ends off XLA: a function of the file (or of the module at ``path``) makes a device
+    of a flag the port rewrote to "xla" (device/flag_helpers.py) and returns another device for it."""
+    where = f" ({path})" if path else ""
+    return (
+        f'`{function}()`{where} returns {returns} for "xla", the value the port wrote into the `--{dest}` flag that '
+        f'`{call}` hands it: none of its conditions names "xla" (return the XLA device for "xla" there; '
+        "the port changed the value its conditions see, not the author)"
     )
 
 
