@@ -28,7 +28,7 @@ _RUNNER_BASES = frozenset(
 _RUNNER_REGISTRIES = frozenset({"mmcv.runner.RUNNERS", "mmcv.runner.builder.RUNNERS"})
 # The hook point where mmcv's OptimizerHook (and its Fp16 and gradient-cumulative variants) steps.
 STEP_HOOK = "after_train_iter"
-_BARRIERS = frozenset({"sync", "mark_step", "optimizer_step"})
+_BARRIERS = frozenset({"sync", "mark_step"})
 
 
 def is_mmcv_runner(cls: cst.ClassDef, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
