@@ -161,10 +161,9 @@ class EarlyOptimizers(ConditionalMoves):
             (None, k, a) for k, a in keywords.items()
         ]
         events: list[HandedEvent] = []
-        if local is None and summary is None and (builder := _library_builder(self.walk.resolve(call.func))):
-            # ``build_optimizer(model, cfg.optimizer)`` (mmcv): an optimizer over the module's parameters.
-            position, by_keyword = builder
-            plain = [a for a in positional if not a.star]
+        builder = apis.LIBRARY_OPTIMIZER_BUILDERS.get(self.walk.resolve(call.func) or "")
+        if local is None and summary is None and builder is not None:  # mmcv's ``build_optimizer(model, cfg)``
+            (position, by_keyword), plain = builder, [a for a in positional if not a.star]
             handed_as: int | str = position if position < len(plain) else by_keyword
             module = plain[position] if position < len(plain) else keywords.get(by_keyword)
             held = None if module is None else dotted(module.value) or (named or {}).get(module.value)
@@ -658,12 +657,6 @@ class EarlyOptimizers(ConditionalMoves):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)
-
-
-def _library_builder(callee: str | None) -> tuple[int, str] | None:
-    """The position and keyword of the module a library's optimizer builder is handed (mmcv's
-    ``build_optimizer(model, cfg)``), for a call of one."""
-    return None if callee is None else apis.LIBRARY_OPTIMIZER_BUILDERS.get(callee)
 
 
 def _kept_attributes(aliases: dict[str, str], on_cpu: set[str], unknown: set[str]) -> tuple[set[str], set[str]]:

@@ -40,7 +40,10 @@ class LoggedRunner(mr.EpochBasedRunner):
 SYNCED_RUNNER = substituted(
     REGISTERED_RUNNER,
     ("from mmcv.runner import RUNNERS\n", "import torch_xla\nfrom mmcv.runner import RUNNERS\n"),
-    ('            self.call_hook("after_train_iter")\n', '            self.call_hook("after_train_iter")\n            torch_xla.sync()\n'),
+    (
+        '            self.call_hook("after_train_iter")\n',
+        '            self.call_hook("after_train_iter")\n            torch_xla.sync()\n',
+    ),
 )
 
 # A class of the project's own that is no mmcv runner: its call_hook is its own.
@@ -50,14 +53,18 @@ OWN_HOOKS = substituted(
     ("class MyRunner(BaseRunner):", "class MyRunner:"),
 )
 
-_MESSAGE = "`self.call_hook(\"after_train_iter\")` in `MyRunner`, an mmcv runner class, runs the hooks where mmcv's OptimizerHook steps the optimizer"
+_MESSAGE = '`self.call_hook("after_train_iter")` in `MyRunner`, an mmcv runner class, runs the hooks where mmcv\'s OptimizerHook steps the optimizer'
 
 
 def hooked_runner_valid() -> tuple[Valid, ...]:
     return (
         valid(SYNCED_RUNNER, note="an-mmcv-runner-class-whose-loop-ends-each-iteration-with-the-barrier"),
         valid(
-            substituted(SYNCED_RUNNER, ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"), ("torch_xla.sync()", "xm.mark_step()")),
+            substituted(
+                SYNCED_RUNNER,
+                ("import torch_xla\n", "import torch_xla.core.xla_model as xm\n"),
+                ("torch_xla.sync()", "xm.mark_step()"),
+            ),
             target="sagemaker",
             note="an-mmcv-runner-class-whose-loop-ends-each-iteration-with-the-barrier-sagemaker",
         ),

@@ -22,7 +22,10 @@ def train_detector(model, cfg, data_loaders):
 
 BUILT_BEFORE_THE_WRAP_PORTED = substituted(
     BUILT_BEFORE_THE_WRAP,
-    ("from mmcv.runner import build_optimizer, build_runner\n", "from mmcv.runner import build_optimizer, build_runner\nimport torch_xla\n"),
+    (
+        "from mmcv.runner import build_optimizer, build_runner\n",
+        "from mmcv.runner import build_optimizer, build_runner\nimport torch_xla\n",
+    ),
     ("build_optimizer(model, cfg.optimizer)", "build_optimizer(model.to(torch_xla.device()), cfg.optimizer)"),
     ("model.cuda()", "model.to(torch_xla.device())"),
 )
@@ -71,7 +74,10 @@ def train_detector(model, cfg, data_loaders):
 
 BUILT_AFTER_THE_WRAP_PORTED = substituted(
     BUILT_AFTER_THE_WRAP,
-    ("from mmcv.runner import build_optimizer, build_runner\n", "from mmcv.runner import build_optimizer, build_runner\nimport torch_xla\n"),
+    (
+        "from mmcv.runner import build_optimizer, build_runner\n",
+        "from mmcv.runner import build_optimizer, build_runner\nimport torch_xla\n",
+    ),
     ("model.cuda()", "model.to(torch_xla.device())"),
 )
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
-from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 from codemods.training.rules.hooked_runner_cases import hooked_runner_invalid, hooked_runner_valid
+from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
 from codemods.training.rules.library_stepper_cases import (
     IGNITE,
     IGNITE_PORTED,
