@@ -403,6 +403,19 @@ LIBRARY_OPTIMIZERS = frozenset(
 )
 LIBRARY_OPTIMIZER_MODULES = ("timm.optim.", "apex.optimizers.", "bitsandbytes.optim.")
 LIBRARY_OPTIMIZER_OTHERS = frozenset({"OptimInfo", "OptimizerRegistry", "GlobalOptimManager"})
+# Library functions that build an optimizer over the parameters of the module they are handed, and the
+# position and keyword of that module: mmcv 1.x's build_optimizer(model, cfg) (mmcv/runner/optimizer/
+# builder.py: an optimizer constructor called with the model, ``DefaultOptimizerConstructor`` reads
+# ``model.named_parameters()``), and mmengine's build_optim_wrapper(model, cfg) (mmengine/optim/optimizer/
+# builder.py: the same, the optimizer inside an OptimWrapper).
+LIBRARY_OPTIMIZER_BUILDERS: dict[str, tuple[int, str]] = {
+    "mmcv.runner.build_optimizer": (0, "model"),
+    "mmcv.runner.optimizer.build_optimizer": (0, "model"),
+    "mmcv.runner.optimizer.builder.build_optimizer": (0, "model"),
+    "mmengine.optim.build_optim_wrapper": (0, "model"),
+    "mmengine.optim.optimizer.build_optim_wrapper": (0, "model"),
+    "mmengine.optim.optimizer.builder.build_optim_wrapper": (0, "model"),
+}
 
 
 def is_optimizer_class(callee: str) -> bool:

@@ -180,14 +180,13 @@ class LightningAnalysis(Analysis):
         }
         params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
         for statement in walk(init):
-            if type(statement) is not cst.Assign or type(statement.value) is not cst.Name:
+            if type(statement) is not cst.Assign:
                 continue
-            for target in statement.targets:
-                attr = dotted(target.target) or ""
-                if attr.startswith("self.") and attr[5:] in returned and statement.value.value in params:
-                    name = statement.value.value
-                    self.optimizer_receivers[node.name.value] = (params.index(name), name, attr)
-                    self.part.optimizer_receivers.add((node.name.value, params.index(name), name, attr))
+            for target, value in (pair for t in statement.targets for pair in _bound_pairs(t.target, statement.value)):
+                attr = dotted(target) or ""
+                if attr.startswith("self.") and attr[5:] in returned and value in params:
+                    self.optimizer_receivers[node.name.value] = (params.index(value), value, attr)
+                    self.part.optimizer_receivers.add((node.name.value, params.index(value), value, attr))
 
     def _optimizer_index(self, node: cst.ClassDef) -> None:
         """``def training_step(self, batch, batch_idx, optimizer_idx)`` in a LightningModule:
@@ -200,9 +199,16 @@ class LightningAnalysis(Analysis):
                         self.part.optimizer_indices[param] = node.name.value
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        # ``net = Net().cuda()``: the module is moved where it is built, as by ``net.cuda()``.
+        built_moved = (
+            type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in ("cuda", "to")
+        )
         for target in node.targets:
             if (name := dotted(target.target)) is not None:
                 self.assigned.setdefault(name, []).append(node.value)
+                if built_moved:
+                    self.moved.add(name)
             elif (edited := _accelerator_key(target.target)) is not None:
                 self._edit(edited, f"`{code_of(target.target).strip()} = {code_of(node.value).strip()}`")
 
@@ -429,6 +435,21 @@ class LightningAnalysis(Analysis):
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True
+
+
+def _bound_pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
+    """The targets an assignment binds to a plain name, and the name: ``self.opt = opt``, and each
+    element of ``self.net, self.opt = net, opt`` (tuples of the same length, no starred element)."""
+    if type(value) is cst.Name:
+        return [(target, value.value)]
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+    ):
+        return [(t.value, v.value.value) for t, v in zip(target.elements, value.elements) if type(v.value) is cst.Name]
+    return []
 
 
 def _parameter_owners(call: cst.Call) -> list[str]:

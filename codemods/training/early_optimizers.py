@@ -161,6 +161,13 @@ class EarlyOptimizers(ConditionalMoves):
             (None, k, a) for k, a in keywords.items()
         ]
         events: list[HandedEvent] = []
+        builder = apis.LIBRARY_OPTIMIZER_BUILDERS.get(self.walk.resolve(call.func) or "")
+        if local is None and summary is None and builder is not None:  # mmcv's ``build_optimizer(model, cfg)``
+            (position, by_keyword), plain = builder, [a for a in positional if not a.star]
+            handed_as: int | str = position if position < len(plain) else by_keyword
+            module = plain[position] if position < len(plain) else keywords.get(by_keyword)
+            held = None if module is None else dotted(module.value) or (named or {}).get(module.value)
+            return [] if held is None else [("optimizer", held, call, handed_as, False)]
         if local is None and summary is None:
             # A callable the tool cannot read, whose result becomes an optimizer or its
             # parameters: what it is handed may be what the optimizer holds.

@@ -394,6 +394,10 @@ class TrainingFacts:
     # Calls of a package the tool does not follow that are handed an optimizer no code of the file
     # steps: the library runs its steps (training/library_steppers.py).
     library_steppers: dict[cst.Call, LibraryStepper] = field(default_factory=dict)
+    # ``self.call_hook('after_train_iter')`` in a loop of a project's mmcv runner class (subclass or
+    # registered in mmcv's RUNNERS), the class's name: mmcv's OptimizerHook steps there, with no
+    # barrier in the loop (training/hooked_runners.py; XLA307, at the call).
+    hooked_runner_steps: dict[cst.Call, str] = field(default_factory=dict)
     # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
     # annotation that says so): FSDP reduce-scatters its gradients itself.
     fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)

@@ -34,6 +34,7 @@ from codemods.engine.nodes import arg_value, dotted
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.facts import LibraryStepper
+from codemods.training.hooked_runners import hooked_step_calls
 from codemods.training.unresolved_callees import missing_module, steps_nothing, unread_stars
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ class LibraryStepperAnalysis(Analysis):
         # Calls of callables the tool cannot find (unresolved_callees.py): the star imports that alone may
         # bind the name, or the module of the project, whose file is missing, it comes from.
         self.unresolved: dict[cst.Call, tuple[tuple[cst.ImportFrom, ...], str]] = {}
+        # The step hooks an mmcv runner class of the file calls in its loops (hooked_runners.py) -> the class.
+        self.hooked: dict[cst.Call, str] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -169,6 +172,7 @@ class LibraryStepperAnalysis(Analysis):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.defined.add(node.name.value)
+        self.hooked.update(dict.fromkeys(hooked_step_calls(node, self.walk.resolve), node.name.value))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.pop()
@@ -192,6 +196,8 @@ class LibraryStepperAnalysis(Analysis):
     def finish(self) -> None:
         facts = self.facts
         project = self.walk.analysis(ProjectAnalysis)
+        if not facts.project.context.test_file():
+            facts.training.hooked_runner_steps.update(self.hooked)
         for helper_call, helper, written in self.helper_results:
             if _last(written) in self.built:
                 continue

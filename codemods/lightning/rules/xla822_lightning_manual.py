@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import of_types, on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.lightning.rules.prebuilt_optimizer_cases import prebuilt_optimizer_invalid, prebuilt_optimizer_valid
 from codemods.lightning.rules.xla821_lightning_xla import LITERALS
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ LIGHTNING_MANUAL = Rule(
     "(`return self.optimizer`, the class in the file or in another module of the project) is reported where it is "
     "built: on XLA moving a module makes new Parameter objects (on CUDA it keeps them) and Lightning moves only the "
     "optimizer's state, so the optimizer steps the old CPU tensors and the XLA weights never change; build it in "
-    "`configure_optimizers` from `self.parameters()`. A module the script moves itself first is not reported. "
+    "`configure_optimizers` from `self.parameters()`. The class may keep it through a tuple or list assignment "
+    "(`self.net, self.opt = net, opt`). A module the script moves itself first (`net.cuda()`, or where it is "
+    "built: `net = Net().cuda()`) is not reported. "
     "A LightningModule's `training_step(self, batch, batch_idx, optimizer_idx)` is Lightning 1.x's automatic "
     "optimization over several optimizers, which Lightning 2 refuses when `fit` starts: it is reported at the "
     "parameter for torch_xla 2.9 (torch_xla 1.13 goes with Lightning 1.x, which takes it).",
@@ -55,6 +58,7 @@ LIGHTNING_MANUAL = Rule(
         ),
     ),
     valid=lambda: (
+        *prebuilt_optimizer_valid(),
         valid(
             """
             import torch
@@ -143,6 +147,7 @@ LIGHTNING_MANUAL = Rule(
         ),
     ),
     invalid=lambda: (
+        *prebuilt_optimizer_invalid(),
         invalid(
             """
             import pytorch_lightning as pl

@@ -10,6 +10,32 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Invalid, Valid, invalid, substituted, valid
 
+# An optimizer handed to a package the tool does not follow, stepped by it alone (library_steppers.py).
+POUTYNE = """
+import torch
+from poutyne import Model
+
+network = Net()
+optimizer = torch.optim.SGD(network.parameters(), lr=0.01)
+model = Model(network, optimizer, "cross_entropy")
+model.fit_generator(train_loader, epochs=5)
+"""
+# ignite's trainer steps with the XLA barrier itself when handed the XLA device (library_steppers.py).
+IGNITE = """
+import torch
+from ignite.engine import create_supervised_trainer
+
+device = torch.device("cuda")
+model = Net().to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+trainer = create_supervised_trainer(model, optimizer, torch.nn.functional.nll_loss, device=device)
+trainer.run(train_loader, max_epochs=5)
+"""
+IGNITE_PORTED = substituted(
+    IGNITE,
+    ("import torch\n", "import torch\nimport torch_xla\n"),
+    ('torch.device("cuda")', "torch_xla.device()"),
+)
 _STEPS = "a package the tool does not follow) is handed the optimizer `optimizer`, which no code the tool sees steps"
 # torchnet's Engine (pytorch/tnt torchnet/engine/engine.py): train(network, iterator, maxepoch, optimizer) calls
 # ``optimizer.zero_grad()`` and ``optimizer.step(closure)`` for each sample, with no barrier.

@@ -16,6 +16,7 @@ from codemods.training.rules.folded_device_cases import folded_device_valid
 from codemods.training.rules.holder_move_cases import holder_move_valid
 from codemods.training.rules.init_moved_optimizers import init_moved_optimizer_valid
 from codemods.training.rules.init_moves import init_move_valid
+from codemods.training.rules.library_builder_cases import library_builder_invalid, library_builder_valid
 from codemods.training.rules.looked_up_classes import looked_up_valid
 from codemods.training.rules.looked_up_round_trips import looked_up_round_trip_valid
 from codemods.training.rules.loop_moved_optimizers import loop_moved_valid
@@ -139,7 +140,10 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "it through a conditional (`optimizer = get_optimizer(model) if not inference_only else None`). Optimizer "
     "classes of libraries count as torch.optim's do: transformers' `AdamW` (gone from transformers 5, still named "
     "by older code) and `Adafactor`, and the classes of `timm.optim`, `apex.optimizers` and `bitsandbytes.optim` "
-    "(whose CUDA kernels XLA004 reports). In a run that does not convert the callable's module, XLA003 names that "
+    "(whose CUDA kernels XLA004 reports); so do the builders of libraries handed the module, mmcv's "
+    "`build_optimizer(model, cfg.optimizer)` and mmengine's `build_optim_wrapper(model, cfg)`, before a move also "
+    "written inside a wrapper's call (`MMDataParallel(model.cuda(), device_ids=...)`): the model is moved first, "
+    "`build_optimizer(model.to(device), cfg.optimizer)`. In a run that does not convert the callable's module, XLA003 names that "
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
@@ -297,12 +301,14 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *module_cast_valid(),
         *split_optimizer_valid(),
         *filled_group_valid(),
+        *library_builder_valid(),
     ),
     invalid=lambda: (
         *optimizer_before_move_invalid(),
         *module_cast_invalid(),
         *split_optimizer_invalid(),
         *filled_group_invalid(),
+        *library_builder_invalid(),
     ),
 )
 

@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING
 from codemods import library_apis
 from codemods.engine.hooks import on_calls, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
+from codemods.training.rules.hooked_runner_cases import hooked_runner_invalid, hooked_runner_valid
 from codemods.training.rules.library_algorithm_cases import torch_ac_invalid, torch_ac_valid
-from codemods.training.rules.library_stepper_cases import library_stepper_invalid, library_stepper_valid
+from codemods.training.rules.library_stepper_cases import (
+    IGNITE,
+    IGNITE_PORTED,
+    POUTYNE,
+    library_stepper_invalid,
+    library_stepper_valid,
+)
 from codemods.training.rules.library_trainer_cases import detectron2_invalid, detectron2_valid
 from codemods.training.rules.unresolved_callee_cases import unresolved_callee_invalid, unresolved_callee_valid
 
@@ -39,32 +46,6 @@ _UNFOLLOWED = (
 _UNPROVEN = (
     "each step needs the step barrier (xm.optimizer_step(optimizer), then torch_xla.sync()) and each batch on "
     "torch_xla.device(): port that code by hand, or run the tool on a tree that holds it"
-)
-# An optimizer handed to a package the tool does not follow, stepped by it alone (library_steppers.py).
-_POUTYNE = """
-import torch
-from poutyne import Model
-
-network = Net()
-optimizer = torch.optim.SGD(network.parameters(), lr=0.01)
-model = Model(network, optimizer, "cross_entropy")
-model.fit_generator(train_loader, epochs=5)
-"""
-# ignite's trainer steps with the XLA barrier itself when handed the XLA device (library_steppers.py).
-_IGNITE = """
-import torch
-from ignite.engine import create_supervised_trainer
-
-device = torch.device("cuda")
-model = Net().to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-trainer = create_supervised_trainer(model, optimizer, torch.nn.functional.nll_loss, device=device)
-trainer.run(train_loader, max_epochs=5)
-"""
-_IGNITE_PORTED = substituted(
-    _IGNITE,
-    ("import torch\n", "import torch\nimport torch_xla\n"),
-    ('torch.device("cuda")', "torch_xla.device()"),
 )
 _RUNNER = (
     "mmcv's OptimizerHook (after_train_iter), which does not end the step on XLA: the lazy graph grows with every "
@@ -107,7 +88,10 @@ LIBRARY_TRAINING_LOOP = Rule(
     "`device_ids`, and copies to CUDA with them. mmcv's `EpochBasedRunner` and `IterBasedRunner` (built "
     "directly or by `build_runner`) step the optimizer in `OptimizerHook.after_train_iter`, with no barrier: the "
     "lazy graph grows with every iteration; a hook of the project's whose `after_train_iter` calls the step "
-    "barrier ends it. OpenMMLab's entry points (`mmseg.apis.train_segmentor`, `mmpose.apis.train_model`, "
+    "barrier ends it. So does a runner class of the project's own (a subclass of mmcv's `BaseRunner`, "
+    "`EpochBasedRunner` or `IterBasedRunner`, or one registered with `@RUNNERS.register_module()` over a copied "
+    "base) whose loop calls `self.call_hook('after_train_iter')`, reported at that call unless the loop ends its "
+    "iterations with the barrier itself. OpenMMLab's entry points (`mmseg.apis.train_segmentor`, `mmpose.apis.train_model`, "
     "`mmdet.apis.train_detector`) do both; a project that carries its own copy of them (a `mmseg/` package of "
     "its own) has them converted and checked as project code, and this rule says nothing of the call. BasicSR's "
     "`train_pipeline` picks the device itself (`cuda` if `num_gpu` else the CPU, with `num_gpu: auto` read as "
@@ -186,15 +170,15 @@ LIBRARY_TRAINING_LOOP = Rule(
     ),
     valid=lambda: (
         valid(
-            substituted(_POUTYNE, ("model.fit_generator(train_loader, epochs=5)", "optimizer.step()")),
+            substituted(POUTYNE, ("model.fit_generator(train_loader, epochs=5)", "optimizer.step()")),
             substituted(
-                _POUTYNE,
+                POUTYNE,
                 ("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n"),
                 ("model.fit_generator(train_loader, epochs=5)", "xm.optimizer_step(optimizer)"),
             ),
             note="an-unfollowed-library-handed-an-optimizer-the-file-steps",
         ),
-        valid(_IGNITE, _IGNITE_PORTED, note="ignites-trainer-handed-the-device"),
+        valid(IGNITE, IGNITE_PORTED, note="ignites-trainer-handed-the-device"),
         valid(
             """
             from stable_baselines3 import PPO
@@ -209,6 +193,7 @@ LIBRARY_TRAINING_LOOP = Rule(
         *library_stepper_valid(),
         *unresolved_callee_valid(),
         *detectron2_valid(),
+        *hooked_runner_valid(),
         valid(
             """
             import torch
@@ -282,7 +267,7 @@ LIBRARY_TRAINING_LOOP = Rule(
     ),
     invalid=lambda: (
         invalid(
-            _POUTYNE,
+            POUTYNE,
             note="an-optimizer-handed-to-an-unfollowed-library",
             findings=(
                 Expected(
@@ -330,15 +315,15 @@ LIBRARY_TRAINING_LOOP = Rule(
             findings=(Expected(5, 10, "`EpochBasedRunner` (mmcv): its run() steps the optimizer"),),
         ),
         invalid(
-            substituted(_IGNITE, (", device=device)", ")")),
-            substituted(_IGNITE_PORTED, (", device=device)", ")")),
+            substituted(IGNITE, (", device=device)", ")")),
+            substituted(IGNITE_PORTED, (", device=device)", ")")),
             note="ignites-trainer-handed-no-device",
             findings=(
                 Expected(8, 11, "`create_supervised_trainer` (ignite, a package the tool does not follow) is handed"),
             ),
         ),
         invalid(
-            substituted(_POUTYNE, ("from poutyne import Model", "import poutyne as pt"), ("= Model(", "= pt.Model(")),
+            substituted(POUTYNE, ("from poutyne import Model", "import poutyne as pt"), ("= Model(", "= pt.Model(")),
             alias=True,
             note="an-unfollowed-library-through-a-module-alias",
             findings=(Expected(6, 9, "`pt.Model` (poutyne, a package the tool does not follow) is handed"),),
@@ -573,6 +558,7 @@ LIBRARY_TRAINING_LOOP = Rule(
         *library_stepper_invalid(),
         *unresolved_callee_invalid(),
         *detectron2_invalid(),
+        *hooked_runner_invalid(),
     ),
 )
 
@@ -652,6 +638,19 @@ def _report(ctx: Context[Facts], named: cst.CSTNode, callee: str) -> None:
         LIBRARY_TRAINING_LOOP,
         named,
         ctx.target.advice(f"`{ctx.code(named)}` ({loop.library}): {loop.does}: {loop.instead}"),
+    )
+
+
+@reports_facts(LIBRARY_TRAINING_LOOP, nodes=lambda facts: facts.training.hooked_runner_steps)
+def _hooked_runner_step(ctx: Context[Facts], original: cst.Call) -> str:
+    """A loop of the project's own mmcv runner class whose step is mmcv's OptimizerHook
+    (training/hooked_runners.py): the loop is converted as code, but no step the tool sees is in it."""
+    runner = ctx.facts.training.hooked_runner_steps[original]
+    return ctx.target.advice(
+        f"`{ctx.code(original)}` in `{runner}`, an mmcv runner class, runs the hooks where mmcv's OptimizerHook "
+        "steps the optimizer, and nothing in this loop ends the step on XLA: the lazy graph grows with every "
+        "iteration: call torch_xla.sync() after it in this loop, or register a hook whose after_train_iter calls "
+        "torch_xla.sync() (runner.register_hook(..., priority='LOWEST'))"
     )
 
 
