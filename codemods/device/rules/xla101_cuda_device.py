@@ -85,7 +85,11 @@ CUDA_DEVICE = Rule(
     '(`config["device"] = "cuda:" + str(rank)`); where a project config file may still set the key to CUDA, '
     "XLA112 says so at the read. A CUDA device handed to a CUDA-only API that never runs on XLA (after `if not "
     'torch.cuda.is_available(): return`: `torch.cuda.get_device_properties(torch.device("cuda"))`) stays, with no '
-    "finding: the API asks about a CUDA device (the XLA device would make it raise) and an XLA host never reaches it.",
+    "finding: the API asks about a CUDA device (the XLA device would make it raise) and an XLA host never reaches it. "
+    'A device taken at import (module level, a class body) in a run that the XLA launcher starts is `torch.device("xla")`: '
+    "taking the XLA device there starts the XLA runtime in the launching process, and the launcher then refuses to "
+    'start (torch_xla 2.9: "Runtime is already initialized"); the device object starts nothing, and a tensor moved '
+    "to it lands on the process's XLA device.",
     examples=lambda: (
         invalid(
             """
