@@ -75,7 +75,7 @@ def _converted(folder: Path, files: dict[str, str], target: str) -> tuple[str, l
     init = folder / "mylib" / "__init__.py"
     conversion = convert_source(init.read_text(), target=target, imports=project.imports_of(init))
     found = [(f.rule, f.line, f.message) for f in conversion.findings if f.rule == "XLA101"]
-    return conversion.output, found
+    return str(conversion.output), found
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -87,7 +87,7 @@ def test_a_device_at_import_of_a_launched_run_starts_no_runtime(tmp_path: Path, 
     rule, line, message = found[0]
     assert line == 4  # (in the output: the torch_xla import comes first)
     assert '-> torch.device("xla") (it runs at import, and `' in message
-    assert 'mylib/dist.py` starts the XLA launcher after it' in message
+    assert "mylib/dist.py` starts the XLA launcher after it" in message
 
 
 @pytest.mark.parametrize("target", TARGETS)
