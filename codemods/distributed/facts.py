@@ -116,6 +116,9 @@ class DistributedFacts:
     # ``int(os.environ.get('RANK', -1)) != -1``, ``'LOCAL_RANK' in os.environ``: whether
     # the script runs as several processes (True: it does if the check holds).
     launched_checks: dict[cst.Comparison, bool] = field(default_factory=dict)
+    # ``ckpt["Args"].local_rank is not None``: a saved run's flag tested as the script tests its own
+    # (flag_tests.py); wrong against the port once that own test becomes True.
+    saved_flag_tests: set[cst.Comparison] = field(default_factory=set)
     # The statement lines with an ``assert`` of such a check (``assert "RANK" in os.environ``):
     # the assert goes once its test is True.
     launch_assert_lines: set[cst.SimpleStatementLine | cst.SimpleStatementSuite] = field(default_factory=set)

@@ -20,11 +20,13 @@ import libcst as cst
 from codemods import apis
 from codemods.distributed.display_reads import DisplayReads
 from codemods.distributed.entry import code_owner
+from codemods.distributed.flag_tests import local_rank_of_name, saved_flag_test
 from codemods.distributed.rank_bound import rank_bound_read
 from codemods.engine.nodes import (
     arg_value,
     call_args,
     dotted,
+    is_none,
     lone_call,
     method_name,
     names_in,
@@ -162,6 +164,7 @@ class RankAnalysis(Analysis):
         # ``args.local_rank == -1`` (a launcher never sets a local rank of -1): launch checks
         # if the script parses a --local_rank flag, as the environment's are (finish).
         self.local_rank_checks: dict[cst.Comparison, tuple[bool, str]] = {}
+        self.saved_flag_tests: set[cst.Comparison] = set()  # ``ckpt["Args"].local_rank is not None``
         # A launcher of its own: programs it starts, one per worker (in a loop) or with an
         # environment of their own (``env=``), and rank variables it sets for them
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
@@ -254,6 +257,8 @@ class RankAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         """``int(os.environ.get('RANK', -1)) != -1`` and ``'LOCAL_RANK' in os.environ``:
         is this a multi-process run?"""
+        if saved_flag_test(node):
+            self.saved_flag_tests.add(node)
         if len(node.comparisons) != 1:
             return
         operator, right = node.comparisons[0].operator, node.comparisons[0].comparator
@@ -266,6 +271,13 @@ class RankAnalysis(Analysis):
                 self._distributed_code(node)
             elif string_value(left) in SLURM_TASK_VARIABLES:
                 self.slurm_checks[node] = type(operator) is cst.In
+            return
+        if type(operator) in (cst.Is, cst.IsNot) and is_none(right) and local_rank_of_name(left):
+            # ``args.local_rank is not None``: the flag a launcher passes (no default): a launch
+            # check as ``!= -1`` is; the runtime's local ordinal is never None.
+            self.local_rank_checks[node] = (type(operator) is cst.IsNot, self.owner)
+            self.launch_check_functions[node] = self.walk.enclosing_function
+            self.skip.add(id(left))
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
             return
@@ -419,6 +431,8 @@ class RankAnalysis(Analysis):
             for check, (launched, owner) in self.local_rank_checks.items():
                 self.part.launched_checks[check] = launched
                 self.launch_check_owners[check] = owner
+            if self.local_rank_checks:
+                self.part.saved_flag_tests = self.saved_flag_tests
         # Saves under a rank check, whether or not the analysis sees several processes: only
         # the master reaches them (an xm.save there hangs on torch_xla 1.13).
         guarded_calls = run_there(self.guarded_calls, self.calls_in)

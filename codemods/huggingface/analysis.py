@@ -33,6 +33,7 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.accelerate_loaders import PREPARE_METHODS, LoaderOrigins
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.names import TRAINERS, TRAINING_ARGUMENTS, plain_ppo_trainer, ppo_config_era
+from codemods.huggingface.padded_labels import labels_from_input_ids
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import RUNNING_ADAMW, TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.huggingface.trainer_loaders import drop_evaluated_only, maybe_trained, note_trainer_class, unbarriered
 from codemods.project.analysis import ProjectAnalysis
@@ -537,7 +538,8 @@ class HuggingFaceAnalysis(Analysis):
         missing = tuple(k for k in ("max_length", "truncation") if k not in keywords)
         if _pads_dynamically(padding.value):
             dropped = scope is not None and _drops_attention_mask(call, scope, self.module)
-            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing, dropped)
+            labels = scope is not None and labels_from_input_ids(scope)
+            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing, dropped, labels)
         elif string_value(padding.value) == "max_length" and missing:
             self.part.padding[call] = Padding(False, padding.value, False, missing)
 

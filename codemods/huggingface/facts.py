@@ -61,6 +61,8 @@ class Padding:
     missing: tuple[str, ...]  # of max_length and truncation
     # only the encoding's input_ids are used (no attention_mask): pad tokens would reach the model
     mask_dropped: bool = False
+    # labels are copied from the input_ids, pads unmasked: padding to max_length would train on pad tokens
+    labels_copied: bool = False
 
 
 @dataclass(frozen=True)

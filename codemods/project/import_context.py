@@ -100,6 +100,11 @@ class ImportContext(Protocol):
         whose summary cannot be read (None), as findings show it; None: no importer of the run is."""
         ...
 
+    def launched_in_run(self) -> str | None:
+        """A file of the run (not this one) whose processes are started once per XLA device
+        (torch_xla.launch or xmp.spawn, as written or as the port writes them), as findings show it."""
+        ...
+
     def neighbours(self) -> tuple[str, ...]:
         """The modules of the file's own folder (what ``__import__(name)`` with a name known
         only at run time may load, the script's folder being first on sys.path)."""
@@ -293,6 +298,9 @@ class GuessedImports(OwnsByLookup):
 
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         return None
+
+    def launched_in_run(self) -> str | None:
+        return None  # the run's files are not known
 
     def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
         return ()

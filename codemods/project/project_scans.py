@@ -129,3 +129,24 @@ def unseen_callers(
         if word.search(data) and target in imported_files(project, file, data):
             found.append((summary.path, "*?:"))
     return tuple(found)
+
+
+# What a file started once per XLA device has (read before its summary is asked for).
+_LAUNCHES = re.compile(rb"\bspawn\s*\(|\blaunch\s*\(|init_process_group")
+
+
+def launched_in_run(
+    in_run: set[Path], summary: Callable[[Path], ModuleSummary | None], display: Callable[[Path], str], path: Path
+) -> str | None:
+    """A file of the run other than ``path`` whose processes are started once per XLA device (its
+    summary's ``launched``), as findings show it; None where none is known to be."""
+    for file in sorted(in_run):
+        if file == path:
+            continue
+        try:
+            data = read_bytes(str(file))
+        except FileProblem:
+            continue
+        if _LAUNCHES.search(data) and (found := summary(file)) is not None and found.launched:
+            return display(file)
+    return None

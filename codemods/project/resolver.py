@@ -22,8 +22,8 @@ module the script imports and finds nowhere else is (``python -m src.main`` from
 sys.path: ``from src.utils import *``), wherever the tool itself runs from.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
-A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
-never written; modules converted in the same run are not pending.
+A summary (project/summary_from_facts.py) comes from converting the module in memory, read but never
+written; modules converted in the same run are not pending.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from codemods.project.import_context import OwnsByLookup
 from codemods.project.module_summary import Found, ModuleSummary, StarNames
 from codemods.project.package_runs import package_run_folder
 from codemods.project.project_files import ProjectFiles
-from codemods.project.project_scans import names_file, unseen_callers
+from codemods.project.project_scans import launched_in_run, names_file, unseen_callers
 from codemods.project.roots import is_package, marks_a_root, resolved
 from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
@@ -78,11 +78,10 @@ class Project(ProjectFiles):
         imported: Collection[Path] | None = None,
         fsdp_imported: Collection[Path] = (),
     ) -> None:
-        """``in_run``: the files this run converts (their summaries are not pending);
-        ``known``: summaries the run has already made (by resolved path); ``imported``:
-        the files of the run that another file of the run imports (found when needed,
-        if not given), and ``fsdp_imported`` those of them that a file wrapping a model in
-        FSDP imports."""
+        """``in_run``: the files this run converts (their summaries are not pending); ``known``:
+        summaries the run has already made (by resolved path); ``imported``: the files of the run that
+        another file of the run imports (found when needed, if not given), and ``fsdp_imported`` those
+        of them that a file wrapping a model in FSDP imports."""
         super().__init__(root)
         self._imported = None if imported is None else {resolved(p) for p in imported}
         self._fsdp_imported = {resolved(p) for p in fsdp_imported}
@@ -122,13 +121,13 @@ class Project(ProjectFiles):
 
     @functools.cached_property
     def in_run(self) -> set[Path]:
-        """The files of the run, resolved when first needed (a run makes a Project per
-        root, each given every file of the run; most never ask)."""
+        """The files of the run, resolved when first needed (a run makes a Project per root, each given
+        every file of the run; most never ask)."""
         return {resolved(p) for p in self._in_run}
 
     def imported_in_run(self, path: Path) -> bool:
-        """Another file of the run imports ``path`` (a quick textual scan of the run's
-        files, made once, when the runner did not say)."""
+        """Another file of the run imports ``path`` (a quick textual scan of the run's files, made once,
+        when the runner did not say)."""
         if self._imported is None:
             self._imported = set()
             for file in self.in_run:
@@ -174,9 +173,8 @@ class Project(ProjectFiles):
         return next((self.display(file) for file in self._module_readers if file != path), None)
 
     def rank_guarded_calls(self, path: Path) -> frozenset[str]:
-        """The names that the run's files importing ``path`` call under a rank check (read once
-        for the run: only files with such a check, and with project imports or not yet scanned
-        for them, are parsed)."""
+        """The names that the run's files importing ``path`` call under a rank check (read once for the
+        run: only files with such a check, and with project imports or not yet scanned for them, are parsed)."""
         if self._rank_guarded is None:
             self._rank_guarded = {}
             for file in sorted(self.in_run):
@@ -224,8 +222,8 @@ class Project(ProjectFiles):
 
     def wrapper_handed(self, path: Path, name: str, index: int, parameter: str) -> bool:
         """The run's other files hand ``name`` of ``path`` optimizer wrappers only, at least one
-        (import_context.ImportContext.wrapper_handed), read from their summaries; False while a
-        summary is being made (as ``own_cuda_handed``)."""
+        (import_context.ImportContext.wrapper_handed), read from their summaries; False while a summary
+        is being made (as ``own_cuda_handed``)."""
         if self._reading:
             self._transient += 1
             return False
@@ -303,9 +301,8 @@ class Project(ProjectFiles):
         return found
 
     def summary(self, path: Path) -> ModuleSummary | None:
-        """The module's summary; None if it cannot be read or converted (or is being
-        summarised already: an import cycle; or is reached through more summaries made on
-        demand than the bound)."""
+        """The module's summary; None if it cannot be read or converted (or is being summarised already:
+        an import cycle; or is reached through more summaries made on demand than the bound)."""
         if path in self._summaries:
             return self._summaries[path]
         if path in self._reading or len(self._reading) >= _MAX_NESTED_SUMMARIES:
@@ -437,9 +434,9 @@ class Project(ProjectFiles):
         return known
 
     def star_names(self, path: Path, depth: int = 0) -> StarNames | None:
-        """What ``from <the module at path> import *`` binds (project/star_names.py); None when
-        the module cannot be read.  Its own star imports of project modules are followed a
-        few modules deep; an import cycle binds nothing more."""
+        """What ``from <the module at path> import *`` binds (project/star_names.py); None when the module
+        cannot be read.  Its own star imports of project modules are followed a few modules deep; an
+        import cycle binds nothing more."""
         if path in self._star_names:
             return self._star_names[path]
         self._star_names[path] = ()  # (an import cycle stops here)
@@ -514,6 +511,9 @@ class FileImports(OwnsByLookup):
 
     def launched_importer(self, requested: bool) -> tuple[str, bool | None] | None:
         return self.project.launched_importer(self.path, requested)
+
+    def launched_in_run(self) -> str | None:
+        return launched_in_run(self.project.in_run, self.project.summary, self.project.display, self.path)
 
     def own_cuda_handed(self, name: str, index: int, parameter: str) -> tuple[tuple[str, str], ...]:
         return self.project.own_cuda_handed(self.path, name, index, parameter)

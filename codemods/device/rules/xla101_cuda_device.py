@@ -8,11 +8,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.device.rules.cuda_query_cases import cuda_query_invalid, cuda_query_valid
+from codemods.device.rules.import_time_cases import import_time_cases
 from codemods.device.rules.ordinal_cases import ordinal_cases, ordinal_valid_cases
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, substituted, valid
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import libcst as cst
 
     from codemods.engine.rewriter import Context
@@ -84,7 +87,11 @@ CUDA_DEVICE = Rule(
     '(`config["device"] = "cuda:" + str(rank)`); where a project config file may still set the key to CUDA, '
     "XLA112 says so at the read. A CUDA device handed to a CUDA-only API that never runs on XLA (after `if not "
     'torch.cuda.is_available(): return`: `torch.cuda.get_device_properties(torch.device("cuda"))`) stays, with no '
-    "finding: the API asks about a CUDA device (the XLA device would make it raise) and an XLA host never reaches it.",
+    "finding: the API asks about a CUDA device (the XLA device would make it raise) and an XLA host never reaches it. "
+    'A device taken at import (module level, a class body) in a run that the XLA launcher starts is `torch.device("xla")`: '
+    "taking the XLA device there starts the XLA runtime in the launching process, and the launcher then refuses to "
+    'start (torch_xla 2.9: "Runtime is already initialized"); the device object starts nothing, and a tensor moved '
+    "to it lands on the process's XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -445,6 +452,7 @@ CUDA_DEVICE = Rule(
             ),
         ),
         *ordinal_cases(),
+        *import_time_cases(),
         *cuda_query_invalid(),
     ),
 )
@@ -500,7 +508,16 @@ def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> 
                 args=[cst.Arg(cst.SimpleString('"xla"'))],
             )
 
+    launch = _launched_after_import(ctx)
+    if launch:
+        build = _plain_device(ctx)
     rule, where = _rule_for(ctx, original)
+    if launch:
+        where += (
+            f" (it runs at import, and {launch} starts the XLA launcher after it: taking the XLA device "
+            "there would start the XLA runtime first, and the launcher refuses to start then; a device "
+            "object names the process's XLA device without starting anything)"
+        )
     if ctx.resolve(func) == "torch.device" and len(original.args) == 1 and not _names_a_kind(original):
         where = " (an integer alone is cuda:N; one XLA device per process: the ordinal is dropped)" + where
     new = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}{where}", build)
@@ -537,6 +554,37 @@ def _rule_for(ctx: Context[Facts], original: cst.CSTNode) -> tuple[Rule, str]:
     if function is None or ctx.facts.imports.xla_optional:  # (there it is not fixed: XLA101's error says so)
         return CUDA_DEVICE, ""
     return UNCALLED_DEVICE, f" (in `{function}`, which no code of the project calls: it never runs)"
+
+
+def _launched_after_import(ctx: Context[Facts]) -> str:
+    """The device is taken at import (module level, or a class body) in a run whose processes
+    the XLA launcher starts: in this file (``this script``) or in another file of the run (it
+    may import this one first, as flair's script imports the package whose ``__init__`` takes
+    the device, then starts its workers): what starts the launcher; "" otherwise."""
+    import libcst as cst
+
+    if any(isinstance(node, (cst.FunctionDef, cst.Lambda)) for node in ctx.ancestors):
+        return ""
+    distributed = ctx.facts.distributed
+    if distributed.multi_process and distributed.style in ("spawn", "main", "launched"):
+        return "this script"
+    other = ctx.facts.project.context.launched_in_run()
+    return f"`{other}`" if other else ""
+
+
+def _plain_device(ctx: Context[Facts]) -> Callable[[], cst.Call | None]:
+    """``torch.device("xla")``: the process's XLA device, the runtime not started (torch_xla 2.9:
+    a tensor moved there lands on the process's device, xla:0)."""
+    import libcst as cst
+
+    from codemods.targets import Api
+
+    def build() -> cst.Call | None:
+        if not ctx.imports.require_package("torch_xla"):
+            return None
+        return ctx.imports.call(Api("torch", "device"), [cst.Arg(cst.SimpleString(f'"{ctx.target.device_string}"'))])
+
+    return build
 
 
 def _names_a_kind(call: cst.Call) -> bool:

@@ -66,6 +66,15 @@ def rank_flag_valid() -> tuple[Valid, ...]:
             """,
             note="a-rank-flag-only-printed-in-the-launched-processes",
         ),
+        *(
+            valid(
+                _FLAG_TESTED_FOR_NONE_AT_MODULE_LEVEL,
+                after,
+                target=target,
+                note=f"a-none-test-of-the-flag-stays-{target}",
+            )
+            for target, after in (("2.9", _MODULE_LEVEL_PORTED), ("sagemaker", _MODULE_LEVEL_PORTED_1_13))
+        ),
     )
 
 
@@ -248,4 +257,151 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
                 Expected(9, 43, "torch.cuda.device_count() -> xm.xrt_world_size()"),
             ),
         ),
+        *(
+            invalid(
+                _FLAG_TESTED_FOR_NONE,
+                after,
+                target=target,
+                note=f"a-none-test-of-the-flag-is-a-launch-check-{target}",
+                findings=(
+                    Expected(line, 8, "args.local_rank is not None -> True: every process is started by the XLA"),
+                    Expected(saved, 42, '`ckpt["Args"].local_rank is not None` tests a --local_rank flag that'),
+                ),
+            )
+            for target, after, line, saved in (
+                ("2.9", _FLAG_TESTED_FOR_NONE_PORTED, 13, 17),
+                ("sagemaker", _FLAG_TESTED_FOR_NONE_PORTED_1_13, 16, 22),
+            )
+        ),
     )
+
+
+# ``args.local_rank is not None`` (a --local_rank flag without default) tells a launched run, as
+# ``!= -1`` does: a launch check, never ``xr.local_ordinal() is not None`` (an int: always true).
+# A resumed checkpoint's saved flag, tested the same way, keeps None under the XLA launcher.
+_FLAG_TESTED_FOR_NONE = """
+import argparse
+
+import torch
+import torch.distributed as dist
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int)
+    parser.add_argument("--resume")
+    args = parser.parse_args()
+    if args.local_rank is not None:
+        dist.init_process_group("nccl")
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu")
+        assert dist.is_initialized() == (ckpt["Args"].local_rank is not None)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+_FLAG_TESTED_FOR_NONE_PORTED = """
+import argparse
+
+import torch
+import torch.distributed as dist
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int)
+    parser.add_argument("--resume")
+    args = parser.parse_args()
+    if True:
+        dist.init_process_group("xla", init_method="xla://")
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu")
+        assert dist.is_initialized() == (ckpt["Args"].local_rank is not None)
+
+
+def _mp_fn(index):
+    main()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=())
+"""
+
+_FLAG_TESTED_FOR_NONE_PORTED_1_13 = """
+import argparse
+
+import torch
+import torch.distributed as dist
+import os
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int)
+    parser.add_argument("--resume")
+    args = parser.parse_args()
+    if True:
+        os.environ.setdefault("MASTER_ADDR", "localhost")
+        os.environ.setdefault("MASTER_PORT", "12355")
+        dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu")
+        assert dist.is_initialized() == (ckpt["Args"].local_rank is not None)
+
+
+def _mp_fn(index):
+    main()
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=())
+"""
+
+# At module level the launch check stays (python: one device; torchrun: one process per device).
+_FLAG_TESTED_FOR_NONE_AT_MODULE_LEVEL = """
+import argparse
+
+import torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int)
+args = parser.parse_args()
+if args.local_rank is not None:
+    dist.init_process_group("nccl")
+"""
+
+_MODULE_LEVEL_PORTED = """
+import argparse
+
+import torch.distributed as dist
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int)
+args = parser.parse_args()
+if args.local_rank is not None:
+    dist.init_process_group("xla", init_method="xla://")
+"""
+
+_MODULE_LEVEL_PORTED_1_13 = """
+import argparse
+
+import torch.distributed as dist
+import os
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int)
+args = parser.parse_args()
+if args.local_rank is not None:
+    os.environ.setdefault("MASTER_ADDR", "localhost")
+    os.environ.setdefault("MASTER_PORT", "12355")
+    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+"""

@@ -98,7 +98,10 @@ XLA_RANKS = Rule(
     "-1`) false. `dist.get_rank()` becomes the runtime's ordinal even after the process group is up: a process "
     "has one process group, and the XLA runtime may run several devices as threads of one process (PJRT on the "
     "CPU, TPU v2/v3), where every device reads the same group rank (checked on torch_xla 2.9 with two CPU "
-    "devices), while the ordinal is each device's own.",
+    "devices), while the ordinal is each device's own. A test of the flag for a launcher (`args.local_rank is not "
+    "None`, `args.local_rank != -1`) is a launch check, never a test of the ordinal (an int, never None); the same "
+    "test of a flag another run saved (`ckpt['args'].local_rank is not None`) is an error where the port makes the "
+    "script's own test true: the XLA launcher passes no --local_rank, so the two disagree.",
     examples=lambda: (
         invalid(
             """
@@ -628,4 +631,19 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
         and len(statement.body) == 1
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+@reports_facts(
+    XLA_RANKS,
+    nodes=lambda facts: facts.distributed.saved_flag_tests if facts.distributed.launched_checks else (),
+)
+def _saved_flag_test(ctx: Context[Facts], original: cst.Comparison) -> str:
+    return (
+        f"`{ctx.code(original.with_changes(lpar=(), rpar=()))}` tests a --local_rank flag that another run saved, "
+        "as the script tests its own: the port makes the script's own test say launched (every process is started "
+        f"by the XLA launcher, the process group always starts), but {ctx.target.api('launch').qualified_name} "
+        "passes no --local_rank, so a saved run's flag keeps "
+        "its default and this test says not launched: the two disagree (a resume check fails); record whether "
+        "the process group was up (dist.is_initialized()) and test that"
     )

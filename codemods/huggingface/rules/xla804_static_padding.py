@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, substituted, valid
 from codemods.huggingface.rules.xla805_padding_length import PADDING_LENGTH
 
 if TYPE_CHECKING:
@@ -26,7 +26,10 @@ STATIC_PADDING = Rule(
     "Where only the encoding's input_ids reach the model (no attention_mask), `padding=True` stays "
     "(followed through one return of a function of the file: `return tokenizer(...)`, each call of it taking "
     "only `.input_ids`): "
-    "the extra pad tokens would change the model's outputs.",
+    "the extra pad tokens would change the model's outputs. "
+    "Nor where the function that tokenizes copies the input_ids into the labels (`labels = input_ids.clone()`, "
+    '`enc["labels"] = enc["input_ids"]`) without setting the pad positions to -100: '
+    "the loss would train on pad tokens.",
     examples=lambda: (
         Invalid(
             'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
@@ -204,6 +207,48 @@ STATIC_PADDING = Rule(
             )
             for target in ("2.9", "sagemaker")
         ),
+        *(
+            invalid(
+                _LABELS_FROM_IDS,
+                target=target,
+                note=f"labels-copied-from-input-ids-stay-{target}",
+                findings=(
+                    Expected(9, 18, "padding='longest' stays: the labels are copied from the input_ids"),
+                    Expected(16, 11, 'padding="longest" stays: the labels are copied from the input_ids'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                _LABELS_MASKED,
+                substituted(_LABELS_MASKED, ('padding="longest"', 'padding="max_length"')),
+                target=target,
+                note=f"labels-with-pads-masked-or-not-from-ids-ported-{target}",
+                findings=(
+                    Expected(7, 57, 'padding="longest" -> "max_length"'),
+                    Expected(15, 57, 'padding="longest" -> "max_length"'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import transformers as hf
+
+            tok = hf.AutoTokenizer.from_pretrained("gpt2")
+
+
+            def tokenize(text):
+                enc = tok(text, return_tensors="pt", padding=True, max_length=512, truncation=True)
+                enc["labels"] = enc["input_ids"].clone()
+                return enc
+            """,
+            target="sagemaker",
+            alias=True,
+            note="labels-copied-from-input-ids-alias",
+            findings=(Expected(7, 11, "padding=True stays: the labels are copied from the input_ids"),),
+        ),
         invalid(
             """
             import transformers as hf
@@ -251,6 +296,52 @@ def step(llm, prompts, device):
 """
 
 
+# The labels copied from the input_ids (a list of single-text encodings; one encoding cloned):
+# padding to max_length would leave pad_token_id in the labels, trained on.  Both calls stay.
+_LABELS_FROM_IDS = """
+import copy
+
+from transformers import AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2", model_max_length=512)
+
+
+def tokenize_all(strings):
+    encodings = [tokenizer(s, return_tensors="pt", padding='longest', max_length=512, truncation=True) for s in strings]
+    input_ids = labels = [e.input_ids[0] for e in encodings]
+    lens = [e.input_ids.ne(tokenizer.pad_token_id).sum().item() for e in encodings]
+    return dict(input_ids=input_ids, labels=labels, lens=lens)
+
+
+def example(model, text, prompt_len):
+    enc = tokenizer(text, return_tensors="pt", padding="longest", max_length=512, truncation=True)
+    input_ids = enc.input_ids[0]
+    labels = copy.deepcopy(input_ids)
+    labels[:prompt_len] = -100
+    return model(input_ids=input_ids[None], labels=labels[None], attention_mask=enc.attention_mask).loss
+"""
+
+# The pads masked to -100 in the labels, or labels that are not the input_ids: ported.
+_LABELS_MASKED = """
+from transformers import AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+
+
+def masked(model, texts):
+    enc = tokenizer(texts, return_tensors="pt", padding="longest", max_length=64, truncation=True)
+    labels = enc.input_ids.clone()
+    labels[labels == tokenizer.pad_token_id] = -100
+    return model(**enc, labels=labels).loss
+
+
+def classify(model, texts, classes):
+    labels = torch.tensor(classes)
+    enc = tokenizer(texts, return_tensors="pt", padding="longest", max_length=64, truncation=True)
+    return model(**enc, labels=labels).loss
+"""
+
+
 @on_facts(STATIC_PADDING, nodes=lambda facts: facts.huggingface.padding)
 def _padding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
     """A tokenizer call (or collator) that pads each batch to its longest sequence: padded
@@ -274,6 +365,16 @@ def _padding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
         )
         return updated
     value = padding.value
+    if padding.labels_copied and value is not None:
+        ctx.report(
+            STATIC_PADDING,
+            original,
+            f"padding={ctx.code(value)} stays: the labels are copied from the input_ids, so padding to "
+            "max_length would put pad_token_id into the labels at every pad position and train the loss on "
+            "them (a change of results); each batch length compiles a new graph: to pad to max_length, also "
+            "set the labels to -100 where input_ids == tokenizer.pad_token_id",
+        )
+        return updated
     if padding.mask_dropped and value is not None:
         ctx.report(
             STATIC_PADDING,
