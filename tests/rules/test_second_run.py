@@ -44,6 +44,7 @@ def _lost(case: Case) -> set[tuple[str, int]]:
     manual = {(f.rule, f.line) for f in first.findings if f.rule == case.rule and not f.fixed and f.severity == "error"}
     if not manual:
         return set()
+    assert isinstance(first.output, str)  # (a case is text: its conversion is text)
     again = convert_source(first.output, target=case.target, filename=case.filename)
     return manual - {(f.rule, f.line) for f in again.findings if f.severity == "error"}
 
