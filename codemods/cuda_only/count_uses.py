@@ -86,7 +86,7 @@ class CountUses:
                 call = parent_of.get(id(parent))
                 if not isinstance(call, cst.Call):
                     return True
-                use = self._use_by(call, parent)
+                use = self._use_by(call, parent, node)
                 if use != "value":
                     return use == "anything"
                 child, parent = call, parent_of.get(id(call))  # a pure builtin: its value flows on
@@ -98,7 +98,7 @@ class CountUses:
             return True
         return True
 
-    def _use_by(self, call: cst.Call, arg: cst.Arg) -> Literal["nothing", "value", "anything"]:
+    def _use_by(self, call: cst.Call, arg: cst.Arg, read: cst.CSTNode) -> Literal["nothing", "value", "anything"]:
         """What ``call`` does with the value handed to it: nothing (it prints it, or the
         callee reads the count again at its start), computes its own value from it (a pure
         builtin), or anything (the callee may use it)."""
@@ -106,12 +106,38 @@ class CountUses:
         name = func.value if isinstance(func, cst.Name) else None
         if prints(self.reads.resolve(func), name):
             return "nothing"
+        if self.reads.resolve(func) in TORCH_SPAWN | XLA_LAUNCHERS:
+            return "nothing" if self._worker_overwrites(call, arg, read) else "anything"
         if name in PURE_BUILTINS and self.reads.resolve(func) in (None, name, f"builtins.{name}"):
             return "value"
         if name is not None and name in self.rereading:
             function, params = self.rereading[name]
             return "nothing" if bound_parameter(function, call, arg) in params else "anything"
         return "anything"
+
+    def _worker_overwrites(self, call: cst.Call, arg: cst.Arg, read: cst.CSTNode) -> bool:
+        """``read`` is an element of the ``args`` tuple that a launcher (``torch_xla.launch(train,
+        args=(world_size,))``, as the port writes ``mp.spawn``) hands a worker of the file, and the
+        worker sets that parameter again before it reads it (``world_size = xr.world_size()``, the
+        port's first line there): the launching process's count goes nowhere."""
+        handed = arg.value
+        first = call.args[0] if call.args else None
+        if (
+            not (arg.keyword is not None and arg.keyword.value == "args" or (arg.keyword is None and arg is not first))
+            or type(handed) is not cst.Tuple
+            or first is None
+            or first.keyword is not None
+            or type(first.value) is not cst.Name
+        ):
+            return False
+        worker = self.reads.functions.get(first.value.value)
+        position = next((i for i, e in enumerate(handed.elements) if e.value is read), None)
+        if worker is None or position is None:
+            return False
+        params = worker.params.params
+        if position + 1 >= len(params) or worker.params.star_arg is not None and position + 1 >= len(params):
+            return False
+        return _set_before_read(worker, params[position + 1].name.value)
 
     def _stored_decides(self, target: cst.BaseExpression, statement: cst.CSTNode, seen: set[int]) -> bool:
         """Whether anything reads the value stored in ``target`` after ``statement`` in a
@@ -154,3 +180,32 @@ class CountUses:
                 continue
             return True
         return False
+
+
+def _set_before_read(function: cst.FunctionDef, name: str) -> bool:
+    """The function's first statements set ``name`` (a plain ``name = value`` that does not read it)
+    before any statement reads it or any compound statement runs."""
+    body = function.body
+    if type(body) is not cst.IndentedBlock:
+        return False
+    for statement in body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            return False
+        for small in statement.body:
+            if (
+                type(small) is cst.Assign
+                and len(small.targets) == 1
+                and type(small.targets[0].target) is cst.Name
+                and small.targets[0].target.value == name
+            ):
+                return not _names(small.value, name)
+            if _names(small, name):
+                return False
+    return False
+
+
+def _names(node: cst.CSTNode, name: str) -> bool:
+    """``node`` holds the name ``name`` (not as an attribute: ``xr.world_size`` reads no ``world_size``)."""
+    nodes = walk(node)
+    attributes = {id(n.attr) for n in nodes if type(n) is cst.Attribute}
+    return any(type(n) is cst.Name and n.value == name and id(n) not in attributes for n in nodes)

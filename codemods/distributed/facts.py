@@ -247,6 +247,9 @@ class DistributedFacts:
     # still take the rank or world size from RANK/LOCAL_RANK/WORLD_SIZE (distributed/env_ranks.py):
     # the function, as the finding names it, -> what it reads.
     env_rank_readers: dict[str, str] = field(default_factory=dict)
+    # The script starts its processes with the XLA launcher already (a torch_xla.launch or
+    # xmp.spawn call of its own, as a port writes it: read on a second run).
+    xla_launched: bool = False
     # Top-level callables that start a process group (for the files that import them), and the
     # first call of such a callable of another module that this run converts (so its group
     # runs on XLA) in a script: the callable, as a finding names it.

@@ -152,6 +152,7 @@ class LaunchAnalysis(Analysis):
             self._spawn(node)
         elif callee in XLA_LAUNCHERS:
             self.part.style = "launched"
+            self.part.xla_launched = True
             self.xla_launches[node] = owner
         elif callee in PROCESS:
             self.processes = True

@@ -463,6 +463,8 @@ class StepDrivers(Analysis):
             if function.qualname in wrappers:
                 continue  # an optimizer wrapper's own ``step``: the loop that calls ``optimizer.step()`` drives it
             runners = callers.get(function.qualname, [])
+            if kind == "ported" and (function.qualname in outside or runners):
+                continue  # a step in torch_xla's spelling that this file runs: its barrier is the caller's to have
             if function.qualname in outside or any(c not in steps for c in runners):
                 # This file runs it outside loops, other than through a step function
                 # (whose own call is the step site): the barrier goes right after the step.
@@ -475,14 +477,18 @@ class StepDrivers(Analysis):
                 continue
             if any(c != function.qualname for c in runners):
                 continue  # a step function calls it: that call is the step site
-            if already_xla:
-                continue  # ported by hand: its driver is elsewhere
+            imported = context.imported_in_run()
+            held = imported or ("." in function.qualname and context.others_in_run())
+            if already_xla and not held and context.mentioned_elsewhere("torch_xla") is not False:
+                # Ported by hand, its driver elsewhere in an XLA project (or a project not known).  Where
+                # the run's files import it, the run's loops decide (held); where no other file of the
+                # project names torch_xla, the loop that calls it is still CUDA code with no barrier: the
+                # import is the tool's own (a second run over its output) and the step is still undriven.
+                continue
             if function.qualname in own_steps:
                 continue  # an optimizer class's own ``step``: the loop that calls ``optimizer.step()`` drives it
             if context.test_file():
                 continue  # a unit test runs its steps once: no graph grows
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
-            imported = context.imported_in_run()
-            held = imported or ("." in function.qualname and context.others_in_run())
             container = function.name in CONTAINER_METHODS  # (a loop's call counts on fewer receivers)
             self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, held, imported, container)

@@ -410,6 +410,15 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
                 function.barrier = True
             elif method != "step" and callee is None:
                 self.step_sites.append((self._statement_of(node), node, function, func_name, "call"))
+            elif (
+                callee == f"{XM}.optimizer_step"
+                and not is_true(arg_value(node, 1, "barrier"))
+                and (handed := arg_value(node, 0, "optimizer")) is not None
+                and (stepped := member_name(handed)) is not None
+            ):
+                # A step already in torch_xla's spelling (the port's own, on a second run): still a step that
+                # some loop must end with a barrier (XLA306 asks who drives it; no barrier is placed for it).
+                self.step_sites.append((self._statement_of(node), node, function, stepped, "ported"))
         self.note_handed(loop or function, node)
         if loop is None:  # what this file runs outside loops and functions, or hands on (to a launcher)
             outside = self.walk.enclosing_function is None

@@ -126,4 +126,23 @@ def env_rank_invalid() -> tuple[Invalid, ...]:
             note="rank-from-a-loop-over-launcher-variables-os-aliased-on-1.13",
             findings=(Expected(32, 1, NOTE_SAGEMAKER),),
         ),
+        # Linted again after the port (a pre-commit hook over the converted tree): the launch is there,
+        # the variables are still read, and the same line says so (no fix left to make).
+        invalid(
+            LAUNCHED_29,
+            note="rank-from-launcher-variables-linted-after-the-port",
+            findings=(Expected(28, 1, NOTE_29),),
+        ),
+        invalid(
+            LAUNCHED_SAGEMAKER,
+            target="sagemaker",
+            note="rank-from-launcher-variables-linted-after-the-port-on-1.13",
+            findings=(Expected(32, 1, NOTE_SAGEMAKER),),
+        ),
+        invalid(
+            _aliased(LAUNCHED_29),
+            alias=True,
+            note="rank-from-launcher-variables-linted-after-the-port-os-aliased",
+            findings=(Expected(28, 1, NOTE_29),),
+        ),
     )

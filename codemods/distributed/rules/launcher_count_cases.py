@@ -123,6 +123,46 @@ def launcher_count_cases() -> tuple[Invalid, ...]:
                 Expected(11, 16, "the launching process still sees 0"),
             ),
         ),
+        # Linted again after the port: the count the launcher hands the worker goes nowhere (the worker
+        # sets it again first), so only the launching process's own use stays reported, at the same line.
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size, lr):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                torch_xla.launch(train, args=(world_size, lr))
+            """,
+            note="count-also-used-by-launcher-linted-after-the-port",
+            target_only=True,
+            findings=(Expected(11, 16, "the launching process still sees 0"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def train(rank, world_size, lr):
+                world_size = xm.xrt_world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                xmp.spawn(train, args=(world_size, lr))
+            """,
+            target="sagemaker",
+            note="count-also-used-by-launcher-handed-to-a-worker-that-reads-it-again-sagemaker",
+            findings=(Expected(11, 16, "the launching process still sees 0"),),
+        ),
         invalid(
             """
             import torch

@@ -387,3 +387,23 @@ def _moved_groups(ctx: Context[Facts]) -> list[cst.SimpleStatementLine]:
 @reports_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.unmoved_import_time_groups)
 def _unmoved_import_time_group(ctx: Context[Facts], original: cst.Call) -> str:
     return f"{ctx.code(original.func)}(...): {_import_time_crash(ctx)}; call it in the function each process runs"
+
+
+def _launched_entry(facts: Facts) -> list[cst.FunctionDef]:
+    """The ``_mp_fn`` of a script that the XLA launcher starts already (a port's, on a second run) whose
+    processes still take their rank from variables that launcher does not set."""
+    part = facts.distributed
+    entry = facts.entry.mp_fn
+    if entry is None or part.style != "launched" or not part.xla_launched or not part.env_rank_readers:
+        return []
+    return [entry]
+
+
+@reports_facts(XLA_LAUNCH, nodes=_launched_entry)
+def _launched_env_ranks(ctx: Context[Facts], original: cst.FunctionDef) -> str:
+    """What the main guard's port said of the ranks, said again of the launched entry function: the
+    cause (a function that reads RANK/WORLD_SIZE) is still there after the port."""
+    return (
+        f"`{ENTRY_FUNCTION}(index)` runs in every process, started by "
+        f"{ctx.target.api('launch').qualified_name}(...){_env_rank_note(ctx)}"
+    )
