@@ -43,6 +43,7 @@ _HOST_CONSTRUCTORS = frozenset(
         "torch.DoubleTensor",
     }
 )
+_TO_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
 _OWN_MOVES = frozenset({"to", "cuda", "_apply", "register_buffer"})
 
 Resolve = Callable[[cst.BaseExpression], "str | None"]
@@ -54,11 +55,19 @@ Indexings = dict[cst.Subscript, tuple[str, str, str]]
 
 
 def host_indexings(module: cst.Module, resolve: Resolve, on_device: OnDevice) -> Indexings:
-    """The subscripts of the module that index a CPU tensor with a tensor on the XLA device."""
+    """The subscripts of the module that index a CPU tensor with a tensor on the XLA device (not
+    in a class whose construction is handed a moved tensor, ``Scorer(table.to(device))``)."""
     found: Indexings = {}
     moved = _moved_classes(module, on_device)
+    handed_moved = {
+        built
+        for node in _nodes(module, functions=True)
+        if type(node) is cst.Call
+        and (built := dotted(node.func)) in moved
+        and any(_moves(_nodes(arg.value, functions=True)) for arg in node.args)
+    }
     for statement in module.body:
-        if type(statement) is cst.ClassDef and statement.name.value in moved:
+        if type(statement) is cst.ClassDef and statement.name.value in moved - handed_moved:
             _class_indexings(statement, resolve, found)
     for scope, body in _scopes(module):
         _scope_indexings(scope, body, resolve, on_device, found)
@@ -138,11 +147,14 @@ def _root(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _index_name(node: cst.Subscript) -> str | None:
-    """``idx`` of ``t[idx]``, ``t[idx.flatten()]``: the name the index is, or a method of."""
+    """``idx`` of ``t[idx]``, ``t[idx.flatten()]``: the name the index is, or a method of (not
+    ``t[idx.cpu()]``)."""
     if len(node.slice) != 1 or type(index := node.slice[0].slice) is not cst.Index:
         return None
     value = index.value
     while type(value) is cst.Call and type(value.func) is cst.Attribute:
+        if value.func.attr.value in _TO_HOST or (value.func.attr.value == "to" and names_the_cpu(_device_of(value))):
+            return None  # ``t[idx.cpu()]``: a CPU index
         value = value.func.value
     return value.value if type(value) is cst.Name else None
 

@@ -40,6 +40,10 @@ _PORTED = (
     ("import torch.nn as nn\n", "import torch.nn as nn\nimport torch_xla\n"),
     ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
 )
+_HANDED_MOVED = (
+    ("Scorer(torch.rand(100),", "Scorer(torch.rand(100).to(device),"),
+    ("mask[users]", "mask[users.cpu()]"),
+)
 _TABLE = "`self.table[idx]` indexes `self.table`, a tensor on the CPU (`self.table` is bound in `__init__` to `table`"
 _MASK = "`mask[users]` indexes `mask`, a tensor on the CPU (made by `torch.zeros(...)` and never moved), with `users`"
 
@@ -140,5 +144,10 @@ def host_index_valid() -> tuple[Valid, ...]:
                 ("users.to(device)", 'users.to("cpu")'),
             ),
             note="the-module-and-the-batch-kept-on-the-cpu",
+        ),
+        valid(
+            substituted(LOOKUP_TABLE, *_HANDED_MOVED),
+            substituted(LOOKUP_TABLE, *_PORTED, *_HANDED_MOVED),
+            note="the-table-handed-to-the-module-moved",
         ),
     )
