@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name, names_the_cpu, receiver, string_value, walk
+from codemods.engine.nodes import children, dotted, method_name, names_the_cpu, receiver, string_value, walk
 from codemods.engine.positions import code_of
 
 # torch's constructors of a tensor on the CPU unless given a device.
@@ -58,17 +58,24 @@ def host_indexings(module: cst.Module, resolve: Resolve, on_device: OnDevice) ->
     """The subscripts of the module that index a CPU tensor with a tensor on the XLA device (not
     in a class whose construction is handed a moved tensor, ``Scorer(table.to(device))``)."""
     found: Indexings = {}
-    moved = _moved_classes(module, on_device)
-    handed_moved = {
-        built
-        for node in _nodes(module, functions=True)
-        if type(node) is cst.Call
-        and (built := dotted(node.func)) in moved
-        and any(_moves(_nodes(arg.value, functions=True)) for arg in node.args)
-    }
+    moved: list[set[str]] = []  # made once, for the first class that holds a table
+
+    def moved_here(name: str) -> bool:
+        if not moved:
+            classes = _moved_classes(module, on_device)
+            handed_moved = {
+                built
+                for node in _nodes(module, functions=True)
+                if type(node) is cst.Call
+                and (built := dotted(node.func)) in classes
+                and any(_moves(_nodes(arg.value, functions=True)) for arg in node.args)
+            }
+            moved.append(classes - handed_moved)
+        return name in moved[0]
+
     for statement in module.body:
-        if type(statement) is cst.ClassDef and statement.name.value in moved - handed_moved:
-            _class_indexings(statement, resolve, found)
+        if type(statement) is cst.ClassDef:
+            _class_indexings(statement, resolve, moved_here, found)
     for scope, body in _scopes(module):
         _scope_indexings(scope, body, resolve, on_device, found)
     return found
@@ -83,7 +90,7 @@ def _nodes(body: cst.CSTNode, *, functions: bool) -> list[cst.CSTNode]:
         out.append(node)
         if not functions and node is not body and type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             continue
-        todo.extend(node.children)
+        todo.extend(children(node))
     return out
 
 
@@ -164,7 +171,7 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
-def _class_indexings(node: cst.ClassDef, resolve: Resolve, found: Indexings) -> None:
+def _class_indexings(node: cst.ClassDef, resolve: Resolve, moved: Callable[[str], bool], found: Indexings) -> None:
     """``self.table[idx].to(device)`` in a method, ``self.table`` bound once, in ``__init__``, to
     one of its parameters or a tensor made on the CPU, ``idx`` a parameter that a method hands to
     one of the module's torch layers (``self.emb(idx)``)."""
@@ -200,7 +207,7 @@ def _class_indexings(node: cst.ClassDef, resolve: Resolve, found: Indexings) -> 
                 host[name] = f"`{callee}(...)`"
             elif callee.startswith("torch.nn.") and callee[len("torch.nn.") :][:1].isupper():
                 layers.add(name)
-    if not host or not layers:
+    if not host or not layers or not moved(node.name.value):
         return
     indices: set[str] = set()
     for method in methods:
