@@ -240,8 +240,11 @@ def _scope_indexings(scope: str, body: cst.CSTNode, resolve: Resolve, on_device:
             for target in node.targets:
                 if type(target.target) is cst.Name:
                     bound.setdefault(target.target.value, []).append(node.value)
-        elif type(node) in (cst.AugAssign, cst.For, cst.WithItem, cst.NamedExpr):
-            for sub in walk(node.target if type(node) is not cst.WithItem else node.asname or node):  # type: ignore[attr-defined]
+        elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem)):
+            bound_target = (
+                node.asname.name if isinstance(node, cst.WithItem) and node.asname else getattr(node, "target", None)
+            )
+            for sub in walk(bound_target) if isinstance(bound_target, cst.CSTNode) else ():
                 if type(sub) is cst.Name:
                     bound.setdefault(sub.value, []).append(cst.Name("_"))
     host: dict[str, str] = {}
