@@ -35,7 +35,7 @@ from codemods.cuda_only.module_reads import ModuleReads
 from codemods.cuda_only.resized_buffers import ResizedBuffers
 from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
 from codemods.cuda_only.rules.runtime_references import passive, set_or_called
-from codemods.cuda_only.sparse_tensors import RETURNED, SparseTensors
+from codemods.cuda_only.sparse_tensors import RETURNED, HeldSparse, SparseTensors
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -102,9 +102,9 @@ class CudaOnlyAnalysis(SparseTensors, ResizedBuffers):
         self.name_counts: Counter[str] = Counter()  # how often each name is written in the file
         self.call_functions: dict[cst.Call, str] = {}  # calls in module-level functions: the function
         self.off_switches: set[str] = set()
-        # What may bind or move a sparse tensor, in order, decided once the functions that
-        # return one are known (conclude).
+        # What may bind or move a sparse tensor, in order, decided once the functions returning one are known.
         self.sparse_events: list[SparseEvent] = []
+        self.held = HeldSparse()
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}

@@ -102,6 +102,14 @@ class CudaOnlyFacts:
     # a sparse tensor made on the device (``torch.sparse_coo_tensor(..., device=device)``: the
     # device as written): both raise on XLA.
     sparse_conversions: set[cst.Call] = field(default_factory=set)
+    # Modules moved with a sparse Parameter or buffer (``model.to(device)``, ``model`` a
+    # ``GraphModel`` whose ``__init__`` has ``self.A = nn.Parameter(torch.sparse.FloatTensor(n, n))``):
+    # the move -> (what it moves, the class, the attribute); and those Parameters and buffers
+    # -> (the class, the attribute, the first move of the module): the move raises on XLA.
+    sparse_module_moves: dict[cst.Call, tuple[str, str, str]] = field(default_factory=dict)
+    sparse_held: dict[cst.Call, tuple[str, str, str]] = field(default_factory=dict)
+    # For other files: the classes of this one that hold a sparse Parameter or buffer (class, attribute).
+    sparse_holders: set[tuple[str, str]] = field(default_factory=set)
     sparse_creations: dict[cst.Call, str] = field(default_factory=dict)
     # DGL graphs moved to the XLA device (the move -> the name holding the graph, or the code of
     # the graph, and whether it is a name) and made there

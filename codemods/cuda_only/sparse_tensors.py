@@ -4,6 +4,7 @@ function handing ``sparse`` to an embedding pass for it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -11,7 +12,7 @@ import libcst as cst
 from codemods import apis
 from codemods.cuda_only.code_shapes import calls, passes_not_false, sparse_core
 from codemods.cuda_only.facts import SparseParameter
-from codemods.engine.nodes import arg_value, dotted, is_false, is_none, method_name, names_the_cpu
+from codemods.engine.nodes import arg_value, dotted, is_false, is_none, method_name, names_the_cpu, string_value
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 # bound to one in the function (``adj = torch.sparse.FloatTensor(...)``, ``return adj``), a tuple
 # of such (``return adj, features``).
 RETURNED = frozenset({cst.Call, cst.Name, cst.Tuple})
+# Products that multiply a sparse operand as one (checked on torch_xla 2.9: ``torch.matmul`` of a
+# sparse CPU tensor and an XLA tensor raises NotImplementedError, 'aten::mm' on SparseXLA).
+_DENSE_PRODUCTS = frozenset({"torch.matmul", "torch.mm"})
+_PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
 class SparseTensors(Analysis):
@@ -44,6 +49,7 @@ class SparseTensors(Analysis):
     function_calls: dict[str, set[str]]
     # Sparse tensors made with a ``device=`` not the CPU: where it ends is asked in conclude.
     sparse_made_on: list[tuple[cst.Call, cst.BaseExpression, str]]
+    held: HeldSparse  # what the classes hold (their Parameters are read from the bind events)
 
     def bind_event(self, node: cst.Assign) -> SparseEvent:
         """``adj = ...`` (a "bind" of each target), ``adj, features = load_data()`` (an "unpack" of
@@ -66,6 +72,8 @@ class SparseTensors(Analysis):
             assert type(node.func) is cst.Attribute  # (a method)
             if not _on_the_cpu(node.func.value):
                 self.sparse_in_functions.append((node, self.walk.qualname, False))
+        if function is not None and "." in self.walk.qualname:
+            self._held_call(node, callee)
         device = next(
             (arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "device"), None
         )
@@ -73,6 +81,79 @@ class SparseTensors(Analysis):
             if not names_the_cpu(device) and not is_none(device):
                 scope = self.walk.qualname if function is not None else ""
                 self.sparse_made_on.append((node, device, scope))
+
+    def _held_call(self, node: cst.Call, callee: str | None) -> None:
+        """In a method: ``torch.matmul(self.A, x)`` (sparse if ``self.A`` is, known in conclude)
+        and ``self.register_buffer("A", value)`` (a buffer moves with the module)."""
+        held = self.held
+        if callee in _DENSE_PRODUCTS:
+            operands = [dotted(arg.value) for arg in node.args[:2] if arg.keyword is None]
+            held.products.append((node, self.walk.qualname, [o for o in operands if o is not None]))
+        elif method_name(node) == "register_buffer" and dotted(node.func) == "self.register_buffer":
+            name = string_value(arg_value(node, 0, "name"))
+            value = arg_value(node, 1, "tensor")
+            if name is not None and value is not None:
+                held.buffers.append((node, self.walk.qualname.rsplit(".", 1)[0], name, value))
+
+    def _sparse_holders(self) -> dict[str, tuple[str, cst.Call]]:
+        """The classes of this file whose instances hold a sparse tensor that moves with the
+        module: a Parameter (``self.A = nn.Parameter(torch.sparse.FloatTensor(n, n))``), a buffer,
+        or a submodule of such a class (``self.graph = GraphModel(...)``): the class -> (the
+        attribute, the node that makes it).  The sparse attributes of each class, Parameters
+        or not, make its products in methods sparse (``torch.matmul(self.A, x)``)."""
+        holders: dict[str, tuple[str, cst.Call]] = {}
+        attributes: set[tuple[str, str]] = set()
+        submodules: list[tuple[str, str, str]] = []
+        for event in self.sparse_events:
+            if event[0] != "bind" or "." not in event[3]:
+                continue
+            owner = event[3].rsplit(".", 1)[0]
+            value = sparse_core(event[2])
+            for name in event[1]:
+                if name is None or not name.startswith("self.") or name.count(".") != 1:
+                    continue
+                if type(value) is cst.Call and self.walk.resolve(value.func) in _PARAMETERS:
+                    inner = arg_value(value, 0, "data")
+                    if inner is not None and self._makes_sparse(inner):
+                        holders.setdefault(owner, (name, value))
+                        attributes.add((owner, name))
+                elif self._makes_sparse(value):
+                    attributes.add((owner, name))
+                elif type(value) is cst.Call and (built := dotted(value.func)) is not None:
+                    submodules.append((owner, name, built))
+        for node, owner, name, value in self.held.buffers:
+            if self._makes_sparse(value):
+                holders.setdefault(owner, (f"self.{name}", node))
+                attributes.add((owner, f"self.{name}"))
+        changed = True
+        while changed:  # a module holding a module that holds one
+            changed = False
+            for owner, name, built in submodules:
+                if owner not in holders and built in holders:
+                    inner_name, node = holders[built]
+                    holders[owner] = (f"{name}.{inner_name.removeprefix('self.')}", node)
+                    changed = True
+        self.held.declared = {node: (owner, name) for owner, (name, node) in holders.items() if name.count(".") == 1}
+        for node, scope, operands in self.held.products:
+            owner = scope.rsplit(".", 1)[0]
+            if any((owner, operand) in attributes for operand in operands):
+                self.sparse_in_functions.append((node, scope, True))
+        self.part.sparse_holders.update((owner, name) for owner, (name, _) in holders.items())
+        return holders
+
+    def _held_class(
+        self, value: cst.BaseExpression, holders: dict[str, tuple[str, cst.Call]]
+    ) -> tuple[str, str] | None:
+        """``GraphModel(...)``, a class of this file or of the project holding a sparse tensor
+        that moves with the module: (the class as called, the attribute)."""
+        if type(value) is not cst.Call or (built := dotted(value.func)) is None:
+            return None
+        if built in holders:
+            return built, holders[built][0]
+        found = self.walk.analysis(ProjectAnalysis).origin(built)
+        if found is None or found.summary is None:
+            return None
+        return next(((built, a) for c, a in found.summary.sparse_holders if c == found.name), None)
 
     def _reaches(self, node: cst.Call, callee: str | None, method: str | None) -> None:
         """``self.name(...)`` in a method (the class's method ``name``), ``name(...)`` of a
@@ -253,6 +334,8 @@ class SparseTensors(Analysis):
         (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
         names: set[str] = set()
         self._sparse_returns()
+        holders = self._sparse_holders()
+        instances: dict[str, tuple[str, str]] = {}  # names bound to such a module: (class, attribute)
         # Only what is moved somewhere needs its value looked at (a project callee is looked up).
         moved_names = {dotted(sparse_core(event[2])) for event in self.sparse_events if event[0] == "move"}
         for event in self.sparse_events:
@@ -260,6 +343,11 @@ class SparseTensors(Analysis):
                 bound = {n for n in event[1] if n is not None}
                 kept = dotted(sparse_core(event[2])) in names  # ``adj = adj.coalesce()``
                 names.difference_update(bound)
+                held_class = self._held_class(event[2], holders) if bound & moved_names else None
+                for bound_name in bound:
+                    instances.pop(bound_name, None)
+                    if held_class is not None:
+                        instances[bound_name] = held_class
                 if bound & moved_names and (kept or self._makes_sparse(event[2])):
                     names.update(bound)
             elif event[0] == "unpack":
@@ -275,6 +363,22 @@ class SparseTensors(Analysis):
                     self.part.sparse_moves[subject] = (held, False)
                 elif self._makes_sparse(moved):
                     self.part.sparse_moves[subject] = (code_of(moved), True)
+                elif (module := instances.get(held or "") or self._held_class(moved, holders)) is not None:
+                    self.part.sparse_module_moves[subject] = (code_of(moved), *module)
+                    if module[0] in holders and (declared := self.held.declared.get(holders[module[0]][1])):
+                        self.part.sparse_held.setdefault(holders[module[0]][1], (*declared, code_of(subject)))
+
+
+@dataclass
+class HeldSparse:
+    """What the walk records of the sparse tensors a class holds: the products in its methods
+    (the call, the method's qualified name, its operands' name chains) and its buffers (the
+    call, the class, the buffer's name, its value)."""
+
+    products: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+    buffers: list[tuple[cst.Call, str, str, cst.BaseExpression]] = field(default_factory=list)
+    # Once known: the node that makes each sparse Parameter or buffer -> (its class, its attribute).
+    declared: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
 
 
 def _on_the_cpu(value: cst.BaseExpression) -> bool:

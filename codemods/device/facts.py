@@ -115,6 +115,9 @@ class DeviceFacts:
     # Those of ``strings`` and ``calls`` in a function or method that no code of the project
     # calls (device/uncalled.py): its qualified name. XLA120's info, not XLA101's error.
     uncalled: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # CPU tensors indexed with a tensor on the XLA device (device/indexed_host_tensors.py): the
+    # subscript -> (the tensor, the index, where the tensor comes from). XLA116 reports them.
+    host_indexings: dict[cst.Subscript, tuple[str, str, str]] = field(default_factory=dict)
     # `torch.cuda.synchronize()` statement lines right before a clock is read: they time work.
     timing_syncs: set[cst.SimpleStatementLine] = field(default_factory=set)
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one

@@ -37,6 +37,7 @@ from codemods.device.device_counts import DeviceCounts
 from codemods.device.environment_flags import set_by_call, subscript_key
 from codemods.device.flag_helpers import FlagHelpers
 from codemods.device.from_project import decided_in_project, unset_devices, unset_in_project
+from codemods.device.indexed_host_tensors import host_indexings
 from codemods.device.ported_comparisons import PortedComparisons
 from codemods.device.project_flags import ProjectFlags
 from codemods.device.rules.xla121_device_from_library import from_library
@@ -665,3 +666,9 @@ class DeviceValueAnalysis(ProjectFlags, PortedComparisons, DeviceCounts, FlagHel
             found = self.where_returned(function)
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
+        if self.project.module is not None:
+            self.facts.device.host_indexings = host_indexings(self.project.module, self.walk.resolve, self._on_xla)
+
+    def _on_xla(self, device: cst.BaseExpression | None, scope: str) -> bool | None:
+        """Whether a move's device (None: ``.cuda()``) is the XLA device after the port (None: unknown)."""
+        return True if device is None else self.where(device, scope).on_xla

@@ -119,6 +119,8 @@ class ModuleSummary:
     sparse_returns: frozenset[str] = frozenset()
     # The elements of a returned tuple that are one (``return adj, features``: (function, 0)).
     sparse_element_returns: frozenset[tuple[str, int]] = frozenset()
+    # The classes holding a sparse Parameter or buffer, which a move of the module takes to the device (class, attribute).
+    sparse_holders: frozenset[tuple[str, str]] = frozenset()
     # Functions and methods whose every return reads a number to the host (``Net.get_step``
     # returning ``self.step.item()``): a call of one gives a Python number, no device tensor.
     host_returns: frozenset[str] = frozenset()

@@ -65,6 +65,7 @@ def summarise(
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         sparse_element_returns=frozenset(facts.cuda_only.sparse_element_returns),
+        sparse_holders=frozenset(facts.cuda_only.sparse_holders),
         host_returns=frozenset(facts.host_reads.host_returns),
         loader_returns=facts.huggingface.loader_functions,
         self_loaders=frozenset(facts.huggingface.self_loaders),

@@ -61,6 +61,56 @@ if args.cuda:
     features = features.cuda()
     A = A.cuda()
 """
+# KGAT's shape: a sparse placeholder held as a Parameter, its data set from the loader, the module
+# moved whole; the forward multiplies it with torch.matmul.
+_SPARSE_PARAMETER = """
+import torch
+from torch import nn
+
+
+class GraphModel(nn.Module):
+    def __init__(self, n, adjacency):
+        super().__init__()
+        self.emb = nn.Embedding(n, 8)
+        self.A = nn.Parameter(torch.sparse.FloatTensor(n, n))
+        self.A.data = adjacency
+        self.A.requires_grad = False
+
+    def forward(self, idx):
+        return torch.matmul(self.A, self.emb.weight)[idx].sum()
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = GraphModel(n, adjacency)
+model.to(device)
+"""
+# A sparse buffer of a submodule, the outer module moved with .cuda().
+_SPARSE_BUFFER = """
+import torch as T
+from torch import nn, sparse_coo_tensor as coo
+
+
+class Graph(nn.Module):
+    def __init__(self, index, values, n):
+        super().__init__()
+        self.register_buffer("adj", coo(index, values, (n, n)).coalesce())
+
+    def forward(self, x):
+        return T.mm(self.adj, x)
+
+
+class Net(nn.Module):
+    def __init__(self, index, values, n):
+        super().__init__()
+        self.graph = Graph(index, values, n)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(self.graph(x))
+
+
+net = Net(index, values, n).cuda()
+"""
 _ALIASED = (
     ("from torch import nn\n", "from torch import nn\nfrom torch import smm, sparse_coo_tensor as coo\n"),
     ("torch.sparse_coo_tensor(", "coo("),
@@ -81,7 +131,7 @@ SPARSE_TENSORS = Rule(
     "`torch.sparse.FloatTensor`, `.to_sparse()`) is reported, and so is a sparse product in a `forward`, where "
     "the model's tensors are on the device, or in a function a forward calls (`self._gconv(x)`), as is "
     "`x.to_sparse()` there; so is a sparse tensor made on the device (`torch.sparse_coo_tensor(i, v, shape, "
-    "device=device)` where `device` is, or becomes after the port, the XLA device). A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`), made in the return or bound to a name in the function first (`adj = to_sparse(...)`, `return adj`), also as an element of a returned tuple the caller unpacks (GRAND's `return A, features`, then `A, features = load_data(...)`, `A = A.cuda()`); a move to the CPU is left alone. The move is still ported (a kept `.cuda()` raises without CUDA too, and a move to a device variable goes to XLA with the variable): the error says it crashes. The tool does not densify it: later sparse-only calls (`A._indices()`, `torch.sparse.sum`) would break and a dense adjacency costs n^2 memory. Densify the tensor before the move (`adj.to_dense()`) and multiply "
+    "device=device)` where `device` is, or becomes after the port, the XLA device). A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`), made in the return or bound to a name in the function first (`adj = to_sparse(...)`, `return adj`), also as an element of a returned tuple the caller unpacks (GRAND's `return A, features`, then `A, features = load_data(...)`, `A = A.cuda()`); a move to the CPU is left alone. A module holding a sparse tensor as a Parameter or a buffer (`self.A = nn.Parameter(torch.sparse.FloatTensor(n, n))`, then `self.A.data = adjacency`; `self.register_buffer('adj', sparse)`), or holding a submodule that does, takes it to the device when it moves (`model.to(device)`, also of a class of another project module): the move is reported, and so is the Parameter or buffer where a move of its class's module is seen; a plain attribute stays on the CPU (module moves skip it). `torch.matmul` / `torch.mm` with an operand a sparse attribute of the class (`torch.matmul(self.A, x)`) in a forward is a sparse product too (it raises likewise). The move is still ported (a kept `.cuda()` raises without CUDA too, and a move to a device variable goes to XLA with the variable): the error says it crashes. The tool does not densify it: later sparse-only calls (`A._indices()`, `torch.sparse.sum`) would break and a dense adjacency costs n^2 memory. Densify the tensor before the move (`adj.to_dense()`) and multiply "
     "with `torch.mm` or `@`: XLA runs dense products well (a dense adjacency costs n^2 memory).",
     examples=lambda: (
         invalid(
@@ -102,6 +152,66 @@ SPARSE_TENSORS = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Dense(nn.Module):
+                def __init__(self, adjacency):
+                    super().__init__()
+                    self.A = nn.Parameter(adjacency.to_sparse().to_dense(), requires_grad=False)
+                    self.kept = torch.sparse.FloatTensor(4, 4)
+
+                def degree(self):
+                    return torch.matmul(self.kept, torch.ones(4, 1))
+
+                def forward(self, x):
+                    return torch.matmul(self.A, x)
+
+
+            class Host(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.A = nn.Parameter(torch.sparse.FloatTensor(n, n), requires_grad=False)
+
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = Dense(adjacency).to(device)
+            host = Host(4).to("cpu")
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class Dense(nn.Module):
+                def __init__(self, adjacency):
+                    super().__init__()
+                    self.A = nn.Parameter(adjacency.to_sparse().to_dense(), requires_grad=False)
+                    self.kept = torch.sparse.FloatTensor(4, 4)
+
+                def degree(self):
+                    return torch.matmul(self.kept, torch.ones(4, 1))
+
+                def forward(self, x):
+                    return torch.matmul(self.A, x)
+
+
+            class Host(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.A = nn.Parameter(torch.sparse.FloatTensor(n, n), requires_grad=False)
+
+
+            device = torch_xla.device()
+            model = Dense(adjacency).to(device)
+            host = Host(4).to("cpu")
+            """,
+            note="a-dense-parameter-a-plain-sparse-attribute-off-the-forward-a-sparse-module-kept-on-the-cpu",
+        ),
         valid(
             """
             import torch
@@ -208,6 +318,46 @@ SPARSE_TENSORS = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            _SPARSE_PARAMETER,
+            substituted(
+                _SPARSE_PARAMETER,
+                ("from torch import nn\n", "from torch import nn\nimport torch_xla\n"),
+                ('torch.device("cuda" if torch.cuda.is_available() else "cpu")', "torch_xla.device()"),
+            ),
+            note="a-sparse-parameter-moved-with-its-module",
+            findings=(
+                Expected(
+                    10,
+                    18,
+                    "`self.A` of `GraphModel` holds a sparse tensor as a Parameter or buffer, and `model.to(device)` "
+                    "moves the module to the XLA device: that raises NotImplementedError",
+                ),
+                Expected(15, 16, "`torch.matmul` multiplies a sparse tensor"),
+                Expected(
+                    20,
+                    1,
+                    "`model` (a `GraphModel`) holds a sparse tensor in `self.A`, a Parameter or buffer, which moves "
+                    "with the module: moving it to the XLA device raises NotImplementedError",
+                ),
+            ),
+        ),
+        invalid(
+            _SPARSE_BUFFER,
+            substituted(
+                _SPARSE_BUFFER,
+                ("sparse_coo_tensor as coo\n", "sparse_coo_tensor as coo\nimport torch_xla.core.xla_model as xm\n"),
+                (".cuda()", ".to(xm.xla_device())"),
+            ),
+            target="sagemaker",
+            alias=True,
+            note="a-sparse-buffer-of-a-submodule-moved-with-the-outer-module-sagemaker",
+            findings=(
+                Expected(9, 9, "`self.adj` of `Graph` holds a sparse tensor as a Parameter or buffer"),
+                Expected(12, 16, "`T.mm` multiplies a sparse tensor"),
+                Expected(25, 7, "`Net(index, values, n)` (a `Net`) holds a sparse tensor in `self.graph.adj`"),
+            ),
+        ),
         invalid(
             """
             import torch
@@ -461,4 +611,24 @@ def _sparse_creation(ctx: Context[Facts], original: cst.Call) -> str:
         f"`{ctx.code(original.func)}(..., device={device})` makes a sparse tensor on the XLA device (`{device}` "
         f"after the port): it raises NotImplementedError ({_SPARSE_BACKEND}); make it dense "
         f"(`{ctx.code(original.func)}(...).to_dense()` on the CPU, then move it) and use torch.mm (or @)"
+    )
+
+
+@reports_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_module_moves)
+def _sparse_module_move(ctx: Context[Facts], original: cst.Call) -> str:
+    moved, owner, attribute = ctx.facts.cuda_only.sparse_module_moves[original]
+    return (
+        f"`{moved}` (a `{owner}`) holds a sparse tensor in `{attribute}`, a Parameter or buffer, which moves with "
+        f"the module: moving it to the XLA device raises NotImplementedError ({_SPARSE_BACKEND}); densify it "
+        f"before the move (`{attribute}.to_dense()`), or keep it out of the module's parameters and buffers"
+    )
+
+
+@reports_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_held)
+def _sparse_held(ctx: Context[Facts], original: cst.Call) -> str:
+    owner, attribute, move = ctx.facts.cuda_only.sparse_held[original]
+    return (
+        f"`{attribute}` of `{owner}` holds a sparse tensor as a Parameter or buffer, and `{move}` moves the module "
+        f"to the XLA device: that raises NotImplementedError ({_SPARSE_BACKEND}); make it dense "
+        "(`.to_dense()`) and multiply with torch.mm (or @)"
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.device.rules.broken_proofs import broken_proof, reports_broken_proofs
 from codemods.device.rules.helper_move_cases import helper_move_invalid, helper_move_valid
+from codemods.device.rules.host_index_cases import host_index_invalid, host_index_valid
 from codemods.device.rules.launch_index_cases import launch_index_invalid, launch_index_valid
 from codemods.device.rules.library_batch_cases import library_batch_invalid, library_batch_valid
 from codemods.device.rules.loop_batch_cases import loop_batch_invalid
@@ -28,7 +29,7 @@ BATCH_OFF_XLA = Rule(
     code="XLA116",
     name="batch-off-xla",
     severity="error",
-    summary="A loop feeds the model on the XLA device batches that stay on the CPU",
+    summary="A loop feeds the model on the XLA device batches that stay on the CPU, or indexes a CPU tensor with a batch on the device",
     fixable=False,
     why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
     "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
@@ -89,7 +90,17 @@ BATCH_OFF_XLA = Rule(
     "this file or another, that moves tensors to it (`Trainer(..., device=config.gpu)`, whose loop does "
     '`batch["x"].to(self.device)`: ZoeDepth), or as `device=` to a class looked up at run time, is reported '
     "there: under `torch_xla.launch` it is an int, and an integer device is cuda:N, so the move raises. Hand "
-    "the XLA device and keep the index for ranks (XLA103 ports an index this file shows is a CUDA device).",
+    "the XLA device and keep the index for ranks (XLA103 ports an index this file shows is a CUDA device). "
+    "The other way round, a batch on the XLA device that indexes a tensor left on the CPU raises too (torch_xla "
+    "2.9: RuntimeError, indices should be either on cpu or on the same device as the indexed tensor; CUDA "
+    "accepts a CPU tensor indexed with CUDA indices): a lookup table a module holds as a plain attribute "
+    "(`self.table = table` in `__init__`, neither a Parameter nor a buffer, so moving the module leaves it on "
+    "the CPU) indexed in a method with an index the module's own layer takes (`self.emb(idx)`) and the result "
+    "moved (`self.table[idx].to(device)`: the code knows the table is on the host), in a class whose instance "
+    "the file moves; and a tensor a function makes on the CPU (`mask = torch.zeros(n, m)`) indexed there with "
+    "a name it moved to the XLA device (`users = users.to(device)`, `mask[users]`). Register the table as a "
+    "buffer, move it once, or index with `idx.cpu()`. A table handed in from elsewhere to a function "
+    "(`def test(model, mask)`) is not followed.",
     examples=lambda: (
         invalid(
             """
@@ -286,6 +297,7 @@ BATCH_OFF_XLA = Rule(
         *prefetched_loader_valid(),
         *library_batch_valid(),
         *helper_move_valid(),
+        *host_index_valid(),
     ),
     invalid=lambda: (
         *launch_index_invalid(),
@@ -295,6 +307,7 @@ BATCH_OFF_XLA = Rule(
         *prefetched_loader_invalid(),
         *library_batch_invalid(),
         *helper_move_invalid(),
+        *host_index_invalid(),
     ),
 )
 
@@ -455,3 +468,25 @@ def batch_from_library(batch: str, model: str, source: str, package: str) -> str
         f"that `{package}` yields CPU tensors, iterate `pl.MpDeviceLoader(loader, device)`",
         which=False,
     )
+
+
+@reports_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.device.host_indexings)
+def _host_indexing(ctx: Context[Facts], original: cst.Subscript) -> str:
+    table, index, source = ctx.facts.device.host_indexings[original]
+    return (
+        f"`{ctx.code(original)}` indexes `{table}`, a tensor on the CPU ({source}), with `{index}`, a tensor on "
+        "the XLA device: torch_xla raises RuntimeError (indices should be either on cpu or on the same device as "
+        f"the indexed tensor), where CUDA accepts it; {_put_on_the_device(table)}, or index with `{index}.cpu()`"
+    )
+
+
+def _put_on_the_device(table: str) -> str:
+    if table.startswith("self.") and table.count(".") == 1 and "[" not in table:
+        attribute = table.removeprefix("self.")
+        return (
+            f'register it as a buffer (`self.register_buffer("{attribute}", ...)`), which moves with the module, '
+            "or move it to the device once"
+        )
+    if table.startswith("self."):
+        return "move it to the device once (in `__init__`, or where the module moves)"
+    return f"move it to the device once (`{table} = {table}.to(device)`)"
