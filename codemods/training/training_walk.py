@@ -275,6 +275,10 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             self.optimizer_lists.add(name)
         if dotted(core) in self.device_loaders:  # ``epoch_iterator = parallel_loader``: the same loader
             self.device_loaders.add(name)
+        if _is_profiler(core, self.walk.resolve):  # ``prof.step()`` advances a profiling schedule
+            self.part.schedulers.add(name)
+            if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
+                self.part.held_steppers.add((owner, name.removeprefix("self."), "scheduler"))
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -599,6 +603,14 @@ def _unless_none(value: cst.BaseExpression) -> cst.BaseExpression:
         if type(value.body) is cst.Name and value.body.value == "None":
             return _unless_none(value.orelse)
     return value
+
+
+def _is_profiler(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
+    """``profile(...)`` of torch.profiler, or ``profile(...) if on else nullcontext()``: what it
+    binds has a ``step()`` that takes no training step (nor does ``nullcontext()`` alone)."""
+    if type(value) is cst.IfExp:
+        return _is_profiler(value.body, resolve) and _is_profiler(value.orelse, resolve)
+    return type(value) is cst.Call and resolve(value.func) in apis.PROFILERS
 
 
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
