@@ -479,7 +479,12 @@ class CheckpointAnalysis(Analysis):
         of device tensors (XLA401 leaves it where one process writes)."""
         for call, fn in self.save_functions.items():  # a script's arguments, saved at the module level
             saved = arg_value(call, 0, "obj")
-            if not fn and call in self.part.saves and (name := dotted(saved) if saved else None) and argument_object(name):
+            if (
+                not fn
+                and call in self.part.saves
+                and (name := dotted(saved) if saved else None)
+                and argument_object(name)
+            ):
                 self.part.host_saves.add(call)
         candidates = [(call, fn) for call, fn in self.save_functions.items() if call in self.part.saves and fn]
         if not candidates or self.module is None:
