@@ -20,13 +20,13 @@ other call, may hold device tensors: the save stays a checkpoint."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
-from codemods.engine.nodes import dotted, method_name, parents_of, receiver, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, parents_of, receiver, walk
 
 # Calls that give a host value whatever they are called on.
 _TO_THE_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
@@ -295,6 +295,18 @@ def argument_object(name: str) -> bool:
     TrainingArguments): strings, numbers and flags, no tensor."""
     last = name.rsplit(".", 1)[-1].lower()
     return last in ("args", "arguments") or last.endswith(("_args", "_arguments"))
+
+
+def saved_arguments(
+    save_functions: Mapping[cst.Call, cst.FunctionDef | None], saves: Collection[cst.Call]
+) -> set[cst.Call]:
+    """The saves at the module level of a script's arguments (``torch.save(training_args, path)``)."""
+    found = set()
+    for call, function in save_functions.items():
+        saved = arg_value(call, 0, "obj")
+        if function is None and call in saves and saved is not None and argument_object(dotted(saved) or ""):
+            found.add(call)
+    return found
 
 
 def _star_parameters(function: cst.FunctionDef) -> set[str]:
