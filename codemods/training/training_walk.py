@@ -61,7 +61,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         # Custom autograd functions of this file (over torch.autograd.Function): qualified names.
         self.autograd_functions: set[str] = set()
         self.device_loaders: set[str] = set()
-        self.closure_names: set[str] = set()
+        self.closure_names: set[tuple[str, str]] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
@@ -566,7 +566,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             None,
         )
         if closure_index is not None and isinstance(closure := node.args[closure_index].value, cst.Name):
-            self.closure_names.add(closure.value)
+            self.closure_names.add((self.walk.qualname, closure.value))  # (the step's scope, the name)
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop, function))
         if loop is None:
