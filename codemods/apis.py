@@ -390,6 +390,10 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 # and the rest are no optimizers either.
 SWA_UTILS = "torch.optim.swa_utils"
 SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
+# Objects with a ``step()`` that takes no training step: torch.profiler's profile (its ``step()``
+# advances the profiling schedule), and the ``nullcontext()`` that stands in for one when profiling
+# is off (``prof = profile(...) if on else nullcontext()``).
+PROFILERS = frozenset({"torch.profiler.profile", "torch.profiler.profiler.profile", "contextlib.nullcontext"})
 # Optimizer classes of libraries (subclasses of torch.optim.Optimizer, stepped like them):
 # transformers' AdamW (deprecated in 4.x, removed in 5: old code still names it) and Adafactor,
 # every class of timm.optim, apex.optimizers and bitsandbytes.optim but these few that are none.

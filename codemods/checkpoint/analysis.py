@@ -14,7 +14,7 @@ import libcst as cst
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.cpu_fallbacks import guarded_loads
 from codemods.checkpoint.host_data import built_off_device, host_data, input_name, moves, path_key
-from codemods.checkpoint.host_saves import HostSaves
+from codemods.checkpoint.host_saves import HostSaves, saved_arguments
 from codemods.checkpoint.private_files import makes_private_file, private_file
 from codemods.checkpoint.published_weights import published_weights
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
@@ -477,6 +477,7 @@ class CheckpointAnalysis(Analysis):
     def _host_saves(self) -> None:
         """A save in a function whose tensors cannot be on a device (host_saves.py): no checkpoint
         of device tensors (XLA401 leaves it where one process writes)."""
+        self.part.host_saves |= saved_arguments(self.save_functions, self.part.saves)
         candidates = [(call, fn) for call, fn in self.save_functions.items() if call in self.part.saves and fn]
         if not candidates or self.module is None:
             return

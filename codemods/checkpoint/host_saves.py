@@ -10,20 +10,23 @@ block, each branch of an ``if`` before it, or a ``for`` that binds it):
 - the state of a module built on the CPU and never moved (``model = torch.nn.Embedding(n, d)``,
   ``torch.save(model.state_dict(), path)``), also through a function of the file that builds and
   returns it (``model = load_glove(vocab)``);
-- and host data (host_data.py), the methods that keep a tensor where it is, containers of these.
+- and host data (host_data.py), the methods that keep a tensor where it is, containers of these;
+- a script's arguments (``args``, ``training_args``, ``self.args``: a Namespace or an argument
+  dataclass), not a ``*args`` parameter, also saved at the module level; and a Lightning module
+  loaded by ``load_from_checkpoint`` with no map location (on the CPU) and not moved after.
 
 A parameter, a name bound in a loop that is not such a loader, a ``try`` or a tuple target, and any
 other call, may hold device tensors: the save stays a checkpoint."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
-from codemods.engine.nodes import dotted, method_name, parents_of, receiver, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, parents_of, receiver, walk
 
 # Calls that give a host value whatever they are called on.
 _TO_THE_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
@@ -94,6 +97,8 @@ class HostSaves:
             held = receiver(value)
             if method in _TO_THE_HOST and held is not None:
                 return True
+            if _loaded_on_the_cpu(value):
+                return True
             if method == "state_dict" and not value.args and (module := dotted(held)) is not None:
                 return self._module_on_the_host(module, value, fn, depth + 1)
             if method in _KEPT and held is not None:
@@ -104,10 +109,14 @@ class HostSaves:
                 )
             return False
         name = dotted(value)
+        if name is not None and argument_object(name) and name not in _star_parameters(fn.node):
+            return True
         if name is None or "." in name or not self._mutated_with_host(name, fn, depth):
             return False
         # (``mel = mel.squeeze(0)``: the ``mel`` it reads is the one that reaches that assignment)
         values = self._reaching(name, value, fn)
+        if values and any(isinstance(v, cst.Call) and _loaded_on_the_cpu(v) for v in values) and self._moved(name, fn):
+            return False  # ``best = Task.load_from_checkpoint(p)``, then ``best.cuda()``
         return (
             bool(values)
             and values is not None
@@ -146,6 +155,8 @@ class HostSaves:
             a.keyword is not None and a.keyword.value == "device" for a in value.args
         ):
             return False
+        if _loaded_on_the_cpu(value):
+            return True
         callee = self.resolve(value.func)
         if (
             callee is not None
@@ -276,6 +287,43 @@ class HostSaves:
             and values is not None
             and all(isinstance(v, cst.Call) and self.resolve(v.func) in apis.DATA_LOADERS for v in values)
         )
+
+
+def argument_object(name: str) -> bool:
+    """A name that holds a script's arguments (``args``, ``training_args``, ``self.args``,
+    ``model_args``: an argparse Namespace or an argument dataclass such as transformers'
+    TrainingArguments): strings, numbers and flags, no tensor."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return last in ("args", "arguments") or last.endswith(("_args", "_arguments"))
+
+
+def saved_arguments(
+    save_functions: Mapping[cst.Call, cst.FunctionDef | None], saves: Collection[cst.Call]
+) -> set[cst.Call]:
+    """The saves at the module level of a script's arguments (``torch.save(training_args, path)``)."""
+    found = set()
+    for call, function in save_functions.items():
+        saved = arg_value(call, 0, "obj")
+        if function is None and call in saves and saved is not None and argument_object(dotted(saved) or ""):
+            found.add(call)
+    return found
+
+
+def _star_parameters(function: cst.FunctionDef) -> set[str]:
+    """``args`` of ``def f(*args)``: a tuple of whatever the caller hands, tensors too."""
+    star = function.params.star_arg
+    return {star.name.value} if isinstance(star, cst.Param) else set()
+
+
+def _loaded_on_the_cpu(value: cst.Call) -> bool:
+    """``Task.load_from_checkpoint(path)`` of Lightning with no map location (or the CPU's): Lightning
+    moves the module to the device of the checkpoint's tensors, the CPU for the checkpoints its
+    trainer writes on XLA (its XLA checkpoint IO saves them moved to the CPU) and for CUDA ones on a
+    host without CUDA."""
+    if method_name(value) != "load_from_checkpoint":
+        return False
+    location = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "map_location"), None)
+    return location is None or (isinstance(location, cst.SimpleString) and location.value.strip("'\"") == "cpu")
 
 
 # A loop target over a DataLoader: a batch collated on the host.

@@ -106,7 +106,7 @@ class TrainingAnalysis(TrainingWalk):
         self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():
-            if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
+            if _handed_to_a_step(fn.qualname, self.closure_names) and fn.backward and not fn.barrier and fn.node:
                 part.closures.add(fn.node)
         self._input_guards()
         self._device_less()
@@ -204,3 +204,12 @@ class TrainingAnalysis(TrainingWalk):
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
+
+
+def _handed_to_a_step(qualname: str, closures: set[tuple[str, str]]) -> bool:
+    """The function ``qualname`` is the one a ``step(closure)`` hands by its name: defined in the
+    step's scope or one that encloses it (another function's ``closure``, only called, is none)."""
+    outer, _, name = qualname.rpartition(".")
+    return any(
+        name == handed and (outer == scope or not outer or scope.startswith(outer + ".")) for scope, handed in closures
+    )

@@ -61,7 +61,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         # Custom autograd functions of this file (over torch.autograd.Function): qualified names.
         self.autograd_functions: set[str] = set()
         self.device_loaders: set[str] = set()
-        self.closure_names: set[str] = set()
+        self.closure_names: set[tuple[str, str]] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
@@ -275,6 +275,10 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             self.optimizer_lists.add(name)
         if dotted(core) in self.device_loaders:  # ``epoch_iterator = parallel_loader``: the same loader
             self.device_loaders.add(name)
+        if _is_profiler(core, self.walk.resolve):  # ``prof.step()`` advances a profiling schedule
+            self.part.schedulers.add(name)
+            if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
+                self.part.held_steppers.add((owner, name.removeprefix("self."), "scheduler"))
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -571,7 +575,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
             None,
         )
         if closure_index is not None and isinstance(closure := node.args[closure_index].value, cst.Name):
-            self.closure_names.add(closure.value)
+            self.closure_names.add((self.walk.qualname, closure.value))  # (the step's scope, the name)
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop, function))
         if loop is None:
@@ -608,6 +612,14 @@ def _unless_none(value: cst.BaseExpression) -> cst.BaseExpression:
         if type(value.body) is cst.Name and value.body.value == "None":
             return _unless_none(value.orelse)
     return value
+
+
+def _is_profiler(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
+    """``profile(...)`` of torch.profiler, or ``profile(...) if on else nullcontext()``: what it
+    binds has a ``step()`` that takes no training step (nor does ``nullcontext()`` alone)."""
+    if type(value) is cst.IfExp:
+        return _is_profiler(value.body, resolve) and _is_profiler(value.orelse, resolve)
+    return type(value) is cst.Call and resolve(value.func) in apis.PROFILERS
 
 
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:

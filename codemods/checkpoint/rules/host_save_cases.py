@@ -59,6 +59,65 @@ _TARGETS = (
 _DEVICE_CHOICE = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
 
 
+# A script's arguments (an argparse Namespace, an argument dataclass: ``self.args``, ``training_args``)
+# and a Lightning module loaded from its checkpoint with no map location (on the CPU) hold no device
+# tensor: their saves stay (held-out list 23: flair run_ner.py, Firefly's trainer, schnetpack's cli).
+ARGUMENT_SAVES = """
+import argparse
+import os
+
+import torch
+
+
+class Trainer:
+    def __init__(self, args, model):
+        self.args = args
+        self.model = model.cuda()
+
+    def save_args(self, output_dir):
+        torch.save(self.args, os.path.join(output_dir, "training_args.bin"))
+
+
+def best_model(task, trainer, best_path, out):
+    trainer.fit(task)
+    best_task = type(task).load_from_checkpoint(best_path)
+    torch.save(best_task, out)
+
+
+model_args, training_args = parser.parse_args_into_dataclasses()
+torch.save(model_args, os.path.join(training_args.output_dir, "model_args.bin"))
+torch.save(training_args, os.path.join(training_args.output_dir, "training_args.bin"))
+"""
+# The same shapes where the saved tensors can be on the device: the module's state, a loaded module
+# moved, the arguments of ``def main(args, *tensors)`` (a tuple of what the caller hands).
+ARGUMENT_AND_DEVICE_SAVES = """
+import os
+
+import torch
+
+
+class Trainer:
+    def __init__(self, args, model):
+        self.args = args
+        self.model = model.cuda()
+
+    def save(self, output_dir):
+        torch.save(self.args, os.path.join(output_dir, "training_args.bin"))
+        torch.save(self.model.state_dict(), os.path.join(output_dir, "model.pt"))
+
+
+def best_model(task, trainer, best_path, out):
+    trainer.fit(task)
+    best_task = type(task).load_from_checkpoint(best_path)
+    best_task.cuda()
+    torch.save(best_task, out)
+
+
+def main(args, *tensors):
+    torch.save(args, "args.bin")
+    torch.save(tensors, "tensors.pt")
+"""
+
 _VALID_IMPORTS = {"2.9": "import torch_xla\n", "sagemaker": "import torch_xla.core.xla_model as xm\n"}
 
 
@@ -105,4 +164,45 @@ def host_save_invalid() -> tuple[Invalid, ...]:
             ),
         )
         for target, imports, device, sync in _TARGETS
+    )
+
+
+def argument_save_valid() -> tuple[Valid, ...]:
+    return tuple(
+        valid(
+            ARGUMENT_SAVES,
+            substituted(
+                ARGUMENT_SAVES,
+                ("import torch\n", f"import torch\n{_VALID_IMPORTS[target]}"),
+                ("model.cuda()", f"model.to({device})"),
+            ),
+            target=target,
+            note=f"arguments-and-a-module-loaded-on-the-cpu-are-no-device-tensors-{target}",
+        )
+        for target, _, device, _ in _TARGETS
+    )
+
+
+def argument_save_invalid() -> tuple[Invalid, ...]:
+    return tuple(
+        invalid(
+            ARGUMENT_AND_DEVICE_SAVES,
+            substituted(
+                ARGUMENT_AND_DEVICE_SAVES,
+                ("import torch\n", f"import torch\n{imports}"),
+                ("model.cuda()", f"model.to({device})"),
+                ("best_task.cuda()", f"best_task.to({device})"),
+                ("torch.save(self.model", "xm.save(self.model"),
+                ("torch.save(best_task", "xm.save(best_task"),
+                ("torch.save(tensors", "xm.save(tensors"),
+            ),
+            target=target,
+            note=f"device-tensors-saved-beside-the-arguments-{target}",
+            findings=tuple(
+                Expected(line + shift, column, "torch.save -> xm.save: moves device tensors to the CPU before saving")
+                for line, column in ((13, 9), (20, 5), (25, 5))
+                for shift in ((2,) if target == "2.9" else (1,))
+            ),
+        )
+        for target, imports, device, _ in _TARGETS
     )

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.checkpoint.rules.deviceless_save_cases import deviceless_invalid, deviceless_valid
-from codemods.checkpoint.rules.host_save_cases import host_save_invalid, host_save_valid
+from codemods.checkpoint.rules.host_save_cases import (
+    argument_save_invalid,
+    argument_save_valid,
+    host_save_invalid,
+    host_save_valid,
+)
 from codemods.checkpoint.rules.indirect_guard_cases import indirect_guard_invalid
 from codemods.checkpoint.rules.private_file_cases import private_file_invalid, private_file_valid
 from codemods.engine.hooks import on_facts
@@ -162,6 +167,7 @@ XLA_SAVE = Rule(
     ),
     valid=lambda: (
         *host_save_valid(),
+        *argument_save_valid(),
         *deviceless_valid(),
         *private_file_valid(),
         *(
@@ -275,6 +281,7 @@ XLA_SAVE = Rule(
     invalid=lambda: (
         *indirect_guard_invalid(),
         *host_save_invalid(),
+        *argument_save_invalid(),
         *deviceless_invalid(),
         *private_file_invalid(),
         *(

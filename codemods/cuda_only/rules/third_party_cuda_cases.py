@@ -259,6 +259,26 @@ def third_party_cuda_invalid() -> tuple[Invalid, ...]:
             )
             for target in ("2.9", "sagemaker")
         ),
+        *(
+            invalid(
+                """
+                import torch
+                from colossalai.nn.lr_scheduler import CosineAnnealingWarmupLR
+                from colossalai.utils import get_current_device, set_seed
+
+                set_seed(1)
+                device = get_current_device()
+                scheduler = CosineAnnealingWarmupLR(optimizer, total_steps=1000, warmup_steps=10)
+                """,
+                target=target,
+                note=f"colossalai-helpers-named-for-what-they-are-scheduler-left-alone-{target}",
+                findings=(
+                    Expected(5, 1, "`set_seed` is ColossalAI's seeding helper"),
+                    Expected(6, 10, "`get_current_device` returns ColossalAI's accelerator device"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch

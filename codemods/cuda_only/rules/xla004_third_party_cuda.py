@@ -202,6 +202,17 @@ THIRD_PARTY_CUDA = Rule(
         valid(
             """
             import torch
+            from colossalai.nn.lr_scheduler import CosineAnnealingWarmupLR
+
+            scheduler = CosineAnnealingWarmupLR(optimizer, total_steps=1000, warmup_steps=10)
+            for x in loader:
+                scheduler.step()
+            """,
+            note="a-colossalai-lr-scheduler-is-pure-python",
+        ),
+        valid(
+            """
+            import torch
 
 
             def maybe_zero_3(param):
@@ -296,6 +307,16 @@ _APIS: dict[str, str] = {
         "deepspeed.initialize",
     ),
     **_each(
+        "returns ColossalAI's accelerator device (CUDA, NPU or the CPU), never an XLA device: put the model "
+        "and the batches on the XLA device instead",
+        "colossalai.utils.get_current_device colossalai.utils.device.get_current_device",
+    ),
+    **_each(
+        "is ColossalAI's seeding helper, and ColossalAI's accelerators are CUDA, NPU and the CPU, never an "
+        "XLA device: seed with torch.manual_seed (and Python's and NumPy's seeds) instead",
+        "colossalai.utils.set_seed colossalai.utils.common.set_seed",
+    ),
+    **_each(
         f"starts DeepSpeed's NCCL process group: on XLA use {PROCESS_GROUP_ADVICE}",
         "deepspeed.init_distributed",
     ),
@@ -387,8 +408,8 @@ _MODULES: dict[str, str] = {
     ),
     "colossalai.": (
         "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
-        "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
-        "the XLA optimizer step)"
+        "(colossalai.accelerator), never an XLA device; XLA alternative: the torch or torch_xla "
+        "equivalent of this call"
     ),
     "colossalai.booster.": (
         "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
@@ -465,6 +486,7 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         or qualified in STATE_QUERIES
         or (qualified.startswith("mmcv.ops.") and not _TORCH_MMCV_OPS.isdisjoint(qualified.split(".")[2:]))
         or qualified in _APEX_PASSES_THROUGH
+        or qualified.startswith(_COLOSSALAI_SCHEDULERS)
         or _handed_numpy_arrays(ctx, original, qualified)
         or _under_zero3_guard(ctx.ancestors)
         or never_runs_on_xla(ctx.ancestors, qualified)
@@ -542,6 +564,11 @@ _APEX_PASSES_THROUGH = frozenset(
     for kind in ("", "register_")
     for form in ("half", "float", "promote")
 )
+
+
+# ColossalAI's learning-rate schedulers (CosineAnnealingWarmupLR and the rest: torch _LRScheduler
+# subclasses over an optimizer's param_groups, pure Python): they run on any device.
+_COLOSSALAI_SCHEDULERS = "colossalai.nn.lr_scheduler."
 
 
 # Contexts that gather only the parameters ZeRO-3 partitioned and do nothing for any other

@@ -58,7 +58,9 @@ OPTIMIZER_STEP = Rule(
     "is handed (`self.optim.step()` where `__init__` keeps `self.optim = optim`) where the file, or the run's other "
     "files, hand that parameter only instances of such a wrapper (`Trainer(model, optim=Optimizer(...))`, the wrapper "
     "in the same module or another); where it is also handed a torch optimizer, or the file is converted without the "
-    "one that hands it, the step is ported as before." + ENGINE_STEPS_WHY,
+    "one that hands it, the step is ported as before. The `step()` of a torch.profiler `profile` (also one bound as "
+    "`profile(...) if on else nullcontext()`) advances the profiling schedule: no optimizer step, left alone."
+    + ENGINE_STEPS_WHY,
     examples=lambda: (
         invalid(
             """
@@ -190,8 +192,68 @@ OPTIMIZER_STEP = Rule(
             """,
             note="scheduler-kept-on-an-instance",
         ),
+        valid(
+            """
+            import torch
+            from torch.profiler import profile
+
+            prof = profile()
+            with prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    prof.step()
+            """,
+            """
+            import torch
+            from torch.profiler import profile
+            import torch_xla
+
+            prof = profile()
+            with prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    prof.step()
+                    torch_xla.sync()
+            """,
+            note="a-profiler-step-is-no-optimizer-step",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from contextlib import nullcontext
+            from torch.profiler import profile
+
+            opt = torch.optim.AdamW(model.parameters())
+            prof = profile() if use_profiler else nullcontext()
+            with prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    opt.zero_grad()
+                    prof.step()
+            """,
+            """
+            import torch
+            from contextlib import nullcontext
+            from torch.profiler import profile
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            opt = torch.optim.AdamW(model.parameters())
+            prof = profile() if use_profiler else nullcontext()
+            with prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    xm.optimizer_step(opt)
+                    opt.zero_grad()
+                    prof.step()
+                    torch_xla.sync()
+            """,
+            note="optimizer-ported-profiler-step-left-alone",
+            findings=(Expected(12, 9, "opt.step() -> xm.optimizer_step(opt)"),),
+        ),
         invalid(
             OPTIMIZER_LIST_STEP,
             substituted(

@@ -58,6 +58,75 @@ CLOSURE_BARRIER = Rule(
             """
             import torch
 
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                optimizer.step()
+                return loss
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                xm.optimizer_step(optimizer)
+                return loss
+            """,
+            note="a-function-called-directly-is-no-optimizer-closure",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                optimizer.step()
+                return loss
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                xm.optimizer_step(optimizer)
+                return loss
+            """,
+            target="sagemaker",
+            note="a-function-called-directly-is-no-optimizer-closure-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
             def closure():
                 return criterion(model(x), y)
 
@@ -66,6 +135,63 @@ CLOSURE_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def lbfgs_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                optimizer.step(closure)
+
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                optimizer.step()
+                return loss
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def lbfgs_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    torch_xla.sync()
+                    return loss
+
+                xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
+
+
+            def take_step(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                loss = closure()
+                xm.optimizer_step(optimizer)
+                return loss
+            """,
+            note="only-the-closure-handed-to-the-step-gets-the-barrier",
+            findings=(Expected(11, 9, "optimizer closure `closure`"),),
+        ),
         invalid(
             """
             import torch
