@@ -197,13 +197,18 @@ class DeviceAnalysis(DeviceWalk):
 
     def _loads_without_cuda(self, node: cst.If | cst.IfExp) -> bool:
         """``if torch.cuda.is_available(): ... torch.load(f, map_location=<CUDA>)`` whose only device
-        code is that location, with an ``else`` that loads too (``torch.load(f)``): the check stays
+        code is that location, with an ``else`` that loads too (``torch.load(f)``, or the same loader of
+        the project called without the location: ``self.load_checkpoint(f)``): the check stays
         (what else it runs, ``torch.cuda.current_device()``, never runs on XLA) and the ``else`` loads
         on the CPU, from where ``load_state_dict`` copies into the model wherever it is."""
         if type(node) is not cst.If or node.orelse is None or not self.location_only(node):
             return False
         branches = self.facts.checkpoint.load_branches.values()
-        return any(cond is node and not in_body for found in branches for cond, in_body in found)
+        if any(cond is node and not in_body for found in branches for cond, in_body in found):
+            return True
+        # a loader of the project's own (``self.load_checkpoint(f, map_location=...)``), called in the else too
+        loaders = {dotted(c.func) for c in walk(node.body) if type(c) is cst.Call and "map_location" in call_args(c)[1]}
+        return any(type(c) is cst.Call and dotted(c.func) in loaders - {None} for c in walk(node.orelse))
 
     def _follow_indices(self) -> None:
         """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id

@@ -405,6 +405,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self._default_for_new_tensors(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
+        if "map_location" in keywords:  # a loader's own (``self.load_checkpoint(f, map_location=...)``)
+            self.in_locations.update(id(sub) for sub in walk(keywords["map_location"].value))
         self.tensor_indices.saw_call(node, method, keywords)
         self.followed.saw_call(node, method, keywords, self.walk.enclosing_function)
         self.listed.saw_call(node, method, callee, keywords, self.walk)

@@ -21,6 +21,20 @@ _RESUME = """
         model.load_state_dict(checkpoint["state_dict"])
     """
 
+_OWN_LOADER = """
+    import torch
+
+
+    class Runner:
+        def resume(self, filename):
+            if torch.cuda.is_available():
+                device_id = torch.cuda.current_device()
+                checkpoint = self.load_checkpoint(filename, map_location=lambda storage, loc: storage.cuda(device_id))
+            else:
+                checkpoint = self.load_checkpoint(filename)
+            return checkpoint
+    """
+
 _BLOCKED = "picks the device, and the code it guards also runs `torch.cuda.current_device`"
 
 
@@ -35,6 +49,8 @@ def location_guard_valid_cases() -> tuple[Valid, ...]:
             target="sagemaker",
             note="the same with a CUDA device string as the location (sagemaker)",
         ),
+        valid(_OWN_LOADER, note="the project's own loader, called in the else without the location"),
+        valid(_OWN_LOADER, target="sagemaker", note="the project's own loader (sagemaker)"),
     )
 
 
