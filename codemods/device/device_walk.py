@@ -275,7 +275,10 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         device built from the name is device code of its own."""
         if type(value) is not cst.Call:
             return False
-        api = runtime_apis.CUDA_RUNTIME.get(self.walk.resolve(value.func) or "")
+        callee = self.walk.resolve(value.func) or ""
+        if callee == "torch.xpu.current_device":  # another accelerator's index (torch's DataLoader pinning): as CUDA's
+            return True
+        api = runtime_apis.CUDA_RUNTIME.get(callee)
         return api is not None and api.crashes_without_cuda
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:

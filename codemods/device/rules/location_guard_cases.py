@@ -2,7 +2,9 @@
 ``map_location`` and which also runs a CUDA-only call (``torch.cuda.current_device()``): with an
 ``else`` that loads on the CPU it stays (False on XLA: the ``else`` loads, and ``load_state_dict``
 copies into the model wherever it is; XLA105's warning); with no such ``else``, or with other
-device code under it, it stays with an error (device/analysis.py, ``_loads_without_cuda``)."""
+device code under it, it stays with an error (device/analysis.py, ``_loads_without_cuda``). And a
+pinning flag whose code reads another accelerator's index (``torch.xpu.current_device()``, torch's
+DataLoader): as CUDA's, a runtime answer stored picks no device."""
 
 from __future__ import annotations
 
@@ -35,6 +37,25 @@ _OWN_LOADER = """
             return checkpoint
     """
 
+# torch's DataLoader pinning thread: the accelerator's index, read under the pinning flag, picks no device.
+_PINNING = """
+    import threading
+
+    import torch
+
+
+    class WorkerIter:
+        def __init__(self, loader):
+            self._pin_memory = loader.pin_memory and torch.cuda.is_available()
+            self._pin_memory_device = loader.pin_memory_device
+            if self._pin_memory:
+                if self._pin_memory_device == "xpu":
+                    current_device = torch.xpu.current_device()
+                else:
+                    current_device = torch.cuda.current_device()
+                self._thread = threading.Thread(target=print, args=(current_device,))
+    """
+
 _BLOCKED = "picks the device, and the code it guards also runs `torch.cuda.current_device`"
 
 
@@ -51,6 +72,8 @@ def location_guard_valid_cases() -> tuple[Valid, ...]:
         ),
         valid(_OWN_LOADER, note="the project's own loader, called in the else without the location"),
         valid(_OWN_LOADER, target="sagemaker", note="the project's own loader (sagemaker)"),
+        valid(_PINNING, note="a pinning flag whose code reads an accelerator's index (xpu or CUDA): picks no device"),
+        valid(_PINNING, target="sagemaker", note="a pinning flag reading an accelerator's index (sagemaker)"),
     )
 
 
