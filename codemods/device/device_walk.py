@@ -324,7 +324,7 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             self.listed.saw_assert(self.walk)
 
     def visit_Try(self, node: cst.Try) -> None:
-        self.fallback_moves.update(id(call) for call in shapes.cpu_fallback_moves(node))
+        self.fallback_moves.update(id(call) for call in shapes.cpu_fallback_moves(node, self.walk.resolve))
 
     def visit_If(self, node: cst.If) -> None:
         if (guarded := shapes.moves_only_if_given(node)) is not None:

@@ -27,21 +27,31 @@ def is_device_name(name: str | None) -> bool:
 
 
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
+_KEEPS = frozenset({"torch.compile", "torch.save"})
 
 
-def cpu_fallback_moves(node: cst.Try) -> list[cst.Call]:
+def cpu_fallback_moves(node: cst.Try, resolve: Callable[[cst.BaseExpression], str | None]) -> list[cst.Call]:
     """``try: idx = torch.sort(x.cuda())`` / ``except: idx = torch.sort(x)``: the ``.cuda()`` calls the
-    ``try`` body hands straight to another call (no name holds what they move), where a handler
+    ``try`` body hands straight to a tensor op of torch's namespace (not ``torch.compile``: a module
+    handed so, ``torch.compile(model.cuda())``, would stay on the CPU where the handler passes), where a handler
     catches what ``.cuda()`` raises without CUDA (a bare ``except``, ``Exception``: AssertionError on a
     CPU build of torch, RuntimeError without a driver) and does not raise again: on an XLA host the
     move raises and the handler's CPU path runs, as on any host without CUDA."""
     if not any(_falls_back(handler) for handler in node.handlers):
         return []
     return [
-        sub.value
+        arg.value
         for sub in walk(node.body)
-        if type(sub) is cst.Arg and type(sub.value) is cst.Call and method_name(sub.value) == "cuda"
+        if type(sub) is cst.Call and _tensor_op(resolve(sub.func))
+        for arg in sub.args
+        if type(arg.value) is cst.Call and method_name(arg.value) == "cuda"
     ]
+
+
+def _tensor_op(callee: str | None) -> bool:
+    """A function of torch's own namespace (``torch.sort``, ``torch.topk``), not one that keeps a module
+    (``torch.compile``) or writes it (``torch.save``)."""
+    return callee is not None and callee.count(".") == 1 and callee.startswith("torch.") and callee not in _KEEPS
 
 
 def _falls_back(handler: cst.ExceptHandler) -> bool:

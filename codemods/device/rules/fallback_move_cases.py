@@ -2,7 +2,8 @@
 back to the CPU (``except:`` / ``except Exception:``, not raising again): on an XLA host the move
 raises (AssertionError on a CPU build of torch, RuntimeError without a driver) and the handler's
 CPU path runs, as on any host without CUDA, so it is left as it is (device/shapes.py
-``cpu_fallback_moves``); a handler that raises again, or catches only RuntimeError, is no fallback."""
+``cpu_fallback_moves``); a handler that raises again, or catches only RuntimeError, is no fallback;
+only a tensor op of torch's namespace counts (``torch.compile(model.cuda())`` would leave a module on the CPU)."""
 
 from __future__ import annotations
 
