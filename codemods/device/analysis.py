@@ -31,6 +31,9 @@ from codemods.targets import spellings
 _PRINTER = cst.Module(body=[])
 
 
+_LOADS = frozenset({"torch.load", "torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"})
+
+
 class DeviceAnalysis(DeviceWalk):
     name = "device"
     reads = ("imports", "project")
@@ -203,12 +206,12 @@ class DeviceAnalysis(DeviceWalk):
         on the CPU, from where ``load_state_dict`` copies into the model wherever it is."""
         if type(node) is not cst.If or node.orelse is None or not self.location_only(node):
             return False
-        branches = self.facts.checkpoint.load_branches.values()
-        if any(cond is node and not in_body for found in branches for cond, in_body in found):
-            return True
-        # a loader of the project's own (``self.load_checkpoint(f, map_location=...)``), called in the else too
+        # torch's load, or a loader of the project's own (``self.load_checkpoint(f, map_location=...)``), in the else
         loaders = {dotted(c.func) for c in walk(node.body) if type(c) is cst.Call and "map_location" in call_args(c)[1]}
-        return any(type(c) is cst.Call and dotted(c.func) in loaders - {None} for c in walk(node.orelse))
+        return any(
+            type(c) is cst.Call and (dotted(c.func) in loaders - {None} or self.walk.resolve(c.func) in _LOADS)
+            for c in walk(node.orelse)
+        )
 
     def _follow_indices(self) -> None:
         """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id
