@@ -289,7 +289,7 @@ class CheckpointAnalysis(Analysis):
             if (function := self.walk.enclosing_function) is not None:
                 self.location_functions[location] = function
             if self.device.names_a_device(_shown_device(location)) or _storages_onto_cuda(location):
-                self.device.mark_device_code()  # becomes "cpu": worth running on XLA
+                self.device.mark_load_location(location)  # becomes "cpu": worth running on XLA
         elif (
             node.args
             and not any(a.star for a in node.args)

@@ -31,6 +31,9 @@ from codemods.targets import spellings
 _PRINTER = cst.Module(body=[])
 
 
+_LOADS = frozenset({"torch.load", "torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"})
+
+
 class DeviceAnalysis(DeviceWalk):
     name = "device"
     reads = ("imports", "project")
@@ -77,6 +80,7 @@ class DeviceAnalysis(DeviceWalk):
             for value, conds in self.cuda_string_values.get(name, ()) if not is_device_name(name) else ():
                 part.strings.add(value)  # device names had theirs collected where assigned
                 self.device_code.update(conds)  # `if torch.cuda.is_available(): device_type = "cuda"` picks it
+                self.other_marked.update(conds)
         part.index_guards = {
             node: name
             for node, name in self.index_guard_candidates
@@ -116,6 +120,7 @@ class DeviceAnalysis(DeviceWalk):
         origin = self.walk.analysis(ProjectAnalysis).origin
         for guarded in helper_moves.spread(self.helper_calls, part.choosers, self.function_params, origin):
             self.device_code.update(guarded)  # a function that moves to CUDA, of the file or of the project
+            self.other_marked.update(guarded)
         project_kernel_calls(self.helper_calls, origin, part, self.crash_code)
         self.unread_holders()
         for helper in self.helper_calls:  # a function of the file that crashes without CUDA
@@ -135,6 +140,13 @@ class DeviceAnalysis(DeviceWalk):
                         part.wait_ifs.add(node)
                 else:
                     part.unset_fallbacks[node] = fallback
+            elif node in self.device_code and self._loads_without_cuda(node):  # the location's moves stay too
+                part.location_moves.update(
+                    c
+                    for c in walk(node.body)
+                    if type(c) is cst.Call and c in part.dot_cuda and id(c) in self.in_locations
+                )
+                part.dot_cuda -= part.location_moves
             elif node in self.device_code:
                 part.blocked_ifs[node] = self.crash_code[node]
         self._paired_availability_ifs()
@@ -186,6 +198,21 @@ class DeviceAnalysis(DeviceWalk):
         part.cuda_checks.difference_update(part.tensor_checks)
         part.tensor_chosen_strings = tensor_checks.chosen_cuda_strings(self.tensor_check_candidates, part.tensor_checks)
         part.cpu_type_choices = self.tensor_check_candidates.cpu_type_choices
+
+    def _loads_without_cuda(self, node: cst.If | cst.IfExp) -> bool:
+        """``if torch.cuda.is_available(): ... torch.load(f, map_location=<CUDA>)`` whose only device
+        code is that location, with an ``else`` that loads too (``torch.load(f)``, or the same loader of
+        the project called without the location: ``self.load_checkpoint(f)``): the check stays
+        (what else it runs, ``torch.cuda.current_device()``, never runs on XLA) and the ``else`` loads
+        on the CPU, from where ``load_state_dict`` copies into the model wherever it is."""
+        if type(node) is not cst.If or node.orelse is None or not self.location_only(node):
+            return False
+        # torch's load, or a loader of the project's own (``self.load_checkpoint(f, map_location=...)``), in the else
+        loaders = {dotted(c.func) for c in walk(node.body) if type(c) is cst.Call and "map_location" in call_args(c)[1]}
+        return any(
+            type(c) is cst.Call and (dotted(c.func) in loaders - {None} or self.walk.resolve(c.func) in _LOADS)
+            for c in walk(node.orelse)
+        )
 
     def _follow_indices(self) -> None:
         """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id

@@ -42,9 +42,11 @@ class CudaDefaults(Analysis):
     availability_ifs: dict[cst.If, cst.FunctionDef | None]
     cond_refs: dict[cst.CSTNode, set[str]]
 
+    other_marked: set[cst.CSTNode]
+
     if TYPE_CHECKING:
 
-        def mark_device_code(self, picks: bool = True) -> None: ...
+        def mark_device_code(self, picks: bool = True, location: bool = False) -> None: ...
 
     def _default_for_new_tensors(self, callee: str | None, node: cst.Call) -> None:
         if callee == "torch.set_default_dtype":
@@ -65,6 +67,7 @@ class CudaDefaults(Analysis):
             if not any(use in self.device_code for use in uses):
                 continue
             self.device_code.add(node)
+            self.other_marked.add(node)
             self.part.cleared_flags[node] = key
             if (blocker := next((self.crash_code[u] for u in uses if u in self.crash_code), None)) is not None:
                 self.crash_code[node] = blocker

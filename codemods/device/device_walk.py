@@ -67,6 +67,12 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.device_code: set[cst.CSTNode] = set()
         self.worth_running: set[cst.CSTNode] = set()  # of those, around no device choice (mark_device_code)
         self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
+        # Of ``device_code``, the conditions marked by a CUDA ``map_location`` (which XLA403 makes
+        # "cpu"), and those marked by any other device code; the nodes inside such locations.
+        self.location_marked: set[cst.CSTNode] = set()
+        self.other_marked: set[cst.CSTNode] = set()
+        self.in_locations: set[int] = set()
+        self.fallback_moves: set[int] = set()  # ``.cuda()`` in a ``try`` whose handler falls back (shapes.py)
         self.cond_refs: dict[cst.CSTNode, set[str]] = {}
         self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.availability_ifs: dict[cst.If, cst.FunctionDef | None] = {}  # and the enclosing function
@@ -146,8 +152,10 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
 
     # -- marks other analyses add to ------------------------------------------------------
 
-    def mark_device_code(self, picks: bool = True) -> None:
-        """The conditions around code worth running on XLA; ``picks``: code that picks or uses a device."""
+    def mark_device_code(self, picks: bool = True, location: bool = False) -> None:
+        """The conditions around code worth running on XLA; ``picks``: code that picks or uses a device;
+        ``location``: a checkpoint's CUDA ``map_location`` (or code inside one), which XLA403 makes "cpu"."""
+        (self.location_marked if location else self.other_marked).update(self.walk.conds)
         if picks:
             self.worth_running.difference_update(self.walk.conds)
         else:  # a synchronize: it picks no device
@@ -155,6 +163,15 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self.device_code.update(self.walk.conds)
         if self.walk.scopes:
             self.part.choosers.add(self.walk.qualname)
+
+    def mark_load_location(self, location: cst.BaseExpression) -> None:
+        """A checkpoint load's ``map_location`` that names a CUDA device (XLA403 makes it "cpu")."""
+        self.in_locations.update(id(sub) for sub in walk(location))
+        self.mark_device_code(location=True)
+
+    def location_only(self, node: cst.CSTNode) -> bool:
+        """The only device code under the condition is a checkpoint's CUDA ``map_location``."""
+        return node in self.location_marked and node not in self.other_marked
 
     def mark_crash(self, node: cst.CSTNode) -> None:
         if self.walk.scopes:
@@ -264,7 +281,10 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         device built from the name is device code of its own."""
         if type(value) is not cst.Call:
             return False
-        api = runtime_apis.CUDA_RUNTIME.get(self.walk.resolve(value.func) or "")
+        callee = self.walk.resolve(value.func) or ""
+        if callee == "torch.xpu.current_device":  # another accelerator's index (torch's DataLoader pinning): as CUDA's
+            return True
+        api = runtime_apis.CUDA_RUNTIME.get(callee)
         return api is not None and api.crashes_without_cuda
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
@@ -308,6 +328,9 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         if self.part.is_available_call(node.test):
             self.part.cuda_asserts.add(node)
             self.listed.saw_assert(self.walk)
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.fallback_moves.update(id(call) for call in shapes.cpu_fallback_moves(node, self.walk.resolve))
 
     def visit_If(self, node: cst.If) -> None:
         if (guarded := shapes.moves_only_if_given(node)) is not None:
@@ -360,6 +383,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
             self.part.cuda_checks.add(node)
         if len(node.comparisons) == 1:
             self.comparisons.append(node)
+        if shapes.cuda_error_test(node):
+            self.part.cuda_error_tests.add(node)
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
         if node in self.part.replaced_parts:
@@ -389,6 +414,8 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
         self._default_for_new_tensors(callee, node)
         method = method_name(node)
         keywords = call_args(node)[1]
+        if "map_location" in keywords:  # a loader's own (``self.load_checkpoint(f, map_location=...)``)
+            self.in_locations.update(id(sub) for sub in walk(keywords["map_location"].value))
         self.tensor_indices.saw_call(node, method, keywords)
         self.followed.saw_call(node, method, keywords, self.walk.enclosing_function)
         self.listed.saw_call(node, method, callee, keywords, self.walk)
@@ -401,9 +428,11 @@ class DeviceWalk(KeptChecks, PortedDevices, KernelOps, CudaDefaults, OwnCudaCall
                 self.saw_device_use(node)
             elif type(device) is cst.Integer:  # `.to(0)`: cuda:0
                 self.part.index_moves[node] = device
+        elif method == "cuda" and id(node) in self.fallback_moves:
+            self.part.fallback_moves.add(node)  # raises on XLA, and the handler runs: left as it is
         elif method == "cuda":
             self.part.dot_cuda.add(node)
-            self.mark_device_code()
+            self.mark_device_code(location=id(node) in self.in_locations)  # ``lambda s, loc: s.cuda(i)``
             # ``x.cuda(torch.cuda.current_device())``: XLA102 drops the device argument with the call.
             if (index := arg_value(node, 0, "device")) is not None:
                 self.part.replaced_parts.update((sub, (node, DOT_CUDA)) for sub in walk(index))

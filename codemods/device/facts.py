@@ -105,6 +105,9 @@ class DeviceFacts:
     kernel_calls: dict[cst.CSTNode, tuple[str, str | None]] = field(default_factory=dict)
     # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # Tests of a caught error's text for CUDA's out-of-memory message (`"CUDA out of memory" in str(e)`):
+    # False on XLA, whose out-of-memory error is RESOURCE_EXHAUSTED (not XLA105's: no device check).
+    cuda_error_tests: set[cst.Comparison] = field(default_factory=set)
     # Those that compare a name with "cuda" (or test its prefix) where the file does not show that the name holds
     # the XLA device (``device = get_device()`` of another module, a parameter): False on
     # XLA only if it does (the value: the name).
@@ -123,6 +126,12 @@ class DeviceFacts:
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
     # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
+    # ``lambda storage, loc: storage.cuda(i)``: the `.cuda()` of a checkpoint's CUDA map_location under a
+    # CUDA check that stays because its ``else`` loads on the CPU (device/analysis.py): never run on XLA.
+    location_moves: set[cst.Call] = field(default_factory=set)
+    # ``try: torch.sort(x.cuda()) except: torch.sort(x)``: `.cuda()` calls the try hands to another call, whose
+    # handler falls back to the CPU (device/shapes.py ``cpu_fallback_moves``): they raise on XLA, the fallback runs.
+    fallback_moves: set[cst.Call] = field(default_factory=set)
     # Of the `.cuda()` calls of a project class's own method (device/own_cuda.py, left as they are),
     # those whose class's module this run does not convert: (the class, that module's path).
     own_cuda_pending: dict[cst.Call, tuple[str, str]] = field(default_factory=dict)
@@ -289,9 +298,12 @@ class DeviceFacts:
     def false_on_xla(self, node: cst.CSTNode) -> bool:
         """A check for CUDA that stays and is False on the XLA device, as XLA105 says of it
         (``device_type == "cuda"``, ``x.is_cuda``): not negated, and the file shows what it
-        compares, or a check of the device the script picked that stays (``kept_type_checks``)."""
+        compares, or a check of the device the script picked that stays (``kept_type_checks``); or a
+        test of a caught error for CUDA's out-of-memory message (``cuda_error_tests``)."""
         if negated_check(node):
             return False
+        if node in self.cuda_error_tests:  # ``"CUDA out of memory" in str(e)``
+            return True
         return (node in self.cuda_checks and node not in self.unproven_checks) or node in self.kept_type_checks
 
 

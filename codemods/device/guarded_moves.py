@@ -240,7 +240,8 @@ class GuardedMoveAnalysis(Analysis):
         moves = [
             move
             for move in self.moves
-            if move.helper is None or self._moves(move.helper, move.scope, move.project, project)
+            if (move.helper is None or self._moves(move.helper, move.scope, move.project, project))
+            and move.node not in self.part.location_moves
         ]
         # ``if device_type == "cuda": x = x.pin_memory().to(device) else: x = x.to(device)``: moved either way
         both_ways = {id(cond) for move in moves for cond in move.elses}

@@ -26,6 +26,60 @@ def is_device_name(name: str | None) -> bool:
     return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
 
 
+_CATCH_ALL = frozenset({"Exception", "BaseException"})
+_KEEPS = frozenset({"torch.compile", "torch.save"})
+
+
+def cpu_fallback_moves(node: cst.Try, resolve: Callable[[cst.BaseExpression], str | None]) -> list[cst.Call]:
+    """``try: idx = torch.sort(x.cuda())`` / ``except: idx = torch.sort(x)``: the ``.cuda()`` calls the
+    ``try`` body hands straight to a tensor op of torch's namespace (not ``torch.compile``: a module
+    handed so, ``torch.compile(model.cuda())``, would stay on the CPU where the handler passes), where a handler
+    catches what ``.cuda()`` raises without CUDA (a bare ``except``, ``Exception``: AssertionError on a
+    CPU build of torch, RuntimeError without a driver) and does not raise again: on an XLA host the
+    move raises and the handler's CPU path runs, as on any host without CUDA."""
+    if not any(_falls_back(handler) for handler in node.handlers):
+        return []
+    return [
+        arg.value
+        for sub in walk(node.body)
+        if type(sub) is cst.Call and _tensor_op(resolve(sub.func))
+        for arg in sub.args
+        if type(arg.value) is cst.Call and method_name(arg.value) == "cuda"
+    ]
+
+
+def _tensor_op(callee: str | None) -> bool:
+    """A function of torch's own namespace (``torch.sort``, ``torch.topk``), not one that keeps a module
+    (``torch.compile``) or writes it (``torch.save``)."""
+    return callee is not None and callee.count(".") == 1 and callee.startswith("torch.") and callee not in _KEEPS
+
+
+def _falls_back(handler: cst.ExceptHandler) -> bool:
+    caught = handler.type
+    if caught is not None:
+        names = {dotted(e.value) for e in caught.elements} if type(caught) is cst.Tuple else {dotted(caught)}
+        if not (names & _CATCH_ALL or {"RuntimeError", "AssertionError"} <= names):
+            return False
+    return not any(type(sub) is cst.Raise for sub in walk(handler.body))
+
+
+def cuda_error_test(node: cst.Comparison) -> bool:
+    """``"CUDA out of memory" in str(e)`` (``repr(e)``, ``e.args[0]``, ``str(e).lower()``'s "cuda out
+    of memory"): a test of a caught error's text for CUDA's own out-of-memory message, which no
+    error raised on an XLA host carries (its out-of-memory error is RESOURCE_EXHAUSTED): False there."""
+    if len(node.comparisons) != 1 or type(node.comparisons[0].operator) is not cst.In:
+        return False
+    text = string_value(node.left)
+    if text is None or "cuda" not in text.lower() or "out of memory" not in text.lower():
+        return False
+    searched = node.comparisons[0].comparator
+    while type(searched) is cst.Call and type(searched.func) is cst.Attribute and not searched.args:
+        searched = searched.func.value  # ``str(e).lower()``
+    if type(searched) is cst.Subscript:  # ``e.args[0]``
+        return type(searched.value) is cst.Attribute and searched.value.attr.value == "args"
+    return type(searched) is cst.Call and dotted(searched.func) in ("str", "repr") and len(searched.args) == 1
+
+
 def device_type_checked(node: cst.Comparison) -> str | None:
     """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
     != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""

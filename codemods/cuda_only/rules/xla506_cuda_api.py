@@ -13,6 +13,7 @@ from codemods.cuda_only.rules.cuda_api_cases import (
     other_guard_invalid,
     other_guard_valid,
 )
+from codemods.cuda_only.rules.off_xla_cases import off_xla_invalid, off_xla_valid
 from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
 from codemods.cuda_only.rules.threshold_device_cases import threshold_device_invalid, threshold_device_valid
 from codemods.engine.hooks import on_references
@@ -50,7 +51,10 @@ CUDA_API = Rule(
     "torch.cuda.is_available() else None`, or an early `return` under `if not torch.cuda.is_available() or "
     "...:` before it), a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
-    "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
+    "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`); "
+    "so is a test of a caught error's text for CUDA's out-of-memory message (`except RuntimeError as e: if 'CUDA "
+    "out of memory' in str(e):`: XLA's is RESOURCE_EXHAUSTED), and an availability check whose only device code is "
+    "a checkpoint's CUDA `map_location` and whose `else` loads on the CPU (XLA104 keeps it). "
     "A count or bfloat16 check in a function that this run never calls is a note (XLA511): a module-level function "
     "or a method of a class with no base (no framework calls its hooks), not decorated, that nothing in the file names, "
     "in a file that runs as a script (a top-level call or a `__main__` guard) and that no other file of the run "
@@ -79,6 +83,7 @@ CUDA_API = Rule(
         *threshold_device_valid(),
         *dot_cuda_argument_valid(),
         *other_guard_valid(),
+        *off_xla_valid(),
         valid(
             """
             import torch.nn as nn
@@ -125,15 +130,6 @@ CUDA_API = Rule(
 
             print(torch.__version__)
             """,
-        ),
-        valid(
-            """
-            import torch
-
-            if torch.cuda.is_available():
-                start = torch.cuda.Event(enable_timing=True)
-            """,
-            note="under-cuda-check",
         ),
         valid(
             """
@@ -354,6 +350,7 @@ CUDA_API = Rule(
         ),
         *dot_cuda_argument_invalid(),
         *other_guard_invalid(),
+        *off_xla_invalid(),
         invalid(
             """
             import torch

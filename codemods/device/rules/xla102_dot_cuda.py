@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.fallback_move_cases import fallback_move_invalid, fallback_move_valid
 from codemods.device.rules.own_device_api_cases import own_device_api_dot_cuda_invalid, own_device_api_dot_cuda_valid
 from codemods.engine.hooks import on_facts, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -30,7 +31,11 @@ DOT_CUDA = Rule(
     "comprehension or lambda around it) binds that name (a parameter: a move); where a binding elsewhere may reach "
     "it (a `global`, a module-level assignment, a comprehension elsewhere in the function) the call is an error, "
     "left as it is. Where this run does not convert the module that defines it, the call is an error naming that "
-    "module. `self.cuda()` in a class of the file that "
+    "module. A `.cuda()` that a `try` hands straight to a tensor op of torch's namespace (`torch.sort(scores.cuda())`; "
+    "not `torch.compile`, which keeps a module), whose "
+    "handler falls back to the CPU (a bare `except:` or `except Exception:`, not raising again), stays with no "
+    "finding: on an XLA host it raises (AssertionError on a CPU build of torch, RuntimeError without a driver) "
+    "and the handler's CPU path runs, as on any host without CUDA. `self.cuda()` in a class of the file that "
     "defines its own `cuda`, or inherits it from a base of the project, runs that method and stays (an error "
     "where the run does not convert the base's module); in the class's own `to` (a class with no such `cuda`) "
     "it is an error, not rewritten: as `self.to(...)` it would call that method itself, without end. "
@@ -69,6 +74,7 @@ DOT_CUDA = Rule(
     ),
     valid=lambda: (
         *own_device_api_dot_cuda_valid(),
+        *fallback_move_valid(),
         valid(
             """
             import torch
@@ -116,6 +122,7 @@ DOT_CUDA = Rule(
     ),
     invalid=lambda: (
         *own_device_api_dot_cuda_invalid(),
+        *fallback_move_invalid(),
         invalid(
             """
             import copy

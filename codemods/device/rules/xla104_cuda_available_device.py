@@ -25,6 +25,7 @@ from codemods.device.rules.helper_guard_cases import (
 )
 from codemods.device.rules.helper_return_cases import helper_return_invalid_cases, helper_return_valid_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
+from codemods.device.rules.location_guard_cases import location_guard_invalid_cases, location_guard_valid_cases
 from codemods.device.rules.paired_check_cases import paired_check_invalid_cases, paired_check_valid_cases
 from codemods.device.rules.probe_cases import cuda_tool_probe_cases, cuda_tool_probe_valid_cases
 from codemods.device.rules.unread_holder_cases import (
@@ -78,7 +79,13 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "or around a callable of another module of the project whose code runs one (GFPGAN's tests of its "
     "generator). A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
-    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
+    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU; but one whose "
+    "only device code is a checkpoint's CUDA `map_location` (`torch.load(f, map_location=lambda s, loc: "
+    "s.cuda(device_id))` after `device_id = torch.cuda.current_device()`), with an `else` that loads on the CPU, "
+    "stays with no error (XLA105's warning): on XLA the `else` loads and `load_state_dict` copies the tensors "
+    "into the model wherever it is (without that `else` nothing would load: the error stays). An accelerator's "
+    "index stored under a check (`device_id = torch.cuda.current_device()`, `torch.xpu.current_device()`: torch's "
+    "DataLoader pinning) picks no device by itself. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
     "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`; or `x and` "
     "one of them on some path: SLM-Lab's `use_gpu`), or through such a function of another module of the "
@@ -162,6 +169,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *cleared_flag_valid_cases(),
         *handed_flag_valid_cases(),
         *unread_holder_valid_cases(),
+        *location_guard_valid_cases(),
     ),
     invalid=lambda: (
         *paired_check_invalid_cases(),
@@ -182,6 +190,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         *handed_flag_cases(),
         *unread_holder_cases(),
         *unread_holder_dropped_cases(),
+        *location_guard_invalid_cases(),
     ),
 )
 
