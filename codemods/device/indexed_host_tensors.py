@@ -241,6 +241,8 @@ def _scope_indexings(scope: str, body: cst.CSTNode, resolve: Resolve, on_device:
                 if type(target.target) is cst.Name:
                     bound.setdefault(target.target.value, []).append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem)):
+            if type(node) is cst.AugAssign and type(node.target) is not cst.Name:
+                continue  # ``counts[idx] += 1`` writes into ``counts``, binds nothing
             bound_target = (
                 node.asname.name if isinstance(node, cst.WithItem) and node.asname else getattr(node, "target", None)
             )

@@ -48,8 +48,28 @@ _TABLE = "`self.table[idx]` indexes `self.table`, a tensor on the CPU (`self.tab
 _MASK = "`mask[users]` indexes `mask`, a tensor on the CPU (made by `torch.zeros(...)` and never moved), with `users`"
 
 
+# A count kept on the CPU and updated in place at device indices (a review's probe): the write
+# ``mask[users] += 1`` binds nothing, so ``mask`` is still the CPU tensor made above.
+_COUNTED = (
+    (
+        "    return model.emb(users).sum() + mask[users].sum()",
+        "    mask[users] += 1\n    return model.emb(users).sum()",
+    ),
+)
+
+
 def host_index_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            substituted(LOOKUP_TABLE, *_COUNTED),
+            substituted(LOOKUP_TABLE, *_COUNTED, *_PORTED),
+            note="a-cpu-count-updated-in-place-at-device-indices",
+            findings=(
+                Expected(14, 13, _TABLE),
+                Expected(15, 23, '`self.weights["user"][idx.flatten()]`'),
+                Expected(27, 5, _MASK),
+            ),
+        ),
         invalid(
             LOOKUP_TABLE,
             substituted(LOOKUP_TABLE, *_PORTED),

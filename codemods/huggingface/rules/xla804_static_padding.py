@@ -228,6 +228,8 @@ STATIC_PADDING = Rule(
                 findings=(
                     Expected(7, 57, 'padding="longest" -> "max_length"'),
                     Expected(15, 57, 'padding="longest" -> "max_length"'),
+                    Expected(20, 57, 'padding="longest" -> "max_length"'),
+                    Expected(26, 57, 'padding="longest" -> "max_length"'),
                 ),
             )
             for target in ("2.9", "sagemaker")
@@ -338,6 +340,18 @@ def masked(model, texts):
 def classify(model, texts, classes):
     labels = torch.tensor(classes)
     enc = tokenizer(texts, return_tensors="pt", padding="longest", max_length=64, truncation=True)
+    return model(**enc, labels=labels).loss
+
+
+def classify_pairs(model, texts, y):
+    enc = tokenizer(texts, return_tensors="pt", padding="longest", max_length=64, truncation=True)
+    input_ids, labels = enc["input_ids"], y
+    return model(input_ids=input_ids, attention_mask=enc["attention_mask"], labels=labels).loss
+
+
+def masked_by_attention(model, texts):
+    enc = tokenizer(texts, return_tensors="pt", padding="longest", max_length=64, truncation=True)
+    labels = enc.input_ids.masked_fill(enc.attention_mask == 0, -100)
     return model(**enc, labels=labels).loss
 """
 
