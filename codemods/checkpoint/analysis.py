@@ -477,7 +477,7 @@ class CheckpointAnalysis(Analysis):
     def _host_saves(self) -> None:
         """A save in a function whose tensors cannot be on a device (host_saves.py): no checkpoint
         of device tensors (XLA401 leaves it where one process writes)."""
-        self.part.host_saves |= saved_arguments(self.save_functions, self.part.saves)
+        self.part.host_saves |= saved_arguments(self.save_functions, self.part.saves, self.module)
         candidates = [(call, fn) for call, fn in self.save_functions.items() if call in self.part.saves and fn]
         if not candidates or self.module is None:
             return

@@ -26,7 +26,7 @@ import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
-from codemods.engine.nodes import arg_value, dotted, method_name, parents_of, receiver, walk
+from codemods.engine.nodes import arg_value, dotted, in_source_order, method_name, parents_of, receiver, walk
 
 # Calls that give a host value whatever they are called on.
 _TO_THE_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
@@ -109,7 +109,7 @@ class HostSaves:
                 )
             return False
         name = dotted(value)
-        if name is not None and argument_object(name) and name not in _star_parameters(fn.node):
+        if name is not None and argument_object(name) and fn.node is not None and parsed_arguments(name, fn.node.body):
             return True
         if name is None or "." in name or not self._mutated_with_host(name, fn, depth):
             return False
@@ -297,22 +297,58 @@ def argument_object(name: str) -> bool:
     return last in ("args", "arguments") or last.endswith(("_args", "_arguments"))
 
 
+def parsed_arguments(name: str, scope: cst.CSTNode) -> bool:
+    """``name`` holds what an argument parser made: an attribute (``self.args``, set from the
+    parsed arguments), or a name every binding of ``scope`` gives a parser's result
+    (``args = parser.parse_args()``, ``model_args, training_args = parser.parse_args_into_dataclasses()``,
+    ``TrainingArguments(...)``); a name also bound to anything else (``example_args = tuple(t.to(d)
+    for ...)``) or not bound there (a parameter) may hold tensors."""
+    if "." in name:
+        return True
+    values = [
+        node.value
+        for node in in_source_order(scope, enter_scopes=False)
+        if isinstance(node, (cst.Assign, cst.AnnAssign))
+        and node.value is not None
+        and any(name in _bound_names(t) for t in _assign_targets(node))
+    ]
+    return bool(values) and all(_parser_result(v) for v in values)
+
+
+def _assign_targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    return [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+
+
+def _bound_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound_names(e.value)}
+    return {target.value} if type(target) is cst.Name else set()
+
+
+def _parser_result(value: cst.BaseExpression) -> bool:
+    """A call of a parser (``parse_args``, ``parse_known_args``, ``parse_args_into_dataclasses``,
+    ``parse_json_file``) or of an arguments class (``TrainingArguments(...)``), or ``vars()`` of one."""
+    if type(value) is not cst.Call:
+        return False
+    last = (dotted(value.func) or "").rsplit(".", 1)[-1]
+    if last == "vars" and value.args:
+        return _parser_result(value.args[0].value)
+    return "parse" in last.lower() or last.endswith(("Arguments", "Args", "Namespace"))
+
+
 def saved_arguments(
-    save_functions: Mapping[cst.Call, cst.FunctionDef | None], saves: Collection[cst.Call]
+    save_functions: Mapping[cst.Call, cst.FunctionDef | None], saves: Collection[cst.Call], module: cst.Module | None
 ) -> set[cst.Call]:
     """The saves at the module level of a script's arguments (``torch.save(training_args, path)``)."""
-    found = set()
+    found: set[cst.Call] = set()
+    if module is None:
+        return found
     for call, function in save_functions.items():
         saved = arg_value(call, 0, "obj")
-        if function is None and call in saves and saved is not None and argument_object(dotted(saved) or ""):
+        name = dotted(saved) if saved is not None else None
+        if function is None and call in saves and name and argument_object(name) and parsed_arguments(name, module):
             found.add(call)
     return found
-
-
-def _star_parameters(function: cst.FunctionDef) -> set[str]:
-    """``args`` of ``def f(*args)``: a tuple of whatever the caller hands, tensors too."""
-    star = function.params.star_arg
-    return {star.name.value} if isinstance(star, cst.Param) else set()
 
 
 def _loaded_on_the_cpu(value: cst.Call) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.library_models import library_builder, names_a_placement
-from codemods.engine.nodes import walk
+from codemods.engine.nodes import in_source_order, walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.bound_methods import bound_steps
 from codemods.training.device_less import builds_model, names_a_device, project_may_place
@@ -20,7 +20,7 @@ from codemods.training.loop_plans import owned_by
 from codemods.training.training_walk import TrainingWalk
 
 if TYPE_CHECKING:
-    from codemods.training.records import ModelEvent
+    from codemods.training.records import ModelEvent, _Function
 
 
 class TrainingAnalysis(TrainingWalk):
@@ -106,7 +106,8 @@ class TrainingAnalysis(TrainingWalk):
         self.note_trainers(by_name)
         self.sort_steps()
         for fn in self.function_records.values():
-            if _handed_to_a_step(fn.qualname, self.closure_names) and fn.backward and not fn.barrier and fn.node:
+            handed = _handed_to_a_step(fn.qualname, self.closure_names) or self._returned_closure(fn)
+            if handed and fn.backward and not fn.barrier and fn.node:
                 part.closures.add(fn.node)
         self._input_guards()
         self._device_less()
@@ -204,6 +205,19 @@ class TrainingAnalysis(TrainingWalk):
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
+
+    def _returned_closure(self, fn: _Function) -> bool:
+        """A closure its enclosing function returns (``make_closure(...)``), named like one a step
+        hands: the step's scope holds the factory's result, not the definition."""
+        if not any(fn.name == handed for _, handed in self.closure_names):
+            return False
+        scope = fn.qualname.rpartition(".")[0]
+        return any(
+            type(node) is cst.Return and type(node.value) is cst.Name and node.value.value == fn.name
+            for outer in self.function_records.values()
+            if outer.qualname == scope and outer.node is not None
+            for node in in_source_order(outer.node.body, enter_scopes=False)
+        )
 
 
 def _handed_to_a_step(qualname: str, closures: set[tuple[str, str]]) -> bool:

@@ -250,6 +250,13 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
         if node.value is not None:
             self._assignment(dotted(node.target), node.value)
 
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        """``with torch.profiler.profile(...) as prof:``, the form torch's profiler docs use: its
+        ``prof.step()`` advances a profiling schedule, as for ``prof = profile(...)``."""
+        if node.asname is not None and (name := dotted(node.asname.name)) is not None:
+            if _is_profiler(node.item, self.walk.resolve):
+                self.part.schedulers.add(name)
+
     @property
     def _scope_name(self) -> str:
         """The function the walk is in (its qualified name), or "" at the module level."""

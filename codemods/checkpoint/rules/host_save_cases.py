@@ -89,7 +89,8 @@ torch.save(model_args, os.path.join(training_args.output_dir, "model_args.bin"))
 torch.save(training_args, os.path.join(training_args.output_dir, "training_args.bin"))
 """
 # The same shapes where the saved tensors can be on the device: the module's state, a loaded module
-# moved, the arguments of ``def main(args, *tensors)`` (a tuple of what the caller hands).
+# moved, ``def main(*tensors)`` (a tuple of what the caller hands), a parameter named like arguments
+# (``example_args``: whatever the caller hands, tensors too; a review's probe).
 ARGUMENT_AND_DEVICE_SAVES = """
 import os
 
@@ -113,9 +114,14 @@ def best_model(task, trainer, best_path, out):
     torch.save(best_task, out)
 
 
-def main(args, *tensors):
+def main(*tensors):
+    args = parser.parse_args()
     torch.save(args, "args.bin")
     torch.save(tensors, "tensors.pt")
+
+
+def export(example_args):
+    torch.save(example_args, "inputs.pt")
 """
 
 _VALID_IMPORTS = {"2.9": "import torch_xla\n", "sagemaker": "import torch_xla.core.xla_model as xm\n"}
@@ -195,12 +201,13 @@ def argument_save_invalid() -> tuple[Invalid, ...]:
                 ("torch.save(self.model", "xm.save(self.model"),
                 ("torch.save(best_task", "xm.save(best_task"),
                 ("torch.save(tensors", "xm.save(tensors"),
+                ("torch.save(example_args", "xm.save(example_args"),
             ),
             target=target,
             note=f"device-tensors-saved-beside-the-arguments-{target}",
             findings=tuple(
                 Expected(line + shift, column, "torch.save -> xm.save: moves device tensors to the CPU before saving")
-                for line, column in ((13, 9), (20, 5), (25, 5))
+                for line, column in ((13, 9), (20, 5), (26, 5), (30, 5))
                 for shift in ((2,) if target == "2.9" else (1,))
             ),
         )

@@ -79,6 +79,17 @@ def prebuilt_optimizer_invalid() -> tuple[Invalid, ...]:
             )
             for target in ("2.9", "sagemaker")
         ),
+        *(
+            invalid(
+                substituted(
+                    HANDED_THROUGH_A_TUPLE,
+                    ("net = torch.nn.Linear(4, 1)\n", f"net = torch.nn.Linear(4, 1).to({cast})\n"),
+                ),
+                note=f"an-optimizer-handed-over-a-module-cast-or-kept-on-the-cpu-where-it-is-built-{name}",
+                findings=(Expected(18, 7, _MESSAGE),),
+            )
+            for name, cast in (("dtype", "dtype=torch.bfloat16"), ("float64", "torch.float64"), ("cpu", '"cpu"'))
+        ),
         invalid(
             substituted(
                 HANDED_THROUGH_A_TUPLE,

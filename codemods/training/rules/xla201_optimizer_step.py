@@ -217,6 +217,29 @@ OPTIMIZER_STEP = Rule(
             """,
             note="a-profiler-step-is-no-optimizer-step",
         ),
+        valid(
+            """
+            import torch
+            from torch.profiler import profile, schedule
+
+            with profile(schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    prof.step()
+            """,
+            """
+            import torch
+            from torch.profiler import profile, schedule
+            import torch_xla
+
+            with profile(schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+                for x in loader:
+                    model(x).sum().backward()
+                    prof.step()
+                    torch_xla.sync()
+            """,
+            note="a-profiler-bound-by-with-as-steps-no-optimizer",
+        ),
     ),
     invalid=lambda: (
         invalid(

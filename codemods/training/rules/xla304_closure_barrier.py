@@ -196,6 +196,52 @@ CLOSURE_BARRIER = Rule(
             """
             import torch
 
+
+            def make_closure(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    return loss
+
+                return closure
+
+
+            def train(model, optimizer, loader):
+                for batch in loader:
+                    closure = make_closure(model, optimizer, batch)
+                    optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def make_closure(model, optimizer, batch):
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(batch).sum()
+                    loss.backward()
+                    torch_xla.sync()
+                    return loss
+
+                return closure
+
+
+            def train(model, optimizer, loader):
+                for batch in loader:
+                    closure = make_closure(model, optimizer, batch)
+                    xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
+                    torch_xla.sync()
+            """,
+            note="a-closure-a-factory-returns-to-the-step",
+            findings=(Expected(11, 9, "optimizer closure `closure`"),),
+        ),
+        invalid(
+            """
+            import torch
+
             def closure():
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
