@@ -47,8 +47,15 @@ class _Overtime(BaseException):
 
 @contextlib.contextmanager
 def _time_limit(seconds: float) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` (an alarm signal: only in the main thread)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+    """Interrupt the block after ``seconds`` (an alarm signal: only in the main thread, and only
+    where no caller watches with an alarm of its own, such as scripts/smoke.py's per-file bound,
+    which this one must not replace)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "setitimer")
+        or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None)
+        or signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    ):
         yield
         return
 

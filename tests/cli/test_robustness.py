@@ -235,3 +235,25 @@ def test_a_conversion_that_never_ends_is_an_internal_error(monkeypatch: pytest.M
     assert report.error is not None and report.error.startswith("internal error (the conversion took more than 0.2 s")
     assert "the file was left alone, please report it" in report.error
     assert signal.getsignal(signal.SIGALRM) is before
+
+
+def test_a_callers_own_alarm_is_left_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller that bounds the conversion with an alarm of its own (scripts/smoke.py) keeps it:
+    the time limit neither replaces its handler nor cancels its timer."""
+    from codemods import runner
+    from codemods.engine.rule import RuleSelection
+
+    def theirs(signum: int, frame: object) -> None:
+        raise TimeoutError("the caller's alarm")
+
+    previous = signal.signal(signal.SIGALRM, theirs)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        runner.process_bytes(
+            "train.py", GOOD.encode(), runner.Job(mode="write", target="2.9", selection=RuleSelection())
+        )
+        assert signal.getsignal(signal.SIGALRM) is theirs
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
