@@ -422,6 +422,12 @@ LIBRARY_OPTIMIZER_BUILDERS: dict[str, tuple[int, str]] = {
 }
 
 
+def is_dtype(name: str | None, resolved: str | None) -> bool:
+    """A ``.to()`` argument that casts rather than moves: a torch dtype (``resolved`` is what the
+    file's imports make of it) or a name ending in ``dtype`` (``self.dtype``, ``weight_dtype``)."""
+    return name is not None and (name.rsplit(".", 1)[-1].lower().endswith("dtype") or resolved in DTYPES)
+
+
 def is_optimizer_class(callee: str) -> bool:
     """``callee`` is an optimizer class: of torch.optim (not swa_utils'), or a library's."""
     last = callee.rsplit(".", 1)[-1]

@@ -26,7 +26,16 @@ import libcst as cst
 
 from codemods import apis, equivalent_apis
 from codemods.checkpoint.host_data import host_data
-from codemods.engine.nodes import arg_value, dotted, in_source_order, method_name, parents_of, receiver, walk
+from codemods.engine.nodes import (
+    arg_value,
+    dotted,
+    in_source_order,
+    method_name,
+    parents_of,
+    receiver,
+    target_names,
+    walk,
+)
 
 # Calls that give a host value whatever they are called on.
 _TO_THE_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
@@ -310,19 +319,13 @@ def parsed_arguments(name: str, scope: cst.CSTNode) -> bool:
         for node in in_source_order(scope, enter_scopes=False)
         if isinstance(node, (cst.Assign, cst.AnnAssign))
         and node.value is not None
-        and any(name in _bound_names(t) for t in _assign_targets(node))
+        and any(name in target_names(t) for t in _assign_targets(node))
     ]
     return bool(values) and all(_parser_result(v) for v in values)
 
 
 def _assign_targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
     return [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-
-
-def _bound_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _bound_names(e.value)}
-    return {target.value} if type(target) is cst.Name else set()
 
 
 def _parser_result(value: cst.BaseExpression) -> bool:

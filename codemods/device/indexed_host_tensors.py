@@ -65,10 +65,10 @@ def host_indexings(module: cst.Module, resolve: Resolve, on_device: OnDevice) ->
             classes = _moved_classes(module, on_device)
             handed_moved = {
                 built
-                for node in _nodes(module, functions=True)
+                for node in walk(module)
                 if type(node) is cst.Call
                 and (built := dotted(node.func)) in classes
-                and any(_moves(_nodes(arg.value, functions=True)) for arg in node.args)
+                and any(_moves(walk(arg.value)) for arg in node.args)
             }
             moved.append(classes - handed_moved)
         return name in moved[0]
@@ -81,14 +81,14 @@ def host_indexings(module: cst.Module, resolve: Resolve, on_device: OnDevice) ->
     return found
 
 
-def _nodes(body: cst.CSTNode, *, functions: bool) -> list[cst.CSTNode]:
-    """The nodes of ``body``, without those of its nested functions and classes unless ``functions``."""
+def _scope_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes of ``body``, without those of its nested functions and classes (``walk`` for all)."""
     out: list[cst.CSTNode] = []
     todo = [body]
     while todo:
         node = todo.pop()
         out.append(node)
-        if not functions and node is not body and type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        if node is not body and type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             continue
         todo.extend(children(node))
     return out
@@ -109,14 +109,14 @@ def _moved_classes(module: cst.Module, on_device: OnDevice) -> set[str]:
     (``model = M(...)``, ``model = model.to(device)``; ``M(...).cuda()``): a model of the script
     goes to the XLA device, or its move is reported (XLA111)."""
     instances: dict[str, set[str]] = {}
-    for node in _nodes(module, functions=True):
+    for node in walk(module):
         if type(node) is cst.Assign and type(node.value) is cst.Call and (built := dotted(node.value.func)):
             for target in node.targets:
                 if (name := dotted(target.target)) is not None:
                     instances.setdefault(name, set()).add(built)
     moved: set[str] = set()
     for scope, body in _scopes(module):
-        for call in _moves(_nodes(body, functions=False)):
+        for call in _moves(_scope_nodes(body)):
             device = _device_of(call)
             if device is not None and names_the_cpu(device):
                 continue
@@ -184,7 +184,7 @@ def _class_indexings(node: cst.ClassDef, resolve: Resolve, moved: Callable[[str]
     bindings: dict[str, list[cst.BaseExpression]] = {}
     registered: set[str] = set()
     for method in methods:
-        for sub in _nodes(method, functions=False):
+        for sub in _scope_nodes(method):
             if type(sub) is cst.Assign:
                 for target in sub.targets:
                     if (name := dotted(target.target)) is not None and name.startswith("self."):
@@ -211,14 +211,14 @@ def _class_indexings(node: cst.ClassDef, resolve: Resolve, moved: Callable[[str]
         return
     indices: set[str] = set()
     for method in methods:
-        for sub in _nodes(method, functions=False):
+        for sub in _scope_nodes(method):
             if type(sub) is cst.Call and dotted(sub.func) in layers:
                 indices.update(a.value.value for a in sub.args if type(a.value) is cst.Name)
     for method in methods:
         params = _parameters(method) & indices
         if not params:
             continue
-        for call in _moves(_nodes(method, functions=False)):
+        for call in _moves(_scope_nodes(method)):
             subject = receiver(call)
             assert subject is not None  # (a move)
             for sub in walk(subject):
@@ -233,7 +233,7 @@ def _class_indexings(node: cst.ClassDef, resolve: Resolve, moved: Callable[[str]
 def _scope_indexings(scope: str, body: cst.CSTNode, resolve: Resolve, on_device: OnDevice, found: Indexings) -> None:
     """``mask = torch.zeros(n, m)`` and ``users = users.to(device)`` in one function (or at the
     module's top level), each bound there only so, then ``mask[users]``."""
-    nodes = _nodes(body, functions=False)
+    nodes = _scope_nodes(body)
     bound: dict[str, list[cst.BaseExpression]] = {}
     for node in nodes:
         if type(node) is cst.Assign:

@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import dotted, flag_dest, names_in, string_value, walk
+from codemods.engine.nodes import arg_value, dotted, flag_dest, method_name, names_in, names_the_cpu, string_value, walk
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 from codemods.lightning.facts import Kind, LightningFacts, Setting
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codemods.facts import Facts
 
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
@@ -201,7 +203,7 @@ class LightningAnalysis(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         # ``net = Net().cuda()``: the module is moved where it is built, as by ``net.cuda()``.
-        built_moved = type(value) is cst.Call and _moves_to_a_device(value)
+        built_moved = type(value) is cst.Call and _moves_to_a_device(value, self.walk.resolve)
         for target in node.targets:
             if (name := dotted(target.target)) is not None:
                 self.assigned.setdefault(name, []).append(node.value)
@@ -225,7 +227,7 @@ class LightningAnalysis(Analysis):
         kind = lightning_class(self.walk.callee)
         if type(node.func) is cst.Name:
             self.class_calls.append((node.func.value, node))
-        elif type(node.func) is cst.Attribute and _moves_to_a_device(node):
+        elif type(node.func) is cst.Attribute and _moves_to_a_device(node, self.walk.resolve):
             self.moved.add(dotted(node.func.value) or "")
         head, _, method = (self.walk.callee or "").rpartition(".")
         if method == "from_argparse_args" and lightning_class(head) == "Trainer":
@@ -481,25 +483,12 @@ def _is_literal(node: cst.BaseExpression) -> bool:
     return string_value(node) is not None or isinstance(node, cst.Integer)
 
 
-def _moves_to_a_device(call: cst.Call) -> bool:
+def _moves_to_a_device(call: cst.Call, resolve: Callable[[cst.CSTNode], str | None]) -> bool:
     """``m.cuda()``, ``m.to(device)``: a move to an accelerator, after which Lightning's own
     move to the XLA device re-makes the Parameters; not a cast (``m.to(torch.bfloat16)``,
     ``m.to(dtype=...)``) nor a move to the CPU, which Lightning's move still follows."""
-    if type(call.func) is not cst.Attribute or call.func.attr.value not in ("cuda", "to"):
-        return False
-    if call.func.attr.value == "cuda":
+    method = method_name(call)
+    if method == "cuda":
         return True
-    first = next((a.value for a in call.args if a.keyword is None), None)
-    if first is None:
-        first = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
-    if first is None:
-        return False  # only ``dtype=``/``non_blocking=``
-    text = code_of(first).strip()
-    if (dotted(first) or "").rsplit(".", 1)[-1] in _DTYPES:
-        return False
-    return text.strip("'\"") != "cpu" and text.replace(" ", "") not in ('torch.device("cpu")', "torch.device('cpu')")
-
-
-_DTYPES = frozenset(
-    {"float", "float16", "float32", "float64", "bfloat16", "half", "double", "int8", "int16", "int32", "int64", "long"}
-)
+    device = arg_value(call, 0, "device") if method == "to" else None
+    return device is not None and not names_the_cpu(device) and not apis.is_dtype(dotted(device), resolve(device))

@@ -499,12 +499,7 @@ class TrainingWalk(LoopPlans, StaleParameterLists, ReturnedOptimizers, RoundTrip
     def _casts_only(self, device: cst.BaseExpression | None) -> bool:
         """A ``.to()`` whose device argument is missing (only ``dtype=``, ``memory_format=``)
         or is a dtype (``torch.bfloat16``, a name ending in ``dtype``)."""
-        if device is None:
-            return True
-        name = dotted(device)
-        return name is not None and (
-            name.rsplit(".", 1)[-1].lower().endswith("dtype") or self.walk.resolve(device) in apis.DTYPES
-        )
+        return device is None or apis.is_dtype(dotted(device), self.walk.resolve(device))
 
     def _note_switches(self, node: cst.Call, function: _Function) -> None:
         """Keeps the names of the ``if name:`` whose bodies hold this backward pass or step."""
