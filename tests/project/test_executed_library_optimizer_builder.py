@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codemods.engine.rule import RuleSelection
-from tests.support.executed import converted_project, run_command, run_environment
+from tests.support.executed import XLA_RUNNER, converted_project, parse_run, run_command, run_environment
 
 SCRIPT = """\
 import torch
@@ -25,10 +25,11 @@ from mmcv.runner import build_optimizer
 def train(model, cfg, batches):
     optimizer = build_optimizer(model, cfg)
     model = model.cuda()
-    for x in batches:
+    for step, x in enumerate(batches):
         optimizer.zero_grad()
         model(x.cuda()).pow(2).mean().backward()
         optimizer.step()
+        print(f"step {step}")
     return model
 
 
@@ -47,7 +48,9 @@ def build_optimizer(model, cfg):
 """
 
 
-def _changed(tmp_path: Path, selection: RuleSelection | None) -> bool:
+def _changed(tmp_path: Path, selection: RuleSelection | None) -> tuple[bool, list[int]]:
+    """Whether the weights changed, and the graphs compiled by each step's print (before the
+    port's barrier ends that step)."""
     library = tmp_path / "site"
     (library / "mmcv" / "runner").mkdir(parents=True)
     (library / "mmcv" / "__init__.py").write_text("")
@@ -56,18 +59,20 @@ def _changed(tmp_path: Path, selection: RuleSelection | None) -> bool:
     converted = (folder / "train.py").read_text()
     assert "model.cuda()" not in converted, converted
     env = run_environment(PJRT_DEVICE="CPU", PYTHONPATH=str(library))
-    output = run_command([sys.executable, "train.py"], folder, env)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, env)
     changed = re.search(r"^CHANGED (True|False)$", output, re.MULTILINE)
     assert changed is not None, output
-    return changed.group(1) == "True"
+    return changed.group(1) == "True", parse_run(output, folder).compiles
 
 
 @pytest.mark.executed
 def test_the_model_moved_first_trains(tmp_path: Path) -> None:
-    assert _changed(tmp_path, None)
+    changed, compiles = _changed(tmp_path, None)
+    assert changed
+    assert len(compiles) == 3 and compiles[1] > 0 and compiles[-1] == compiles[1], compiles  # none after warm-up
 
 
 @pytest.mark.executed
 def test_without_the_port_the_optimizer_steps_stale_copies(tmp_path: Path) -> None:
     """The negative control: XLA203 off, the optimizer holds the CPU Parameters the move replaced."""
-    assert not _changed(tmp_path, RuleSelection(ignore=("XLA203",)))
+    assert not _changed(tmp_path, RuleSelection(ignore=("XLA203",)))[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.executed import XLA_RUNNER, convert_folder, run_command, run_environment
+from tests.support.executed import XLA_RUNNER, convert_folder, parse_run, run_command, run_environment
 from tests.support.projects import unfixed_findings, write_project
 
 TARGETS = ["2.9", "sagemaker"]
@@ -64,6 +64,7 @@ def main():
         optimizer.zero_grad()
         model(torch.randn(8, 4).to(device)).sum().backward()
         optimizer.step()
+        print(f"step {step}")
     print("weight on", model.weight.device.type)
 
 
@@ -118,5 +119,10 @@ def test_the_converted_xla_run_trains_on_the_cpu_as_xla111_says(tmp_path: Path) 
 
 @pytest.mark.executed
 def test_the_helper_returning_the_xla_device_trains_there(tmp_path: Path) -> None:
-    """The negative control: the helper fixed as the finding asks, the same run trains on XLA."""
-    assert "weight on xla" in _device_trained_on(tmp_path / "fixed", fix=True)
+    """The negative control: the helper fixed as the finding asks, the same run trains on XLA, one
+    graph compiled in the first step and none after it (each step's barrier, from the port)."""
+    output = _device_trained_on(tmp_path / "fixed", fix=True)
+    assert "weight on xla" in output
+    # The runner's count at each step's print, which comes before the port's barrier ends that step.
+    compiles = parse_run(output, tmp_path).compiles
+    assert len(compiles) == 3 and compiles[1] > 0 and compiles[-1] == compiles[1], output
